@@ -1,0 +1,26 @@
+"""linclass: the classic linear classifiers, exact to the math and fast.
+
+Public names only; the implementation lives in the submodules (``stats``, ``covariance``,
+``gaussian``, ``fisher``, ``posterior``, ``estimators``).
+"""
+
+from .estimators import (
+    GaussianDiscriminantAnalysis,
+    GaussianNB,
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
+from .exceptions import SingularCovarianceWarning
+from .stats import ClassStats
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ClassStats",
+    "GaussianDiscriminantAnalysis",
+    "GaussianNB",
+    "LinearDiscriminantAnalysis",
+    "QuadraticDiscriminantAnalysis",
+    "SingularCovarianceWarning",
+    "__version__",
+]

@@ -1,0 +1,280 @@
+"""The one place where user input is checked, converted and label-encoded.
+
+Every estimator calls :func:`validate_fit` / :func:`validate_predict`; nothing else in the package
+inspects raw user input.  Errors are :class:`ValueError` (or :class:`TypeError` for the wrong kind of
+object) whose message says what was wrong and how to fix it.
+
+Dtype policy: X is converted to C-contiguous float64 (no copy when it already is).  Finiteness of a
+large X is checked by one summation (a NaN or inf makes the sum non-finite); only when that fails is
+the matrix scanned element-wise to say where the bad value is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d, validate_data
+
+__all__ = [
+    "FitData",
+    "check_finite",
+    "encode_labels",
+    "validate_fit",
+    "validate_predict",
+    "validate_priors",
+    "validate_sample_weight",
+]
+
+
+@dataclass(frozen=True)
+class FitData:
+    """Validated training data.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64, C-contiguous
+    y : ndarray of shape (n_samples,), intp
+        Index of each sample's class in ``classes``.
+    classes : ndarray of shape (n_classes,)
+        Sorted distinct labels (original dtype kept: str, int, bool, ...).
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative frequency weights; None means all ones.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    classes: np.ndarray
+    sample_weight: np.ndarray | None
+
+
+def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
+    rows, cols = np.nonzero(bad)
+    col = cols[0]
+    name = repr(str(feature_names[col])) if feature_names is not None else str(col)
+    return f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {name})"
+
+
+def check_finite(X: np.ndarray, *, name: str = "X", feature_names=None) -> None:
+    """Raise a ValueError naming where X holds NaN or infinity.
+
+    One summation decides the common case; the element-wise scan runs only when the sum is not finite
+    (which also happens, harmlessly, when finite values are so large that their sum overflows).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.add.reduce(X, axis=None)) if X.size else 0.0
+    if np.isfinite(total):
+        return
+    nan = np.isnan(X)
+    if nan.any():
+        raise ValueError(
+            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names)}. "
+            "Drop or impute the missing values first (for example with sklearn.impute.SimpleImputer)."
+        )
+    inf = np.isinf(X)
+    if inf.any():
+        raise ValueError(
+            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names)}. "
+            "Replace or drop the infinite values first."
+        )
+    # finite but the sum overflowed: values near the float64 limit; squares will overflow too
+    raise ValueError(
+        f"Input {name} contains values too large for float64 arithmetic (largest magnitude "
+        f"{np.max(np.abs(X)):.3g}). Rescale the features (for example with "
+        "sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def _check_2d(X, estimator) -> None:
+    shape = getattr(X, "shape", None)
+    if shape is None and isinstance(X, (list, tuple)):
+        shape = np.shape(X) if len(X) and not isinstance(X[0], (list, tuple, np.ndarray)) else None
+    if shape is not None and len(shape) == 1:
+        raise ValueError(
+            f"Expected 2D array, got 1D array instead: {type(estimator).__name__} needs X of shape "
+            f"(n_samples, n_features), got shape {tuple(shape)}. Reshape your data with "
+            "X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a single sample."
+        )
+
+
+def _as_matrix(estimator, X, *, reset: bool) -> np.ndarray:
+    _check_2d(X, estimator)
+    X = validate_data(
+        estimator,
+        X,
+        reset=reset,
+        dtype=np.float64,
+        order="C",
+        accept_sparse=False,
+        ensure_all_finite=False,
+        ensure_min_samples=1,
+    )
+    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    return X
+
+
+def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, y_index)`` with ``classes`` sorted and ``classes[y_index] == y``.
+
+    Integer and boolean labels take an O(n) counting path; other labels use ``np.unique``.
+    """
+    if y.dtype.kind in "iub" and y.size:
+        yi = y.astype(np.int64, copy=False)
+        lo, hi = int(yi.min()), int(yi.max())
+        if hi - lo <= 4 * y.size + 1024:
+            present = np.bincount(yi - lo, minlength=hi - lo + 1) > 0
+            lookup = np.cumsum(present, dtype=np.intp) - 1
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            return classes, lookup[yi - lo]
+    classes, index = np.unique(y, return_inverse=True)
+    return classes, index.reshape(-1).astype(np.intp, copy=False)
+
+
+def _as_labels(y, n_samples: int, estimator) -> np.ndarray:
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None. "
+            "Pass the class labels as the second argument of fit."
+        )
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: X has {n_samples} rows but y has "
+            f"{y.shape[0]} labels."
+        )
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity: every sample needs a class label.")
+    if y.dtype.kind == "O":
+        # mixed types (e.g. 1 and '1') cannot be ordered; say so instead of failing inside sort
+        kinds = {type(v) for v in y}
+        if len(kinds) > 1 and not all(issubclass(k, (str, np.str_)) for k in kinds):
+            if not all(issubclass(k, (Integral, Real, np.number)) for k in kinds):
+                raise ValueError(
+                    f"Labels in y mix types {sorted(k.__name__ for k in kinds)}; use labels of one type."
+                )
+    target = type_of_target(y, input_name="y")
+    if target not in ("binary", "multiclass"):
+        if target == "continuous":
+            raise ValueError(
+                "Unknown label type: continuous. y holds non-integer floats; a classifier needs "
+                "discrete class labels (for a regression problem use a regressor)."
+            )
+        raise ValueError(f"Unknown label type: {target}. y must be a 1-D array of class labels.")
+    return y
+
+
+def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
+    """Return float64 non-negative weights of shape (n_samples,), or None for unit weights."""
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        w = np.full(n_samples, float(sample_weight))
+    else:
+        w = np.asarray(sample_weight)
+        if w.dtype.kind not in "iufb":
+            raise ValueError(f"sample_weight must be numeric; got dtype {w.dtype}.")
+        w = w.astype(np.float64)
+        if w.ndim != 1:
+            raise ValueError(
+                f"Sample weights must be 1D array or scalar; got an array of shape {w.shape}."
+            )
+        if w.shape[0] != n_samples:
+            raise ValueError(
+                f"sample_weight.shape == ({w.shape[0]},), expected ({n_samples},): one weight per "
+                "sample."
+            )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(w < 0):
+        raise ValueError(
+            f"Negative values in sample_weight: {int(np.sum(w < 0))} weight(s) are below zero; "
+            "weights are frequencies and must be >= 0."
+        )
+    return w
+
+
+def validate_fit(
+    estimator, X, y, sample_weight=None, *, classes=None, reset: bool = True, min_classes: int = 2
+) -> FitData:
+    """Check and convert training data.
+
+    Parameters
+    ----------
+    estimator : the estimator being fitted (records ``n_features_in_`` / ``feature_names_in_``).
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    sample_weight : array-like of shape (n_samples,), scalar or None
+    classes : array-like or None
+        The full set of labels (``partial_fit``); labels in y outside it are an error.  When None,
+        the classes are the labels present in y, and at least two of them must carry positive weight.
+    reset : bool
+        True on ``fit`` and the first ``partial_fit``; False afterwards (feature count is checked).
+    min_classes : int
+        How many classes with positive weight y must hold when ``classes`` is None (``partial_fit``
+        accepts a batch of one class and checks the running total itself).
+    """
+    X = _as_matrix(estimator, X, reset=reset)
+    y = _as_labels(y, X.shape[0], estimator)
+    w = validate_sample_weight(sample_weight, X.shape[0])
+    if classes is None:
+        classes, y_idx = encode_labels(y)
+        active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
+        if active.size < min_classes:
+            which = f" ({active[0]!r})" if active.size else ""
+            raise ValueError(
+                f"{type(estimator).__name__} needs samples of at least two classes, but y holds only "
+                f"one class{which}"
+                + (" with positive sample_weight" if w is not None and classes.size > 1 else "")
+                + ". A classifier cannot be trained on a single class."
+            )
+    else:
+        classes = np.asarray(classes)
+        y_idx = np.searchsorted(classes, y)
+        inside = (y_idx < classes.size) & (classes[np.minimum(y_idx, classes.size - 1)] == y)
+        if not np.all(inside):
+            unknown = np.unique(y[~inside])
+            raise ValueError(
+                f"y contains label(s) {unknown[:5].tolist()} that are not in classes="
+                f"{classes.tolist()} given on the first call to partial_fit. Pass every label that "
+                "will ever appear in `classes` on the first call."
+            )
+    return FitData(X=X, y=y_idx.astype(np.intp, copy=False), classes=classes, sample_weight=w)
+
+
+def validate_classes(classes) -> np.ndarray:
+    """Check the ``classes`` argument of ``partial_fit``: distinct, sortable, at least two."""
+    classes = column_or_1d(np.asarray(classes))
+    unique = np.unique(classes)
+    if unique.size != classes.size:
+        raise ValueError(f"classes={classes.tolist()} contains duplicate labels.")
+    if unique.size < 2:
+        raise ValueError(
+            f"classes={classes.tolist()} must list at least two class labels; a classifier cannot be "
+            "trained on a single class."
+        )
+    return unique
+
+
+def validate_predict(estimator, X) -> np.ndarray:
+    """Check X at predict / transform time: same number (and names) of features as at fit."""
+    return _as_matrix(estimator, X, reset=False)
+
+
+def validate_priors(priors, n_classes: int) -> np.ndarray | None:
+    """Return the user's class priors as a float64 vector summing to one, or None.
+
+    Priors that do not sum to one are an error unless they are off only by rounding (1e-6), in which
+    case they are renormalised.
+    """
+    if priors is None:
+        return None
+    p = np.asarray(priors, dtype=np.float64).reshape(-1)
+    if p.size != n_classes:
+        raise ValueError(f"priors has {p.size} entries but there are {n_classes} classes.")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError("priors must be finite and non-negative.")
+    if abs(p.sum() - 1.0) > 1e-6:
+        raise ValueError(f"priors must sum to 1; they sum to {p.sum():.6g}.")
+    return p / p.sum()

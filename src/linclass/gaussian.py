@@ -1,0 +1,386 @@
+"""Gaussian class-conditional models: parameters from class statistics, and their scores.
+
+For every covariance structure the classifier is :math:`\\arg\\max_k p(x\\mid C_k)\\,p(C_k)` with
+:math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (seed 004; seed 003 sec. 4.2.1-4.2.2).
+
+``'tied'`` (LDA), one full :math:`\\Sigma`: the quadratic term cancels and the scores are linear
+(seed 003 eqs. 4.68-4.70; for two classes seed 002's
+:math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)`, :math:`\\theta_0 = \\log\\frac{\\phi}{1-\\phi} +
+\\tfrac12(\\mu_0^T\\Sigma^{-1}\\mu_0 - \\mu_1^T\\Sigma^{-1}\\mu_1)`):
+
+.. math:: a_k(x) = w_k^T x + w_{k0}, \\quad w_k = \\Sigma^{-1}\\mu_k, \\quad
+          w_{k0} = -\\tfrac12 \\mu_k^T \\Sigma^{-1} \\mu_k + \\ln p(C_k)
+
+Seed 000 (sec. 3.1) writes the same model with :math:`\\Sigma` where :math:`\\Sigma^{-1}` belongs in the
+density, :math:`|2\\pi\\Sigma|^{p/2}` for :math:`|2\\pi\\Sigma|^{1/2}`, and
+:math:`b = -\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1-\\mu_0) - \\log\\frac{1-\\pi}{\\pi}`; the correct bias,
+implemented here, is :math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_0) + \\log\\frac{\\pi}{1-\\pi}`.
+
+``'tied_diag'``, one shared per-feature variance :math:`\\sigma_j^2` (seed 000's naive Bayes,
+:math:`\\hat\\sigma_j^2 = \\frac1n\\sum_i (x_{ij}-\\hat\\mu_{y_i j})^2`): linear as well, with
+:math:`\\Sigma = \\mathrm{diag}(\\sigma^2)`.  (The seed's :math:`\\tfrac12 y_i\\log\\sigma_j` should read
+:math:`y_i\\log\\sigma_j`; the estimate it derives is right.)
+
+``'full'`` (QDA), ``'diag'`` (Gaussian naive Bayes) and ``'spherical'`` keep the quadratic term
+(seed 003 sec. 4.2.2):
+
+.. math:: \\ln p(x, C_k) = -\\tfrac12 (x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k) - \\tfrac12\\ln|\\Sigma_k|
+          - \\tfrac d2 \\ln 2\\pi + \\ln p(C_k)
+
+computed by whitening: :math:`\\Sigma_k = U_k \\Lambda_k U_k^T`,
+:math:`\\lVert (x-\\mu_k)^T U_k \\Lambda_k^{-1/2} \\rVert^2`, for all classes in one matrix product.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+
+from . import covariance as cov_
+from .exceptions import SingularCovarianceWarning
+from .stats import ClassStats
+
+__all__ = [
+    "COVARIANCE_TYPES",
+    "GaussianModel",
+    "estimate",
+    "joint_log_likelihood",
+    "quadratic_form",
+    "stats_kind",
+]
+
+COVARIANCE_TYPES = ("tied", "full", "diag", "tied_diag", "spherical")
+LINEAR_TYPES = ("tied", "tied_diag")
+_LOG_2PI = np.log(2 * np.pi)
+_ROWS = 1024  # row block for the quadratic scores
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianModel:
+    """Fitted Gaussian class-conditional parameters and the factors that score new points.
+
+    Attributes
+    ----------
+    covariance_type : str
+    means : ndarray of shape (n_classes, d)
+    log_priors : ndarray of shape (n_classes,)
+        :math:`\\ln p(C_k)`; ``-inf`` for classes that cannot be predicted (no training weight).
+    covariance : ndarray
+        (d, d) tied; (K, d, d) full; (K, d) diag; (d,) tied_diag; (K,) spherical.
+    shrinkage : float, ndarray of shape (n_classes,) or None
+        The shrinkage intensity applied (per class for 'full').
+    coef, intercept : ndarray of shape (K, d) and (K,), linear types only
+    center : ndarray of shape (d,)
+        Point subtracted from X before quadratic scores (the grand mean, for accuracy).
+    whiten : ndarray of shape (d, K*d), 'full' only
+        :math:`[U_1\\Lambda_1^{-1/2}, \\dots, U_K\\Lambda_K^{-1/2}]`.
+    offsets : ndarray of shape (K*d,), 'full' only
+        Whitened class means relative to ``center``.
+    inv_var : ndarray of shape (K, d), 'diag' and 'spherical' only
+    const : ndarray of shape (K,), quadratic types
+        :math:`\\ln p(C_k) - \\tfrac12\\ln|\\Sigma_k| - \\tfrac d2\\ln 2\\pi`.
+    rank : int or ndarray
+        Numerical rank of the covariance (per class for 'full').
+    """
+
+    covariance_type: str
+    means: np.ndarray
+    log_priors: np.ndarray
+    covariance: np.ndarray
+    shrinkage: float | np.ndarray | None = None
+    coef: np.ndarray | None = None
+    intercept: np.ndarray | None = None
+    center: np.ndarray | None = None
+    whiten: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    inv_var: np.ndarray | None = None
+    const: np.ndarray | None = None
+    rank: int | np.ndarray | None = None
+
+
+def stats_kind(covariance_type: str, shrinkage) -> tuple[str, bool]:
+    """Which :class:`ClassStats` kind a model needs, and whether it needs fourth moments.
+
+    Ledoit-Wolf needs :math:`\\sum w\\lVert x-\\mu_k\\rVert^4`, which merges exactly only alongside
+    per-class scatter, so a tied model with ``shrinkage='ledoit-wolf'`` collects 'full' statistics.
+    """
+    lw = shrinkage == "ledoit-wolf"
+    if covariance_type == "tied":
+        return ("full", True) if lw else ("tied", False)
+    if covariance_type == "full":
+        return "full", lw
+    return "diag", False
+
+
+def _log_priors(stats: ClassStats, priors: np.ndarray | None) -> np.ndarray:
+    """MLE priors :math:`\\phi_k = n_k / n` (seed 001's :math:`\\phi`, seed 004's Lagrangian) or the
+    user's, in log space; classes without training weight get :math:`-\\infty`."""
+    present = stats.counts > 0
+    p = stats.counts / stats.total if priors is None else priors
+    missing = ~present & (p > 0)
+    if np.any(missing):
+        warnings.warn(
+            f"Class(es) {stats.classes[missing].tolist()} have no training samples yet; they get "
+            "zero posterior probability until samples of them are seen.",
+            UserWarning,
+            stacklevel=4,
+        )
+    usable = present & (p > 0)
+    out = np.full(p.shape, -np.inf)
+    out[usable] = np.log(p[usable])
+    return out
+
+
+def _shrunk(sigma, mle, n, fourth, shrinkage):
+    """Shrink ``sigma`` with the intensity that ``shrinkage`` gives on the MLE covariance ``mle``
+    (Ledoit-Wolf and OAS are defined on the MLE).  Returns ``(matrix, intensity or None)``."""
+    if shrinkage is None:
+        return sigma, None
+    alpha = cov_.shrinkage_intensity(shrinkage, mle, n, fourth)
+    return cov_.shrink(sigma, alpha), alpha
+
+
+def _ridge(cov, reg_param, eps):
+    """``reg_param`` blend towards I, then ``eps`` added to the diagonal."""
+    if reg_param:
+        cov = cov_.blend_identity(cov, reg_param)
+    if eps:
+        cov = cov + eps * np.eye(cov.shape[0])
+    return cov
+
+
+def _warn_singular(what: str, rank, d: int, action: str) -> None:
+    warnings.warn(
+        f"The {what} is singular (rank {rank} of {d}): some features are constant or collinear"
+        f"{' within a class' if 'class' in what else ''}, or there are fewer samples than features. "
+        f"{action} Set shrinkage (e.g. shrinkage='ledoit-wolf'), reg_param or var_smoothing to "
+        "regularise instead.",
+        SingularCovarianceWarning,
+        stacklevel=4,
+    )
+
+
+def _floor(values: np.ndarray, tol: float, scale) -> tuple[np.ndarray, np.ndarray]:
+    """Raise eigenvalues / variances at or below ``tol * scale`` to that floor; also return where."""
+    floor = tol * np.where(np.asarray(scale) > 0, scale, 1.0)
+    low = values <= floor
+    return np.where(low, floor, values), low
+
+
+def estimate(
+    stats: ClassStats,
+    covariance_type: str = "tied",
+    *,
+    priors: np.ndarray | None = None,
+    unbiased: bool = False,
+    shrinkage=None,
+    reg_param: float = 0.0,
+    var_smoothing: float = 0.0,
+    tol: float = 1e-10,
+) -> GaussianModel:
+    """Gaussian parameters of the given covariance structure, from class statistics.
+
+    Parameters
+    ----------
+    stats : ClassStats of the kind given by :func:`stats_kind`.
+    covariance_type : {'tied', 'full', 'diag', 'tied_diag', 'spherical'}
+    priors : ndarray of shape (n_classes,) or None
+        None: maximum likelihood :math:`n_k / n`.
+    unbiased : bool
+        Divide scatter by :math:`n - K` (pooled) or :math:`n_k - 1` (per class) instead of the MLE's
+        :math:`n` / :math:`n_k`.
+    shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas'
+        'tied' and 'full' only; the intensity of Ledoit-Wolf / OAS is computed on the MLE.
+    reg_param : float in [0, 1]
+        :math:`(1-r)\\Sigma + rI` (for diagonal types, on the variances).
+    var_smoothing : float >= 0
+        Adds :math:`\\epsilon = \\text{var\\_smoothing}\\cdot\\max_j \\mathrm{Var}(x_j)` to every variance
+        (scikit-learn's GaussianNB rule), for every covariance type.
+    tol : float
+        Eigenvalues / variances at or below ``tol`` times the largest are treated as zero: the tied
+        models use the pseudo-inverse, the others floor them (each with a warning).
+    """
+    if covariance_type not in COVARIANCE_TYPES:
+        raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}.")
+    if shrinkage is not None and covariance_type not in ("tied", "full"):
+        raise ValueError(
+            f"shrinkage applies to covariance_type 'tied' or 'full', not {covariance_type!r}; use "
+            "var_smoothing for diagonal models."
+        )
+    d = stats.n_features
+    log_priors = _log_priors(stats, priors)
+    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
+    center = stats.grand_mean()
+    fallback = np.sqrt(stats.total_variance())
+    fallback[fallback == 0] = 1.0
+    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    if covariance_type == "tied":
+        fourth = None if stats.fourth is None else float(stats.fourth.sum())
+        sigma, alpha = _shrunk(
+            cov_.pooled_covariance(stats, unbiased=unbiased), cov_.pooled_covariance(stats),
+            stats.total, fourth, shrinkage,
+        )
+        return _linear(fields, _ridge(sigma, reg_param, eps), alpha, tol, center, fallback)
+    if covariance_type == "tied_diag":
+        var = cov_.pooled_covariance(stats, unbiased=unbiased, diagonal=True)
+        var = (1 - reg_param) * var + reg_param + eps
+        return _linear(fields, var, None, tol, center, fallback)
+    if covariance_type == "full":
+        sigmas = cov_.class_covariances(stats, unbiased=unbiased)
+        mles = cov_.class_covariances(stats) if unbiased else sigmas
+        alphas = np.zeros(stats.n_classes) if shrinkage is not None else None
+        for k in np.flatnonzero(stats.counts > 0):
+            fourth = None if stats.fourth is None else float(stats.fourth[k])
+            sigmas[k], alpha = _shrunk(sigmas[k], mles[k], stats.counts[k], fourth, shrinkage)
+            sigmas[k] = _ridge(sigmas[k], reg_param, eps)
+            if alphas is not None:
+                alphas[k] = alpha
+        return _full(fields, stats, sigmas, alphas, tol, center, fallback)
+    # diag, spherical
+    var = cov_.class_covariances(stats, unbiased=unbiased, diagonal=True)
+    if covariance_type == "spherical":
+        var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
+    var = (1 - reg_param) * var + reg_param + eps
+    var, low = _floor(var, tol, fallback**2)  # per feature: tol x that feature's total variance
+    present = stats.counts > 0
+    if np.any(low[present]):
+        _warn_singular(
+            f"per-class variance of class(es) {stats.classes[present & low.any(axis=1)].tolist()}",
+            "deficient", d, f"Zero variances were floored at {tol:g} x the feature's total variance.",
+        )
+    var[~present] = 1.0
+    inv_var = 1.0 / var
+    M = stats.means - center
+    const = log_priors - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * _LOG_2PI
+    covariance = var[:, 0].copy() if covariance_type == "spherical" else var
+    return GaussianModel(
+        **fields, covariance=covariance, center=center, inv_var=inv_var,
+        offsets=M, const=const,
+    )
+
+
+def _scaled_eigh(sigma: np.ndarray, fallback_scale: np.ndarray):
+    """Eigendecomposition of the correlation form :math:`R = D^{-1}\\Sigma D^{-1}`,
+    :math:`D = \\mathrm{diag}(\\Sigma)^{1/2}`, so that rank decisions do not depend on feature units.
+
+    Features with zero variance take ``fallback_scale`` in D.  Returns ``(D, eigenvalues, U)``.
+    """
+    scale = np.sqrt(np.maximum(np.diag(sigma), 0.0))
+    scale = np.where(scale > 0, scale, fallback_scale)
+    evals, U = linalg.eigh(sigma / scale[:, None] / scale[None, :])
+    return scale, evals, U
+
+
+def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
+    """Linear discriminants :math:`w_k = \\Sigma^{-1}\\mu_k`, :math:`w_{k0} = -\\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k
+    + \\ln p(C_k)` (seed 003 eqs. 4.69-4.70).
+
+    With :math:`\\Sigma = DRD` and :math:`R = U\\Lambda U^T`, :math:`\\Sigma^{-1} = HH^T`,
+    :math:`H = D^{-1}U\\Lambda^{-1/2}`.  Eigenvalues of R at or below ``tol`` times the largest are
+    dropped (a generalized inverse on the range of :math:`\\Sigma`, with a warning).
+    """
+    means, log_priors = fields["means"], fields["log_priors"]
+    if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
+        keep = sigma > 0
+        if not np.all(keep):
+            _warn_singular("shared per-feature variance", int(keep.sum()), sigma.size,
+                           "Features with zero within-class variance are ignored.")
+        half = np.diag(np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0))
+        rank = int(keep.sum())
+    else:
+        scale, evals, U = _scaled_eigh(sigma, fallback_scale)
+        keep = evals > tol * max(float(evals[-1]), 0.0)
+        rank = int(keep.sum())
+        if rank < sigma.shape[0]:
+            _warn_singular("shared covariance", rank, sigma.shape[0], "Using a pseudo-inverse on its range.")
+        half = U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
+    Z = means @ half
+    coef = Z @ half.T
+    intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
+    return GaussianModel(
+        **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept, center=center,
+        rank=rank,
+    )
+
+
+def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> GaussianModel:
+    """Per-class whitening :math:`H_k = D_k^{-1}U_k\\Lambda_k^{-1/2}` (correlation form, as in
+    :func:`_linear`) with eigenvalues of :math:`R_k` floored at ``tol`` times the largest, so that
+    :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the Mahalanobis distance and
+    :math:`\\ln|\\Sigma_k| = 2\\sum\\ln D_k + \\sum\\ln\\lambda`."""
+    K, d = stats.n_classes, stats.n_features
+    present = stats.counts > 0
+    W = np.empty((K, d, d))
+    log_det = np.zeros(K)
+    ranks = np.zeros(K, dtype=int)
+    singular = []
+    for k in range(K):
+        if not present[k]:
+            W[k] = np.eye(d)
+            continue
+        scale, evals, U = _scaled_eigh(sigmas[k], fallback_scale)
+        floored, low = _floor(evals, tol, float(evals[-1]))
+        ranks[k] = d - int(low.sum())
+        if np.any(low):
+            singular.append(stats.classes[k])
+        W[k] = U / np.sqrt(floored) / scale[:, None]
+        log_det[k] = 2 * np.sum(np.log(scale)) + np.sum(np.log(floored))
+    if singular:
+        _warn_singular(
+            f"covariance of class(es) {list(singular)}", int(ranks[present].min()), d,
+            f"Its eigenvalues (in correlation form) were floored at {tol:g} x the largest.",
+        )
+    offsets = np.einsum("kd,kde->ke", stats.means - center, W)
+    const = fields["log_priors"] - 0.5 * log_det - 0.5 * d * _LOG_2PI
+    return GaussianModel(
+        **fields, covariance=sigmas, shrinkage=alphas, center=center,
+        whiten=np.ascontiguousarray(W.transpose(1, 0, 2).reshape(d, K * d)),
+        offsets=offsets.reshape(-1), const=const, rank=ranks,
+    )
+
+
+def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """Class scores of shape (n_samples, n_classes).
+
+    Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}`, which
+    is :math:`\\ln p(x, C_k)` minus a term common to all classes (so posteriors are exact).
+    """
+    if model.coef is not None:
+        return X @ model.coef.T + model.intercept
+    K = model.means.shape[0]
+    out = np.empty((X.shape[0], K))
+    for start in range(0, X.shape[0], _ROWS):
+        block = slice(start, start + _ROWS)
+        Xc = X[block] - model.center
+        if model.whiten is not None:
+            Z = Xc @ model.whiten
+            Z -= model.offsets
+            Z *= Z
+            sq = Z.reshape(Xc.shape[0], K, -1).sum(axis=2)
+        else:
+            M, P = model.offsets, model.inv_var
+            sq = (Xc * Xc) @ P.T - 2.0 * Xc @ (M * P).T + np.einsum("kj,kj->k", M * M, P)
+        out[block] = model.const - 0.5 * sq
+    return out
+
+
+def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The generalized quadratic discriminant of seed 003 sec. 4.2.2 for each class:
+    :math:`\\ln p(x, C_k) = x^T Q_k x + l_k^T x + c_k` with :math:`Q_k = -\\tfrac12\\Sigma_k^{-1}`,
+    :math:`l_k = \\Sigma_k^{-1}\\mu_k`, :math:`c_k = -\\tfrac12\\mu_k^T\\Sigma_k^{-1}\\mu_k - \\tfrac12\\ln|\\Sigma_k|
+    - \\tfrac d2\\ln2\\pi + \\ln p(C_k)`.  Returns ``(Q, l, c)`` of shapes (K, d, d), (K, d), (K,)."""
+    K, d = model.means.shape
+    if model.whiten is not None:
+        W = model.whiten.reshape(d, K, d).transpose(1, 0, 2)
+        precision = W @ W.transpose(0, 2, 1)
+    elif model.inv_var is not None:
+        precision = model.inv_var[:, :, None] * np.eye(d)
+    else:
+        raise ValueError("quadratic_form applies to the 'full', 'diag' and 'spherical' models.")
+    lin = np.einsum("kij,kj->ki", precision, model.means)
+    with np.errstate(invalid="ignore"):
+        const = model.const - 0.5 * np.einsum("ki,ki->k", model.means, lin)
+    return -0.5 * precision, lin, const

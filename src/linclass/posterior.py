@@ -1,0 +1,30 @@
+"""From class scores to posteriors, in log space.
+
+:math:`\\ln p(C_k \\mid x) = a_k(x) - \\ln\\sum_j e^{a_j(x)}` where :math:`a_k(x) = \\ln p(x, C_k)` up to a
+term common to all classes (seed 003 eqs. 4.62-4.63).  Probabilities are ``exp`` of this, never the
+other way round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["log_posterior"]
+
+
+def log_posterior(scores: np.ndarray) -> np.ndarray:
+    """Normalise scores of shape (n_samples, n_classes) to log posteriors (log-sum-exp, max-shifted).
+
+    A row whose largest score is not finite means X held values so large that the scores overflowed;
+    that is an error, never NaN output.
+    """
+    top = scores.max(axis=1, keepdims=True)
+    if not np.all(np.isfinite(top)):
+        rows = np.flatnonzero(~np.isfinite(top[:, 0]))
+        raise ValueError(
+            f"Class scores overflowed for {rows.size} sample(s) (first: row {rows[0]}): X holds values "
+            "too large for this model's arithmetic. Rescale the features (for example with "
+            "sklearn.preprocessing.StandardScaler) before fitting and predicting."
+        )
+    shifted = scores - top
+    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
