@@ -87,6 +87,11 @@ def check_finite(X: np.ndarray, *, name: str = "X", feature_names=None) -> None:
     )
 
 
+def _label(value) -> str:
+    """A label as the user wrote it: 'a', 3, True (not np.str_('a'))."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _check_2d(X, estimator) -> None:
     shape = getattr(X, "shape", None)
     if shape is None and isinstance(X, (list, tuple)):
@@ -192,6 +197,8 @@ def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
             f"Negative values in sample_weight: {int(np.sum(w < 0))} weight(s) are below zero; "
             "weights are frequencies and must be >= 0."
         )
+    if n_samples and not np.any(w > 0):
+        raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
     return w
 
 
@@ -222,7 +229,7 @@ def validate_fit(
         classes, y_idx = encode_labels(y)
         active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
         if active.size < min_classes:
-            which = f" ({active[0]!r})" if active.size else ""
+            which = f" ({_label(active[0])})" if active.size else ""
             raise ValueError(
                 f"{type(estimator).__name__} needs samples of at least two classes, but y holds only "
                 f"one class{which}"

@@ -36,7 +36,8 @@ def discriminant_directions(
     Returns
     -------
     eigenvalues : ndarray of shape (r,), descending
-    directions : ndarray of shape (d, r), columns normalised so that :math:`v^T S_W v = 1`
+    directions : ndarray of shape (d, r), columns normalised so that :math:`v^T S_W v = 1`, each
+        signed so that its largest-magnitude entry is positive
     """
     scale = np.sqrt(np.maximum(np.diag(within), 0.0))
     scale = np.where(scale > 0, scale, 1.0)
@@ -46,4 +47,8 @@ def discriminant_directions(
     M = H.T @ between @ H
     mu, V = linalg.eigh((M + M.T) / 2)
     order = np.argsort(mu)[::-1]
-    return np.maximum(mu[order], 0.0), H @ V[:, order]
+    directions = H @ V[:, order]
+    # deterministic signs: the largest-magnitude entry of each direction is positive
+    top = np.argmax(np.abs(directions), axis=0)
+    directions *= np.sign(directions[top, np.arange(directions.shape[1])])
+    return np.maximum(mu[order], 0.0), directions

@@ -73,6 +73,11 @@ class GaussianModel:
     shrinkage : float, ndarray of shape (n_classes,) or None
         The shrinkage intensity applied (per class for 'full').
     coef, intercept : ndarray of shape (K, d) and (K,), linear types only
+        The seed's :math:`w_k` and :math:`w_{k0}`.
+    centred_intercept : ndarray of shape (K,), linear types only
+        :math:`-\\tfrac12 (\\mu_k-c)^T\\Sigma^{-1}(\\mu_k-c) + \\ln p(C_k)`: scores are computed as
+        :math:`w_k^T(x - c)` plus this, which equals :math:`w_k^Tx + w_{k0}` up to a constant shared by
+        all classes but does not cancel catastrophically when the data sit far from the origin.
     center : ndarray of shape (d,)
         Point subtracted from X before quadratic scores (the grand mean, for accuracy).
     whiten : ndarray of shape (d, K*d), 'full' only
@@ -93,6 +98,7 @@ class GaussianModel:
     shrinkage: float | np.ndarray | None = None
     coef: np.ndarray | None = None
     intercept: np.ndarray | None = None
+    centred_intercept: np.ndarray | None = None
     center: np.ndarray | None = None
     whiten: np.ndarray | None = None
     offsets: np.ndarray | None = None
@@ -300,9 +306,11 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     Z = means @ half
     coef = Z @ half.T
     intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
+    Zc = (means - center) @ half
+    centred = -0.5 * np.einsum("kj,kj->k", Zc, Zc) + log_priors
     return GaussianModel(
-        **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept, center=center,
-        rank=rank,
+        **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,
+        centred_intercept=centred, center=center, rank=rank,
     )
 
 
@@ -345,16 +353,18 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
 def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     """Class scores of shape (n_samples, n_classes).
 
-    Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}`, which
-    is :math:`\\ln p(x, C_k)` minus a term common to all classes (so posteriors are exact).
+    Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}` up to a
+    constant shared by all classes, i.e. :math:`\\ln p(x, C_k)` minus a term common to all classes (so
+    posteriors are exact).  Rows are processed in blocks, centred on the training mean.
     """
-    if model.coef is not None:
-        return X @ model.coef.T + model.intercept
     K = model.means.shape[0]
     out = np.empty((X.shape[0], K))
     for start in range(0, X.shape[0], _ROWS):
         block = slice(start, start + _ROWS)
         Xc = X[block] - model.center
+        if model.coef is not None:
+            out[block] = Xc @ model.coef.T + model.centred_intercept
+            continue
         if model.whiten is not None:
             Z = Xc @ model.whiten
             Z -= model.offsets

@@ -119,7 +119,7 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
         if stats.n_classes < 2:
             raise ValueError(
-                f"partial_fit has seen only one class ({stats.classes[0]!r}) so far; pass every label "
+                f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
                 "in `classes` on the first call to partial_fit."
             )
         model = gaussian.estimate(
@@ -179,7 +179,8 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class GaussianDiscriminantAnalysis(_GaussianBase):

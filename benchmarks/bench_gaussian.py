@@ -1,0 +1,276 @@
+"""Time linclass's Gaussian classifiers against scikit-learn in one process.
+
+Synthetic data: K Gaussian classes with random means and one shared, well-conditioned random
+covariance.  Every time is the minimum over ``--repeat`` runs after one warm-up run, and is
+reported next to the "floor": a single ``X.T @ X`` on the same training matrix.  Absolute
+seconds drift a lot on shared machines; the in-process ratios are what to read.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_gaussian.py [--n 200000] [--d 100] [--k 10] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import sklearn
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
+from sklearn.naive_bayes import GaussianNB as SkGaussianNB
+
+import linclass
+
+N_TEST = 20_000
+
+
+# --------------------------------------------------------------------------- data
+
+
+def make_data(n: int, d: int, k: int, seed: int):
+    """Return (X_train, y_train, X_test, y_test) drawn from K Gaussians with a shared covariance."""
+    rng = np.random.default_rng(seed)
+    means = rng.normal(scale=1.0 / np.sqrt(d) * 4.0, size=(k, d))
+    q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    eigenvalues = rng.uniform(0.5, 2.0, size=d)  # condition number <= 4
+    chol = np.linalg.cholesky((q * eigenvalues) @ q.T)
+
+    def draw(m: int):
+        y = rng.integers(0, k, size=m, dtype=np.int64)
+        X = means[y] + rng.standard_normal((m, d)) @ chol.T
+        return np.ascontiguousarray(X, dtype=np.float64), y
+
+    X_train, y_train = draw(n)
+    X_test, y_test = draw(N_TEST)
+    return X_train, y_train, X_test, y_test
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    """Minimum wall time of ``fn()`` over ``repeat`` runs, after one untimed warm-up run."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def quiet(fn: Callable[[], object]) -> Callable[[], object]:
+    """Wrap ``fn`` so that warnings it raises (scikit-learn's) are not printed."""
+
+    def wrapped():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+
+    return wrapped
+
+
+@dataclass
+class Measurement:
+    """Fit / predict_proba timings and quality of one fitted model."""
+
+    fit_s: float
+    proba_s: float
+    accuracy: float
+    proba_test: np.ndarray
+
+
+def measure(factory: Callable[[], object], data, repeat: int, silence: bool = False) -> Measurement:
+    """Time ``fit`` and ``predict_proba`` (both on X_train) and score on the held-out set."""
+    X, y, X_test, y_test = data
+    model = factory()
+    fit = lambda: model.fit(X, y)  # noqa: E731
+    proba = lambda: model.predict_proba(X)  # noqa: E731
+    if silence:
+        fit, proba = quiet(fit), quiet(proba)
+    fit_s = best_time(fit, repeat)
+    proba_s = best_time(proba, repeat)
+    return Measurement(
+        fit_s=fit_s,
+        proba_s=proba_s,
+        accuracy=float(np.mean(model.predict(X_test) == y_test)),
+        proba_test=np.asarray(model.predict_proba(X_test)),
+    )
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass
+class Row:
+    """One linclass model and its scikit-learn peers (zero or more variants)."""
+
+    name: str
+    ours: Callable[[], object]
+    theirs: dict[str, Callable[[], object]] = field(default_factory=dict)
+
+
+ROWS = [
+    Row(
+        "LDA",
+        linclass.LinearDiscriminantAnalysis,
+        {
+            "svd": lambda: SkLDA(solver="svd"),
+            "lsqr": lambda: SkLDA(solver="lsqr"),
+            "eigen": lambda: SkLDA(solver="eigen"),
+        },
+    ),
+    Row("QDA", linclass.QuadraticDiscriminantAnalysis, {"default": SkQDA}),
+    Row("GaussianNB", linclass.GaussianNB, {"default": SkGaussianNB}),
+    Row("GDA tied_diag", lambda: linclass.GaussianDiscriminantAnalysis(covariance_type="tied_diag")),
+]
+
+
+@dataclass
+class Result:
+    """Everything measured for one row."""
+
+    name: str
+    ours: Measurement
+    theirs: dict[str, Measurement]
+
+    def best_theirs(self, attr: str) -> tuple[str, float] | None:
+        """(variant, seconds) of the fastest scikit-learn variant for ``attr``, if any."""
+        if not self.theirs:
+            return None
+        variant = min(self.theirs, key=lambda v: getattr(self.theirs[v], attr))
+        return variant, getattr(self.theirs[variant], attr)
+
+    def speedup(self, attr: str) -> float | None:
+        best = self.best_theirs(attr)
+        return None if best is None else best[1] / getattr(self.ours, attr)
+
+
+def run_row(row: Row, data, repeat: int) -> Result:
+    ours = measure(row.ours, data, repeat)
+    theirs = {label: measure(f, data, repeat, silence=True) for label, f in row.theirs.items()}
+    return Result(row.name, ours, theirs)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def blas_threads() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown (threadpoolctl not installed)"
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    if not pools:
+        return "unknown"
+    return ", ".join(f"{p['prefix']} ({p['internal_api']})={p['num_threads']}" for p in pools)
+
+
+def fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def print_header(args) -> None:
+    print(
+        f"python {platform.python_version()}  numpy {np.__version__}  "
+        f"scikit-learn {sklearn.__version__}  linclass {linclass.__version__}"
+    )
+    print(f"BLAS threads: {blas_threads()}")
+    print(f"n={args.n}  d={args.d}  K={args.k}  n_test={N_TEST}  repeat={args.repeat} (min)  seed={args.seed}")
+    print()
+
+
+def print_table(results: list[Result], floor_s: float) -> None:
+    print(f"floor (X.T @ X): {floor_s:.4f} s")
+    print()
+    head = (
+        f"{'model':<14} {'fit s':>8} {'fit/floor':>9} {'sk fit s':>9} {'sk var':>7} {'fit x':>6}"
+        f" {'proba s':>8} {'sk proba s':>10} {'proba x':>7}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        sk_fit = r.best_theirs("fit_s")
+        sk_proba = r.best_theirs("proba_s")
+        print(
+            f"{r.name:<14} {r.ours.fit_s:>8.4f} {r.ours.fit_s / floor_s:>9.2f}"
+            f" {fmt(sk_fit and sk_fit[1], '.4f'):>9} {(sk_fit[0] if sk_fit else '-'):>7}"
+            f" {fmt(r.speedup('fit_s'), '.2f'):>6}"
+            f" {r.ours.proba_s:>8.4f} {fmt(sk_proba and sk_proba[1], '.4f'):>10}"
+            f" {fmt(r.speedup('proba_s'), '.2f'):>7}"
+        )
+    print("(sk columns: fastest scikit-learn variant; x = sklearn seconds / linclass seconds)")
+    print()
+
+    print("agreement on the held-out set")
+    head = f"{'model':<14} {'sk variant':<10} {'sk fit s':>9} {'sk proba s':>10} {'acc ours':>9} {'acc sk':>7} {'max|dP|':>9}"
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        if not r.theirs:
+            print(f"{r.name:<14} {'-':<10} {'-':>9} {'-':>10} {r.ours.accuracy:>9.4f} {'-':>7} {'-':>9}")
+        for label, m in r.theirs.items():
+            diff = float(np.max(np.abs(r.ours.proba_test - m.proba_test)))
+            print(
+                f"{r.name:<14} {label:<10} {m.fit_s:>9.4f} {m.proba_s:>10.4f}"
+                f" {r.ours.accuracy:>9.4f} {m.accuracy:>7.4f} {diff:>9.2e}"
+            )
+    lda = next((r for r in results if r.name == "LDA" and r.theirs), None)
+    if lda is not None:
+        print(f"fastest scikit-learn LDA solver (fit): {lda.best_theirs('fit_s')[0]}")
+    print()
+
+
+def print_targets(results: list[Result], floor_s: float) -> None:
+    by_name = {r.name: r for r in results}
+
+    def ratio_to_floor(name: str) -> float:
+        return by_name[name].ours.fit_s / floor_s
+
+    # (description, measured value, passes?)
+    targets = [
+        ("LDA fit <= 1.5x floor", ratio_to_floor("LDA"), lambda v: v <= 1.5),
+        ("LDA fit >= 4x faster than sklearn's fastest LDA", by_name["LDA"].speedup("fit_s"), lambda v: v >= 4),
+        ("QDA fit >= 3x faster than sklearn QDA", by_name["QDA"].speedup("fit_s"), lambda v: v >= 3),
+        ("QDA predict_proba >= 3x faster than sklearn", by_name["QDA"].speedup("proba_s"), lambda v: v >= 3),
+        ("GaussianNB predict_proba >= 3x faster than sklearn", by_name["GaussianNB"].speedup("proba_s"),
+         lambda v: v >= 3),
+        ("GaussianNB fit <= 1.0x floor", ratio_to_floor("GaussianNB"), lambda v: v <= 1.0),
+    ]
+    print("targets")
+    for description, value, passes in targets:
+        print(f"  {'PASS' if passes(value) else 'FAIL'}  {description:<52} measured {value:.2f}x")
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200_000, help="training samples")
+    parser.add_argument("--d", type=int, default=100, help="features")
+    parser.add_argument("--k", type=int, default=10, help="classes")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs; the minimum is reported")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    print_header(args)
+    data = make_data(args.n, args.d, args.k, args.seed)
+    X = data[0]
+    floor_s = best_time(lambda: X.T @ X, args.repeat)
+    results = [run_row(row, data, args.repeat) for row in ROWS]
+    print_table(results, floor_s)
+    print_targets(results, floor_s)
+
+
+if __name__ == "__main__":
+    main()
