@@ -4,9 +4,12 @@ Every estimator calls :func:`validate_fit` / :func:`validate_predict`; nothing e
 inspects raw user input.  Errors are :class:`ValueError` (or :class:`TypeError` for the wrong kind of
 object) whose message says what was wrong and how to fix it.
 
-Dtype policy: X is converted to C-contiguous float64 (no copy when it already is).  Finiteness of a
-large X is checked by one summation (a NaN or inf makes the sum non-finite); only when that fails is
-the matrix scanned element-wise to say where the bad value is.
+Dtype policy: X is converted to C-contiguous float64 (no copy when it already is).
+
+Finiteness: a NaN or infinity in X makes every product over X non-finite, so the estimators check the
+(small) results they compute anyway, the class statistics at fit and the scores at predict, and only
+when those are not finite is X scanned to say where the bad value is (:func:`explain_non_finite`).
+Callers that compute nothing from X first use ``validate_*(..., check_finite=True)``, which sums X once.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ __all__ = [
     "FitData",
     "check_finite",
     "encode_labels",
+    "explain_non_finite",
     "validate_fit",
     "validate_predict",
     "validate_priors",
@@ -104,7 +108,32 @@ def _check_2d(X, estimator) -> None:
         )
 
 
-def _as_matrix(estimator, X, *, reset: bool) -> np.ndarray:
+def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
+    """Raise the right error when a result computed from X is not finite.
+
+    Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
+    position; otherwise the values of X were too large for the arithmetic (squares overflow).
+    ``-inf`` entries are accepted (they mark classes that cannot be predicted) as long as every row of
+    a 2-D result keeps a finite entry.
+    """
+
+    def fine(r):
+        ok = np.isfinite(r)
+        if not np.all(ok | np.isneginf(r)):
+            return False
+        return r.ndim < 2 or bool(np.all(ok.any(axis=-1)))
+
+    if all(fine(r) for r in results):
+        return
+    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    raise ValueError(
+        f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
+        f"magnitude {np.max(np.abs(X)):.3g}: their squares overflow float64). Rescale the features "
+        "(for example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def _as_matrix(estimator, X, *, reset: bool, finite: bool = True) -> np.ndarray:
     _check_2d(X, estimator)
     X = validate_data(
         estimator,
@@ -116,7 +145,8 @@ def _as_matrix(estimator, X, *, reset: bool) -> np.ndarray:
         ensure_all_finite=False,
         ensure_min_samples=1,
     )
-    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    if finite:
+        check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
     return X
 
 
@@ -203,7 +233,15 @@ def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
 
 
 def validate_fit(
-    estimator, X, y, sample_weight=None, *, classes=None, reset: bool = True, min_classes: int = 2
+    estimator,
+    X,
+    y,
+    sample_weight=None,
+    *,
+    classes=None,
+    reset: bool = True,
+    min_classes: int = 2,
+    check_finite: bool = True,
 ) -> FitData:
     """Check and convert training data.
 
@@ -221,8 +259,11 @@ def validate_fit(
     min_classes : int
         How many classes with positive weight y must hold when ``classes`` is None (``partial_fit``
         accepts a batch of one class and checks the running total itself).
+    check_finite : bool
+        Scan X for NaN / infinity now.  False defers that to :func:`explain_non_finite` on the
+        results computed from X.
     """
-    X = _as_matrix(estimator, X, reset=reset)
+    X = _as_matrix(estimator, X, reset=reset, finite=check_finite)
     y = _as_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
@@ -264,9 +305,12 @@ def validate_classes(classes) -> np.ndarray:
     return unique
 
 
-def validate_predict(estimator, X) -> np.ndarray:
-    """Check X at predict / transform time: same number (and names) of features as at fit."""
-    return _as_matrix(estimator, X, reset=False)
+def validate_predict(estimator, X, *, check_finite: bool = True) -> np.ndarray:
+    """Check X at predict / transform time: same number (and names) of features as at fit.
+
+    With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`.
+    """
+    return _as_matrix(estimator, X, reset=False, finite=check_finite)
 
 
 def validate_priors(priors, n_classes: int) -> np.ndarray | None:

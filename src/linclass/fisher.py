@@ -14,7 +14,6 @@ When :math:`S_W` is singular the problem is solved on its range: with :math:`S_W
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg
 
 from .stats import ClassStats
 
@@ -41,11 +40,11 @@ def discriminant_directions(
     """
     scale = np.sqrt(np.maximum(np.diag(within), 0.0))
     scale = np.where(scale > 0, scale, 1.0)
-    evals, U = linalg.eigh(within / scale[:, None] / scale[None, :])
+    evals, U = np.linalg.eigh(within / scale[:, None] / scale[None, :])
     keep = evals > tol * max(float(evals[-1]), 0.0)
     H = U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
     M = H.T @ between @ H
-    mu, V = linalg.eigh((M + M.T) / 2)
+    mu, V = np.linalg.eigh((M + M.T) / 2)
     order = np.argsort(mu)[::-1]
     directions = H @ V[:, order]
     # deterministic signs: the largest-magnitude entry of each direction is positive

@@ -37,7 +37,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 
 from . import covariance as cov_
 from .exceptions import SingularCovarianceWarning
@@ -55,7 +54,8 @@ __all__ = [
 COVARIANCE_TYPES = ("tied", "full", "diag", "tied_diag", "spherical")
 LINEAR_TYPES = ("tied", "tied_diag")
 _LOG_2PI = np.log(2 * np.pi)
-_ROWS = 1024  # row block for the quadratic scores
+_ROWS = 2048  # row block for scores: temporaries stay in cache
+_FAR = 100.0  # |training mean| / spread above which linear scores centre X first
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +78,10 @@ class GaussianModel:
         :math:`-\\tfrac12 (\\mu_k-c)^T\\Sigma^{-1}(\\mu_k-c) + \\ln p(C_k)`: scores are computed as
         :math:`w_k^T(x - c)` plus this, which equals :math:`w_k^Tx + w_{k0}` up to a constant shared by
         all classes but does not cancel catastrophically when the data sit far from the origin.
+    centre_first : bool, linear types only
+        Whether the training mean is far from the origin relative to the spread of the data
+        (more than 100 standard deviations in some feature), in which case X is centred before
+        the product.
     center : ndarray of shape (d,)
         Point subtracted from X before quadratic scores (the grand mean, for accuracy).
     whiten : ndarray of shape (d, K*d), 'full' only
@@ -99,6 +103,7 @@ class GaussianModel:
     coef: np.ndarray | None = None
     intercept: np.ndarray | None = None
     centred_intercept: np.ndarray | None = None
+    centre_first: bool = False
     center: np.ndarray | None = None
     whiten: np.ndarray | None = None
     offsets: np.ndarray | None = None
@@ -276,7 +281,7 @@ def _scaled_eigh(sigma: np.ndarray, fallback_scale: np.ndarray):
     """
     scale = np.sqrt(np.maximum(np.diag(sigma), 0.0))
     scale = np.where(scale > 0, scale, fallback_scale)
-    evals, U = linalg.eigh(sigma / scale[:, None] / scale[None, :])
+    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
     return scale, evals, U
 
 
@@ -311,6 +316,7 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     return GaussianModel(
         **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,
         centred_intercept=centred, center=center, rank=rank,
+        centre_first=bool(np.any(np.abs(center) > _FAR * fallback_scale)),
     )
 
 
@@ -355,25 +361,59 @@ def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
 
     Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}` up to a
     constant shared by all classes, i.e. :math:`\\ln p(x, C_k)` minus a term common to all classes (so
-    posteriors are exact).  Rows are processed in blocks, centred on the training mean.
+    posteriors are exact).
     """
+    if model.coef is not None:
+        return _linear_scores(model, X)
+    if model.whiten is not None:
+        return _whitened_scores(model, X)
+    return _diagonal_scores(model, X)
+
+
+def _blocks(n: int, rows: int = _ROWS):
+    for start in range(0, n, rows):
+        yield slice(start, min(start + rows, n))
+
+
+def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """:math:`(x - c)^T w_k` + centred intercept.  When the training data sit near the origin (relative
+    to their spread) the centring is folded into the intercept and X is used as it is: one product."""
+    if not model.centre_first:
+        return X @ model.coef.T + (model.centred_intercept - model.coef @ model.center)
+    out = np.empty((X.shape[0], model.coef.shape[0]))
+    for block in _blocks(X.shape[0]):
+        out[block] = (X[block] - model.center) @ model.coef.T + model.centred_intercept
+    return out
+
+
+def _whitened_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """All classes' Mahalanobis distances in one product per row block:
+    :math:`[x - c, 1]\\,[H_1 \\dots H_K;\\ -o]` gives every :math:`(x-\\mu_k)^TH_k`, whose squared norms
+    are summed per class without temporaries."""
     K = model.means.shape[0]
+    d = X.shape[1]
+    augmented = np.vstack([model.whiten, -model.offsets])
     out = np.empty((X.shape[0], K))
-    for start in range(0, X.shape[0], _ROWS):
-        block = slice(start, start + _ROWS)
+    Xa = np.empty((min(_ROWS, X.shape[0]), d + 1))
+    Xa[:, d] = 1.0
+    for block in _blocks(X.shape[0]):
+        m = block.stop - block.start
+        np.subtract(X[block], model.center, out=Xa[:m, :d])
+        Z = (Xa[:m] @ augmented).reshape(m, K, d)
+        out[block] = model.const - 0.5 * np.einsum("ikj,ikj->ik", Z, Z)
+    return out
+
+
+def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """:math:`-\\tfrac12\\sum_j (x_j-\\mu_{kj})^2/\\sigma_{kj}^2` expanded into two products per row block
+    (on centred data, so the expansion does not cancel for data far from the origin)."""
+    M, P = model.offsets, model.inv_var
+    MP = (M * P).T
+    tail = np.einsum("kj,kj->k", M * M, P)
+    out = np.empty((X.shape[0], P.shape[0]))
+    for block in _blocks(X.shape[0]):
         Xc = X[block] - model.center
-        if model.coef is not None:
-            out[block] = Xc @ model.coef.T + model.centred_intercept
-            continue
-        if model.whiten is not None:
-            Z = Xc @ model.whiten
-            Z -= model.offsets
-            Z *= Z
-            sq = Z.reshape(Xc.shape[0], K, -1).sum(axis=2)
-        else:
-            M, P = model.offsets, model.inv_var
-            sq = (Xc * Xc) @ P.T - 2.0 * Xc @ (M * P).T + np.einsum("kj,kj->k", M * M, P)
-        out[block] = model.const - 0.5 * sq
+        out[block] = model.const - 0.5 * ((Xc * Xc) @ P.T - 2.0 * (Xc @ MP) + tail)
     return out
 
 
@@ -384,7 +424,7 @@ def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.nda
     - \\tfrac d2\\ln2\\pi + \\ln p(C_k)`.  Returns ``(Q, l, c)`` of shapes (K, d, d), (K, d), (K,)."""
     K, d = model.means.shape
     if model.whiten is not None:
-        W = model.whiten.reshape(d, K, d).transpose(1, 0, 2)
+        W = model.whiten.reshape(d, K, d).transpose(1, 0, 2)  # H_k
         precision = W @ W.transpose(0, 2, 1)
     elif model.inv_var is not None:
         precision = model.inv_var[:, :, None] * np.eye(d)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_posterior"]
+__all__ = ["log_posterior", "posterior"]
 
 
-def log_posterior(scores: np.ndarray) -> np.ndarray:
-    """Normalise scores of shape (n_samples, n_classes) to log posteriors (log-sum-exp, max-shifted).
+def _shifted(scores: np.ndarray) -> np.ndarray:
+    """Scores minus each row's maximum (so the largest is 0 and ``exp`` cannot overflow).
 
     A row whose largest score is not finite means X held values so large that the scores overflowed;
     that is an error, never NaN output.
@@ -26,5 +26,18 @@ def log_posterior(scores: np.ndarray) -> np.ndarray:
             "too large for this model's arithmetic. Rescale the features (for example with "
             "sklearn.preprocessing.StandardScaler) before fitting and predicting."
         )
-    shifted = scores - top
+    return scores - top
+
+
+def log_posterior(scores: np.ndarray) -> np.ndarray:
+    """Normalise scores of shape (n_samples, n_classes) to log posteriors (max-shifted log-sum-exp)."""
+    shifted = _shifted(scores)
     return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+
+
+def posterior(scores: np.ndarray) -> np.ndarray:
+    """Posteriors :math:`e^{a_k - m} / \\sum_j e^{a_j - m}` (one exponential per entry); equal to
+    ``exp(log_posterior(scores))`` to rounding."""
+    e = np.exp(_shifted(scores))
+    e /= e.sum(axis=1, keepdims=True)
+    return e

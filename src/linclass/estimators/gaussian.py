@@ -15,8 +15,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import gaussian
-from .._validation import validate_classes, validate_fit, validate_predict, validate_priors
-from ..posterior import log_posterior
+from .._validation import (
+    explain_non_finite,
+    validate_classes,
+    validate_fit,
+    validate_predict,
+    validate_priors,
+)
+from ..posterior import log_posterior, posterior
 from ..stats import ClassStats
 
 __all__ = [
@@ -75,7 +81,7 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
         self._validate_params()
         self.__dict__.pop("stats_", None)
         self._partial_classes = None
-        data = validate_fit(self, X, y, sample_weight)
+        data = validate_fit(self, X, y, sample_weight, check_finite=False)
         return self._absorb(data)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -107,15 +113,18 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
                 "partial_fit; give `classes` once, on the first call."
             )
         data = validate_fit(
-            self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1
+            self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
+            check_finite=False,
         )
         return self._absorb(data)
 
     def _absorb(self, data):
         kind, moments = gaussian.stats_kind(self._covariance_type(), self._settings()["shrinkage"])
-        batch = ClassStats.from_batch(
-            data.X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
-        )
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            batch = ClassStats.from_batch(
+                data.X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
+            )
+        explain_non_finite(self, data.X, batch.means, batch.scatter)
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
         if stats.n_classes < 2:
             raise ValueError(
@@ -153,7 +162,11 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return gaussian.joint_log_likelihood(self.model_, validate_predict(self, X))
+        X = validate_predict(self, X, check_finite=False)
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            scores = gaussian.joint_log_likelihood(self.model_, X)
+        explain_non_finite(self, X, scores)
+        return scores
 
     def decision_function(self, X):
         """Class scores :math:`\\ln p(x, C_k)` (up to a term shared by all classes for linear models).
@@ -175,7 +188,7 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
-        return np.exp(self.predict_log_proba(X))
+        return posterior(self._scores(X))
 
     def predict(self, X):
         """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
