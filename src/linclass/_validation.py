@@ -189,7 +189,12 @@ def _as_labels(y, n_samples: int, estimator) -> np.ndarray:
                 raise ValueError(
                     f"Labels in y mix types {sorted(k.__name__ for k in kinds)}; use labels of one type."
                 )
-    target = type_of_target(y, input_name="y")
+    if y.dtype.kind in "iubUS":  # discrete by construction: no sort needed to know it
+        return y
+    if y.dtype.kind == "f":
+        target = "multiclass" if np.all(y == np.trunc(y)) else "continuous"
+    else:
+        target = type_of_target(y, input_name="y")
     if target not in ("binary", "multiclass"):
         if target == "continuous":
             raise ValueError(
