@@ -398,9 +398,9 @@ def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     return _diagonal_scores(model, X)
 
 
-def _blocks(n: int, rows: int = _ROWS):
-    for start in range(0, n, rows):
-        yield slice(start, min(start + rows, n))
+def _blocks(n: int):
+    for start in range(0, n, _ROWS):
+        yield slice(start, min(start + _ROWS, n))
 
 
 def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
