@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
@@ -39,7 +40,8 @@ class FitData:
 
     Attributes
     ----------
-    X : ndarray of shape (n_samples, n_features), float64, C-contiguous
+    X : ndarray of shape (n_samples, n_features), float64, C-contiguous (or scipy.sparse CSR / CSC
+        when the estimator accepts it)
     y : ndarray of shape (n_samples,), intp
         Index of each sample's class in ``classes``.
     classes : ndarray of shape (n_classes,)
@@ -61,12 +63,31 @@ def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
     return f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {name})"
 
 
-def check_finite(X: np.ndarray, *, name: str = "X", feature_names=None) -> None:
+def check_finite(X, *, name: str = "X", feature_names=None) -> None:
     """Raise a ValueError naming where X holds NaN or infinity.
 
     One summation decides the common case; the element-wise scan runs only when the sum is not finite
     (which also happens, harmlessly, when finite values are so large that their sum overflows).
+    For scipy.sparse X the stored values are checked.
     """
+    if sp.issparse(X):
+        X = X.tocoo()
+        values = X.data
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(values.sum()):
+                return
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = np.flatnonzero(bad)[0]
+            kind = "NaN" if np.isnan(values[first]) else "infinity"
+            raise ValueError(
+                f"Input {name} contains {kind} in {int(bad.sum())} stored entr"
+                f"{'y' if bad.sum() == 1 else 'ies'} (first at row {X.row[first]}, column "
+                f"{X.col[first]}). Drop, impute or replace those values first."
+            )
+        raise ValueError(
+            f"Input {name} contains values too large for float64 arithmetic; rescale the features."
+        )
     with np.errstate(over="ignore", invalid="ignore"):
         total = float(np.add.reduce(X, axis=None)) if X.size else 0.0
     if np.isfinite(total):
@@ -126,14 +147,15 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
     if all(fine(r) for r in results):
         return
     check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    largest = abs(X).max()
     raise ValueError(
         f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
-        f"magnitude {np.max(np.abs(X)):.3g}: their squares overflow float64). Rescale the features "
+        f"magnitude {largest:.3g}: their squares overflow float64). Rescale the features "
         "(for example with sklearn.preprocessing.StandardScaler)."
     )
 
 
-def _as_matrix(estimator, X, *, reset: bool, finite: bool = True) -> np.ndarray:
+def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
     _check_2d(X, estimator)
     X = validate_data(
         estimator,
@@ -141,7 +163,7 @@ def _as_matrix(estimator, X, *, reset: bool, finite: bool = True) -> np.ndarray:
         reset=reset,
         dtype=np.float64,
         order="C",
-        accept_sparse=False,
+        accept_sparse=("csr", "csc") if accept_sparse else False,
         ensure_all_finite=False,
         ensure_min_samples=1,
     )
@@ -247,6 +269,7 @@ def validate_fit(
     reset: bool = True,
     min_classes: int = 2,
     check_finite: bool = True,
+    accept_sparse: bool = False,
 ) -> FitData:
     """Check and convert training data.
 
@@ -267,8 +290,10 @@ def validate_fit(
     check_finite : bool
         Scan X for NaN / infinity now.  False defers that to :func:`explain_non_finite` on the
         results computed from X.
+    accept_sparse : bool
+        Accept scipy.sparse X (kept sparse, CSR or CSC).
     """
-    X = _as_matrix(estimator, X, reset=reset, finite=check_finite)
+    X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse)
     y = _as_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
@@ -310,12 +335,12 @@ def validate_classes(classes) -> np.ndarray:
     return unique
 
 
-def validate_predict(estimator, X, *, check_finite: bool = True) -> np.ndarray:
+def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False):
     """Check X at predict / transform time: same number (and names) of features as at fit.
 
     With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`.
     """
-    return _as_matrix(estimator, X, reset=False, finite=check_finite)
+    return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse)
 
 
 def validate_priors(priors, n_classes: int) -> np.ndarray | None:

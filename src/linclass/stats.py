@@ -16,6 +16,7 @@ Three kinds of scatter are kept, chosen by what the model needs:
 ``'full'``  per-class matrices, shape (n_classes, d, d)  (QDA; Ledoit-Wolf shrinkage)
 ``'tied'``  the pooled within-class scatter :math:`S_W = \\sum_k S_k`, shape (d, d)  (LDA, Fisher)
 ``'diag'``  per-class diagonals, shape (n_classes, d)  (naive Bayes, spherical)
+``'mean'``  no scatter: counts and means only (the discrete naive Bayes family); X may be sparse
 
 Two statistics merge exactly (Chan, Golub & LeVeque 1979): with :math:`n = n_a + n_b` and
 :math:`\\delta = \\mu_b - \\mu_a`,
@@ -36,7 +37,7 @@ import numpy as np
 
 __all__ = ["ClassStats"]
 
-KINDS = ("full", "tied", "diag")
+KINDS = ("full", "tied", "diag", "mean")
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
 
@@ -152,10 +153,10 @@ class ClassStats:
         Number of rows seen per class (unweighted).
     means : ndarray of shape (n_classes, n_features)
         Class means :math:`\\mu_k` (zero for a class without weight).
-    scatter : ndarray
-        Of shape (n_classes, d, d) for kind 'full', (d, d) for 'tied' (pooled :math:`S_W`) and
-        (n_classes, d) for 'diag'.
-    kind : {'full', 'tied', 'diag'}
+    scatter : ndarray or None
+        Of shape (n_classes, d, d) for kind 'full', (d, d) for 'tied' (pooled :math:`S_W`),
+        (n_classes, d) for 'diag'; None for 'mean'.
+    kind : {'full', 'tied', 'diag', 'mean'}
     fourth : ndarray of shape (n_classes,) or None
         :math:`\\sum_i w_i \\lVert x_i - \\mu_k \\rVert^4` (kind 'full' with ``moments=True``; needed by
         Ledoit-Wolf shrinkage).
@@ -167,7 +168,7 @@ class ClassStats:
     counts: np.ndarray
     n_rows: np.ndarray
     means: np.ndarray
-    scatter: np.ndarray
+    scatter: np.ndarray | None
     kind: str
     fourth: np.ndarray | None = None
     third: np.ndarray | None = None
@@ -188,12 +189,12 @@ class ClassStats:
 
         Parameters
         ----------
-        X : ndarray of shape (n_samples, n_features), float64
+        X : ndarray of shape (n_samples, n_features), float64 (or scipy.sparse for kind 'mean')
         y : ndarray of shape (n_samples,), int
             Class index of each row into ``classes``.
         classes : ndarray of shape (n_classes,)
         sample_weight : ndarray of shape (n_samples,) or None
-        kind : {'full', 'tied', 'diag'}
+        kind : {'full', 'tied', 'diag', 'mean'}
         moments : bool
             Also collect the fourth-moment statistics (kind 'full' only).
         """
@@ -205,7 +206,10 @@ class ClassStats:
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
         fourth = third = None
-        if kind == "tied":
+        if kind == "mean":  # X may be scipy.sparse: X^T onehot(y) is one sparse-dense product
+            sums = np.asarray(X.T @ _onehot(y, n_classes, sample_weight)).T
+            means, scatter = _safe_means(sums, counts), None
+        elif kind == "tied":
             means, scatter = _tied_scatter(X, y, sample_weight, counts, n_classes)
         elif kind == "diag":
             means, scatter = _diag_scatter(X, y, sample_weight, counts, n_classes)
@@ -228,6 +232,14 @@ class ClassStats:
     def total(self) -> float:
         """Total sample weight :math:`n = \\sum_k n_k`."""
         return float(self.counts.sum())
+
+    def sums(self) -> np.ndarray:
+        """Per-class weighted feature totals :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
+        return self.means * self.counts[:, None]
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The floating-point arrays held (for finiteness checks)."""
+        return tuple(a for a in (self.means, self.scatter, self.fourth, self.third) if a is not None)
 
     # ------------------------------------------------------------------ derived
     def pooled_scatter(self) -> np.ndarray:
@@ -280,7 +292,7 @@ class ClassStats:
             out[pos] = a
             return out
 
-        per_class = self.kind != "tied"
+        per_class = self.kind in ("full", "diag")
         return ClassStats(
             classes,
             spread(self.counts, (K,)),
@@ -307,7 +319,9 @@ class ClassStats:
         delta = b.means - a.means
         means = a.means + frac_b[:, None] * delta
         c = a.counts * frac_b  # n_a n_b / n
-        if self.kind == "tied":
+        if self.kind == "mean":
+            scatter = None
+        elif self.kind == "tied":
             scatter = a.scatter + b.scatter + (delta.T * c) @ delta
         elif self.kind == "diag":
             scatter = a.scatter + b.scatter + c[:, None] * delta**2

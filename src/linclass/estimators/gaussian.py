@@ -10,20 +10,10 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .. import gaussian
-from .._validation import (
-    explain_non_finite,
-    validate_classes,
-    validate_fit,
-    validate_predict,
-    validate_priors,
-)
-from ..posterior import log_posterior, posterior
-from ..stats import ClassStats
+from ._base import StatsClassifier
 
 __all__ = [
     "GaussianDiscriminantAnalysis",
@@ -34,8 +24,8 @@ __all__ = [
 _SHRINKAGE = [None, StrOptions({"ledoit-wolf", "oas"}), Interval(Real, 0, 1, closed="both")]
 
 
-class _GaussianBase(ClassifierMixin, BaseEstimator):
-    """fit / partial_fit / predict machinery shared by every Gaussian classifier.
+class _GaussianBase(StatsClassifier):
+    """Gaussian class-conditional densities on the :class:`StatsClassifier` machinery.
 
     Subclasses name their covariance structure in :meth:`_covariance_type` and may add fitted
     attributes in :meth:`_describe`.
@@ -62,138 +52,23 @@ class _GaussianBase(ClassifierMixin, BaseEstimator):
             "tol": getattr(self, "tol", 1e-10),
         }
 
-    # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model by maximum likelihood.
+    def _stats_request(self) -> tuple[str, bool]:
+        return gaussian.stats_kind(self._covariance_type(), self._settings()["shrinkage"])
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels (integers, strings, booleans, ...), kept in ``classes_``.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative frequency weights (an integer weight equals repeating the row).
+    def _estimate(self, stats, priors):
+        return gaussian.estimate(stats, self._covariance_type(), priors=priors, **self._settings())
 
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        self.__dict__.pop("stats_", None)
-        self._partial_classes = None
-        data = validate_fit(self, X, y, sample_weight, check_finite=False)
-        return self._absorb(data)
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Update the model with a batch; the result equals ``fit`` on all batches together.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every label that will ever appear, on the first call.  When omitted, the classes are the
-            labels seen so far (a later batch may bring new ones).
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        first = not hasattr(self, "stats_")
-        if first:
-            self._validate_params()
-            self._partial_classes = None if classes is None else validate_classes(classes)
-        elif classes is not None and (
-            self._partial_classes is None
-            or not np.array_equal(validate_classes(classes), self._partial_classes)
-        ):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
-                "partial_fit; give `classes` once, on the first call."
-            )
-        data = validate_fit(
-            self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
-            check_finite=False,
-        )
-        return self._absorb(data)
-
-    def _absorb(self, data):
-        kind, moments = gaussian.stats_kind(self._covariance_type(), self._settings()["shrinkage"])
-        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
-            batch = ClassStats.from_batch(
-                data.X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
-            )
-        explain_non_finite(self, data.X, batch.means, batch.scatter)
-        stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
-        if stats.n_classes < 2:
-            raise ValueError(
-                f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
-                "in `classes` on the first call to partial_fit."
-            )
-        model = gaussian.estimate(
-            stats,
-            self._covariance_type(),
-            priors=validate_priors(self.priors, stats.n_classes),
-            **self._settings(),
-        )
-        self.stats_ = stats
-        self.model_ = model
-        self.classes_ = stats.classes
-        self.class_count_ = stats.counts
-        self.priors_ = np.exp(model.log_priors)
-        self.means_ = model.means
-        self.covariance_ = model.covariance
-        self._describe(model)
-        return self
+    def _joint_log_likelihood(self, model, X):
+        return gaussian.joint_log_likelihood(model, X)
 
     def _describe(self, model) -> None:
         """Expose the fitted parameters under their usual names."""
-        if model.coef is not None:
-            if len(self.classes_) == 2:  # sigmoid(theta^T x + theta_0): seeds 000, 002
-                self.coef_ = (model.coef[1] - model.coef[0])[None, :]
-                self.intercept_ = np.array([model.intercept[1] - model.intercept[0]])
-            else:
-                self.coef_ = model.coef
-                self.intercept_ = model.intercept
+        self.means_ = model.means
+        self.covariance_ = model.covariance
+        if model.coef is not None:  # sigmoid(theta^T x + theta_0) for two classes: seeds 000, 002
+            self._describe_linear(model.coef, model.intercept)
         if model.shrinkage is not None:
             self.shrinkage_ = model.shrinkage
-
-    # ------------------------------------------------------------------ prediction
-    def _scores(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_predict(self, X, check_finite=False)
-        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
-            scores = gaussian.joint_log_likelihood(self.model_, X)
-        explain_non_finite(self, X, scores)
-        return scores
-
-    def decision_function(self, X):
-        """Class scores :math:`\\ln p(x, C_k)` (up to a term shared by all classes for linear models).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes (score of ``classes_[1]`` minus that of
-        ``classes_[0]``, i.e. :math:`\\theta^T x + \\theta_0` for linear models), else
-        (n_samples, n_classes).
-        """
-        scores = self._scores(X)
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def predict_log_proba(self, X):
-        """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
-        return log_posterior(self._scores(X))
-
-    def predict_proba(self, X):
-        """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
-        return posterior(self._scores(X))
-
-    def predict(self, X):
-        """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class GaussianDiscriminantAnalysis(_GaussianBase):
