@@ -5,6 +5,9 @@ Public names only; the implementation lives in the submodules (``stats``, ``cova
 """
 
 from .estimators import (
+    BernoulliNB,
+    MultinomialNB,
+    PoissonNB,
     GaussianDiscriminantAnalysis,
     GaussianNB,
     LinearDiscriminantAnalysis,
@@ -16,6 +19,9 @@ from .stats import ClassStats
 __version__ = "0.1.0"
 
 __all__ = [
+    "BernoulliNB",
+    "MultinomialNB",
+    "PoissonNB",
     "ClassStats",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",

@@ -40,6 +40,7 @@ import numpy as np
 
 from . import covariance as cov_
 from .exceptions import SingularCovarianceWarning
+from .priors import class_log_priors
 from .stats import ClassStats
 
 __all__ = [
@@ -129,25 +130,6 @@ def stats_kind(covariance_type: str, shrinkage) -> tuple[str, bool]:
     return "diag", False
 
 
-def _log_priors(stats: ClassStats, priors: np.ndarray | None) -> np.ndarray:
-    """MLE priors :math:`\\phi_k = n_k / n` (seed 001's :math:`\\phi`, seed 004's Lagrangian) or the
-    user's, in log space; classes without training weight get :math:`-\\infty`."""
-    present = stats.counts > 0
-    p = stats.counts / stats.total if priors is None else priors
-    missing = ~present & (p > 0)
-    if np.any(missing):
-        warnings.warn(
-            f"Class(es) {stats.classes[missing].tolist()} have no training samples yet; they get "
-            "zero posterior probability until samples of them are seen.",
-            UserWarning,
-            stacklevel=4,
-        )
-    usable = present & (p > 0)
-    out = np.full(p.shape, -np.inf)
-    out[usable] = np.log(p[usable])
-    return out
-
-
 def _shrunk(sigma, mle, n, fourth, shrinkage):
     """Shrink ``sigma`` with the intensity that ``shrinkage`` gives on the MLE covariance ``mle``
     (Ledoit-Wolf and OAS are defined on the MLE).  Returns ``(matrix, intensity or None)``."""
@@ -225,7 +207,7 @@ def estimate(
             "var_smoothing for diagonal models."
         )
     d = stats.n_features
-    log_priors = _log_priors(stats, priors)
+    log_priors = class_log_priors(stats, priors)
     eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
     center = stats.grand_mean()
     fallback = np.sqrt(stats.total_variance())

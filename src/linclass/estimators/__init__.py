@@ -2,8 +2,12 @@
 
 from .gaussian import GaussianDiscriminantAnalysis, GaussianNB, QuadraticDiscriminantAnalysis
 from .lda import LinearDiscriminantAnalysis
+from .naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 
 __all__ = [
+    "BernoulliNB",
+    "MultinomialNB",
+    "PoissonNB",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
     "LinearDiscriminantAnalysis",

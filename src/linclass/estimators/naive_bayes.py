@@ -1,0 +1,195 @@
+"""scikit-learn estimators for the discrete naive Bayes family (Bernoulli, multinomial, Poisson)."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
+
+from .. import naive_bayes
+from .._validation import check_finite
+from ..priors import class_log_priors
+from ._base import StatsClassifier
+
+__all__ = ["BernoulliNB", "MultinomialNB", "PoissonNB"]
+
+
+def _values(X):
+    """The stored values of X (all of them when dense)."""
+    return X.data if sp.issparse(X) else X
+
+
+class _DiscreteNB(StatsClassifier):
+    """Naive Bayes with one of the event models of :mod:`linclass.naive_bayes`.
+
+    Accepts scipy.sparse X without densifying it: the fit is one sparse product
+    :math:`X^T\\mathrm{onehot}(y)`, prediction one product :math:`X W^T`.
+    """
+
+    _event_model: str
+    _accept_sparse = True
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "priors": ["array-like", None],
+    }
+
+    def _stats_request(self) -> tuple[str, bool]:
+        return "mean", False
+
+    def _prepare(self, X):
+        check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
+        return X
+
+    def _estimate(self, stats, priors):
+        return naive_bayes.estimate(
+            stats, self._event_model, class_log_priors(stats, priors), self.alpha
+        )
+
+    def _joint_log_likelihood(self, model, X):
+        return naive_bayes.joint_log_likelihood(model, X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        # scikit-learn's generic training check draws Gaussian blobs, which a model of binary
+        # features or counts fits poorly (scikit-learn marks its own Bernoulli/Multinomial NB so)
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _describe(self, model) -> None:
+        self.feature_count_ = self.stats_.sums()
+        self.class_log_prior_ = model.log_priors
+        self.feature_log_prob_ = np.log(model.params)
+        self._describe_linear(model.coef, model.intercept)
+
+
+class _CountNB(_DiscreteNB):
+    """Event models for counts: negative values are refused."""
+
+    def _prepare(self, X):
+        X = super()._prepare(X)
+        values = _values(X)
+        if values.size and values.min() < 0:
+            raise ValueError(
+                f"Negative values in data passed to {type(self).__name__}: it models counts, which "
+                "must be >= 0 (use GaussianNB for real-valued features)."
+            )
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        return tags
+
+
+class BernoulliNB(_DiscreteNB):
+    """Naive Bayes for binary features (multivariate Bernoulli event model, Laplace smoothing).
+
+    :math:`\\phi_{kj} = (S_{kj} + \\alpha) / (n_k + 2\\alpha)` and the class scores are linear:
+    :math:`w_{kj} = \\ln\\frac{\\phi_{kj}}{1-\\phi_{kj}}`, :math:`w_{k0} = \\sum_j\\ln(1-\\phi_{kj}) + \\ln\\pi_k`
+    (see :mod:`linclass.naive_bayes`).  Same model as scikit-learn's BernoulliNB.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Laplace / additive smoothing (1.0: add one success and one failure per class and feature).
+    binarize : float or None, default=0.0
+        Features are 1 where ``x > binarize``; None means X is already 0/1 (checked).
+    priors : array-like of shape (n_classes,), default=None
+
+    Attributes
+    ----------
+    classes_, class_count_, priors_, class_log_prior_ : per class
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of ones per class and feature, :math:`S_{kj}`.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        :math:`\\ln\\phi_{kj}`.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``X_binary @ coef_.T + intercept_`` (two classes, shapes (1, d),
+        (1,)) or class scores (K classes, shapes (K, d), (K,)), up to a term shared by all classes.
+    stats_, model_ : the statistics and the fitted model record
+    """
+
+    _event_model = "bernoulli"
+    _parameter_constraints = {**_DiscreteNB._parameter_constraints, "binarize": [None, Real]}
+
+    def __init__(self, *, alpha: float = 1.0, binarize: float | None = 0.0, priors=None):
+        self.alpha = alpha
+        self.binarize = binarize
+        self.priors = priors
+
+    def _prepare(self, X):
+        X = super()._prepare(X)
+        if self.binarize is None:
+            values = _values(X)
+            if values.size and not np.all((values == 0) | (values == 1)):
+                raise ValueError(
+                    "BernoulliNB(binarize=None) needs features that are 0 or 1; X holds other "
+                    "values. Set binarize to a threshold (features are 1 where x > binarize)."
+                )
+            return X
+        if sp.issparse(X):
+            X = X.copy()
+            X.data = (X.data > self.binarize).astype(np.float64)
+            X.eliminate_zeros()
+            return X
+        return (X > self.binarize).astype(np.float64)
+
+
+class MultinomialNB(_CountNB):
+    """Naive Bayes for counts (multinomial event model, e.g. word counts), additive smoothing.
+
+    :math:`\\theta_{kj} = (S_{kj} + \\alpha) / (\\sum_l S_{kl} + \\alpha d)`; class scores
+    :math:`x^T\\ln\\theta_k + \\ln\\pi_k`.  Same model as scikit-learn's MultinomialNB.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+    priors : array-like of shape (n_classes,), default=None
+
+    Attributes
+    ----------
+    feature_count_, feature_log_prob_ (:math:`\\ln\\theta_{kj}`), class_log_prior_, coef_, intercept_,
+    classes_, class_count_, priors_, stats_, model_ : as in BernoulliNB
+    """
+
+    _event_model = "multinomial"
+
+    def __init__(self, *, alpha: float = 1.0, priors=None):
+        self.alpha = alpha
+        self.priors = priors
+
+
+class PoissonNB(_CountNB):
+    """Naive Bayes with independent Poisson counts per class and feature.
+
+    :math:`\\lambda_{kj} = (S_{kj} + \\alpha) / (n_k + \\alpha)`: the maximum-likelihood rate
+    :math:`S_{kj}/n_k` with :math:`\\alpha` pseudo-samples in which every feature counts 1.  Class scores
+    :math:`x^T\\ln\\lambda_k - \\sum_j\\lambda_{kj} + \\ln\\pi_k` are linear in x, so the posterior is a
+    logistic / softmax function of x (seed 002).  Non-integer non-negative values are accepted (the
+    score extends the Poisson log-likelihood through :math:`\\ln\\Gamma(x+1)`, shared by all classes).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+    priors : array-like of shape (n_classes,), default=None
+
+    Attributes
+    ----------
+    rates_ : ndarray of shape (n_classes, n_features)
+        :math:`\\lambda_{kj}`.
+    feature_count_, feature_log_prob_ (:math:`\\ln\\lambda_{kj}`), class_log_prior_, coef_, intercept_,
+    classes_, class_count_, priors_, stats_, model_ : as in BernoulliNB
+    """
+
+    _event_model = "poisson"
+
+    def __init__(self, *, alpha: float = 1.0, priors=None):
+        self.alpha = alpha
+        self.priors = priors
+
+    def _describe(self, model) -> None:
+        super()._describe(model)
+        self.rates_ = model.params
