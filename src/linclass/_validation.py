@@ -71,11 +71,11 @@ def check_finite(X, *, name: str = "X", feature_names=None) -> None:
     For scipy.sparse X the stored values are checked.
     """
     if sp.issparse(X):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(X.data.sum()):
+                return
         X = X.tocoo()
         values = X.data
-        with np.errstate(over="ignore", invalid="ignore"):
-            if np.isfinite(values.sum()):
-                return
         bad = ~np.isfinite(values)
         if bad.any():
             first = np.flatnonzero(bad)[0]

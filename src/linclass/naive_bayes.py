@@ -46,6 +46,8 @@ class DiscreteModel:
     log_priors : ndarray of shape (n_classes,)
     params : ndarray of shape (n_classes, n_features)
         :math:`\\phi_{kj}` (Bernoulli), :math:`\\theta_{kj}` (multinomial) or :math:`\\lambda_{kj}` (Poisson).
+    log_params : ndarray of shape (n_classes, n_features)
+        Their logarithms.
     coef : ndarray of shape (n_classes, n_features)
         :math:`w_k`.
     intercept : ndarray of shape (n_classes,)
@@ -57,6 +59,7 @@ class DiscreteModel:
     event_model: str
     log_priors: np.ndarray
     params: np.ndarray
+    log_params: np.ndarray
     coef: np.ndarray
     intercept: np.ndarray
     alpha: float
@@ -93,18 +96,19 @@ def estimate(stats: ClassStats, event_model: str, log_priors: np.ndarray, alpha:
     d = S.shape[1]
     if event_model == "bernoulli":
         params = (S + alpha) / (n + 2 * alpha)
+        log_params = np.log(params)
         log_not = np.log1p(-params)
-        coef = np.log(params) - log_not
+        coef = log_params - log_not
         intercept = log_not.sum(axis=1) + log_priors
     elif event_model == "multinomial":
         params = (S + alpha) / (S.sum(axis=1, keepdims=True) + alpha * d)
-        coef = np.log(params)
+        log_params = coef = np.log(params)
         intercept = log_priors.copy()
     else:
         params = (S + alpha) / (n + alpha)
-        coef = np.log(params)
+        log_params = coef = np.log(params)
         intercept = -params.sum(axis=1) + log_priors
-    return DiscreteModel(event_model, log_priors, params, coef, intercept, alpha)
+    return DiscreteModel(event_model, log_priors, params, log_params, coef, intercept, alpha)
 
 
 def joint_log_likelihood(model: DiscreteModel, X) -> np.ndarray:

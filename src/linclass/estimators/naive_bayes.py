@@ -38,10 +38,6 @@ class _DiscreteNB(StatsClassifier):
     def _stats_request(self) -> tuple[str, bool]:
         return "mean", False
 
-    def _prepare(self, X):
-        check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
-        return X
-
     def _estimate(self, stats, priors):
         return naive_bayes.estimate(
             stats, self._event_model, class_log_priors(stats, priors), self.alpha
@@ -61,7 +57,7 @@ class _DiscreteNB(StatsClassifier):
     def _describe(self, model) -> None:
         self.feature_count_ = self.stats_.sums()
         self.class_log_prior_ = model.log_priors
-        self.feature_log_prob_ = np.log(model.params)
+        self.feature_log_prob_ = model.log_params
         self._describe_linear(model.coef, model.intercept)
 
 
@@ -69,7 +65,8 @@ class _CountNB(_DiscreteNB):
     """Event models for counts: negative values are refused."""
 
     def _prepare(self, X):
-        X = super()._prepare(X)
+        # NaN / infinity need no pass of their own: they poison the statistics and scores, which
+        # the base class checks (and then names the entry)
         values = _values(X)
         if values.size and values.min() < 0:
             raise ValueError(
@@ -121,7 +118,8 @@ class BernoulliNB(_DiscreteNB):
         self.priors = priors
 
     def _prepare(self, X):
-        X = super()._prepare(X)
+        # thresholding would turn NaN into 0 silently: scan first
+        check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
         if self.binarize is None:
             values = _values(X)
             if values.size and not np.all((values == 0) | (values == 1)):
@@ -131,10 +129,13 @@ class BernoulliNB(_DiscreteNB):
                 )
             return X
         if sp.issparse(X):
-            X = X.copy()
-            X.data = (X.data > self.binarize).astype(np.float64)
-            X.eliminate_zeros()
-            return X
+            ones = X.data > self.binarize
+            if self.binarize >= 0:  # zeros stay zeros: keep the sparsity pattern of the ones
+                X = X.copy()
+                X.data = ones.astype(np.float64)
+                X.eliminate_zeros()
+                return X
+            return (X.toarray() > self.binarize).astype(np.float64)
         return (X > self.binarize).astype(np.float64)
 
 
