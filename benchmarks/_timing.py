@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+import traceback
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -75,3 +76,68 @@ def blas_threads() -> str:
 
 def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
+
+
+@dataclass
+class Row:
+    """One linclass model and its scikit-learn peers (zero or more variants)."""
+
+    name: str
+    ours: Callable[[], object]
+    theirs: dict[str, Callable[[], object]] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    """Everything measured for one row (``ours`` is None if the linclass model raised)."""
+
+    name: str
+    ours: Measurement | None
+    theirs: dict[str, Measurement]
+    error: str | None = None
+
+    def best_theirs(self, attr: str) -> tuple[str, float] | None:
+        """(variant, seconds) of the fastest scikit-learn variant for ``attr``, if any."""
+        if not self.theirs:
+            return None
+        variant = min(self.theirs, key=lambda v: getattr(self.theirs[v], attr))
+        return variant, getattr(self.theirs[variant], attr)
+
+    def speedup(self, attr: str) -> float | None:
+        best = self.best_theirs(attr)
+        if best is None or self.ours is None:
+            return None
+        return best[1] / getattr(self.ours, attr)
+
+
+def run_row(row: Row, data, repeat: int) -> Result:
+    error = None
+    try:
+        ours = measure(row.ours, data, repeat)
+    except Exception:  # report the traceback and go on with the other models
+        error = traceback.format_exc()
+        print(f"linclass {row.name} raised:\n{error}")
+        ours = None
+    theirs = {label: measure(f, data, repeat, silence=True) for label, f in row.theirs.items()}
+    return Result(row.name, ours, theirs, error)
+
+
+def bracketed_floor(floor: Callable[[], object], run: Callable[[], object], repeat: int) -> tuple:
+    """Time ``floor`` before and after ``run()`` (the models); return ``(run(), before, after)``.
+
+    A large gap between the two floor times means the machine was busy during the run; the
+    smaller one is the floor to divide by.
+    """
+    before = best_time(floor, repeat)
+    out = run()
+    return out, before, best_time(floor, repeat)
+
+
+def print_targets(targets: list[tuple[str, float | None, Callable[[float], bool]]], width: int) -> None:
+    """Print ``(description, measured ratio or None, passes)`` rows as PASS / FAIL lines."""
+    print("targets")
+    for description, value, passes in targets:
+        if value is None:
+            print(f"  FAIL  {description:<{width}} measured - (linclass model raised)")
+        else:
+            print(f"  {'PASS' if passes(value) else 'FAIL'}  {description:<{width}} measured {value:.2f}x")

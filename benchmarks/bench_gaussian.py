@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import sklearn
@@ -25,7 +23,15 @@ from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 import linclass
 
-from _timing import best_time, blas_threads, fmt, measure, Measurement  # benchmarks/ is on sys.path when run as a script
+from _timing import (  # benchmarks/ is on sys.path when run as a script
+    Result,
+    Row,
+    blas_threads,
+    bracketed_floor,
+    fmt,
+    run_row,
+)
+from _timing import print_targets as report_targets
 
 N_TEST = 20_000
 
@@ -57,15 +63,6 @@ def make_data(n: int, d: int, k: int, seed: int):
 # --------------------------------------------------------------------------- models
 
 
-@dataclass
-class Row:
-    """One linclass model and its scikit-learn peers (zero or more variants)."""
-
-    name: str
-    ours: Callable[[], object]
-    theirs: dict[str, Callable[[], object]] = field(default_factory=dict)
-
-
 ROWS = [
     Row(
         "LDA",
@@ -80,32 +77,6 @@ ROWS = [
     Row("GaussianNB", linclass.GaussianNB, {"default": SkGaussianNB}),
     Row("GDA tied_diag", lambda: linclass.GaussianDiscriminantAnalysis(covariance_type="tied_diag")),
 ]
-
-
-@dataclass
-class Result:
-    """Everything measured for one row."""
-
-    name: str
-    ours: Measurement
-    theirs: dict[str, Measurement]
-
-    def best_theirs(self, attr: str) -> tuple[str, float] | None:
-        """(variant, seconds) of the fastest scikit-learn variant for ``attr``, if any."""
-        if not self.theirs:
-            return None
-        variant = min(self.theirs, key=lambda v: getattr(self.theirs[v], attr))
-        return variant, getattr(self.theirs[variant], attr)
-
-    def speedup(self, attr: str) -> float | None:
-        best = self.best_theirs(attr)
-        return None if best is None else best[1] / getattr(self.ours, attr)
-
-
-def run_row(row: Row, data, repeat: int) -> Result:
-    ours = measure(row.ours, data, repeat)
-    theirs = {label: measure(f, data, repeat, silence=True) for label, f in row.theirs.items()}
-    return Result(row.name, ours, theirs)
 
 
 # --------------------------------------------------------------------------- report
@@ -130,6 +101,9 @@ def print_table(results: list[Result], floor_s: float) -> None:
     print(head)
     print("-" * len(head))
     for r in results:
+        if r.ours is None:
+            print(f"{r.name:<14} raised (traceback above)")
+            continue
         sk_fit = r.best_theirs("fit_s")
         sk_proba = r.best_theirs("proba_s")
         print(
@@ -147,6 +121,8 @@ def print_table(results: list[Result], floor_s: float) -> None:
     print(head)
     print("-" * len(head))
     for r in results:
+        if r.ours is None:
+            continue
         if not r.theirs:
             print(f"{r.name:<14} {'-':<10} {'-':>9} {'-':>10} {r.ours.accuracy:>9.4f} {'-':>7} {'-':>9}")
         for label, m in r.theirs.items():
@@ -165,7 +141,8 @@ def print_targets(results: list[Result], floor_s: float) -> None:
     by_name = {r.name: r for r in results}
 
     def ratio_to_floor(name: str) -> float:
-        return by_name[name].ours.fit_s / floor_s
+        ours = by_name[name].ours
+        return None if ours is None else ours.fit_s / floor_s
 
     # (description, measured value, passes?)
     targets = [
@@ -177,9 +154,7 @@ def print_targets(results: list[Result], floor_s: float) -> None:
          lambda v: v >= 3),
         ("GaussianNB fit <= 1.0x floor", ratio_to_floor("GaussianNB"), lambda v: v <= 1.0),
     ]
-    print("targets")
-    for description, value, passes in targets:
-        print(f"  {'PASS' if passes(value) else 'FAIL'}  {description:<52} measured {value:.2f}x")
+    report_targets(targets, width=52)
 
 
 # --------------------------------------------------------------------------- main
@@ -201,10 +176,9 @@ def main(argv=None) -> None:
     data = make_data(args.n, args.d, args.k, args.seed)
     X = data[0]
     floor = lambda: X.T @ X  # noqa: E731
-    floor_before = best_time(floor, args.repeat)
-    results = [run_row(row, data, args.repeat) for row in ROWS]
-    floor_after = best_time(floor, args.repeat)
-    # The floor is timed before and after the models; a large gap means the machine was busy.
+    results, floor_before, floor_after = bracketed_floor(
+        floor, lambda: [run_row(row, data, args.repeat) for row in ROWS], args.repeat
+    )
     floor_s = min(floor_before, floor_after)
     print(f"floor (X.T @ X): before {floor_before:.4f} s, after {floor_after:.4f} s; using the minimum")
     print_table(results, floor_s)

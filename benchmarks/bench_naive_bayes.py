@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import scipy
@@ -29,7 +27,15 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import linclass
 
-from _timing import best_time, blas_threads, fmt, measure, Measurement  # benchmarks/ is on sys.path when run as a script
+from _timing import (  # benchmarks/ is on sys.path when run as a script
+    Result,
+    Row,
+    blas_threads,
+    bracketed_floor,
+    fmt,
+    run_row,
+)
+from _timing import print_targets as report_targets
 
 N_TEST = 10_000
 ZIPF_EXPONENT = 1.1
@@ -100,15 +106,6 @@ def one_hot(y: np.ndarray, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------- models
 
 
-@dataclass
-class Row:
-    """One linclass model and its scikit-learn peer (if any)."""
-
-    name: str
-    ours: Callable[[], object]
-    theirs: dict[str, Callable[[], object]] = field(default_factory=dict)
-
-
 ROWS = [
     Row("MultinomialNB", lambda: linclass.MultinomialNB(alpha=1.0),
         {"default": lambda: SkMultinomialNB(alpha=1.0)}),
@@ -116,43 +113,6 @@ ROWS = [
         {"default": lambda: SkBernoulliNB(alpha=1.0, binarize=0.0)}),
     Row("PoissonNB", lambda: linclass.PoissonNB(alpha=1.0)),
 ]
-
-
-@dataclass
-class Result:
-    """Everything measured for one row (``ours`` is None if the linclass model raised)."""
-
-    name: str
-    ours: Measurement | None
-    theirs: dict[str, Measurement]
-    error: str | None = None
-
-    def best_theirs(self, attr: str) -> tuple[str, float] | None:
-        """(variant, seconds) of the fastest scikit-learn variant for ``attr``, if any."""
-        if not self.theirs:
-            return None
-        variant = min(self.theirs, key=lambda v: getattr(self.theirs[v], attr))
-        return variant, getattr(self.theirs[variant], attr)
-
-    def speedup(self, attr: str) -> float | None:
-        best = self.best_theirs(attr)
-        if best is None or self.ours is None:
-            return None
-        return best[1] / getattr(self.ours, attr)
-
-
-def run_row(row: Row, data, repeat: int) -> Result:
-    error = None
-    try:
-        ours = measure(row.ours, data, repeat)
-    except Exception:  # report the traceback and go on with the other models
-        import traceback
-
-        error = traceback.format_exc()
-        print(f"linclass {row.name} raised:\n{error}")
-        ours = None
-    theirs = {label: measure(f, data, repeat, silence=True) for label, f in row.theirs.items()}
-    return Result(row.name, ours, theirs, error)
 
 
 # --------------------------------------------------------------------------- report
@@ -235,12 +195,7 @@ def print_targets(results: list[Result], floor_s: float) -> None:
                         by_name[name].speedup("proba_s"), lambda v: v >= 1.0))
     for name in ("MultinomialNB", "BernoulliNB", "PoissonNB"):
         targets.append((f"{name} fit <= 1.2x floor", ratio_to_floor(name), lambda v: v <= 1.2))
-    print("targets")
-    for description, value, passes in targets:
-        if value is None:
-            print(f"  FAIL  {description:<64} measured - (linclass model raised)")
-        else:
-            print(f"  {'PASS' if passes(value) else 'FAIL'}  {description:<64} measured {value:.3f}x")
+    report_targets(targets, width=64)
 
 
 # --------------------------------------------------------------------------- main
@@ -266,10 +221,9 @@ def main(argv=None) -> None:
     X = data[0]
     Y = one_hot(data[1], args.k)  # built outside the timing
     floor = lambda: X.T @ Y  # noqa: E731
-    floor_before = best_time(floor, args.repeat)
-    results = [run_row(row, data, args.repeat) for row in ROWS]
-    floor_after = best_time(floor, args.repeat)
-    # The floor is timed before and after the models; a large gap means the machine was busy.
+    results, floor_before, floor_after = bracketed_floor(
+        floor, lambda: [run_row(row, data, args.repeat) for row in ROWS], args.repeat
+    )
     floor_s = min(floor_before, floor_after)
     print(f"floor (X.T @ Y, Y dense n x K one-hot): before {floor_before:.4f} s, after {floor_after:.4f} s; "
           f"using the minimum")
