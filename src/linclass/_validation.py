@@ -28,6 +28,7 @@ __all__ = [
     "encode_labels",
     "explain_non_finite",
     "validate_fit",
+    "validate_classes",
     "validate_predict",
     "validate_priors",
     "validate_sample_weight",

@@ -245,7 +245,8 @@ def estimate(
     if np.any(low[present]):
         _warn_singular(
             f"per-class variance of class(es) {stats.classes[present & low.any(axis=1)].tolist()}",
-            "deficient", d, f"Zero variances were floored at {tol:g} x the feature's total variance.",
+            int((~low[present]).sum(axis=1).min()), d,
+            f"Zero variances were floored at {tol:g} x the feature's total variance.",
         )
     var[~present] = 1.0
     inv_var = 1.0 / var
@@ -284,8 +285,9 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
         if not np.all(keep):
             _warn_singular("shared per-feature variance", int(keep.sum()), sigma.size,
                            "Features with zero within-class variance are ignored.")
-        half = np.diag(np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0))
+        h = np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0)  # H = diag(h)
         rank = int(keep.sum())
+        whiten, unwhiten = (lambda A: A * h), (lambda Z: Z * h)
     else:
         scale, evals, U = _scaled_eigh(sigma, fallback_scale)
         keep = evals > tol * max(float(evals[-1]), 0.0)
@@ -293,10 +295,11 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
         if rank < sigma.shape[0]:
             _warn_singular("shared covariance", rank, sigma.shape[0], "Using a pseudo-inverse on its range.")
         half = U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
-    Z = means @ half
-    coef = Z @ half.T
+        whiten, unwhiten = (lambda A: A @ half), (lambda Z: Z @ half.T)
+    Z = whiten(means)  # coef = Sigma^+ mu = H H^T mu
+    coef = unwhiten(Z)
     intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
-    Zc = (means - center) @ half
+    Zc = whiten(means - center)
     centred = -0.5 * np.einsum("kj,kj->k", Zc, Zc) + log_priors
     return GaussianModel(
         **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,

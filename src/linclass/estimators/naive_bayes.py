@@ -64,6 +64,10 @@ class _DiscreteNB(StatsClassifier):
 class _CountNB(_DiscreteNB):
     """Event models for counts: negative values are refused."""
 
+    def __init__(self, *, alpha: float = 1.0, priors=None):
+        self.alpha = alpha
+        self.priors = priors
+
     def _prepare(self, X):
         # NaN / infinity need no pass of their own: they poison the statistics and scores, which
         # the base class checks (and then names the entry)
@@ -158,10 +162,6 @@ class MultinomialNB(_CountNB):
 
     _event_model = "multinomial"
 
-    def __init__(self, *, alpha: float = 1.0, priors=None):
-        self.alpha = alpha
-        self.priors = priors
-
 
 class PoissonNB(_CountNB):
     """Naive Bayes with independent Poisson counts per class and feature.
@@ -186,10 +186,6 @@ class PoissonNB(_CountNB):
     """
 
     _event_model = "poisson"
-
-    def __init__(self, *, alpha: float = 1.0, priors=None):
-        self.alpha = alpha
-        self.priors = priors
 
     def _describe(self, model) -> None:
         super()._describe(model)
