@@ -8,7 +8,9 @@ from linclass import (
     GaussianDiscriminantAnalysis,
     GaussianNB,
     LinearDiscriminantAnalysis,
+    LogisticRegression,
     MultinomialNB,
+    Perceptron,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
 )
@@ -25,6 +27,11 @@ ESTIMATORS = [
     BernoulliNB(),
     MultinomialNB(),
     PoissonNB(),
+    *[LogisticRegression(solver=s, random_state=0) for s in ("newton", "bohning", "lbfgs", "sgd")],
+    LogisticRegression(C=float("inf"), max_iter=50),
+    Perceptron(random_state=0),
+    Perceptron(basis="poly", random_state=0),
+    Perceptron(shuffle=False, pocket=True, max_epochs=50),
 ]
 
 
@@ -33,6 +40,14 @@ def expected_failures(estimator):
         # this check draws Gaussian blobs with negative values and ignores the positive_only tag;
         # count models refuse negative counts with a clear error, as they should
         return {"check_decision_proba_consistency": "negative 'counts' are refused by design"}
+    if isinstance(estimator, Perceptron):
+        # the rule is sequential: weight 2 is one doubled update, whereas a repeated row is visited
+        # twice (elsewhere in the order); scikit-learn marks its own Perceptron the same way
+        return {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "a weighted update is not the same as visiting a repeated sample twice"
+            )
+        }
     return {}
 
 

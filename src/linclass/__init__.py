@@ -11,9 +11,11 @@ from .estimators import (
     GaussianDiscriminantAnalysis,
     GaussianNB,
     LinearDiscriminantAnalysis,
+    LogisticRegression,
+    Perceptron,
     QuadraticDiscriminantAnalysis,
 )
-from .exceptions import SingularCovarianceWarning
+from .exceptions import SeparationWarning, SingularCovarianceWarning
 from .stats import ClassStats
 
 __version__ = "0.1.0"
@@ -26,7 +28,10 @@ __all__ = [
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
     "LinearDiscriminantAnalysis",
+    "LogisticRegression",
+    "Perceptron",
     "QuadraticDiscriminantAnalysis",
+    "SeparationWarning",
     "SingularCovarianceWarning",
     "__version__",
 ]

@@ -2,10 +2,17 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NotFittedError", "SingularCovarianceWarning"]
+__all__ = ["NotFittedError", "SeparationWarning", "SingularCovarianceWarning"]
 
 
 class SingularCovarianceWarning(UserWarning):
     """A covariance matrix was singular or nearly so (constant or collinear features, or a class with
     fewer samples than features).  The model fell back to a pseudo-inverse or an eigenvalue floor; the
     message says which, and how to regularise instead."""
+
+
+class SeparationWarning(UserWarning):
+    """The classes are (quasi-)completely separated by a hyperplane, so the logistic / softmax
+    maximum-likelihood estimate does not exist: the unpenalised coefficients diverge, and the finite
+    values returned depend on where the iteration stopped.  A finite ``C`` gives a penalised estimate,
+    which always exists."""

@@ -2,7 +2,9 @@
 
 from .gaussian import GaussianDiscriminantAnalysis, GaussianNB, QuadraticDiscriminantAnalysis
 from .lda import LinearDiscriminantAnalysis
+from .logistic import LogisticRegression
 from .naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
+from .perceptron import Perceptron
 
 __all__ = [
     "BernoulliNB",
@@ -11,5 +13,7 @@ __all__ = [
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
     "LinearDiscriminantAnalysis",
+    "LogisticRegression",
+    "Perceptron",
     "QuadraticDiscriminantAnalysis",
 ]

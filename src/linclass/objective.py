@@ -1,0 +1,352 @@
+"""The linear-model layer: coefficient layout, intercept, L2 penalty, and the objective that the solvers
+minimise, with its gradient, Hessian and Hessian upper bound.
+
+The objective is the penalised negative log-likelihood per unit of sample weight,
+
+.. math::
+
+    f(\\theta) = \\frac{1}{N}\\Big(\\sum_i w_i\\,\\ell(s_i, y_i) + \\frac{\\lambda}{2}\\lVert W\\rVert_F^2\\Big),
+    \\qquad N = \\sum_i w_i, \\quad \\lambda = 1/C,
+
+with the pointwise losses of :mod:`linclass.losses`; the intercept is never penalised.  Dividing by N
+does not move the optimum; it makes ``tol`` independent of the data size.  (The penalty is on the sum
+of the losses, as in scikit-learn, so the same C gives the same model.)
+
+Coefficient layout
+    ``theta`` has shape (p, m): p = d (+1 for the intercept, last row), m = 1 for two classes and
+    m = K - 1 for K > 2.  Softmax coefficients live in an orthonormal basis :math:`P` (K x (K-1)) of
+    the sum-to-zero subspace, :math:`\\Theta = \\theta P^T`, which is seed 000's constraint
+    :math:`\\sum_j\\theta_j = 0` built in: the seed shows that the constraint does not change the
+    likelihood's optimum, and it removes the one direction in which the softmax Hessian is singular.
+    Because :math:`P^TP = I`, :math:`\\lVert\\Theta\\rVert_F = \\lVert\\theta\\rVert_F` and the penalty is the
+    symmetric one of the K-vector model.
+
+Centring
+    With an intercept the data are centred at their weighted mean :math:`m` (implicitly:
+    :math:`s = X w + (b - m^T w)`), which leaves the model unchanged and keeps the Hessian well
+    conditioned however far the data sit from the origin.  The centred Gram matrix comes from
+    :class:`~linclass.stats.ClassStats` (one pass, exact even for large offsets).
+
+Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
+without the intercept entry:
+
+binary   :math:`H = \\frac1N(\\tilde X^T D \\tilde X + \\lambda\\tilde I)`, :math:`D = \\mathrm{diag}(w_i\\mu_i(1-\\mu_i))`
+         (seed 000 eq. of sec. 2.3, :math:`X^TWX`); bound :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X +
+         \\lambda\\tilde I)` since :math:`\\mu(1-\\mu)\\le\\frac14`.  (The seed writes
+         :math:`H \\preceq X^TX`; the bound its update :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` uses is
+         :math:`H \\preceq \\frac14 X^TX`.)
+softmax  blocks :math:`H_{ab} = \\frac1N\\tilde X^T\\mathrm{diag}(w_i M_{i,ab})\\tilde X` with
+         :math:`M_i = P^T(\\mathrm{diag}\\,\\mu_i - \\mu_i\\mu_i^T)P`; Böhning's bound
+         :math:`\\tfrac12(I - \\tfrac1K\\mathbf{1}\\mathbf{1}^T)\\otimes\\tilde X^T\\tilde X` becomes
+         :math:`\\tfrac12 I_{K-1}\\otimes\\tilde X^TW\\tilde X` in the basis :math:`P`: K - 1 identical blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import losses
+from .stats import ClassStats
+
+__all__ = ["LinearObjective", "contrast_basis"]
+
+_LOW_PRECISION_MIN = 2_000_000  # entries of X above which Newton's Hessian may be formed in float32
+
+
+def contrast_basis(n_classes: int) -> np.ndarray:
+    """Orthonormal basis of :math:`\\{v \\in R^K: \\sum_k v_k = 0\\}` (normalised Helmert contrasts).
+
+    Returns an array of shape (K, K-1) with :math:`P^TP = I` and :math:`\\mathbf{1}^TP = 0`.
+    """
+    K = n_classes
+    P = np.zeros((K, K - 1))
+    for j in range(1, K):
+        P[:j, j - 1] = 1.0
+        P[j, j - 1] = -float(j)
+        P[:, j - 1] /= np.sqrt(j * (j + 1.0))
+    return P
+
+
+class LinearObjective:
+    """The penalised mean negative log-likelihood of a linear logistic / softmax model.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int
+        Class index of each row, in ``range(n_classes)``.
+    n_classes : int
+        2 for logistic regression (sigmoid), K > 2 for softmax regression.
+    sample_weight : ndarray of shape (n_samples,) or None
+    l2 : float
+        :math:`\\lambda = 1/C` (0 for the unpenalised maximum-likelihood fit).
+    fit_intercept : bool
+    """
+
+    def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True):
+        self.X, self.y, self.n_classes = X, y, n_classes
+        self.w = sample_weight
+        self.l2 = float(l2)
+        self.fit_intercept = fit_intercept
+        n, d = X.shape
+        self.n_features = d
+        self.basis = None if n_classes == 2 else contrast_basis(n_classes)
+        self.shape = (d + int(fit_intercept), 1 if n_classes == 2 else n_classes - 1)
+        self.total = float(n if sample_weight is None else sample_weight.sum())
+        if fit_intercept:
+            weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
+            self.offset = weighted / self.total
+        else:
+            self.offset = np.zeros(d)
+        self.class_weight = np.bincount(y, weights=sample_weight, minlength=n_classes)
+        self._target = y.astype(np.float64) if n_classes == 2 else None
+        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
+        self._gram = None
+        self._last = None  # (theta, probabilities) of the last full evaluation
+
+    @property
+    def gram(self) -> np.ndarray:
+        """Centred weighted Gram matrix :math:`\\tilde X^TW\\tilde X` of shape (p, p): the Hessian
+        bound's only data term, from :class:`~linclass.stats.ClassStats` (one pass, exact for large
+        offsets)."""
+        if self._gram is None:
+            n, d = self.X.shape
+            p = self.shape[0]
+            if self.fit_intercept:
+                stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
+                                              kind="tied")
+                scatter = stats.scatter
+            else:
+                Xs = self.X if self.w is None else self.X * np.sqrt(self.w)[:, None]
+                scatter = Xs.T @ Xs
+            gram = np.zeros((p, p))
+            gram[:d, :d] = (scatter + scatter.T) / 2
+            if self.fit_intercept:
+                gram[d, d] = self.total
+            self._gram = gram
+        return self._gram
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def n_params(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def _penalty_diagonal(self) -> np.ndarray:
+        """:math:`\\lambda\\tilde I` as the diagonal of an (n_params,) vector in C order."""
+        diag = np.full(self.shape, self.l2)
+        if self.fit_intercept:
+            diag[-1] = 0.0
+        return diag.ravel()
+
+    def coefficients(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)`` on the original (uncentred) features.
+
+        Two classes: shapes (1, d) and (1,) (the log-odds of class 1).  K classes: (K, d) and (K,),
+        summing to zero over the classes (seed 000's constraint).
+        """
+        theta = theta.reshape(self.shape)
+        d = self.n_features
+        W = theta[:d]
+        b = theta[d] - self.offset @ W if self.fit_intercept else np.zeros(self.shape[1])
+        if self.basis is not None:
+            W, b = W @ self.basis.T, b @ self.basis.T
+        return W.T.copy(), np.asarray(b, dtype=np.float64).reshape(-1)
+
+    def from_coefficients(self, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`coefficients` (used for warm starts); returns theta of shape (p, m)."""
+        W, b = np.asarray(coef, float).T, np.asarray(intercept, float).reshape(-1)
+        if self.basis is not None:
+            W, b = W @ self.basis, b @ self.basis
+        theta = np.zeros(self.shape)
+        theta[: self.n_features] = W
+        if self.fit_intercept:
+            theta[-1] = b + self.offset @ W
+        return theta
+
+    def null_start(self) -> np.ndarray:
+        """The intercept-only maximum-likelihood point (zero coefficients): log-odds / log-priors of
+        the weighted class frequencies."""
+        theta = np.zeros(self.shape)
+        if self.fit_intercept:
+            freq = np.clip(self.class_weight / self.total, 1e-12, None)
+            log_freq = np.log(freq)
+            theta[-1] = log_freq[1] - log_freq[0] if self.basis is None else log_freq @ self.basis
+        return theta
+
+    # ------------------------------------------------------------------ evaluation
+    def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
+        """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
+        coef, intercept = self.coefficients(theta)
+        S = (self.X if X is None else X) @ coef.T + intercept
+        return S[:, 0] if self.basis is None else S
+
+    def _loss_residual(self, theta, rows=None):
+        """Weighted per-sample losses' sum and residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)`
+        (on ``rows`` only when given)."""
+        X = self.X if rows is None else self.X[rows]
+        y = self.y if rows is None else self.y[rows]
+        S = self.scores(theta, X)
+        if self.basis is None:
+            target = self._target if rows is None else self._target[rows]
+            loss, mu = losses.binary(S, target)
+            R = mu - target
+        else:
+            loss, mu = losses.softmax(S, y)
+            R = mu.copy()
+            R[np.arange(y.size), y] -= 1.0
+        if rows is None:
+            self._last = (np.array(theta, copy=True), mu)
+        if self.w is not None:
+            w = self.w if rows is None else self.w[rows]
+            loss = loss * w
+            R *= w[:, None] if R.ndim == 2 else w
+        return float(loss.sum()), R, X
+
+    def _gradient(self, theta, R, X, scale) -> np.ndarray:
+        """:math:`\\nabla_W = (X - \\mathbf 1 m^T)^T R P \\cdot scale + \\lambda W / N`,
+        :math:`\\nabla_b = P^T R^T\\mathbf 1 \\cdot scale`."""
+        d = self.n_features
+        G = np.empty(self.shape)
+        if self.basis is None:
+            rsum = R.sum()
+            G[:d, 0] = (X.T @ R - self.offset * rsum) * scale
+        else:
+            rsum = R.sum(axis=0)
+            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis * scale
+            rsum = rsum @ self.basis
+        if self.fit_intercept:
+            G[d] = rsum * scale
+        G[:d] += (self.l2 / self.total) * theta[:d]
+        return G
+
+    def value(self, theta: np.ndarray) -> float:
+        """:math:`f(\\theta)`."""
+        value, _, _ = self._loss_residual(theta)
+        W = theta.reshape(self.shape)[: self.n_features]
+        return (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
+
+    def value_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """:math:`f(\\theta)` and its gradient (shape (p, m)).
+
+        :math:`\\nabla_W = \\frac1N((X - \\mathbf 1 m^T)^T R P + \\lambda W)`, :math:`\\nabla_b =
+        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (seed 000:
+        :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
+        """
+        theta = theta.reshape(self.shape)
+        value, R, X = self._loss_residual(theta)
+        W = theta[: self.n_features]
+        value += 0.5 * self.l2 * float(np.sum(W * W))
+        return value / self.total, self._gradient(theta, R, X, 1.0 / self.total)
+
+    def batch_gradient(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Unbiased estimate of the gradient of :math:`f` from the samples ``rows`` (their weighted
+        mean loss gradient plus the penalty's gradient); zero when the rows carry no weight."""
+        theta = theta.reshape(self.shape)
+        _, R, X = self._loss_residual(theta, rows)
+        weight = rows.size if self.w is None else float(self.w[rows].sum())
+        if weight <= 0:
+            return np.zeros(self.shape)
+        return self._gradient(theta, R, X, 1.0 / weight)
+
+    # ------------------------------------------------------------------ curvature
+    def hessian_bound_block(self) -> np.ndarray:
+        """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
+        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),
+        :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax (Böhning)."""
+        B = self.gram * (0.25 if self.basis is None else 0.5)
+        B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
+        return B / self.total
+
+    def hessian_bound(self) -> np.ndarray:
+        """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
+        return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
+
+    def _probabilities(self, theta) -> np.ndarray:
+        """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
+        if self._last is not None and np.array_equal(self._last[0], theta):
+            return self._last[1]
+        S = self.scores(theta)
+        return losses.binary(S, self._target)[1] if self.basis is None else (
+            losses.softmax_probabilities(S)[1])
+
+    def _curvature_weights(self, theta) -> np.ndarray:
+        """Per-sample curvature :math:`w_i M_i` of shape (n, m, m) (binary: (n, 1, 1))."""
+        mu = self._probabilities(theta)
+        if self.basis is None:
+            c = (mu * (1.0 - mu))[:, None, None]
+        else:
+            Q = mu @ self.basis
+            m = Q.shape[1]
+            outer = (self.basis[:, :, None] * self.basis[:, None, :]).reshape(-1, m * m)
+            c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
+        return c if self.w is None else c * self.w[:, None, None]
+
+    def _centred(self, low: bool) -> np.ndarray:
+        """:math:`X - \\mathbf 1 m^T` (a float32 copy kept for low-precision Hessians)."""
+        if not low:
+            return self.X - self.offset if self.fit_intercept else self.X
+        if self._low is None:
+            self._low = np.empty(self.X.shape, dtype=np.float32)
+            np.subtract(self.X, self.offset, out=self._low, casting="same_kind")
+        return self._low
+
+    def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
+        """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
+        d = self.n_features
+        out = np.empty((self.shape[0],) * 2)
+        if np.all(c >= 0):
+            if low:
+                A = self._centred(True) * np.sqrt(c).astype(np.float32)[:, None]
+            else:
+                A = np.subtract(self.X, self.offset)
+                A *= np.sqrt(c)[:, None]
+            out[:d, :d] = A.T @ A
+            Xc = None
+        else:
+            Xc = self._centred(low)
+            out[:d, :d] = Xc.T @ (Xc * c.astype(Xc.dtype)[:, None])
+            out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
+        if self.fit_intercept:
+            if Xc is None:
+                cross = self.X.T @ c - self.offset * c.sum()
+            else:
+                cross = Xc.T @ c.astype(Xc.dtype)
+            out[:d, d] = out[d, :d] = cross
+            out[d, d] = c.sum()
+        return out
+
+    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+        """The Hessian of :math:`f` at theta, shape (n_params, n_params), C order of (p, m).
+
+        At a point with zero coefficients every row has the same probabilities, so the Hessian is
+        :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
+        the data products in float32 when X is large (for Newton steps; the gradient, and therefore
+        the optimum, stay float64).
+        """
+        theta = theta.reshape(self.shape)
+        p, m = self.shape
+        d = self.n_features
+        low = low_precision and self.X.size >= _LOW_PRECISION_MIN
+        if not np.any(theta[:d]):
+            gram = self.gram if (self._gram is not None or not low) else self._weighted_gram(
+                np.ones(self.X.shape[0]) if self.w is None else self.w, True)
+            H = np.kron(gram, self._curvature_weights_at_constant(theta))
+        else:
+            C = self._curvature_weights(theta)
+            H4 = np.empty((p, m, p, m))
+            for a in range(m):
+                for b in range(a, m):
+                    block = self._weighted_gram(C[:, a, b], low)
+                    H4[:, a, :, b] = block
+                    H4[:, b, :, a] = block.T
+            H = H4.reshape(p * m, p * m)
+        H[np.diag_indices(p * m)] += self._penalty_diagonal()
+        return H / self.total
+
+    def _curvature_weights_at_constant(self, theta) -> np.ndarray:
+        b = theta[-1] if self.fit_intercept else np.zeros(self.shape[1])
+        if self.basis is None:
+            mu = 1.0 / (1.0 + np.exp(-b[0]))
+            return np.array([[mu * (1.0 - mu)]])
+        mu = losses.softmax_probabilities((self.basis @ b)[None, :])[1][0]
+        return self.basis.T @ (np.diag(mu) - np.outer(mu, mu)) @ self.basis

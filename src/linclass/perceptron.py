@@ -1,0 +1,442 @@
+"""The perceptron learning rule (seed 003, section 6.1.4) and its basis expansions.
+
+The model is a generalized linear model with a step activation (seed 003, eq. 6.8),
+
+.. math:: y(x) = f(w^T\\phi(x)), \\qquad f(a) = +1 \\text{ if } a \\ge 0, \\; -1 \\text{ otherwise},
+
+where the feature vector :math:`\\phi(x)` includes the bias component :math:`\\phi_0(x) = 1` (stored
+separately as the intercept).  Training minimises the perceptron criterion
+
+.. math:: E_P(w) = -\\sum_{n \\in \\mathcal{M}} w^T\\phi_n t_n
+
+(:math:`\\mathcal{M}` the misclassified patterns, :math:`t_n \\in \\{-1, +1\\}`) by stochastic gradient
+descent with learning rate :math:`\\eta = 1`: cycling through the patterns, each misclassified one gives
+
+.. math:: w^{(\\tau+1)} = w^{(\\tau)} + \\phi_n t_n \\qquad \\text{(eq. 6.9)}
+
+(times the pattern's sample weight, when weights are given).  By the perceptron convergence theorem the
+rule finds an exact solution in a finite number of steps whenever one exists.
+
+For :math:`K > 2` classes this is the multi-class perceptron: one weight vector per class, prediction
+:math:`\\arg\\max_k w_k^T\\phi` (ties go to the lowest index) and, on an error with true class t and
+predicted class p, :math:`w_t \\mathrel{+}= \\phi_n`, :math:`w_p \\mathrel{-}= \\phi_n`.
+
+The rule is sequential, but most patterns are classified correctly and leave w unchanged, so
+:func:`run_epoch` scores a block of upcoming patterns with one matrix product, applies the update of the
+first misclassified one and rescans the rest of the block with the new weights.  The sequence of updates
+is exactly that of the per-sample loop; only the summation order inside each dot product differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+__all__ = [
+    "PerceptronFit",
+    "basis_features",
+    "make_rng",
+    "poly_features",
+    "poly_powers",
+    "Patterns",
+    "predict_index",
+    "run_epoch",
+    "scores",
+    "train",
+]
+
+
+# --------------------------------------------------------------------------- basis expansions
+
+
+def _poly_counts(last: np.ndarray, n_features: int) -> np.ndarray:
+    """How many monomials of the previous degree have their largest variable index <= j, per j."""
+    return np.searchsorted(last, np.arange(n_features), side="right")
+
+
+def poly_powers(n_features: int, degree: int) -> np.ndarray:
+    """Exponents of the monomials :func:`poly_features` computes, in its column order.
+
+    Returns
+    -------
+    ndarray of shape (n_output, n_features), int
+        Row r holds the power of each input in output column r; the rows list every monomial of total
+        degree 1 to ``degree`` once (the constant is left out), lowest degree first.
+        ``n_output = C(n_features + degree, degree) - 1``.
+    """
+    block = np.eye(n_features, dtype=np.int64)
+    last = np.arange(n_features)
+    blocks = [block]
+    for _ in range(2, degree + 1):
+        counts = _poly_counts(last, n_features)
+        block = np.vstack([block[:c] + np.eye(n_features, dtype=np.int64)[j] for j, c in enumerate(counts)])
+        last = np.repeat(np.arange(n_features), counts)
+        blocks.append(block)
+    return np.vstack(blocks)
+
+
+def poly_features(X: np.ndarray, degree: int) -> np.ndarray:
+    """All monomials of the columns of X of total degree 1 to ``degree`` (no constant column).
+
+    Each monomial of degree k is one of degree k - 1 (whose variables have indices <= j) times
+    :math:`x_j`, so a degree costs one multiplication per output column.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    degree : int >= 1
+
+    Returns
+    -------
+    ndarray of shape (n_samples, C(n_features + degree, degree) - 1)
+        Columns in the order of :func:`poly_powers`; the first n_features columns are X itself.
+    """
+    n, d = X.shape
+    out = np.empty((n, comb(d + degree, degree) - 1), dtype=np.float64)
+    out[:, :d] = X
+    start, width, last = 0, d, np.arange(d)
+    for _ in range(2, degree + 1):
+        counts = _poly_counts(last, d)
+        col = start + width
+        for j, c in enumerate(counts):
+            np.multiply(out[:, start : start + c], X[:, j : j + 1], out=out[:, col : col + c])
+            col += c
+        start, width = start + width, int(counts.sum())
+        last = np.repeat(np.arange(d), counts)
+    return out
+
+
+def _callable_name(basis) -> str:
+    return getattr(basis, "__name__", None) or repr(basis)
+
+
+def basis_features(X: np.ndarray, basis=None, degree: int = 2, n_output: int | None = None) -> np.ndarray:
+    """The feature matrix :math:`\\Phi` (without the bias column :math:`\\phi_0 = 1`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64, finite
+    basis : None, 'poly' or callable
+        None: :math:`\\phi(x) = x` (X itself, no copy).  'poly': :func:`poly_features` of ``degree``.
+        A callable ``phi(X)`` must return a numeric 2-D array with one finite row per sample.
+    degree : int
+        Degree of 'poly'.
+    n_output : int or None
+        Number of columns the basis produced at fit time (checked for callables at predict time).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_basis), float64, C-contiguous
+    """
+    if basis is None:
+        return X
+    if isinstance(basis, str):
+        if basis != "poly":
+            raise ValueError(f"Unknown basis {basis!r}; use None, 'poly' or a callable phi(X).")
+        with np.errstate(over="ignore", invalid="ignore"):
+            Phi = poly_features(X, degree)
+            finite = np.isfinite(np.add.reduce(Phi, axis=None))
+        if not finite:
+            raise ValueError(
+                f"The degree-{degree} polynomial features of X overflow float64 (largest |x| is "
+                f"{np.max(np.abs(X)):.3g}). Rescale the features (for example with "
+                "sklearn.preprocessing.StandardScaler) or lower `degree`."
+            )
+        return Phi
+    return _check_basis_output(basis, basis(X), X.shape[0], n_output)
+
+
+def _check_basis_output(basis, out, n_samples: int, n_output: int | None) -> np.ndarray:
+    name = _callable_name(basis)
+    shape = getattr(out, "shape", None)
+    if hasattr(out, "toarray"):  # scipy.sparse
+        out = out.toarray()
+    try:
+        arr = np.asarray(out)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"The basis function {name} returned {type(out).__name__} that is not an array.") from exc
+    shape = arr.shape if shape is None else tuple(shape)
+    if arr.ndim != 2 or arr.shape[0] != n_samples or arr.shape[1] == 0:
+        raise ValueError(
+            f"The basis function {name} returned an array of shape {shape}; it must return a 2-D array "
+            f"with one row per sample and at least one column, here of shape ({n_samples}, n_basis)."
+        )
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"The basis function {name} returned values of dtype {arr.dtype}; it must return numbers."
+        )
+    if n_output is not None and arr.shape[1] != n_output:
+        raise ValueError(
+            f"The basis function {name} returned {arr.shape[1]} features, but it returned {n_output} "
+            "when the model was fitted; phi(X) must always give the same number of columns."
+        )
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        rows, cols = np.nonzero(bad)
+        raise ValueError(
+            f"The basis function {name} returned NaN or infinity in {rows.size} entr"
+            f"{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {cols[0]}); "
+            "it must return finite features."
+        )
+    return arr
+
+
+# --------------------------------------------------------------------------- the learning rule
+
+
+def scores(Phi: np.ndarray, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+    """Activations :math:`a = w^T\\phi + w_0` of shape (n_samples, n_rows of coef)."""
+    S = Phi @ coef.T
+    S += intercept
+    return S
+
+
+def predict_index(S: np.ndarray) -> np.ndarray:
+    """Class index from activations: one column (two classes) gives 1 where :math:`f(a) = +1`, i.e.
+    :math:`a \\ge 0`; K columns give :math:`\\arg\\max_k a_k`, ties to the lowest index."""
+    if S.shape[1] == 1:
+        return (S[:, 0] >= 0).astype(np.intp)
+    return S.argmax(axis=1)
+
+
+def _tie_threshold() -> float:
+    """The least positive float the processor compares as positive (subnormal unless it flushes
+    subnormals to zero): :math:`m \\le 0` iff :math:`m <` this threshold."""
+    tiny = np.nextafter(0.0, 1.0)
+    return float(tiny) if np.greater(tiny, 0.0) else float(np.finfo(np.float64).tiny)
+
+
+@dataclass(frozen=True, eq=False)
+class Patterns:
+    """The training patterns in the form the rule scans them (one copy of the features).
+
+    Attributes
+    ----------
+    Z : ndarray of shape (n_active, 1 + n_basis)
+        Rows :math:`(\\phi_0 = 1, \\phi(x_n))`, for two classes multiplied by :math:`t_n` so that a pattern
+        is misclassified iff :math:`m_n = w^T z_n` is below its ``threshold``.
+    y : ndarray of shape (n_active,), intp
+        Class index (two classes: 1 is :math:`t = +1`).
+    weight : ndarray of shape (n_active,) or None
+        Positive sample weights (None: all one).
+    threshold : ndarray of shape (n_active,) or None
+        Two classes: 0 for :math:`t = +1` (misclassified iff :math:`a < 0`) and the least positive
+        float for :math:`t = -1` (misclassified iff :math:`-a \\le 0`, i.e. :math:`f(a) = +1`).
+    rows : ndarray of shape (n_active,) or None
+        Original indices of the patterns kept; zero-weight patterns never update and are left out.
+    n_samples : int
+        Number of patterns given, zero weights included.
+    """
+
+    Z: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    threshold: np.ndarray | None
+    rows: np.ndarray | None
+    n_samples: int
+
+    @classmethod
+    def build(cls, Phi, y, n_classes: int, sample_weight=None) -> Patterns:
+        n = Phi.shape[0]
+        rows = None
+        if sample_weight is not None and not np.all(sample_weight > 0):
+            rows = np.flatnonzero(sample_weight > 0)
+            Phi, y, sample_weight = Phi[rows], y[rows], sample_weight[rows]
+        Z = np.empty((Phi.shape[0], Phi.shape[1] + 1))
+        Z[:, 0] = 1.0
+        Z[:, 1:] = Phi
+        threshold = None
+        if n_classes == 2:
+            positive = y == 1
+            np.negative(Z, out=Z, where=~positive[:, None])
+            threshold = np.where(positive, 0.0, _tie_threshold())
+        return cls(Z, y, sample_weight, threshold, rows, n)
+
+    def visit_order(self, permutation: np.ndarray) -> np.ndarray:
+        """A permutation of all n_samples patterns as positions in ``Z`` (zero weights skipped)."""
+        if self.rows is None:
+            return permutation
+        position = np.full(self.n_samples, -1, dtype=np.intp)
+        position[self.rows] = np.arange(self.rows.size)
+        order = position[permutation]
+        return order[order >= 0]
+
+    def error(self, W: np.ndarray) -> float:
+        """Training errors (total weight of misclassified patterns) of augmented weights W, one pass."""
+        if self.threshold is not None:
+            wrong = self.Z @ W[0] < self.threshold
+        else:
+            wrong = (self.Z @ W.T).argmax(axis=1) != self.y
+        return float(wrong.sum() if self.weight is None else self.weight @ wrong)
+
+
+def _block_bounds(width: int, n_rows: int) -> tuple[int, int]:
+    """Smallest and largest block (patterns scored per product) for W of shape (n_rows, width): a
+    product over ``lo`` patterns costs about as much as the Python overhead of one step; ``hi``
+    patterns stay within a few MiB of cache."""
+    lo = min(max(2048 // (width * n_rows), 32), 256)
+    hi = max(min((1 << 19) // width, 1 << 16), lo)
+    return lo, hi
+
+
+def _next_block(size: int, length: int, found: int, lo: int, hi: int) -> int:
+    """Double the block after a clean one; else aim at twice the observed gap between errors."""
+    if found == 0:
+        return min(2 * size, hi)
+    return min(max(2 * length // found, lo), hi)
+
+
+def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None) -> int:
+    """One pass of the perceptron rule over the patterns, updating the weights W in place.
+
+    Block-wise but exactly sequential: score the next block of patterns with the current weights (one
+    product), apply the update of the first misclassified pattern, rescore the rest of the block with
+    the new weights; a block without error costs one product.
+
+    Parameters
+    ----------
+    P : Patterns
+    W : ndarray of shape (1, 1 + n_basis) (two classes) or (n_classes, 1 + n_basis)
+        Augmented weights :math:`(w_0, w)`, modified in place.
+    order : ndarray or None
+        Positions in ``P.Z`` in the order to visit them (None: stored order).
+
+    Returns
+    -------
+    int
+        The number of misclassified patterns met, i.e. of updates made.
+    """
+    Z, n = P.Z, P.Z.shape[0] if order is None else order.size
+    binary, w, views = P.threshold is not None, W[0], list(W)  # views: rows of W, updated in place
+    lo, hi = _block_bounds(*W.shape[::-1])
+    size, pos, mistakes = lo, 0, 0
+    while pos < n:
+        end = min(pos + size, n)
+        if order is None:
+            idx, R = slice(pos, end), Z[pos:end]
+        else:
+            idx = order[pos:end]
+            R = Z.take(idx, axis=0)
+        yb = P.y[idx]
+        tb = P.threshold[idx] if binary else None
+        sb = None if P.weight is None else P.weight[idx]
+        start, found, length = 0, 0, end - pos
+        while start < length:
+            if binary:
+                wrong = np.dot(R[start:], w) < tb[start:]
+            else:
+                pred = np.dot(R[start:], W.T).argmax(axis=1)
+                wrong = pred != yb[start:]
+            i = int(wrong.argmax())
+            if not wrong[i]:
+                break
+            k = start + i
+            step = R[k] if sb is None else sb[k] * R[k]
+            if binary:  # z_k = t_k phi_k: w <- w + phi_k t_k (eq. 6.9)
+                w += step
+            else:
+                views[yb[k]] += step
+                views[pred[i]] -= step
+            found += 1
+            start = k + 1
+        mistakes += found
+        size = _next_block(size, length, found, lo, hi)
+        pos = end
+    return mistakes
+
+
+@dataclass(frozen=True, eq=False)
+class PerceptronFit:
+    """The outcome of :func:`train`.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (1, n_basis) (two classes) or (n_classes, n_basis)
+    intercept : ndarray of shape (1,) or (n_classes,)
+        Weight of the bias component :math:`\\phi_0 = 1`.
+    mistakes : ndarray of shape (n_epochs,), intp
+        Updates made (misclassified patterns met) in each epoch: the training curve.
+    converged : bool
+        Whether the last epoch made no mistake (every positive-weight pattern correctly classified).
+    error : float
+        Training errors (total sample weight of misclassified patterns) of the returned weights.
+    """
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    mistakes: np.ndarray
+    converged: bool
+    error: float
+
+
+def make_rng(random_state) -> np.random.Generator:
+    """A numpy Generator from None, an int, a Generator (used as is) or a legacy RandomState."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    return np.random.default_rng(random_state)
+
+
+def train(
+    Phi: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    sample_weight: np.ndarray | None = None,
+    *,
+    coef: np.ndarray | None = None,
+    intercept: np.ndarray | None = None,
+    max_epochs: int = 1000,
+    shuffle: bool = True,
+    rng: np.random.Generator | None = None,
+    pocket: bool = False,
+) -> PerceptronFit:
+    """Run the perceptron rule until an epoch makes no mistake or ``max_epochs`` epochs have run.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n_samples, n_basis)
+    y : ndarray of shape (n_samples,), intp, class indices in [0, n_classes)
+    n_classes : int >= 2
+    sample_weight : ndarray of shape (n_samples,) or None
+        Each update is multiplied by the pattern's weight; zero-weight patterns never update.
+    coef, intercept : starting weights (default zero), shapes as in :class:`PerceptronFit`; not modified
+    max_epochs : int
+    shuffle : bool
+        Visit the patterns in the order ``rng.permutation(n_samples)``, drawn anew each epoch (else in
+        the order given).
+    rng : numpy Generator (needed when shuffle is True)
+    pocket : bool
+        The pocket algorithm: return, among the starting weights and the weights after each epoch, the
+        first with the fewest (weighted) training errors, each counted with one vectorised pass.
+
+    Returns
+    -------
+    PerceptronFit
+    """
+    P = Patterns.build(Phi, y, n_classes, sample_weight)
+    W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
+    if coef is not None:
+        W[:, 0], W[:, 1:] = intercept, coef
+    best = (P.error(W), W.copy()) if pocket else None
+    mistakes = []
+    for _ in range(max_epochs):
+        order = P.visit_order(rng.permutation(P.n_samples)) if shuffle else None
+        mistakes.append(run_epoch(P, W, order))
+        if mistakes[-1] == 0:
+            break
+        if pocket:
+            error = P.error(W)
+            if error < best[0]:
+                best = (error, W.copy())
+    converged = mistakes[-1] == 0
+    if converged:
+        error = 0.0
+    elif pocket:
+        error, W = best
+    else:
+        error = P.error(W)
+    return PerceptronFit(
+        np.ascontiguousarray(W[:, 1:]), W[:, 0].copy(), np.asarray(mistakes, dtype=np.intp), converged, error
+    )

@@ -1,0 +1,74 @@
+"""Detecting (quasi-)complete separation, where the logistic / softmax maximum-likelihood estimate does
+not exist.
+
+Albert & Anderson (1984): the MLE fails to exist exactly when some non-zero coefficient direction
+:math:`V` (a p x K matrix on :math:`\\tilde x = [x, 1]`) orders every training row's own class first,
+
+.. math::  \\tilde x_i^T (V_{y_i} - V_j) \\ge 0 \\quad \\text{for all rows } i \\text{ and classes } j,
+
+with at least one strict inequality: moving the coefficients along :math:`V` then lowers the
+negative log-likelihood for ever.  That is a linear programme (Konis 2007): maximise
+:math:`\\sum_{i,j} \\tilde x_i^T(V_{y_i} - V_j)` subject to those constraints and :math:`|V| \\le 1`; the
+optimum is positive exactly when the data are separated.  Complete separation additionally makes every
+inequality strict; otherwise it is quasi-complete.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+__all__ = ["separation", "suspicious_rows"]
+
+_SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perfectly"
+_LP_MAX_NONZEROS = 20_000_000  # larger linear programmes are not attempted
+
+
+def suspicious_rows(log_proba_own: np.ndarray) -> int:
+    """Number of rows whose own-class probability is numerically one (a symptom of separation)."""
+    return int(np.sum(log_proba_own > np.log1p(-_SURE)))
+
+
+def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,
+               fit_intercept: bool = True) -> str | None:
+    """'complete', 'quasi' or None (the MLE exists); raises ``ValueError`` if the programme is too
+    large to attempt (the caller then reports the symptom only).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,), int class indices
+    n_classes : int
+    sample_weight : ndarray or None
+        Rows with zero weight do not take part.
+    """
+    if sample_weight is not None:
+        keep = sample_weight > 0
+        X, y = X[keep], y[keep]
+    n, d = X.shape
+    Xt = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
+    Xt = Xt / np.maximum(np.abs(Xt).max(axis=0), np.finfo(float).tiny)  # column scaling: same cone
+    p, K = Xt.shape[1], n_classes
+    if n * (K - 1) * 2 * p > _LP_MAX_NONZEROS:
+        raise ValueError("separation check too large")
+    # one constraint row per (i, j != y_i):  x_i^T V_{y_i} - x_i^T V_j >= 0;  V stored class-major
+    rows_i = np.repeat(np.arange(n), K - 1)
+    others = np.array([[j for j in range(K) if j != k] for k in range(K)])[y].reshape(-1)
+    own = y[rows_i]
+    r = np.arange(rows_i.size)
+    cols = np.arange(p)
+    row_idx = np.repeat(r, 2 * p)
+    col_idx = np.concatenate([own[:, None] * p + cols, others[:, None] * p + cols], axis=1).reshape(-1)
+    vals = np.concatenate([Xt[rows_i], -Xt[rows_i]], axis=1).reshape(-1)
+    A = sp.csr_matrix((vals, (row_idx, col_idx)), shape=(r.size, p * K))
+    gain = np.asarray(A.sum(axis=0)).reshape(-1)
+    result = linprog(-gain, A_ub=-A, b_ub=np.zeros(r.size), bounds=(-1, 1), method="highs")
+    # the solver's feasibility tolerance (1e-7 per constraint) bounds the noise in the optimum
+    if result.status != 0 or -result.fun <= 1e-6 * r.size:
+        return None
+    # complete separation: some direction puts every row strictly first (maximise the least margin)
+    ones = sp.csr_matrix(np.ones((r.size, 1)))
+    strict = linprog(np.r_[np.zeros(p * K), -1.0], A_ub=sp.hstack([-A, ones]), b_ub=np.zeros(r.size),
+                     bounds=[(-1, 1)] * (p * K) + [(0, 1)], method="highs")
+    return "complete" if strict.status == 0 and -strict.fun > 1e-6 else "quasi"

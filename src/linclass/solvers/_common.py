@@ -1,0 +1,75 @@
+"""What every solver shares: the result record, the stopping rule and a safe symmetric solve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+__all__ = ["SolverResult", "SymmetricSolver", "gradient_norm"]
+
+
+@dataclass(frozen=True)
+class SolverResult:
+    """The outcome of a solver.
+
+    Attributes
+    ----------
+    theta : ndarray of shape objective.shape
+    n_iter : int
+        Iterations (epochs for SGD) performed.
+    converged : bool
+        Whether the stopping rule was met before ``max_iter``.
+    history : ndarray of shape (n_iter + 1,)
+        Objective value at the start and after each iteration (the training curve).
+    gradient_norm : float
+        Largest absolute entry of the gradient at ``theta``.
+    singular : bool
+        Whether a (near-)singular curvature matrix had to be solved by pseudo-inverse.
+    """
+
+    theta: np.ndarray
+    n_iter: int
+    converged: bool
+    history: np.ndarray
+    gradient_norm: float
+    singular: bool = False
+
+
+def gradient_norm(g: np.ndarray) -> float:
+    return float(np.max(np.abs(g))) if g.size else 0.0
+
+
+class SymmetricSolver:
+    """Solve :math:`A x = b` for symmetric positive semi-definite A: Cholesky, or, when A is singular
+    to working precision, the pseudo-inverse on A's numerical range (minimum-norm step).
+
+    Works with numpy.linalg.eigh for the fallback (small matrices; no thread contention with BLAS).
+    """
+
+    def __init__(self, A: np.ndarray):
+        self.singular = False
+        scale = max(float(np.max(np.abs(np.diag(A)))), np.finfo(float).tiny)
+        try:
+            self._factor = cho_factor(A, lower=True, check_finite=False)
+            # Cholesky of a numerically singular matrix can "succeed" with a tiny pivot
+            pivots = np.abs(np.diag(self._factor[0])) ** 2
+            if np.min(pivots) <= scale * 1e-13:
+                raise LinAlgError("near-singular")
+            self.lower = np.tril(self._factor[0])
+        except LinAlgError:
+            self.singular = True
+            self.lower = None  # no Cholesky factor: solves go through the pseudo-inverse
+            vals, vecs = np.linalg.eigh((A + A.T) / 2)
+            keep = vals > max(vals[-1], 0.0) * 1e-12
+            self._factor = None
+            self._range = vecs[:, keep]
+            self._inv_vals = 1.0 / vals[keep]
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self._factor is not None:
+            return cho_solve(self._factor, b, check_finite=False)
+        coords = self._range.T @ b
+        coords = coords * (self._inv_vals if coords.ndim == 1 else self._inv_vals[:, None])
+        return self._range @ coords
