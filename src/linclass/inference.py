@@ -129,7 +129,7 @@ class Summary:
                 )
         lines.append("=" * (width + 68))
         lines += [f"Note: {note}" for note in self.notes]
-        return "\n".join(lines)
+        return "\n".join(line.rstrip() for line in lines)
 
     __repr__ = __str__
 

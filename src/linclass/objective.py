@@ -102,6 +102,7 @@ class LinearObjective:
         self._target = y.astype(np.float64) if n_classes == 2 else None
         self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
         self._gram = None
+        self._work = {}
         self._last = None  # (theta, probabilities) of the last full evaluation
 
     @property
@@ -261,7 +262,7 @@ class LinearObjective:
         """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
         return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
 
-    def _probabilities(self, theta) -> np.ndarray:
+    def probabilities(self, theta) -> np.ndarray:
         """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
         if self._last is not None and np.array_equal(self._last[0], theta):
             return self._last[1]
@@ -271,7 +272,7 @@ class LinearObjective:
 
     def _curvature_weights(self, theta) -> np.ndarray:
         """Per-sample curvature :math:`w_i M_i` of shape (n, m, m) (binary: (n, 1, 1))."""
-        mu = self._probabilities(theta)
+        mu = self.probabilities(theta)
         if self.basis is None:
             c = (mu * (1.0 - mu))[:, None, None]
         else:
@@ -290,28 +291,35 @@ class LinearObjective:
             np.subtract(self.X, self.offset, out=self._low, casting="same_kind")
         return self._low
 
+    def _buffer(self, low: bool) -> np.ndarray:
+        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian would
+        cost more in page faults than the product itself."""
+        dtype = np.float32 if low else np.float64
+        if self._work.get(dtype) is None:
+            self._work[dtype] = np.empty(self.X.shape, dtype=dtype)
+        return self._work[dtype]
+
     def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
         """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
         d = self.n_features
         out = np.empty((self.shape[0],) * 2)
-        if np.all(c >= 0):
-            if low:
-                A = self._centred(True) * np.sqrt(c).astype(np.float32)[:, None]
-            else:
-                A = np.subtract(self.X, self.offset)
-                A *= np.sqrt(c)[:, None]
-            out[:d, :d] = A.T @ A
-            Xc = None
+        A = self._buffer(low)
+        if low:
+            np.multiply(self._centred(True), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
         else:
-            Xc = self._centred(low)
-            out[:d, :d] = Xc.T @ (Xc * c.astype(Xc.dtype)[:, None])
+            np.subtract(self.X, self.offset, out=A)
+            A *= np.sqrt(np.abs(c))[:, None]
+        if np.all(c >= 0):
+            out[:d, :d] = A.T @ A
+        else:  # sqrt|c| X^T diag(sign c) sqrt|c| X
+            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None])
+            out[:d, :d] = A.T @ B
             out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
         if self.fit_intercept:
-            if Xc is None:
-                cross = self.X.T @ c - self.offset * c.sum()
+            if low:
+                out[:d, d] = out[d, :d] = self._centred(True).T @ c.astype(np.float32)
             else:
-                cross = Xc.T @ c.astype(Xc.dtype)
-            out[:d, d] = out[d, :d] = cross
+                out[:d, d] = out[d, :d] = self.X.T @ c - self.offset * c.sum()
             out[d, d] = c.sum()
         return out
 

@@ -30,9 +30,11 @@ is exactly that of the per-sample loop; only the summation order inside each dot
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from math import comb
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "PerceptronFit",
@@ -108,27 +110,12 @@ def poly_features(X: np.ndarray, degree: int) -> np.ndarray:
     return out
 
 
-def _callable_name(basis) -> str:
-    return getattr(basis, "__name__", None) or repr(basis)
-
-
 def basis_features(X: np.ndarray, basis=None, degree: int = 2, n_output: int | None = None) -> np.ndarray:
-    """The feature matrix :math:`\\Phi` (without the bias column :math:`\\phi_0 = 1`).
+    """The feature matrix :math:`\\Phi` of shape (n_samples, n_basis), without :math:`\\phi_0 = 1`.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), float64, finite
-    basis : None, 'poly' or callable
-        None: :math:`\\phi(x) = x` (X itself, no copy).  'poly': :func:`poly_features` of ``degree``.
-        A callable ``phi(X)`` must return a numeric 2-D array with one finite row per sample.
-    degree : int
-        Degree of 'poly'.
-    n_output : int or None
-        Number of columns the basis produced at fit time (checked for callables at predict time).
-
-    Returns
-    -------
-    ndarray of shape (n_samples, n_basis), float64, C-contiguous
+    ``basis`` None: X itself (no copy); 'poly': :func:`poly_features` of ``degree``; a callable
+    ``phi(X)`` must return a numeric 2-D array with one finite row per sample (and ``n_output``
+    columns, the number it gave at fit time, when that is given).
     """
     if basis is None:
         return X
@@ -149,15 +136,9 @@ def basis_features(X: np.ndarray, basis=None, degree: int = 2, n_output: int | N
 
 
 def _check_basis_output(basis, out, n_samples: int, n_output: int | None) -> np.ndarray:
-    name = _callable_name(basis)
-    shape = getattr(out, "shape", None)
-    if hasattr(out, "toarray"):  # scipy.sparse
-        out = out.toarray()
-    try:
-        arr = np.asarray(out)
-    except Exception as exc:  # ragged lists and the like
-        raise ValueError(f"The basis function {name} returned {type(out).__name__} that is not an array.") from exc
-    shape = arr.shape if shape is None else tuple(shape)
+    name = getattr(basis, "__name__", None) or repr(basis)
+    arr = out.toarray() if hasattr(out, "toarray") else np.asarray(out)  # scipy.sparse: densify
+    shape = arr.shape
     if arr.ndim != 2 or arr.shape[0] != n_samples or arr.shape[1] == 0:
         raise ValueError(
             f"The basis function {name} returned an array of shape {shape}; it must return a 2-D array "
@@ -211,24 +192,14 @@ def _tie_threshold() -> float:
 
 @dataclass(frozen=True, eq=False)
 class Patterns:
-    """The training patterns in the form the rule scans them (one copy of the features).
+    """The training patterns as the rule scans them (one copy of the features).
 
-    Attributes
-    ----------
-    Z : ndarray of shape (n_active, 1 + n_basis)
-        Rows :math:`(\\phi_0 = 1, \\phi(x_n))`, for two classes multiplied by :math:`t_n` so that a pattern
-        is misclassified iff :math:`m_n = w^T z_n` is below its ``threshold``.
-    y : ndarray of shape (n_active,), intp
-        Class index (two classes: 1 is :math:`t = +1`).
-    weight : ndarray of shape (n_active,) or None
-        Positive sample weights (None: all one).
-    threshold : ndarray of shape (n_active,) or None
-        Two classes: 0 for :math:`t = +1` (misclassified iff :math:`a < 0`) and the least positive
-        float for :math:`t = -1` (misclassified iff :math:`-a \\le 0`, i.e. :math:`f(a) = +1`).
-    rows : ndarray of shape (n_active,) or None
-        Original indices of the patterns kept; zero-weight patterns never update and are left out.
-    n_samples : int
-        Number of patterns given, zero weights included.
+    Zero-weight patterns never update and are left out: ``rows`` holds the original indices of those
+    kept (None: all ``n_samples``), ``y`` their class indices (two classes: 1 is :math:`t = +1`) and
+    ``weight`` their positive weights (None: all one).  ``Z`` of shape (n_active, 1 + n_basis) holds
+    the rows :math:`z_n = (\\phi_0 = 1, \\phi(x_n))`, for two classes times :math:`t_n`, so that a pattern
+    is misclassified iff :math:`w^T z_n` is below its ``threshold``: 0 for :math:`t = +1` (:math:`a < 0`),
+    the least positive float for :math:`t = -1` (:math:`-a \\le 0`, i.e. :math:`f(a) = +1`).
     """
 
     Z: np.ndarray
@@ -278,7 +249,7 @@ def _block_bounds(width: int, n_rows: int) -> tuple[int, int]:
     product over ``lo`` patterns costs about as much as the Python overhead of one step; ``hi``
     patterns stay within a few MiB of cache."""
     lo = min(max(2048 // (width * n_rows), 32), 256)
-    hi = max(min((1 << 19) // width, 1 << 16), lo)
+    hi = max(min((1 << 17) // width, 1 << 16), lo)
     return lo, hi
 
 
@@ -372,6 +343,11 @@ class PerceptronFit:
     error: float
 
 
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
 def make_rng(random_state) -> np.random.Generator:
     """A numpy Generator from None, an int, a Generator (used as is) or a legacy RandomState."""
     if isinstance(random_state, np.random.RandomState):
@@ -415,6 +391,13 @@ def train(
     -------
     PerceptronFit
     """
+    # thousands of small products in sequence: BLAS threads only wait on each other (and stall
+    # badly when another process holds a core), so the rule runs single-threaded
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket)
+
+
+def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket):
     P = Patterns.build(Phi, y, n_classes, sample_weight)
     W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
     if coef is not None:

@@ -25,9 +25,9 @@ _SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perf
 _LP_MAX_NONZEROS = 20_000_000  # larger linear programmes are not attempted
 
 
-def suspicious_rows(log_proba_own: np.ndarray) -> int:
+def suspicious_rows(proba_own: np.ndarray) -> int:
     """Number of rows whose own-class probability is numerically one (a symptom of separation)."""
-    return int(np.sum(log_proba_own > np.log1p(-_SURE)))
+    return int(np.sum(proba_own > 1.0 - _SURE))
 
 
 def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,

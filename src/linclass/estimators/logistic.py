@@ -63,7 +63,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Iterations (epochs for 'sgd').
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each sample's weight by its class's weight; 'balanced' uses
-        ``n_samples / (n_classes * count)``.
+        ``n_samples / (n_classes * count)``, with the counts (and n_samples) summing ``sample_weight``
+        when it is given, as in scikit-learn.
     warm_start : bool, default=False
         Start from the previous fit's coefficients when the classes and features match.
     random_state : int, Generator or None, default=None
@@ -134,11 +135,15 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         previous = self._warm_coefficients()
-        data = validate_fit(self, X, y, sample_weight)
+        # with an intercept, the data's mean is computed first and is finite exactly when X is
+        data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
         weight = _class_weighted(data, self.class_weight)
         K = data.classes.size
         l2 = 0.0 if np.isinf(self.C) else 1.0 / self.C
-        objective = LinearObjective(data.X, data.y, K, weight, l2=l2, fit_intercept=self.fit_intercept)
+        with np.errstate(invalid="ignore", over="ignore"):
+            objective = LinearObjective(data.X, data.y, K, weight, l2=l2,
+                                        fit_intercept=self.fit_intercept)
+        explain_non_finite(self, data.X, objective.offset)
         theta0 = objective.null_start()
         if previous is not None and np.array_equal(previous[0], data.classes) and (
             previous[1].shape == (1 if K == 2 else K, data.X.shape[1])
@@ -161,7 +166,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self.loss_curve_ = result.history
         self.solver_ = solver
-        self.log_likelihood_ = -(objective.value(result.theta) * objective.total
+        self.log_likelihood_ = -(result.value * objective.total
                                  - 0.5 * l2 * float(np.sum(result.theta[: data.X.shape[1]] ** 2)))
         self._finish(objective, result, data, weight)
         return self
@@ -280,8 +285,9 @@ def _class_weighted(data, class_weight):
         return data.sample_weight
     K = data.classes.size
     if class_weight == "balanced":
-        counts = np.bincount(data.y, minlength=K).astype(float)
-        per_class = np.where(counts > 0, data.y.size / (K * np.maximum(counts, 1)), 0.0)
+        # class totals of the (frequency) sample weights, as scikit-learn: weight 2 == a repeated row
+        counts = np.bincount(data.y, weights=data.sample_weight, minlength=K).astype(float)
+        per_class = np.where(counts > 0, counts.sum() / (K * np.where(counts > 0, counts, 1.0)), 0.0)
     else:
         unknown = [c for c in class_weight if c not in set(data.classes.tolist())]
         if unknown:
@@ -315,9 +321,8 @@ def _reporting_map(objective) -> np.ndarray:
 
 def _check_separation(objective, theta, data, weight):
     """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None."""
-    S = objective.scores(theta)
-    S = np.column_stack([np.zeros(S.shape[0]), S]) if S.ndim == 1 else S
-    own = log_posterior(S)[np.arange(S.shape[0]), data.y]
+    mu = objective.probabilities(theta)
+    own = np.where(data.y == 1, mu, 1.0 - mu) if mu.ndim == 1 else mu[np.arange(mu.shape[0]), data.y]
     if weight is not None:
         own = own[weight > 0]
     perfect = suspicious_rows(own)

@@ -123,11 +123,14 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.classes_ = data.classes
         self._store(result, previous=None)
         if not result.converged:
-            self._warn(result)
+            self._warn(result, weighted=data.sample_weight is not None)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch of the perceptron rule over a batch, starting from the current weights.
+
+        With ``pocket=True`` the weights after the epoch are kept only if they misclassify less of
+        the batch than the weights before it.
 
         Parameters
         ----------
@@ -175,7 +178,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.n_epochs_ = self.n_iter_ = int(self.errors_.size)
         self.converged_ = bool(result.converged)
 
-    def _warn(self, result) -> None:
+    def _warn(self, result, weighted: bool) -> None:
         kept = "the pocket weights" if self.pocket else "the last weights"
         hint = (
             "a richer basis (e.g. basis='poly')"
@@ -186,7 +189,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         warnings.warn(
             f"Perceptron did not converge in max_epochs={self.max_epochs} epochs: every epoch still "
             f"misclassified some training patterns ({result.mistakes[-1]} in the last one), and "
-            f"{kept} misclassify {result.error:g} (weighted) training samples. The data may not be "
+            f"{kept} misclassify {result.error:g} training samples"
+            f"{' (total sample weight)' if weighted else ''}. The data may not be "
             f"linearly separable in this basis; try {hint}.",
             ConvergenceWarning,
             stacklevel=3,

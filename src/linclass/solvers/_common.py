@@ -27,6 +27,8 @@ class SolverResult:
         Largest absolute entry of the gradient at ``theta``.
     singular : bool
         Whether a (near-)singular curvature matrix had to be solved by pseudo-inverse.
+    value : float
+        The objective at ``theta``.
     """
 
     theta: np.ndarray
@@ -35,6 +37,7 @@ class SolverResult:
     history: np.ndarray
     gradient_norm: float
     singular: bool = False
+    value: float = float("nan")
 
 
 def gradient_norm(g: np.ndarray) -> float:

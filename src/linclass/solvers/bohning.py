@@ -44,4 +44,4 @@ def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, **_) -
             break
         f = f_new
     return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
-                        system.singular)
+                        system.singular, history[-1])

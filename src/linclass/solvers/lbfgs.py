@@ -50,7 +50,7 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, **_) -> 
     history.append(f0)
     if gradient_norm(last["g"]) <= tol:
         return SolverResult(np.reshape(theta0, shape).astype(float), 0, True, np.asarray(history),
-                            gradient_norm(last["g"]), system.singular)
+                            gradient_norm(last["g"]), system.singular, f0)
     result = minimize(fun, z0, jac=True, method="L-BFGS-B", callback=callback,
                       options={"maxiter": max_iter, "gtol": 0.0, "ftol": 64 * np.finfo(float).eps,
                                "maxcor": 20})
@@ -59,4 +59,4 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, **_) -> 
     gnorm = gradient_norm(g)
     converged = gnorm <= tol or (result.nit < max_iter and gnorm <= np.sqrt(tol))
     return SolverResult(theta, int(result.nit), bool(converged), np.asarray(history), gnorm,
-                        system.singular)
+                        system.singular, f)

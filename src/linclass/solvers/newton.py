@@ -60,4 +60,5 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, low_pre
             break
         theta, f, g = candidate, f_new, g_new
         history.append(f)
-    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g), singular)
+    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g), singular,
+                        f)
