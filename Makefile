@@ -24,8 +24,11 @@ demo: $(VENV)/.demo
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
 
-bench: $(VENV)/.demo
+bench: $(VENV)/.test
 	$(BIN)/python benchmarks/bench_gaussian.py
+	$(BIN)/python benchmarks/bench_naive_bayes.py
+	$(BIN)/python benchmarks/bench_logistic.py
+	$(BIN)/python benchmarks/bench_perceptron.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis
