@@ -282,22 +282,20 @@ class LinearObjective:
             c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
         return c if self.w is None else c * self.w[:, None, None]
 
-    def _centred(self, low: bool) -> np.ndarray:
-        """:math:`X - \\mathbf 1 m^T` (a float32 copy kept for low-precision Hessians)."""
-        if not low:
-            return self.X - self.offset if self.fit_intercept else self.X
+    def _centred32(self) -> np.ndarray:
+        """:math:`X - \\mathbf 1 m^T` as a float32 copy, made once, for low-precision Hessians."""
         if self._low is None:
             self._low = np.empty(self.X.shape, dtype=np.float32)
             np.subtract(self.X, self.offset, out=self._low, casting="same_kind")
         return self._low
 
-    def _buffer(self, low: bool) -> np.ndarray:
-        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian would
-        cost more in page faults than the product itself."""
-        dtype = np.float32 if low else np.float64
-        if self._work.get(dtype) is None:
-            self._work[dtype] = np.empty(self.X.shape, dtype=dtype)
-        return self._work[dtype]
+    def _buffer(self, low: bool, slot: int = 0) -> np.ndarray:
+        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian block
+        would cost more in page faults than the product itself."""
+        key = (np.float32 if low else np.float64, slot)
+        if self._work.get(key) is None:
+            self._work[key] = np.empty(self.X.shape, dtype=key[0])
+        return self._work[key]
 
     def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
         """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
@@ -305,19 +303,19 @@ class LinearObjective:
         out = np.empty((self.shape[0],) * 2)
         A = self._buffer(low)
         if low:
-            np.multiply(self._centred(True), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
+            np.multiply(self._centred32(), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
         else:
             np.subtract(self.X, self.offset, out=A)
             A *= np.sqrt(np.abs(c))[:, None]
         if np.all(c >= 0):
             out[:d, :d] = A.T @ A
         else:  # sqrt|c| X^T diag(sign c) sqrt|c| X
-            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None])
+            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None], out=self._buffer(low, 1))
             out[:d, :d] = A.T @ B
             out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
         if self.fit_intercept:
             if low:
-                out[:d, d] = out[d, :d] = self._centred(True).T @ c.astype(np.float32)
+                out[:d, d] = out[d, :d] = self._centred32().T @ c.astype(np.float32)
             else:
                 out[:d, d] = out[d, :d] = self.X.T @ c - self.offset * c.sum()
             out[d, d] = c.sum()
