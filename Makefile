@@ -29,6 +29,7 @@ bench: $(VENV)/.test
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
 	$(BIN)/python benchmarks/bench_perceptron.py
+	$(BIN)/python benchmarks/bench_kernel_fisher.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis

@@ -5,6 +5,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from linclass import (
     BernoulliNB,
+    FisherDiscriminantAnalysis,
     GaussianDiscriminantAnalysis,
     GaussianNB,
     LinearDiscriminantAnalysis,
@@ -32,6 +33,8 @@ ESTIMATORS = [
     Perceptron(random_state=0),
     Perceptron(basis="poly", random_state=0),
     Perceptron(shuffle=False, pocket=True, max_epochs=50),
+    *[FisherDiscriminantAnalysis(solver=s) for s in ("eigen", "svd", "gsvd")],
+    FisherDiscriminantAnalysis(threshold="midpoint"),
 ]
 
 
@@ -46,6 +49,16 @@ def expected_failures(estimator):
         return {
             "check_sample_weight_equivalence_on_dense_data": (
                 "a weighted update is not the same as visiting a repeated sample twice"
+            )
+        }
+    if isinstance(estimator, FisherDiscriminantAnalysis) and estimator.solver == "gsvd":
+        # the check's data have 30 features and 15 rows: S_W is singular and the classes separate in
+        # its null space, so both eigenvalues are infinite (tied); any S_T-orthonormal basis of that
+        # plane is a valid pair of directions, and rounding picks a different one for weighted and
+        # repeated rows (transform differs by a rotation; predictions and probabilities agree)
+        return {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "tied infinite eigenvalues: the directions are defined only up to a rotation"
             )
         }
     return {}

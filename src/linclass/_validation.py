@@ -140,6 +140,8 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
     """
 
     def fine(r):
+        if r.size == 0:
+            return True
         ok = np.isfinite(r)
         if not np.all(ok | np.isneginf(r)):
             return False
