@@ -60,7 +60,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        self.__dict__.pop("stats_", None)
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)  # a refit with other settings must not keep stale fitted attributes
         self._partial_classes = None
         data = validate_fit(
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse
