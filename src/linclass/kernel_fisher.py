@@ -64,6 +64,10 @@ __all__ = [
 
 SOLVERS = ("ridge", "pinv", "gsvd")
 _MATRICES = {"ridge": 2, "pinv": 2, "gsvd": 5}  # n x n float64 arrays alive at the peak
+_OVERFLOW = (
+    "The kernel values overflowed (X holds values too large for this kernel's arithmetic); rescale "
+    "the features (for example with sklearn.preprocessing.StandardScaler) or lower gamma / degree."
+)
 _ZERO = (
     "The centred kernel matrix is zero: every training point has the same feature vector under this "
     "kernel (constant X, or a gamma so large or small that k(x, y) is constant), so no direction "
@@ -215,7 +219,8 @@ def _finish(lam, scores_dir, y, classes, n_components):
 
     Returns (eigenvalues, column scale, training projections)."""
     c = classes.size
-    q = min(c - 1, lam.size)
+    nontrivial = int(np.sum(lam > 1e-10 * max(float(np.max(lam, initial=0.0)), 1e-300)))
+    q = min(c - 1, max(nontrivial, 1))
     if n_components is not None:
         q = min(q, n_components)
     Z = scores_dir[:, :q]
@@ -234,6 +239,8 @@ def fit_exact(
     ``gram``: the precomputed (n, n) kernel matrix (copied; the input is left untouched).
     """
     K = kernel.gram(X, desc="Gram matrix") if gram is None else np.array(gram, dtype=np.float64)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(_OVERFLOW)
     row_means = centre_gram(K)
     if not np.any(K):
         raise ValueError(_ZERO)
@@ -273,15 +280,16 @@ def _primal_directions(stats: ClassStats, solver: str, sigma: float, tol: float)
     mbar = stats.grand_mean()
     Hb = np.sqrt(stats.counts[present])[:, None] * (stats.means[present] - mbar)  # Pi^-1/2 E^T G
     St = stats.pooled_scatter() + Hb.T @ Hb  # S = G^T G
-    if solver == "gsvd":
-        # Howland-Park on the pair (Pi^-1/2 E^T G, G): alpha^2 / beta^2 = a'S_b a / a'S a
-        lam, A = fisher._solve_gsvd(Hb, St, tol)
-        return np.where(np.isfinite(lam), lam, 1.0), A
     s, V = np.linalg.eigh(St)
     keep = s > tol * max(float(s[-1]), 0.0)
     if not np.any(keep) or float(s[-1]) <= 0:
         raise ValueError(_ZERO)
     s, V = s[keep], V[:, keep]
+    if solver == "gsvd":
+        # Howland-Park on the pair (Pi^-1/2 E^T G, G), restricted to the range of S = G^T G (where
+        # G's factor is diag(sqrt(s)) V^T): alpha^2 / beta^2 = a'S_b a / a'S a
+        lam, Y = fisher._solve_gsvd(Hb @ V, np.diag(s), tol)
+        return np.minimum(np.where(np.isfinite(lam), lam, 1.0), 1.0), V @ Y
     D = s + sigma * float(np.sum(s)) ** 2 / s if solver == "ridge" else s
     W = V / np.sqrt(D)
     _, g, Yt = np.linalg.svd(Hb @ W, full_matrices=False)
@@ -301,6 +309,8 @@ def fit_nystroem(
     for start, stop in progress(blocks, desc="Nystroem features", enabled=X.shape[0] > 50_000):
         part = ClassStats.from_batch(kernel(X[start:stop], landmarks), y[start:stop], classes, kind="tied")
         stats = part if stats is None else stats.merge(part)
+    if not all(np.all(np.isfinite(a)) for a in stats.arrays()):
+        raise ValueError(_OVERFLOW)
     # statistics of k(x, L) -> statistics of the features k(x, L) T (a linear map: means T, T^T S T)
     stats = replace(stats, means=stats.means @ T, scatter=T.T @ stats.scatter @ T)
     lam, A = _primal_directions(stats, solver, sigma, tol)
@@ -308,9 +318,8 @@ def fit_nystroem(
     # the projected class statistics follow from the feature statistics: no second pass over X
     proj = replace(stats, means=(stats.means - mbar) @ A, scatter=A.T @ stats.pooled_scatter() @ A)
     present = proj.counts > 0
-    q = min(int(present.sum()) - 1, lam.size) if n_components is None else min(
-        int(present.sum()) - 1, lam.size, n_components
-    )
+    nontrivial = int(np.sum(lam > 1e-10 * max(float(np.max(lam, initial=0.0)), 1e-300)))
+    q = min(int(present.sum()) - 1, max(nontrivial, 1), n_components or lam.size)
     lam, A = lam[:q], A[:, :q]
     total_var = (np.diag(proj.scatter)[:q] + proj.counts @ proj.means[:, :q] ** 2) / proj.total
     scale = 1.0 / np.sqrt(np.where(total_var > 0, total_var, 1.0))

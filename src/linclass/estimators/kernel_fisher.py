@@ -162,6 +162,8 @@ class KernelFisherDiscriminantAnalysis(
         self
         """
         self._validate_params()
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)  # no stale attributes from an earlier fit (landmark_indices_)
         data = validate_fit(self, X, y)
         X, y, classes = data.X, data.y, data.classes
         n = X.shape[0]
@@ -246,4 +248,5 @@ class KernelFisherDiscriminantAnalysis(
 
     def predict(self, X):
         """The class with the largest posterior on the projection."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)  # checks that the model is fitted first
+        return self.classes_[np.argmax(scores, axis=1)]
