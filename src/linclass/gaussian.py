@@ -338,7 +338,7 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
         log_det[k] = 2 * np.sum(np.log(np.diag(L)))
     if singular:
         _warn_singular(
-            f"covariance of class(es) {list(singular)}", int(ranks[present].min()), d,
+            f"covariance of class(es) {np.asarray(singular).tolist()}", int(ranks[present].min()), d,
             f"Its eigenvalues (in correlation form) were floored at {tol:g} x the largest.",
         )
     offsets = np.einsum("kd,kde->ke", stats.means - center, W)
