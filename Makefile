@@ -11,15 +11,22 @@ $(BIN)/python:
 
 # stamp files record which extras are installed, so a second `make` is instant
 $(VENV)/.demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[plot]'
 	touch $@
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# the comparison table, then a few figures in demo/
 demo: $(VENV)/.demo
-	$(BIN)/python examples/demo.py
+	$(BIN)/linclass compare --dataset breast_cancer
+	mkdir -p demo
+	$(BIN)/linclass plot --model fisher --dataset breast_cancer --kind fisher --out demo/fisher.png
+	$(BIN)/linclass plot --model ovr-logistic --dataset iris --kind regions --features 2 3 --out demo/regions_one_vs_rest.png
+	$(BIN)/linclass plot --model logistic --dataset iris --kind regions --features 2 3 --out demo/regions_softmax.png
+	$(BIN)/linclass plot --model qda --dataset iris --kind contours --features 2 3 --out demo/gaussian_contours.png
+	$(BIN)/linclass plot --model logistic --dataset breast_cancer --kind curve --out demo/training_curve.png
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
