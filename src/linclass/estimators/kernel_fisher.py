@@ -54,6 +54,8 @@ class KernelFisherDiscriminantAnalysis(
     sigma : float, default=1e-5
         Ridge for solver='ridge', relative: :math:`\\sigma = \\text{sigma}\\cdot(\\mathrm{tr}\\,C)^2`,
         which bounds the condition number of :math:`CC + \\sigma I` by :math:`1 + 1/\\text{sigma}`.
+        It is a regularisation strength, best chosen by cross-validation: the relative scale does not
+        shrink with n, so with many samples smaller values (1e-9) usually generalise better.
     tol : float, default=1e-10
         Relative eigenvalue / singular value threshold for 'pinv', 'gsvd' and the Nystroem map.
     n_components : int, default=None
