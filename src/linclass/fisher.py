@@ -68,6 +68,21 @@ def _orient(directions: np.ndarray) -> np.ndarray:
     return directions * np.sign(directions[top, np.arange(directions.shape[1])])
 
 
+def orientation(projected_means: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Signs (one per direction) that make a projection deterministic: with two classes, the second
+    projects above the first (:math:`w \\propto S_W^{-1}(m_2 - m_1)`, eq. 4.30); with more, the class
+    mean farthest from the centre projects on the positive side.  Classes not ``present`` are ignored."""
+    M = projected_means
+    if present.sum() == 2:
+        first, second = np.flatnonzero(present)
+        signs = np.sign(M[second] - M[first])
+    else:
+        far = np.argmax(np.where(present[:, None], np.abs(M), -1.0), axis=0)
+        signs = np.sign(M[far, np.arange(M.shape[1])])
+    signs[signs == 0] = 1.0
+    return signs
+
+
 def _range_whitener(within: np.ndarray, tol: float, rescale: bool = True) -> np.ndarray:
     """:math:`W = D^{-1}U_r\\Lambda_r^{-1/2}` with :math:`D^{-1}S_WD^{-1} = U\\Lambda U^T` (correlation
     form, :math:`D = \\mathrm{diag}(S_W)^{1/2}`, or :math:`D = I` when ``rescale`` is False because the
@@ -270,16 +285,7 @@ def estimate(
     lam, V = solve(stats, solver, tol)
     center = stats.grand_mean()
     M = (stats.means - center) @ V
-    # orientation: two classes -> class 1 projects above class 0 (w ~ S_W^-1 (m_2 - m_1), eq. 4.30);
-    # K classes -> the class mean farthest from the centre projects on the positive side
-    present = stats.counts > 0
-    if present.sum() == 2:
-        first, second = np.flatnonzero(present)
-        signs = np.sign(M[second] - M[first])
-    else:
-        far = np.argmax(np.where(present[:, None], np.abs(M), -1.0), axis=0)
-        signs = np.sign(M[far, np.arange(M.shape[1])])
-    signs[signs == 0] = 1.0
+    signs = orientation(M, stats.counts > 0)
     V, M = V * signs, M * signs
     q = V.shape[1] if n_components is None else min(n_components, V.shape[1])
     log_priors = class_log_priors(stats, priors)

@@ -199,19 +199,11 @@ def _gsvd(C, En, tol):
     return alpha2 / (1.0 - alpha2), Psi, C @ Psi
 
 
-def _orient(Z: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """Signs that make the projection deterministic: two classes -> class 1 projects above class 0;
-    more -> the class mean farthest from the centre is on the positive side."""
-    means = np.zeros((n_classes, Z.shape[1]))
-    np.add.at(means, y, Z)
-    means /= np.maximum(np.bincount(y, minlength=n_classes), 1)[:, None]
-    if n_classes == 2:
-        signs = np.sign(means[1] - means[0])
-    else:
-        far = np.argmax(np.abs(means), axis=0)
-        signs = np.sign(means[far, np.arange(Z.shape[1])])
-    signs[signs == 0] = 1.0
-    return signs
+def _n_kept(lam: np.ndarray, n_present: int, n_components: int | None) -> int:
+    """Directions kept: at most c - 1 and ``n_components``, and only those with a non-trivial
+    eigenvalue (at least one)."""
+    nontrivial = int(np.sum(lam > 1e-10 * max(float(np.max(lam, initial=0.0)), 1e-300)))
+    return min(n_present - 1, max(nontrivial, 1), n_components or lam.size)
 
 
 def _finish(lam, scores_dir, y, classes, n_components):
@@ -219,14 +211,14 @@ def _finish(lam, scores_dir, y, classes, n_components):
 
     Returns (eigenvalues, column scale, training projections)."""
     c = classes.size
-    nontrivial = int(np.sum(lam > 1e-10 * max(float(np.max(lam, initial=0.0)), 1e-300)))
-    q = min(c - 1, max(nontrivial, 1))
-    if n_components is not None:
-        q = min(q, n_components)
+    q = _n_kept(lam, c, n_components)
     Z = scores_dir[:, :q]
     scale = np.sqrt(np.mean(Z**2, axis=0))
     scale[scale == 0] = 1.0
-    scale = _orient(Z, y, c) / scale
+    means = np.zeros((c, q))
+    np.add.at(means, y, Z)
+    means /= np.bincount(y, minlength=c)[:, None]
+    scale = fisher.orientation(means, np.ones(c, dtype=bool)) / scale
     return np.maximum(lam[:q], 0.0), scale, Z * scale
 
 
@@ -318,19 +310,11 @@ def fit_nystroem(
     # the projected class statistics follow from the feature statistics: no second pass over X
     proj = replace(stats, means=(stats.means - mbar) @ A, scatter=A.T @ stats.pooled_scatter() @ A)
     present = proj.counts > 0
-    nontrivial = int(np.sum(lam > 1e-10 * max(float(np.max(lam, initial=0.0)), 1e-300)))
-    q = min(int(present.sum()) - 1, max(nontrivial, 1), n_components or lam.size)
+    q = _n_kept(lam, int(present.sum()), n_components)
     lam, A = lam[:q], A[:, :q]
     total_var = (np.diag(proj.scatter)[:q] + proj.counts @ proj.means[:, :q] ** 2) / proj.total
     scale = 1.0 / np.sqrt(np.where(total_var > 0, total_var, 1.0))
-    M = proj.means[:, :q] * scale
-    if classes.size == 2:
-        signs = np.sign(M[1] - M[0])
-    else:
-        far = np.argmax(np.where(present[:, None], np.abs(M), -1.0), axis=0)
-        signs = np.sign(M[far, np.arange(q)])
-    signs[signs == 0] = 1.0
-    scale = scale * signs
+    scale = scale * fisher.orientation(proj.means[:, :q], present)
     A = A * scale
     proj = replace(proj, means=proj.means[:, :q] * scale, scatter=proj.scatter[:q, :q] * np.outer(scale, scale))
     coef = T @ A
