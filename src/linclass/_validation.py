@@ -158,7 +158,17 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
     )
 
 
+def _refuse_dask(X, estimator) -> None:
+    if type(X).__module__.split(".")[0] == "dask" and hasattr(X, "__dask_graph__"):
+        raise TypeError(
+            f"{type(estimator).__name__} does not work on Dask collections. The Gaussian models, "
+            "naive Bayes, FisherDiscriminantAnalysis and LogisticRegression (newton / bohning / "
+            "lbfgs) do; for this estimator call X.compute() first if the data fit in memory."
+        )
+
+
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
+    _refuse_dask(X, estimator)
     _check_2d(X, estimator)
     X = validate_data(
         estimator,
@@ -362,3 +372,62 @@ def validate_priors(priors, n_classes: int) -> np.ndarray | None:
     if abs(p.sum() - 1.0) > 1e-6:
         raise ValueError(f"priors must sum to 1; they sum to {p.sum():.6g}.")
     return p / p.sum()
+
+
+# ---------------------------------------------------------------------------------- chunked sources
+def _chunk_matrix(X, n_features: int) -> np.ndarray:
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame (a Dask partition)
+        bad = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
+        if bad:
+            raise ValueError(f"X must be numeric, but column {bad[0]!r} has dtype "
+                             f"{X.dtypes.iloc[list(map(str, X.columns)).index(bad[0])]}.")
+        X = X.to_numpy(dtype=np.float64)
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array X of shape (n_samples, n_features), got {X.ndim}D "
+                         f"(shape {X.shape}).")
+    if X.dtype.kind not in "biuf":
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"X must be numeric; got dtype {X.dtype} that does not convert to "
+                             "float64.") from None
+    if X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    check_finite(X)
+    return X
+
+
+def validate_chunk(chunk, n_features: int):
+    """Check and convert one chunk of a chunked source (:mod:`linclass.chunks`).
+
+    Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
+    (or None), w float64 non-negative weights or None.  Unlike :func:`validate_sample_weight`, a chunk
+    whose weights are all zero is accepted (the whole source is checked after the reduction).
+    Errors name the chunk (and its first row when known).
+    """
+    try:
+        X = _chunk_matrix(chunk.X, n_features)
+        n = X.shape[0]
+        y = None
+        if chunk.y is not None:
+            y = chunk.y.to_numpy() if hasattr(chunk.y, "to_numpy") else chunk.y
+            y = _as_labels(np.asarray(y), n, None) if n else np.asarray(y).reshape(-1)
+        w = chunk.sample_weight
+        if w is not None:
+            w = w.to_numpy() if hasattr(w, "to_numpy") else w
+            arr = np.asarray(w)
+            if arr.shape == (n,) and arr.dtype.kind in "iufb" and n and not np.any(arr):
+                w = np.zeros(n)
+            else:
+                w = validate_sample_weight(w, n)
+    except ValueError as exc:
+        raise ValueError(f"{chunk.where()}: {exc}") from None
+    return X, y, w
+
+
+def validate_chunk_labels(labels: np.ndarray) -> np.ndarray:
+    """Check the distinct labels gathered from every chunk (sorted), as :func:`validate_fit` checks
+    y: discrete, finite, of one type."""
+    return _as_labels(labels, labels.shape[0], None)

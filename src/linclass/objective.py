@@ -46,9 +46,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import losses
+from .separation import suspicious_rows
 from .stats import ClassStats
 
-__all__ = ["LinearObjective", "contrast_basis"]
+__all__ = ["LinearObjective", "ObjectiveLayout", "class_weights", "contrast_basis"]
 
 _LOW_PRECISION_MIN = 2_000_000  # entries of X above which Newton's Hessian may be formed in float32
 
@@ -67,65 +68,82 @@ def contrast_basis(n_classes: int) -> np.ndarray:
     return P
 
 
-class LinearObjective:
-    """The penalised mean negative log-likelihood of a linear logistic / softmax model.
+def class_weights(classes: np.ndarray, totals: np.ndarray, class_weight) -> np.ndarray | None:
+    """Per-class multipliers of the sample weights, shape (K,), or None for ``class_weight=None``.
+
+    'balanced' is :math:`N / (K N_k)` with :math:`N_k` the class totals of the (frequency) sample
+    weights, as scikit-learn (weight 2 == a repeated row); a dict maps labels to multipliers
+    (default 1).
+    """
+    if class_weight is None:
+        return None
+    K = classes.size
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        counts = np.asarray(totals, dtype=np.float64)
+        return np.where(counts > 0, counts.sum() / (K * np.where(counts > 0, counts, 1.0)), 0.0)
+    unknown = [c for c in class_weight if c not in set(classes.tolist())]
+    if unknown:
+        raise ValueError(f"class_weight names label(s) {unknown} that are not in y; the classes "
+                         f"are {classes.tolist()}.")
+    per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
+    if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
+        raise ValueError("class_weight values must be finite and non-negative.")
+    return per_class
+
+
+class ObjectiveLayout:
+    """Everything about the objective that does not touch X row by row: the coefficient layout, the
+    centring offset, the weight totals, the penalty, the Hessian bound and the null start.
+
+    :class:`LinearObjective` (X in memory) and :class:`linclass.chunks.ChunkedObjective` (X in
+    chunks: Dask, files) add the data passes.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int
-        Class index of each row, in ``range(n_classes)``.
-    n_classes : int
-        2 for logistic regression (sigmoid), K > 2 for softmax regression.
-    sample_weight : ndarray of shape (n_samples,) or None
+    n_features, n_classes : int
+    total : float
+        :math:`N = \\sum_i w_i`.
+    offset : ndarray of shape (n_features,)
+        The centring point :math:`m` (the weighted mean with an intercept, else zeros).
+    class_weight : ndarray of shape (n_classes,)
+        Weighted class totals.
     l2 : float
-        :math:`\\lambda = 1/C` (0 for the unpenalised maximum-likelihood fit).
     fit_intercept : bool
+    gram : ndarray of shape (p, p) or None
+        :math:`\\tilde X^TW\\tilde X` when already known (else :meth:`_compute_gram` forms it).
     """
 
-    def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True):
-        self.X, self.y, self.n_classes = X, y, n_classes
-        self.w = sample_weight
+    def __init__(self, n_features, n_classes, *, total, offset, class_weight, l2=0.0,
+                 fit_intercept=True, gram=None):
+        self.n_features, self.n_classes = int(n_features), int(n_classes)
+        self.total = float(total)
+        self.offset = np.asarray(offset, dtype=np.float64)
+        self.class_weight = np.asarray(class_weight, dtype=np.float64)
         self.l2 = float(l2)
         self.fit_intercept = fit_intercept
-        n, d = X.shape
-        self.n_features = d
         self.basis = None if n_classes == 2 else contrast_basis(n_classes)
-        self.shape = (d + int(fit_intercept), 1 if n_classes == 2 else n_classes - 1)
-        self.total = float(n if sample_weight is None else sample_weight.sum())
-        if fit_intercept:
-            weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
-            self.offset = weighted / self.total
-        else:
-            self.offset = np.zeros(d)
-        self.class_weight = np.bincount(y, weights=sample_weight, minlength=n_classes)
-        self._target = y.astype(np.float64) if n_classes == 2 else None
-        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
-        self._gram = None
-        self._work = {}
-        self._last = None  # (theta, probabilities) of the last full evaluation
+        self.shape = (self.n_features + int(fit_intercept), 1 if n_classes == 2 else n_classes - 1)
+        self._gram = gram
 
     @property
     def gram(self) -> np.ndarray:
         """Centred weighted Gram matrix :math:`\\tilde X^TW\\tilde X` of shape (p, p): the Hessian
-        bound's only data term, from :class:`~linclass.stats.ClassStats` (one pass, exact for large
-        offsets)."""
+        bound's only data term."""
         if self._gram is None:
-            n, d = self.X.shape
-            p = self.shape[0]
-            if self.fit_intercept:
-                stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
-                                              kind="tied")
-                scatter = stats.scatter
-            else:
-                Xs = self.X if self.w is None else self.X * np.sqrt(self.w)[:, None]
-                scatter = Xs.T @ Xs
-            gram = np.zeros((p, p))
-            gram[:d, :d] = (scatter + scatter.T) / 2
-            if self.fit_intercept:
-                gram[d, d] = self.total
-            self._gram = gram
+            self._gram = self._compute_gram()
         return self._gram
+
+    def _compute_gram(self) -> np.ndarray:  # pragma: no cover - every subclass knows its data
+        raise NotImplementedError
+
+    def _embed_gram(self, scatter: np.ndarray) -> np.ndarray:
+        """The (p, p) matrix :math:`\\tilde X^TW\\tilde X` from the (d, d) centred scatter."""
+        d, p = self.n_features, self.shape[0]
+        gram = np.zeros((p, p))
+        gram[:d, :d] = (scatter + scatter.T) / 2
+        if self.fit_intercept:
+            gram[d, d] = self.total
+        return gram
 
     # ------------------------------------------------------------------ layout
     @property
@@ -174,6 +192,66 @@ class LinearObjective:
             theta[-1] = log_freq[1] - log_freq[0] if self.basis is None else log_freq @ self.basis
         return theta
 
+    def hessian_bound_block(self) -> np.ndarray:
+        """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
+        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),
+        :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax (Böhning)."""
+        B = self.gram * (0.25 if self.basis is None else 0.5)
+        B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
+        return B / self.total
+
+    def hessian_bound(self) -> np.ndarray:
+        """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
+        return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
+
+
+class LinearObjective(ObjectiveLayout):
+    """The penalised mean negative log-likelihood of a linear logistic / softmax model.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int
+        Class index of each row, in ``range(n_classes)``.
+    n_classes : int
+        2 for logistic regression (sigmoid), K > 2 for softmax regression.
+    sample_weight : ndarray of shape (n_samples,) or None
+    l2 : float
+        :math:`\\lambda = 1/C` (0 for the unpenalised maximum-likelihood fit).
+    fit_intercept : bool
+    """
+
+    def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
+                 offset=None):
+        self.X, self.y = X, y
+        self.w = sample_weight
+        n, d = X.shape
+        total = float(n if sample_weight is None else sample_weight.sum())
+        if offset is None:
+            if fit_intercept:
+                weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
+                offset = weighted / total
+            else:
+                offset = np.zeros(d)
+        super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
+                         class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
+        self._target = y.astype(np.float64) if n_classes == 2 else None
+        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
+        self._work = {}
+        self._last = None  # (theta, probabilities) of the last full evaluation
+
+    def _compute_gram(self) -> np.ndarray:
+        """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets)."""
+        n = self.X.shape[0]
+        if self.fit_intercept:
+            stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
+                                          kind="tied")
+            scatter = stats.scatter
+        else:
+            Xs = self.X if self.w is None else self.X * np.sqrt(self.w)[:, None]
+            scatter = Xs.T @ Xs
+        return self._embed_gram(scatter)
+
     # ------------------------------------------------------------------ evaluation
     def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
         """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
@@ -206,19 +284,47 @@ class LinearObjective:
     def _gradient(self, theta, R, X, scale) -> np.ndarray:
         """:math:`\\nabla_W = (X - \\mathbf 1 m^T)^T R P \\cdot scale + \\lambda W / N`,
         :math:`\\nabla_b = P^T R^T\\mathbf 1 \\cdot scale`."""
+        G = self._data_gradient(R, X)
+        G *= scale
+        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
+        return G
+
+    def _data_gradient(self, R, X) -> np.ndarray:
+        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale)."""
         d = self.n_features
-        G = np.empty(self.shape)
+        G = np.zeros(self.shape)
         if self.basis is None:
             rsum = R.sum()
-            G[:d, 0] = (X.T @ R - self.offset * rsum) * scale
+            G[:d, 0] = X.T @ R - self.offset * rsum
         else:
             rsum = R.sum(axis=0)
-            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis * scale
+            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis
             rsum = rsum @ self.basis
         if self.fit_intercept:
-            G[d] = rsum * scale
-        G[:d] += (self.l2 / self.total) * theta[:d]
+            G[d] = rsum
         return G
+
+    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False):
+        """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
+        the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
+        (n_params, n_params) or None)``.
+
+        Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
+        which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
+        """
+        theta = theta.reshape(self.shape)
+        value, R, X = self._loss_residual(theta)
+        return value, self._data_gradient(R, X), (self.curvature_sum(theta) if with_hessian else None)
+
+    def count_perfect(self, theta: np.ndarray) -> int:
+        """Rows with positive weight whose own-class probability is numerically one (a symptom of
+        separation; :func:`linclass.separation.suspicious_rows`)."""
+        mu = self.probabilities(theta.reshape(self.shape))
+        own = (np.where(self.y == 1, mu, 1.0 - mu) if mu.ndim == 1
+               else mu[np.arange(mu.shape[0]), self.y])
+        if self.w is not None:
+            own = own[self.w > 0]
+        return suspicious_rows(own)
 
     def value(self, theta: np.ndarray) -> float:
         """:math:`f(\\theta)`."""
@@ -250,18 +356,6 @@ class LinearObjective:
         return self._gradient(theta, R, X, 1.0 / weight)
 
     # ------------------------------------------------------------------ curvature
-    def hessian_bound_block(self) -> np.ndarray:
-        """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
-        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),
-        :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax (Böhning)."""
-        B = self.gram * (0.25 if self.basis is None else 0.5)
-        B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
-        return B / self.total
-
-    def hessian_bound(self) -> np.ndarray:
-        """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
-        return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
-
     def probabilities(self, theta) -> np.ndarray:
         """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
         if self._last is not None and np.array_equal(self._last[0], theta):
@@ -338,16 +432,24 @@ class LinearObjective:
                 np.ones(self.X.shape[0]) if self.w is None else self.w, True)
             H = np.kron(gram, self._curvature_weights_at_constant(theta))
         else:
-            C = self._curvature_weights(theta)
-            H4 = np.empty((p, m, p, m))
-            for a in range(m):
-                for b in range(a, m):
-                    block = self._weighted_gram(C[:, a, b], low)
-                    H4[:, a, :, b] = block
-                    H4[:, b, :, a] = block.T
-            H = H4.reshape(p * m, p * m)
+            H = self.curvature_sum(theta, low=low)
         H[np.diag_indices(p * m)] += self._penalty_diagonal()
         return H / self.total
+
+    def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
+        """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
+        order of (p, m): the Hessian's data term before the penalty and the 1/N (one weighted Gram
+        product per pair of class blocks)."""
+        theta = theta.reshape(self.shape)
+        p, m = self.shape
+        C = self._curvature_weights(theta)
+        H4 = np.empty((p, m, p, m))
+        for a in range(m):
+            for b in range(a, m):
+                block = self._weighted_gram(C[:, a, b], low)
+                H4[:, a, :, b] = block
+                H4[:, b, :, a] = block.T
+        return H4.reshape(p * m, p * m)
 
     def _curvature_weights_at_constant(self, theta) -> np.ndarray:
         b = theta[-1] if self.fit_intercept else np.zeros(self.shape[1])

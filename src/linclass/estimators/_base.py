@@ -18,6 +18,7 @@ from .._validation import (
     validate_predict,
     validate_priors,
 )
+from ..dask import is_dask_collection, lazy_on_dask
 from ..posterior import log_posterior, posterior
 from ..stats import ClassStats
 
@@ -63,6 +64,10 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)  # a refit with other settings must not keep stale fitted attributes
         self._partial_classes = None
+        if is_dask_collection(X, y, sample_weight):
+            from ..dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight))
         data = validate_fit(
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse
         )
@@ -96,6 +101,10 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                 f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
                 "partial_fit; give `classes` once, on the first call."
             )
+        if is_dask_collection(X, y, sample_weight):
+            from ..dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight), first=first)
         data = validate_fit(
             self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
             check_finite=False, accept_sparse=self._accept_sparse,
@@ -110,6 +119,40 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                 X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
             )
         explain_non_finite(self, data.X, *batch.arrays())
+        return self._install(batch)
+
+    def _fit_source(self, source, *, first: bool = True):
+        """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
+        files read in blocks): one pass for the labels, one for the merged class statistics."""
+        from ..chunks import class_stats, distinct_labels, require_two_classes
+
+        if first:
+            self.n_features_in_ = source.n_features
+            if source.feature_names is not None:
+                self.feature_names_in_ = source.feature_names
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        elif source.n_features != self.n_features_in_:
+            raise ValueError(f"X has {source.n_features} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        labels = distinct_labels(source)
+        classes = labels
+        if self._partial_classes is not None:
+            classes = self._partial_classes
+            unknown = np.setdiff1d(labels, classes)
+            if unknown.size:
+                raise ValueError(
+                    f"y contains label(s) {unknown[:5].tolist()} that are not in classes="
+                    f"{classes.tolist()} given on the first call to partial_fit."
+                )
+        kind, moments = self._stats_request()
+        batch = class_stats(source, classes, kind=kind, moments=moments, prepare=self._prepare)
+        if first and self._partial_classes is None:
+            require_two_classes(self, batch)
+        return self._install(batch)
+
+    def _install(self, batch):
+        """Merge ``batch`` into the running statistics and derive every fitted attribute."""
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
         if stats.n_classes < 2:
             raise ValueError(
@@ -144,6 +187,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         explain_non_finite(self, X, scores)
         return scores
 
+    @lazy_on_dask
     def decision_function(self, X):
         """Class scores :math:`\\ln p(x, C_k)` (up to a term shared by all classes for linear models).
 
@@ -158,14 +202,17 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
             return scores[:, 1] - scores[:, 0]
         return scores
 
+    @lazy_on_dask
     def predict_log_proba(self, X):
         """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
         return log_posterior(self._scores(X))
 
+    @lazy_on_dask
     def predict_proba(self, X):
         """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
         return posterior(self._scores(X))
 
+    @lazy_on_dask
     def predict(self, X):
         """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
         scores = self._scores(X)

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import fisher
+from ..dask import lazy_on_dask
 from .._validation import explain_non_finite, validate_predict
 from ._base import StatsClassifier
 
@@ -143,6 +144,7 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
             self.eigenvalues_, self.stats_.total, self.n_features_in_, int(np.sum(self.class_count_ > 0))
         )
 
+    @lazy_on_dask
     def transform(self, X):
         """Project X on the Fisher directions: :math:`z = V^T(x - \\bar x)`.
 

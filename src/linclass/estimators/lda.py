@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .. import fisher
+from ..dask import lazy_on_dask
 from .._validation import validate_predict
 from .gaussian import _GaussianBase
 
@@ -106,6 +107,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self.xbar_ = self.stats_.grand_mean()
         self._n_features_out = n_out
 
+    @lazy_on_dask
     def transform(self, X):
         """Project X on the Fisher directions: :math:`(x - \\bar x)^T V`.
 

@@ -17,11 +17,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import explain_non_finite, validate_fit, validate_predict
+from ..dask import is_dask_collection, lazy_on_dask
 from ..exceptions import SeparationWarning, SingularCovarianceWarning
 from ..inference import summarize
-from ..objective import LinearObjective
+from ..objective import LinearObjective, class_weights
 from ..posterior import log_posterior, posterior
-from ..separation import separation, suspicious_rows
+from ..separation import separation
 from ..solvers import SOLVERS, SymmetricSolver
 
 __all__ = ["LogisticRegression"]
@@ -136,26 +137,70 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if is_dask_collection(X, y, sample_weight):
+            from ..dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight))
         self._validate_params()
         previous = self._warm_coefficients()
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
         weight = _class_weighted(data, self.class_weight)
-        K = data.classes.size
-        l2 = 0.0 if np.isinf(self.C) else 1.0 / self.C
         with np.errstate(invalid="ignore", over="ignore"):
-            objective = LinearObjective(data.X, data.y, K, weight, l2=l2,
+            objective = LinearObjective(data.X, data.y, data.classes.size, weight, l2=self._l2(),
                                         fit_intercept=self.fit_intercept)
         explain_non_finite(self, data.X, objective.offset)
+        return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
+                           weight)
+
+    def _fit_source(self, source):
+        """``fit`` from a chunk source (:mod:`linclass.chunks`: Dask collections, files read in
+        blocks).  One pass for the labels, one for the class totals, centring and Gram matrix, then
+        one pass per solver iteration; 'sgd' needs the rows in memory and is refused."""
+        from ..chunks import ChunkedObjective, distinct_labels
+
+        self._validate_params()
+        previous = self._warm_coefficients()
+        self.n_features_in_ = source.n_features
+        if source.feature_names is not None:
+            self.feature_names_in_ = source.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        classes = distinct_labels(source)
+        if classes.size < 2:
+            raise ValueError(f"LogisticRegression needs samples of at least two classes, but y holds "
+                             f"only one class ({classes[0]!r}). A classifier cannot be trained on a "
+                             "single class.")
+        n_params = (source.n_features + int(self.fit_intercept)) * (1 if classes.size == 2
+                                                                     else classes.size - 1)
+        solver = self._resolve_solver(n_params=n_params, n_classes=classes.size)
+        if solver == "sgd":
+            raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
+                             "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
+        objective = ChunkedObjective(source, classes, class_weight=self.class_weight, l2=self._l2(),
+                                     fit_intercept=self.fit_intercept,
+                                     with_hessian=solver == "newton")
+        return self._solve(objective, classes, solver, previous, None, None)
+
+    def _l2(self) -> float:
+        return 0.0 if np.isinf(self.C) else 1.0 / self.C
+
+    def _resolve_solver(self, objective=None, *, n_params=None, n_classes=None) -> str:
+        if self.solver != "auto":
+            return self.solver
+        if objective is not None:
+            n_params, n_classes = objective.n_params, objective.n_classes
+        return "newton" if n_params <= _AUTO_NEWTON_MAX_PARAMS[n_classes == 2] else "lbfgs"
+
+    def _solve(self, objective, classes, solver, previous, data, weight):
+        """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
+        the in-memory rows, for the exact separation check; None for chunked data)."""
+        K = classes.size
         theta0 = objective.null_start()
-        if previous is not None and np.array_equal(previous[0], data.classes) and (
-            previous[1].shape == (1 if K == 2 else K, data.X.shape[1])
+        if previous is not None and np.array_equal(previous[0], classes) and (
+            previous[1].shape == (1 if K == 2 else K, objective.n_features)
         ):
             theta0 = objective.from_coefficients(previous[1], previous[2])
-        solver = self.solver
-        if solver == "auto":
-            limit = _AUTO_NEWTON_MAX_PARAMS[K == 2]
-            solver = "newton" if objective.n_params <= limit else "lbfgs"
         result = SOLVERS[solver](
             objective, theta0, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
             batch_size=self.batch_size, eta0=self.eta0,
@@ -164,14 +209,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             raise FloatingPointError(
                 "The fit produced non-finite coefficients; rescale the features or use a finite C."
             )
-        self.classes_ = data.classes
+        self.classes_ = classes
         self.coef_, self.intercept_ = objective.coefficients(result.theta)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.loss_curve_ = result.history
         self.solver_ = solver
-        self.log_likelihood_ = -(result.value * objective.total
-                                 - 0.5 * l2 * float(np.sum(result.theta[: data.X.shape[1]] ** 2)))
+        self.log_likelihood_ = -(result.value * objective.total - 0.5 * objective.l2 * float(
+            np.sum(result.theta[: objective.n_features] ** 2)))
         self._finish(objective, result, data, weight)
         return self
 
@@ -199,7 +244,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 f"LogisticRegression (solver={self.solver_!r}) did not converge in max_iter="
                 f"{self.max_iter} iterations: the largest gradient entry is {result.gradient_norm:.3g} "
                 f"> tol={self.tol:g}. Increase max_iter, or use solver='newton'.",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning, stacklevel=4,
             )
         self._inference = {"notes": notes, "covariance": None, "reason": None}
         if objective.n_params > _INFERENCE_MAX_PARAMS:
@@ -214,7 +259,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                     "collinear, so their coefficients are not identifiable (the minimum-norm solution "
                     "is returned and standard errors are undefined). Drop the redundant features or "
                     "use a finite C.",
-                    SingularCovarianceWarning, stacklevel=3,
+                    SingularCovarianceWarning, stacklevel=4,
                 )
                 self._inference["reason"] = "the information matrix is singular (collinear features)"
             else:
@@ -222,7 +267,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 self._inference["covariance"] = J @ system.solve(J.T)
         counts = objective.class_weight[objective.class_weight > 0]
         self._inference["null"] = (float(counts @ np.log(counts / counts.sum()))
-                                   if self.fit_intercept else -objective.total * np.log(data.classes.size))
+                                   if self.fit_intercept else -objective.total * np.log(self.classes_.size))
         self._inference["n_obs"] = objective.total
 
     # ------------------------------------------------------------------ inference
@@ -263,20 +308,24 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         explain_non_finite(self, X, S)
         return np.column_stack([np.zeros(S.shape[0]), S[:, 0]]) if S.shape[1] == 1 else S
 
+    @lazy_on_dask
     def decision_function(self, X):
         """Raw scores: shape (n_samples,) for two classes (the log-odds :math:`\\theta^Tx + b` of
         ``classes_[1]``), else (n_samples, n_classes)."""
         S = self._class_scores(X)
         return S[:, 1] if S.shape[1] == 2 else S
 
+    @lazy_on_dask
     def predict_log_proba(self, X):
         """Log posterior probabilities, shape (n_samples, n_classes), computed in log space."""
         return log_posterior(self._class_scores(X))
 
+    @lazy_on_dask
     def predict_proba(self, X):
         """Posterior probabilities, shape (n_samples, n_classes); rows sum to one."""
         return posterior(self._class_scores(X))
 
+    @lazy_on_dask
     def predict(self, X):
         """The most probable class."""
         scores = self._class_scores(X)
@@ -285,21 +334,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
 def _class_weighted(data, class_weight):
     """Sample weights times the class weights (None when both are trivial)."""
-    if class_weight is None:
+    totals = np.bincount(data.y, weights=data.sample_weight, minlength=data.classes.size)
+    per_class = class_weights(data.classes, totals, class_weight)
+    if per_class is None:
         return data.sample_weight
-    K = data.classes.size
-    if class_weight == "balanced":
-        # class totals of the (frequency) sample weights, as scikit-learn: weight 2 == a repeated row
-        counts = np.bincount(data.y, weights=data.sample_weight, minlength=K).astype(float)
-        per_class = np.where(counts > 0, counts.sum() / (K * np.where(counts > 0, counts, 1.0)), 0.0)
-    else:
-        unknown = [c for c in class_weight if c not in set(data.classes.tolist())]
-        if unknown:
-            raise ValueError(f"class_weight names label(s) {unknown} that are not in y; the classes "
-                             f"are {data.classes.tolist()}.")
-        per_class = np.array([float(class_weight.get(c, 1.0)) for c in data.classes.tolist()])
-        if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
-            raise ValueError("class_weight values must be finite and non-negative.")
     weight = per_class[data.y]
     if data.sample_weight is not None:
         weight = weight * data.sample_weight
@@ -325,17 +363,16 @@ def _reporting_map(objective) -> np.ndarray:
 
 def _check_separation(objective, theta, data, weight):
     """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None."""
-    mu = objective.probabilities(theta)
-    own = np.where(data.y == 1, mu, 1.0 - mu) if mu.ndim == 1 else mu[np.arange(mu.shape[0]), data.y]
-    if weight is not None:
-        own = own[weight > 0]
-    perfect = suspicious_rows(own)
+    perfect = objective.count_perfect(theta)
     if perfect == 0:
         return None
-    try:
-        kind = separation(data.X, data.y, data.classes.size, weight, objective.fit_intercept)
-    except ValueError:
+    if data is None:  # chunked data: the linear programme needs every row at once
         kind = "suspected"
+    else:
+        try:
+            kind = separation(data.X, data.y, data.classes.size, weight, objective.fit_intercept)
+        except ValueError:
+            kind = "suspected"
     if kind is None:
         return None
     what = {"complete": "completely separated by a hyperplane",
@@ -347,6 +384,6 @@ def _check_separation(objective, theta, data, weight):
         "returned coefficients are finite only because the iteration stopped; their size, standard "
         "errors and p-values are meaningless. Use a finite C (for example C=1.0) for a penalised "
         "estimate, which always exists.",
-        SeparationWarning, stacklevel=4,
+        SeparationWarning, stacklevel=5,
     )
     return kind

@@ -1,0 +1,281 @@
+"""Fits from data that arrive in chunks: Dask collections and files read piece by piece.
+
+The spine is the in-memory one with its data pass split in two: a function of one chunk that returns a
+small summary, and a reduction that adds the summaries.  Nothing of size n ever reaches the driver.
+
+    source (chunks of X, y, w) --map--> chunk summary --reduce--> the in-memory spine's next step
+
+=====================  ===============================================  =============================
+model                  chunk summary                                    reduced by
+=====================  ===============================================  =============================
+labels                 the distinct labels of the chunk                 sorted union
+Gaussian, NB, Fisher   :class:`~linclass.stats.ClassStats`              ``ClassStats.merge`` (exact)
+logistic / softmax     loss, gradient (p x m) and, for Newton, the      sums (``LinearObjective.
+                       curvature (pm x pm) at the current theta         partial_sums``)
+=====================  ===============================================  =============================
+
+A *source* is any object with ``n_features``, ``feature_names`` and
+``map_reduce(fn, combine, *args)``, which calls ``fn(chunk, *args)`` on every :class:`Chunk` (where
+the chunk lives: a Dask worker, or the reading process) and combines the results (``None``, from a
+chunk that carries no weight, is skipped).  :mod:`linclass.dask` provides one for Dask collections,
+:func:`linclass.datasets.FileSource` one for CSV / Parquet files read a block at a time.
+
+Each chunk is validated where it is read (:func:`linclass._validation.validate_chunk`: shape,
+numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+
+import numpy as np
+
+from ._validation import validate_chunk_labels, validate_chunk
+from .objective import ObjectiveLayout, class_weights
+from .stats import ClassStats
+
+__all__ = [
+    "Chunk",
+    "ChunkedObjective",
+    "class_stats",
+    "combine_all",
+    "distinct_labels",
+]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of the data as read from its source (not yet validated).
+
+    Attributes
+    ----------
+    X : array-like of shape (rows, n_features) (ndarray or pandas DataFrame)
+    y : array-like of shape (rows,) or None
+    sample_weight : array-like of shape (rows,), scalar or None
+    index : int
+        Position of the chunk in the source.
+    start : int or None
+        Row number (in the whole data) of the chunk's first row, when known.
+    """
+
+    X: object
+    y: object = None
+    sample_weight: object = None
+    index: int = 0
+    start: int | None = None
+
+    def where(self) -> str:
+        return f"chunk {self.index}" + (f" (rows from {self.start})" if self.start is not None else "")
+
+
+def combine_all(combine, parts):
+    """Fold ``parts`` with ``combine``, skipping ``None``; None when nothing is left."""
+    parts = [p for p in parts if p is not None]
+    return reduce(combine, parts) if parts else None
+
+
+# ---------------------------------------------------------------------------------- labels
+def _chunk_labels(chunk: Chunk, n_features: int):
+    _, y, _ = validate_chunk(chunk, n_features)
+    return np.unique(y) if y.size else None
+
+
+def _union(a, b):
+    textual = (a.dtype.kind in "USO", b.dtype.kind in "USO")
+    if textual[0] != textual[1]:  # numpy would turn the numbers into strings
+        raise ValueError(f"Labels in y mix types ({a.dtype} and {b.dtype} in different chunks); use "
+                         "labels of one type.")
+    try:
+        return np.union1d(a, b)
+    except TypeError:
+        raise ValueError(f"Labels in y mix types ({a.dtype} and {b.dtype} in different chunks); use "
+                         "labels of one type.") from None
+
+
+def distinct_labels(source) -> np.ndarray:
+    """The sorted distinct labels of the whole source (one pass over y only)."""
+    labels = source.map_reduce(_chunk_labels, _union, source.n_features)
+    if labels is None:
+        raise ValueError("Found array with 0 sample(s) (shape=(0, "
+                         f"{source.n_features})) while a minimum of 1 is required.")
+    return validate_chunk_labels(labels)
+
+
+def _encode(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
+    idx = np.searchsorted(classes, y)
+    inside = (idx < classes.size) & (classes[np.minimum(idx, classes.size - 1)] == y)
+    if not np.all(inside):
+        unknown = np.unique(y[~inside])
+        raise ValueError(f"{where}: y contains label(s) {unknown[:5].tolist()} that are not in "
+                         f"classes={classes.tolist()}.")
+    return idx.astype(np.intp, copy=False)
+
+
+# ---------------------------------------------------------------------------------- statistics
+def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
+    X, y, w = validate_chunk(chunk, n_features)
+    if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
+        return None
+    X = prepare(X)
+    return ClassStats.from_batch(X, _encode(y, classes, chunk.where()), classes, w, kind=kind,
+                                 moments=moments)
+
+
+def class_stats(source, classes: np.ndarray, *, kind: str, moments: bool = False,
+                prepare=None) -> ClassStats:
+    """Merged :class:`~linclass.stats.ClassStats` of the whole source, indexed by ``classes``.
+
+    ``prepare`` is the model's per-chunk input step (``StatsClassifier._prepare``: checks and
+    transforms of discrete naive Bayes); it must act row by row.
+    """
+    stats = source.map_reduce(_chunk_stats, ClassStats.merge, source.n_features, classes, kind,
+                              moments, prepare if prepare is not None else _identity)
+    if stats is None:
+        raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
+    return stats
+
+
+def _identity(X):
+    return X
+
+
+def require_two_classes(estimator, stats: ClassStats) -> None:
+    """The in-memory fit's "at least two classes" rule, on the reduced statistics."""
+    active = stats.classes[stats.counts > 0]
+    if active.size < 2:
+        which = f" ({active[0]!r})" if active.size else ""
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least two classes, but y holds only one "
+            f"class{which} with positive weight. A classifier cannot be trained on a single class."
+        )
+
+
+# ---------------------------------------------------------------------------------- logistic
+def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
+                 with_hessian):
+    """``LinearObjective.partial_sums`` of one chunk (with the global centring ``offset``)."""
+    from .objective import LinearObjective
+
+    X, y, w = validate_chunk(chunk, n_features)
+    yi = _encode(y, classes, chunk.where())
+    if per_class is not None:
+        w = per_class[yi] if w is None else per_class[yi] * w
+    if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
+        return None
+    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
+    return part.partial_sums(theta, with_hessian)
+
+
+def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
+    from .objective import LinearObjective
+
+    X, y, w = validate_chunk(chunk, n_features)
+    yi = _encode(y, classes, chunk.where())
+    if per_class is not None:
+        w = per_class[yi] if w is None else per_class[yi] * w
+    if X.shape[0] == 0:
+        return None
+    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
+    return part.count_perfect(theta)
+
+
+def _add_terms(a, b):
+    return (a[0] + b[0], a[1] + b[1], None if a[2] is None else a[2] + b[2])
+
+
+class ChunkedObjective(ObjectiveLayout):
+    """:class:`~linclass.objective.LinearObjective`'s value, gradient and Hessian, computed by a
+    map over the chunks of a source and a sum.
+
+    Construction makes one pass (class statistics of kind 'full' when class weights are given, else
+    'tied'): the weighted class totals, the centring offset and the Gram matrix of the Hessian bound,
+    exact however the rows are chunked.  Each evaluation is then one pass that ships theta (p x m) to
+    every chunk and brings back a value, a p x m gradient and, for Newton, the pm x pm curvature: the
+    Hessian is formed in the same pass as the gradient at that point (Newton asks for both), so a
+    Newton iteration reads the data once.
+
+    Parameters
+    ----------
+    source : a chunk source (see the module docstring)
+    classes : ndarray of shape (K,)
+    class_weight : dict, 'balanced' or None
+        As :class:`linclass.LogisticRegression`.
+    l2 : float
+    fit_intercept : bool
+    with_hessian : bool
+        Compute the curvature along with every gradient (for Newton's method).
+    """
+
+    def __init__(self, source, classes, *, class_weight=None, l2=0.0, fit_intercept=True,
+                 with_hessian=False):
+        kind = "tied" if class_weight is None else "full"
+        stats = class_stats(source, classes, kind=kind)
+        self.per_class = class_weights(classes, stats.counts, class_weight)
+        if self.per_class is not None:
+            stats = _scale_classes(stats, self.per_class)
+        if not np.sum(stats.counts > 0) or stats.total <= 0:
+            raise ValueError("Every sample has zero weight after applying class_weight.")
+        self.source, self.classes = source, classes
+        self.with_hessian = with_hessian
+        d = source.n_features
+        mean = stats.grand_mean()
+        if fit_intercept:
+            offset = mean
+            between = stats.means - mean
+            scatter = stats.pooled_scatter() + (between.T * stats.counts) @ between
+        else:
+            offset = np.zeros(d)
+            scatter = stats.pooled_scatter() + (stats.means.T * stats.counts) @ stats.means
+        super().__init__(d, classes.size, total=stats.total, offset=offset,
+                         class_weight=stats.counts, l2=l2, fit_intercept=fit_intercept)
+        self._gram = self._embed_gram(scatter)
+        self._cache = None  # (theta, value, gradient, hessian) of the last evaluation
+        self.passes = 1
+
+    def _evaluate(self, theta: np.ndarray, with_hessian: bool):
+        theta = np.array(theta, dtype=np.float64).reshape(self.shape)
+        if self._cache is not None and np.array_equal(self._cache[0], theta) and (
+                self._cache[3] is not None or not with_hessian):
+            return self._cache
+        total = self.source.map_reduce(_chunk_terms, _add_terms, self.n_features, self.classes,
+                                       self.per_class, self.offset, theta, self.fit_intercept,
+                                       with_hessian)
+        self.passes += 1
+        value, G, H = total
+        W = theta[: self.n_features]
+        value = (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
+        G = G / self.total
+        G[: self.n_features] += (self.l2 / self.total) * W
+        if H is not None:
+            H = H.copy()
+            H[np.diag_indices(H.shape[0])] += self._penalty_diagonal()
+            H /= self.total
+        self._cache = (theta, value, G, H)
+        return self._cache
+
+    def value(self, theta) -> float:
+        return self._evaluate(theta, self.with_hessian)[1]
+
+    def value_gradient(self, theta):
+        _, f, g, _ = self._evaluate(theta, self.with_hessian)
+        return f, g.copy()
+
+    def hessian(self, theta, *, low_precision: bool = False) -> np.ndarray:
+        """The Hessian of :math:`f` at theta (one pass, unless computed with the gradient there)."""
+        return self._evaluate(theta, True)[3].copy()
+
+    def count_perfect(self, theta) -> int:
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        self.passes += 1
+        return int(self.source.map_reduce(_chunk_perfect, int.__add__, self.n_features,
+                                          self.classes, self.per_class, self.offset, theta,
+                                          self.fit_intercept) or 0)
+
+
+def _scale_classes(stats: ClassStats, factor: np.ndarray) -> ClassStats:
+    """Statistics of the same rows with every weight of class k multiplied by ``factor[k]``."""
+    from dataclasses import replace
+
+    scatter = stats.scatter * factor[:, None, None] if stats.kind == "full" else stats.scatter
+    return replace(stats, counts=stats.counts * factor, scatter=scatter)
