@@ -25,6 +25,8 @@ from sklearn.utils.validation import column_or_1d, validate_data
 __all__ = [
     "FitData",
     "check_finite",
+    "check_magnitude",
+    "explain_underflow",
     "encode_labels",
     "explain_non_finite",
     "validate_fit",
@@ -135,17 +137,20 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
 
     Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
     position; otherwise the values of X were too large for the arithmetic (squares overflow).
-    ``-inf`` entries are accepted (they mark classes that cannot be predicted) as long as every row of
-    a 2-D result keeps a finite entry.
+    In a 2-D result (class scores) ``-inf`` entries are accepted (they mark classes that cannot be
+    predicted) as long as every row keeps a finite entry; a 1-D result (a mean, a moment) must be
+    finite.
     """
 
     def fine(r):
         if r.size == 0:
             return True
         ok = np.isfinite(r)
+        if r.ndim < 2:
+            return bool(np.all(ok))
         if not np.all(ok | np.isneginf(r)):
             return False
-        return r.ndim < 2 or bool(np.all(ok.any(axis=-1)))
+        return bool(np.all(ok.any(axis=-1)))
 
     if all(fine(r) for r in results):
         return
@@ -165,6 +170,58 @@ def _refuse_dask(X, estimator) -> None:
             "naive Bayes, FisherDiscriminantAnalysis and LogisticRegression (newton / bohning / "
             "lbfgs) do; for this estimator call X.compute() first if the data fit in memory."
         )
+
+
+_SQRT_TINY = float(np.sqrt(np.finfo(np.float64).tiny))  # ~1.5e-154: smaller values square to subnormals
+
+
+def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray) -> ValueError:
+    names = getattr(estimator, "feature_names_in_", None)
+    shown = [str(names[j]) if names is not None else int(j) for j in columns[:5]]
+    return ValueError(
+        f"Input X holds values too small for {type(estimator).__name__}'s arithmetic: feature(s) "
+        f"{shown} have magnitude at most {float(np.max(magnitude[columns])):.3g}, so their squares "
+        "underflow float64 and the features would be treated as constant. Rescale the features (for "
+        "example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> None:
+    """Raise when the class statistics show features whose values are too small to square.
+
+    ``means`` (n_classes, d) are the class means of the classes present and ``variance`` (d,) the
+    total variances computed from them: a feature whose means are not all zero but below
+    :math:`\\sqrt{\\text{tiny}}` and whose variance is subnormal or zero lost its spread to underflow
+    (a zero feature is constant, not too small).  Costs nothing: no pass over X.
+    """
+    magnitude = np.max(np.abs(means), axis=0) if means.size else np.zeros(variance.shape)
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY) & (variance < np.finfo(np.float64).tiny)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
+
+
+def check_magnitude(estimator, X: np.ndarray) -> None:
+    """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
+    activations) would overflow or underflow float64, naming the features.
+
+    For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
+    and :func:`explain_underflow`); two passes over X (its column maxima and minima).
+    """
+    if X.size == 0:
+        return
+    magnitude = np.maximum(np.abs(X.max(axis=0)), np.abs(X.min(axis=0)))
+    if not np.all(np.isfinite(magnitude)):
+        check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    limit = np.sqrt(np.finfo(np.float64).max / X.size)
+    if np.any(magnitude > limit):
+        raise ValueError(
+            f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
+            f"magnitude {float(magnitude.max()):.3g}: sums of their squares overflow float64). Rescale "
+            "the features (for example with sklearn.preprocessing.StandardScaler)."
+        )
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
 
 
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
@@ -240,6 +297,28 @@ def _as_labels(y, n_samples: int, estimator) -> np.ndarray:
     return y
 
 
+def _label_type(labels: np.ndarray) -> str:
+    if labels.dtype.kind in "US" or (
+        labels.dtype.kind == "O" and all(isinstance(v, (str, np.str_)) for v in labels[:1000])
+    ):
+        return "str"
+    kind = labels.dtype.kind
+    if kind == "O" and labels.size:
+        return type(labels[0]).__name__
+    return {"i": "int", "u": "int", "f": "float", "b": "bool"}.get(kind, str(labels.dtype))
+
+
+def _check_label_type(y: np.ndarray, seen: np.ndarray) -> None:
+    """A later ``partial_fit`` batch must hold labels of the kind seen so far (strings, or numbers):
+    they are sorted and merged with the earlier classes."""
+    new, old = _label_type(y), _label_type(np.asarray(seen))
+    if (new == "str") != (old == "str"):
+        raise ValueError(
+            f"y holds labels of type {new}, but the classes seen by earlier calls to partial_fit "
+            f"({np.asarray(seen)[:5].tolist()}) are of type {old}; use labels of one type."
+        )
+
+
 def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
     """Return float64 non-negative weights of shape (n_samples,), or None for unit weights."""
     if sample_weight is None:
@@ -310,6 +389,8 @@ def validate_fit(
     y = _as_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
+        if not reset and hasattr(estimator, "classes_"):
+            _check_label_type(y, estimator.classes_)
         classes, y_idx = encode_labels(y)
         active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
         if active.size < min_classes:

@@ -41,7 +41,30 @@ __all__ = [
     "class_stats",
     "combine_all",
     "distinct_labels",
+    "fit_chunked",
+    "supports_chunks",
 ]
+
+
+def supports_chunks(estimator) -> bool:
+    """Whether ``estimator`` fits from a chunk source (statistics models and LogisticRegression)."""
+    return callable(getattr(estimator, "_fit_source", None))
+
+
+def fit_chunked(estimator, source):
+    """Fit ``estimator`` on a chunk source (a :class:`linclass.datasets.FileSource`, a
+    :class:`linclass.dask.DaskSource`, or any object with ``n_features``, ``feature_names`` and
+    ``map_reduce``); the result equals ``estimator.fit`` on all rows at once.  Returns the estimator.
+    """
+    if not supports_chunks(estimator):
+        raise TypeError(f"{type(estimator).__name__} needs all rows in memory; chunked fits work for "
+                        "the Gaussian models, naive Bayes, FisherDiscriminantAnalysis and "
+                        "LogisticRegression.")
+    estimator._partial_classes = None
+    estimator._validate_params()
+    for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]:
+        delattr(estimator, name)
+    return estimator._fit_source(source)
 
 
 @dataclass(frozen=True)
@@ -238,11 +261,14 @@ class ChunkedObjective(ObjectiveLayout):
         if self._cache is not None and np.array_equal(self._cache[0], theta) and (
                 self._cache[3] is not None or not with_hessian):
             return self._cache
+        constant = not np.any(theta[: self.n_features])  # every row has the same probabilities
         total = self.source.map_reduce(_chunk_terms, _add_terms, self.n_features, self.classes,
                                        self.per_class, self.offset, theta, self.fit_intercept,
-                                       with_hessian)
+                                       with_hessian and not constant)
         self.passes += 1
         value, G, H = total
+        if with_hessian and constant:
+            H = np.kron(self.gram, self._curvature_weights_at_constant(theta))
         W = theta[: self.n_features]
         value = (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
         G = G / self.total

@@ -345,20 +345,56 @@ def _one_line(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- commands
+def _fit_streaming(args, model):
+    """--chunksize: fit from the file a chunk at a time (bounded memory), then one more pass for the
+    training accuracy.  Returns (seconds, accuracy, description)."""
+    from .chunks import fit_chunked, supports_chunks
+    from .datasets import FileSource
+
+    if args.data is None:
+        raise UsageError("--chunksize goes with --data FILE (a bundled --dataset is small)")
+    if args.target is None:
+        raise UsageError("--data needs --target COLUMN (the column of class labels)")
+    if not supports_chunks(model):
+        raise UsageError(f"--chunksize: {type(model).__name__} needs all rows in memory; chunked "
+                         "fits work for lda, qda, gnb, gda, the naive Bayes models, fisher and "
+                         "logistic")
+    source = FileSource(args.data, args.target, args.chunksize)
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
+        warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
+        fit_chunked(model, source)
+        seconds = time.perf_counter() - start
+        right = rows = 0
+        for chunk in source.chunks():
+            right += int(np.sum(_as_text(model.predict(chunk.X)) == _as_text(chunk.y)))
+            rows += chunk.X.shape[0]
+    return seconds, right / rows, (f"{args.data} ({rows} rows, {source.n_features} features, read "
+                                   f"{args.chunksize} rows at a time)")
+
+
+def _as_text(labels) -> np.ndarray:
+    return np.asarray([str(v) for v in np.asarray(labels).tolist()])
+
+
 def _cmd_fit(args) -> int:
     from .persistence import UnsupportedObjectError, save
 
-    data = _load(args)
     model = make_model(args.model, args.params)
-    start = time.perf_counter()
-    model.fit(_frame(data.X, data.feature_names), data.y)
-    seconds = time.perf_counter() - start
-    accuracy = _accuracy(model.predict(_frame(data.X, data.feature_names)), data.y)
+    if args.chunksize is not None:
+        seconds, accuracy, described = _fit_streaming(args, model)
+    else:
+        data = _load(args)
+        described = data.describe()
+        start = time.perf_counter()
+        model.fit(_frame(data.X, data.feature_names), data.y)
+        seconds = time.perf_counter() - start
+        accuracy = _accuracy(model.predict(_frame(data.X, data.feature_names)), data.y)
     try:
         path = save(model, args.out)
     except UnsupportedObjectError as exc:  # e.g. a parameter value that cannot be stored safely
         raise DataError(f"cannot save the model: {exc}") from None
-    print(f"fitted {type(model).__name__} on {data.describe()} in {seconds:.3g} s; "
+    print(f"fitted {type(model).__name__} on {described} in {seconds:.3g} s; "
           f"training accuracy {accuracy:.3f}; saved to {path}")
     return 0
 
@@ -371,6 +407,24 @@ def _load_model(path: str):
     return load(path)
 
 
+# What using a loaded model raises when its file holds values that are each valid but do not fit
+# together (load() checks the format, the types and the checksums, not that classes_ matches coef_):
+# a hand-edited or hostile file must give the one-line error, not a traceback.  ValueError is not
+# here: main() reports it as it is (it is also how the estimators refuse the user's data).
+_UNUSABLE_MODEL = (TypeError, LookupError, AttributeError, ArithmeticError, RuntimeError)
+
+
+def _uses_model_file(command):
+    def run(args) -> int:
+        try:
+            return command(args)
+        except _UNUSABLE_MODEL as exc:
+            raise DataError(f"the model in {args.model_file!r} cannot be used: its fitted state is "
+                            f"inconsistent ({type(exc).__name__}: {_one_line(exc)})") from exc
+    return run
+
+
+@_uses_model_file
 def _cmd_predict(args) -> int:
     model = _load_model(args.model_file)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -566,6 +620,7 @@ def _short(value) -> str:
     return type(value).__name__
 
 
+@_uses_model_file
 def _cmd_summary(args) -> int:
     model = _load_model(args.model_file)
     cls = type(model)
@@ -597,6 +652,16 @@ def _positive_cv(text: str) -> int:
         raise argparse.ArgumentTypeError(f"--cv must be an integer >= 2; got {text!r}") from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"--cv must be an integer >= 2; got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {value}")
     return value
 
 
@@ -652,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model(p)
     _add_data(p)
     p.add_argument("--out", metavar="MODEL_FILE", required=True, help="where to save the model")
+    p.add_argument("--chunksize", metavar="ROWS", type=_positive_int, default=None,
+                   help="read --data this many rows at a time (memory stays bounded whatever the "
+                        "file's size; for lda, qda, gnb, gda, naive Bayes, fisher, logistic)")
     p.set_defaults(run=_cmd_fit)
 
     p = command("predict", "predict with a saved model (CSV on stdout or --out)",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DATASETS", "DataError", "load_dataset", "read_table"]
+__all__ = ["DATASETS", "DataError", "FileSource", "load_dataset", "read_table"]
 
 #: Bundled data sets: name -> one-line description.
 DATASETS = {
@@ -133,6 +133,58 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     y = None if target is None else (np.concatenate([p[1] for p in parts]) if len(parts) > 1
                                      else parts[0][1])
     return X, y, parts[0][2]
+
+
+class FileSource:
+    """A CSV or Parquet file read ``chunksize`` rows at a time: a chunk source for
+    :mod:`linclass.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
+
+    Every pass (labels, class statistics, each logistic iteration) rereads the file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    target : str
+        The label column.
+    chunksize : int
+        Rows per chunk.
+    features : sequence of str, default=None
+        As :func:`read_table`.
+
+    Examples
+    --------
+    >>> from linclass.chunks import fit_chunked                     # doctest: +SKIP
+    >>> fit_chunked(LinearDiscriminantAnalysis(), FileSource("big.parquet", "label", 100_000))
+    """
+
+    def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None):
+        self.path, self.target, self.chunksize = Path(path), target, chunksize
+        self.features = None if features is None else list(features)
+        for X, _, names in read_table(self.path, target, chunksize=chunksize, features=features):
+            break  # the first chunk gives the columns
+        else:
+            raise DataError(f"{str(path)!r} holds no rows.")
+        self.n_features = X.shape[1]
+        self.feature_names = np.asarray(names, dtype=object)
+
+    def chunks(self) -> Iterator:
+        """The :class:`linclass.chunks.Chunk` pieces of the file, in order."""
+        from .chunks import Chunk
+
+        start = 0
+        blocks = read_table(self.path, self.target, chunksize=self.chunksize, features=self.features)
+        for i, (X, y, _) in enumerate(blocks):
+            yield Chunk(X, y, None, i, start)
+            start += X.shape[0]
+
+    def map_reduce(self, fn, combine, *args, use_X: bool = True):
+        """``combine`` over ``fn(chunk, *args)`` for every chunk, read one at a time."""
+        from .chunks import combine_all
+
+        total = None
+        for chunk in self.chunks():
+            total = combine_all(combine, [total, fn(chunk, *args)])
+        return total
 
 
 def _file_kind(path: Path) -> str:
@@ -370,7 +422,8 @@ def _parquet_blocks(path: Path, chunksize):
         raise DataError(f"reading {str(path)!r} needs pyarrow, an optional dependency: "
                         "pip install linclass[parquet]") from None
     try:
-        parquet = pq.ParquetFile(path)
+        # no pre-buffering, one reader thread: peak memory is about one batch, not the file
+        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
     except Exception as exc:  # pyarrow raises its own ArrowInvalid / OSError for a bad file
         if os.path.getsize(path) == 0:
             raise DataError(f"{str(path)!r} is empty: expected a Parquet file.") from None
@@ -390,7 +443,7 @@ def _parquet_blocks(path: Path, chunksize):
                 yield 0, [_arrow_column(table.column(j)) for j in range(len(header))]
             return
         start = 0
-        for batch in parquet.iter_batches(batch_size=chunksize):
+        for batch in parquet.iter_batches(batch_size=chunksize, use_threads=False):
             if batch.num_rows:
                 yield start, [_arrow_column(batch.column(j)) for j in range(len(header))]
                 start += batch.num_rows

@@ -45,6 +45,8 @@ from .stats import ClassStats
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "feature_scale",
+    "rank_scale",
     "GaussianModel",
     "estimate",
     "joint_log_likelihood",
@@ -210,8 +212,7 @@ def estimate(
     log_priors = class_log_priors(stats, priors)
     eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
     center = stats.grand_mean()
-    fallback = np.sqrt(stats.total_variance())
-    fallback[fallback == 0] = 1.0
+    fallback = feature_scale(stats)
     fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
     if covariance_type == "tied":
         fourth = None if stats.fourth is None else float(stats.fourth.sum())
@@ -259,16 +260,34 @@ def estimate(
     )
 
 
-def _scaled_eigh(sigma: np.ndarray, fallback_scale: np.ndarray):
-    """Eigendecomposition of the correlation form :math:`R = D^{-1}\\Sigma D^{-1}`,
-    :math:`D = \\mathrm{diag}(\\Sigma)^{1/2}`, so that rank decisions do not depend on feature units.
+def feature_scale(stats: ClassStats) -> np.ndarray:
+    """Each feature's total standard deviation (all classes together), the unit in which rank and
+    floor decisions are made; 1 for a feature that is constant (total variance zero, or at the
+    rounding level of its mean), as in :func:`linclass.fisher.solve`."""
+    var = stats.total_variance()
+    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
+    return np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
 
-    Features with zero variance take ``fallback_scale`` in D.  Returns ``(D, eigenvalues, U)``.
+
+def _scaled_eigh(sigma: np.ndarray, scale: np.ndarray):
+    """Eigendecomposition of :math:`R = D^{-1}\\Sigma D^{-1}` with :math:`D = \\mathrm{diag}(scale)`, the
+    features' total standard deviations (:func:`_feature_scale`), so that rank decisions do not depend
+    on feature units.  Standardising by the total rather than the within-class variance keeps a
+    feature that is constant within the classes (but not between them) at a near-zero eigenvalue
+    whether its within-class variance is exactly zero or at rounding level, so both cases get the
+    same treatment (dropped or floored, with a warning).  Where regularisation made a variance larger
+    than the total variance, that variance is the unit (:func:`rank_scale`).  Returns
+    ``(D, eigenvalues, U)``.
     """
-    scale = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    scale = np.where(scale > 0, scale, fallback_scale)
+    scale = rank_scale(np.diag(sigma), scale)
     evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
     return scale, evals, U
+
+
+def rank_scale(variances: np.ndarray, feature_scale: np.ndarray) -> np.ndarray:
+    """The unit D of each feature for rank decisions: its total standard deviation, or the model's own
+    standard deviation where regularisation (shrinkage, ``reg_param``) made that larger."""
+    return np.maximum(np.sqrt(np.maximum(variances, 0.0)), feature_scale)
 
 
 def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
@@ -281,7 +300,7 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     """
     means, log_priors = fields["means"], fields["log_priors"]
     if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
-        keep = sigma > 0
+        keep = sigma > tol * rank_scale(sigma, fallback_scale) ** 2  # in the units used below
         if not np.all(keep):
             _warn_singular("shared per-feature variance", int(keep.sum()), sigma.size,
                            "Features with zero within-class variance are ignored.")
@@ -311,9 +330,9 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
 def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> GaussianModel:
     """Per-class triangular whitening.
 
-    The eigenvalues of the correlation form :math:`R_k = D_k^{-1}\\Sigma_kD_k^{-1} = U\\Lambda U^T` (as in
-    :func:`_linear`) are floored at ``tol`` times the largest; the floored
-    :math:`\\tilde\\Sigma_k = D_kU\\tilde\\Lambda U^TD_k = L_kL_k^T` is factored by Cholesky and
+    The eigenvalues of the standardized form :math:`R_k = D^{-1}\\Sigma_kD^{-1} = U\\Lambda U^T` (as in
+    :func:`_linear`) are floored at ``tol`` times the largest of all classes; the floored
+    :math:`\\tilde\\Sigma_k = DU\\tilde\\Lambda U^TD = L_kL_k^T` is factored by Cholesky and
     :math:`H_k = L_k^{-T}` (upper triangular), so that :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the
     Mahalanobis distance and :math:`\\ln|\\tilde\\Sigma_k| = 2\\sum_j\\ln L_{k,jj}`.  The triangular
     shape lets the scores skip the zero half of every :math:`H_k` (:func:`_whitened_scores`)."""
@@ -323,12 +342,16 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
     log_det = np.zeros(K)
     ranks = np.zeros(K, dtype=int)
     singular = []
+    eigen = {k: _scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
+    # one floor for every class (in the shared standardized units): a direction that is degenerate in
+    # every class (a constant feature) then adds the same log-determinant to each and cancels
+    top = max((float(e[1][-1]) for e in eigen.values()), default=0.0)
     for k in range(K):
         if not present[k]:
             W[k] = np.eye(d)
             continue
-        scale, evals, U = _scaled_eigh(sigmas[k], fallback_scale)
-        floored, low = _floor(evals, tol, float(evals[-1]))
+        scale, evals, U = eigen[k]
+        floored, low = _floor(evals, tol, top)
         ranks[k] = d - int(low.sum())
         if np.any(low):
             singular.append(stats.classes[k])
@@ -339,7 +362,7 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
     if singular:
         _warn_singular(
             f"covariance of class(es) {np.asarray(singular).tolist()}", int(ranks[present].min()), d,
-            f"Its eigenvalues (in correlation form) were floored at {tol:g} x the largest.",
+            f"Its eigenvalues (in standardized form) were floored at {tol:g} x the largest.",
         )
     offsets = np.einsum("kd,kde->ke", stats.means - center, W)
     const = fields["log_priors"] - 0.5 * log_det - 0.5 * d * _LOG_2PI

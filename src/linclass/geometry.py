@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import validate_predict
+from .gaussian import feature_scale, rank_scale
 from .estimators import (
     BernoulliNB,
     GaussianDiscriminantAnalysis,
@@ -244,19 +245,20 @@ def _tied_model(model) -> None:
         )
 
 
-def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float) -> np.ndarray:
+def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndarray) -> np.ndarray:
     """:math:`\\Sigma^{-1}v` (the pseudo-inverse on the range of :math:`\\Sigma`, with the model's rank rule).
 
-    Full :math:`\\Sigma`: eigendecomposition of its correlation form :math:`R = D^{-1}\\Sigma D^{-1}`,
-    keeping eigenvalues above ``tol`` times the largest (the rule the model used when it was fitted,
-    so the result equals its ``coef_`` also for singular :math:`\\Sigma`).  Diagonal :math:`\\Sigma`
-    (shape (d,)): :math:`v_j/\\sigma_j^2`, and 0 for features of zero variance.
+    Full :math:`\\Sigma`: eigendecomposition of its standardized form :math:`R = D^{-1}\\Sigma D^{-1}`
+    (D from the features' total standard deviations ``units``, see
+    :func:`linclass.gaussian.rank_scale`), keeping eigenvalues above ``tol`` times the largest (the
+    rule the model used when it was fitted, so the result equals its ``coef_`` also for singular
+    :math:`\\Sigma`).  Diagonal :math:`\\Sigma` (shape (d,)): :math:`v_j/\\sigma_j^2`, and 0 for features
+    whose variance is at most ``tol`` in those units.
     """
     if sigma.ndim == 1:
-        keep = sigma > 0
+        keep = sigma > tol * rank_scale(sigma, units) ** 2
         return np.where(keep, v / np.where(keep, sigma, 1.0), 0.0)
-    scale = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    scale = np.where(scale > 0, scale, 1.0)
+    scale = rank_scale(np.diag(sigma), units)
     evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
     keep = evals > tol * max(float(evals[-1]), 0.0)
     U = U[:, keep]
@@ -301,6 +303,6 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
             "finite logistic form."
         )
     sigma = np.asarray(model.covariance_, dtype=np.float64)
-    theta = _precision_times(sigma, mu1 - mu0, float(model.tol))
+    theta = _precision_times(sigma, mu1 - mu0, float(model.tol), feature_scale(model.stats_))
     theta0 = -0.5 * float((mu1 + mu0) @ theta) + float(np.log(phi[1]) - np.log(phi[0]))
     return theta, theta0

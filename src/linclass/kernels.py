@@ -54,6 +54,11 @@ class Kernel:
                 return values
             out[...] = values
             return out
+        if self.name == "rbf":
+            # distances do not depend on the origin: measured from B's mean, the expansion
+            # |a|^2 + |b|^2 - 2a.b does not cancel for data far from the origin
+            centre = B.mean(axis=0)
+            A, B = A - centre, B - centre
         out = np.matmul(A, B.T, out=out)
         if self.name == "linear":
             return out

@@ -204,6 +204,16 @@ class ObjectiveLayout:
         """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
         return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
 
+    def _curvature_weights_at_constant(self, theta) -> np.ndarray:
+        """The m x m curvature shared by every row when the coefficients are zero (only the
+        intercept moves the probabilities): then the Hessian is this Kronecker the Gram matrix."""
+        b = theta[-1] if self.fit_intercept else np.zeros(self.shape[1])
+        if self.basis is None:
+            mu = 1.0 / (1.0 + np.exp(-b[0]))
+            return np.array([[mu * (1.0 - mu)]])
+        mu = losses.softmax_probabilities((self.basis @ b)[None, :])[1][0]
+        return self.basis.T @ (np.diag(mu) - np.outer(mu, mu)) @ self.basis
+
 
 class LinearObjective(ObjectiveLayout):
     """The penalised mean negative log-likelihood of a linear logistic / softmax model.
@@ -450,11 +460,3 @@ class LinearObjective(ObjectiveLayout):
                 H4[:, a, :, b] = block
                 H4[:, b, :, a] = block.T
         return H4.reshape(p * m, p * m)
-
-    def _curvature_weights_at_constant(self, theta) -> np.ndarray:
-        b = theta[-1] if self.fit_intercept else np.zeros(self.shape[1])
-        if self.basis is None:
-            mu = 1.0 / (1.0 + np.exp(-b[0]))
-            return np.array([[mu * (1.0 - mu)]])
-        mu = losses.softmax_probabilities((self.basis @ b)[None, :])[1][0]
-        return self.basis.T @ (np.diag(mu) - np.outer(mu, mu)) @ self.basis

@@ -115,6 +115,7 @@ import os
 import re
 import struct
 import sys
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -815,7 +816,7 @@ def _parse_dtype(text, kinds, where: str) -> np.dtype:
         raise _Invalid(f"{where}: dtype must be a short string; got {text!r}")
     try:
         dtype = np.dtype(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, SyntaxError):  # numpy parses 'f8,(' with ast: a SyntaxError
         raise _Invalid(f"{where}: unknown dtype {text!r}") from None
     if dtype.str != text or dtype.kind not in kinds or dtype.fields is not None or dtype.subdtype is not None:
         raise _Invalid(f"{where}: dtype {text!r} is not allowed (only {''.join(sorted(kinds))} kinds)")
@@ -870,7 +871,9 @@ class _ArrayReader:
             try:  # numpy parses the header as a Python literal (ast.literal_eval), never as code
                 h_shape, h_fortran, h_dtype = read_header(io.BytesIO(length_bytes + header),
                                                           max_header_size=MAX_NPY_HEADER_BYTES)
-            except (ValueError, TypeError, SyntaxError) as exc:
+            except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as exc:
+                # (numpy tokenizes the header before parsing it: an unbalanced bracket is a
+                # TokenError, which is none of the others)
                 raise _Invalid(f"{where} has an invalid .npy header ({exc})") from None
             if h_dtype != dtype or h_dtype.str != dtype.str:
                 raise _Invalid(f"{where} holds dtype {h_dtype} but {_METADATA} declares {dtype.str}")

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     explain_non_finite,
+    explain_underflow,
     validate_classes,
     validate_fit,
     validate_predict,
@@ -137,8 +138,9 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                              f"expecting {self.n_features_in_} features as input.")
         labels = distinct_labels(source)
         classes = labels
-        if self._partial_classes is not None:
-            classes = self._partial_classes
+        given = getattr(self, "_partial_classes", None)
+        if given is not None:
+            classes = given
             unknown = np.setdiff1d(labels, classes)
             if unknown.size:
                 raise ValueError(
@@ -147,13 +149,15 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                 )
         kind, moments = self._stats_request()
         batch = class_stats(source, classes, kind=kind, moments=moments, prepare=self._prepare)
-        if first and self._partial_classes is None:
+        if first and given is None:
             require_two_classes(self, batch)
         return self._install(batch)
 
     def _install(self, batch):
         """Merge ``batch`` into the running statistics and derive every fitted attribute."""
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
+        if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
+            explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         if stats.n_classes < 2:
             raise ValueError(
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "

@@ -16,7 +16,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import gaussian, kernel_fisher
-from .._validation import explain_non_finite, validate_fit, validate_predict, validate_priors
+from .._validation import (
+    check_magnitude,
+    explain_non_finite,
+    validate_fit,
+    validate_predict,
+    validate_priors,
+)
 from ..kernels import NAMES, make_kernel, select_landmarks
 from ..posterior import log_posterior, posterior
 
@@ -170,6 +176,8 @@ class KernelFisherDiscriminantAnalysis(
         X, y, classes = data.X, data.y, data.classes
         n = X.shape[0]
         precomputed = self.kernel == "precomputed"
+        if not precomputed:
+            check_magnitude(self, X)  # kernels square X (distances, inner products)
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"kernel='precomputed' needs the square (n_samples, n_samples) kernel matrix at fit; "

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import explain_non_finite, validate_fit, validate_predict
+from .._validation import check_magnitude, explain_non_finite, validate_fit, validate_predict
 from ..dask import is_dask_collection, lazy_on_dask
 from ..exceptions import SeparationWarning, SingularCovarianceWarning
 from ..inference import summarize
@@ -150,6 +150,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             objective = LinearObjective(data.X, data.y, data.classes.size, weight, l2=self._l2(),
                                         fit_intercept=self.fit_intercept)
         explain_non_finite(self, data.X, objective.offset)
+        check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
         return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
                            weight)
 
@@ -230,7 +231,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         notes = []
         self.separation_ = None
         if objective.l2 == 0.0:
-            self.separation_ = _check_separation(objective, result.theta, data, weight)
+            self.separation_ = _check_separation(objective, result.theta, data, weight,
+                                                 converged=result.converged)
             if self.separation_ is not None:
                 notes.append(f"{self.separation_} separation: the maximum-likelihood estimate does "
                              "not exist; coefficients, standard errors and p-values are meaningless.")
@@ -361,10 +363,13 @@ def _reporting_map(objective) -> np.ndarray:
     return np.array(columns).T
 
 
-def _check_separation(objective, theta, data, weight):
-    """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None."""
+def _check_separation(objective, theta, data, weight, converged=True):
+    """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None.
+
+    Runs the linear programme when some row is fitted with probability 1, and also when the solver
+    stopped early (a slow solver on separated data may not have reached such rows yet)."""
     perfect = objective.count_perfect(theta)
-    if perfect == 0:
+    if perfect == 0 and (converged or data is None):
         return None
     if data is None:  # chunked data: the linear programme needs every row at once
         kind = "suspected"
@@ -379,7 +384,10 @@ def _check_separation(objective, theta, data, weight):
             "quasi": "quasi-completely separated (a hyperplane separates them with some rows on it)",
             "suspected": "apparently separated"}[kind]
     warnings.warn(
-        f"The classes are {what}: {perfect} training row(s) are fitted with probability 1, and the "
+        f"The classes are {what}: "
+        + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
+           "the solver stopped before it reached the boundary")
+        + ", and the "
         "maximum-likelihood estimate does not exist (the unpenalised coefficients diverge). The "
         "returned coefficients are finite only because the iteration stopped; their size, standard "
         "errors and p-values are meaningless. Use a finite C (for example C=1.0) for a penalised "

@@ -72,7 +72,10 @@ class _CountNB(_DiscreteNB):
         # NaN / infinity need no pass of their own: they poison the statistics and scores, which
         # the base class checks (and then names the entry)
         values = _values(X)
-        if values.size and values.min() < 0:
+        low = values.min() if values.size else 0.0
+        if low < 0:
+            if np.isinf(low):  # -inf is not a negative count but a non-finite value: say so
+                check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
             raise ValueError(
                 f"Negative values in data passed to {type(self).__name__}: it models counts, which "
                 "must be >= 0 (use GaussianNB for real-valued features)."

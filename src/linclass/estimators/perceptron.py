@@ -12,7 +12,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import perceptron
-from .._validation import explain_non_finite, validate_classes, validate_fit, validate_predict
+from .._validation import (
+    check_magnitude,
+    explain_non_finite,
+    validate_classes,
+    validate_fit,
+    validate_predict,
+)
 
 __all__ = ["Perceptron"]
 
@@ -114,6 +120,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         data = validate_fit(self, X, y, sample_weight)
+        check_magnitude(self, data.X)  # activations are sums of products of X's values
         Phi = self._features(data.X, fitted=False)
         self._rng = perceptron.make_rng(self.random_state)
         result = perceptron.train(
@@ -159,6 +166,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         data = validate_fit(
             self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1
         )
+        check_magnitude(self, data.X)
         Phi = self._features(data.X, fitted=not first)
         if first:
             self._rng = perceptron.make_rng(self.random_state)

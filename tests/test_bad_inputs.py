@@ -1,0 +1,729 @@
+"""One matrix: every public estimator x every bad input, each with its expected outcome written down.
+
+An outcome is either
+
+* ``Err(type, fragment)``: the call raises exactly that exception type (not a subclass such as
+  numpy's LinAlgError) and the message names the problem (``fragment`` is a regular expression), or
+* ``Ok(warnings, check)``: the call returns; the set of warning classes it emits (RuntimeWarning stays
+  an error, as in the project's pytest configuration) is exactly ``warnings``; every available
+  ``predict_proba`` is finite with rows summing to 1 within 1e-12; and ``check`` (the case's own
+  soundness test: accuracy, equivalence with the clean problem, ...) holds.
+
+Outcomes that differ by estimator are written per estimator in the case's table.  The numerical
+stress tests (far points, rescaled data, float32) are at the end of the file.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+import linclass
+from linclass import SeparationWarning, SingularCovarianceWarning
+
+pd = pytest.importorskip("pandas")
+
+SCW, CW, SW = SingularCovarianceWarning, ConvergenceWarning, SeparationWarning
+
+
+# ============================================================================ the estimators
+@dataclass(frozen=True)
+class Spec:
+    make: Callable
+    family: str  # 'gauss', 'fisher', 'kfda', 'discrete', 'logistic', 'perceptron', 'multi'
+    partial_fit: bool = False
+    sample_weight: bool = True
+    proba: bool = True
+
+
+ESTIMATORS = {
+    "LDA": Spec(lambda: linclass.LinearDiscriminantAnalysis(), "gauss", partial_fit=True),
+    "QDA": Spec(lambda: linclass.QuadraticDiscriminantAnalysis(), "gauss", partial_fit=True),
+    **{
+        f"GDA-{t}": Spec(lambda t=t: linclass.GaussianDiscriminantAnalysis(covariance_type=t), "gauss",
+                         partial_fit=True)
+        for t in ("tied", "full", "diag", "tied_diag", "spherical")
+    },
+    "GaussianNB": Spec(lambda: linclass.GaussianNB(), "gauss", partial_fit=True),
+    "BernoulliNB": Spec(lambda: linclass.BernoulliNB(), "discrete", partial_fit=True),
+    "MultinomialNB": Spec(lambda: linclass.MultinomialNB(), "discrete", partial_fit=True),
+    "PoissonNB": Spec(lambda: linclass.PoissonNB(), "discrete", partial_fit=True),
+    "Fisher": Spec(lambda: linclass.FisherDiscriminantAnalysis(), "fisher", partial_fit=True),
+    "KFDA": Spec(lambda: linclass.KernelFisherDiscriminantAnalysis(), "kfda", sample_weight=False),
+    **{
+        f"LR-{s}": Spec(lambda s=s: linclass.LogisticRegression(solver=s, random_state=0), "logistic")
+        for s in ("newton", "bohning", "lbfgs", "sgd")
+    },
+    "Perceptron": Spec(lambda: linclass.Perceptron(random_state=0), "perceptron", partial_fit=True,
+                       proba=False),
+    "OvR": Spec(lambda: linclass.OneVsRestClassifier(linclass.LogisticRegression()), "multi"),
+    "OvO": Spec(lambda: linclass.OneVsOneClassifier(linclass.LogisticRegression()), "multi"),
+    "KClass": Spec(lambda: linclass.KClassDiscriminant(linclass.LogisticRegression()), "multi"),
+}
+ALL = tuple(ESTIMATORS)
+DISCRETE = {k for k, s in ESTIMATORS.items() if s.family == "discrete"}
+PARTIAL = tuple(k for k, s in ESTIMATORS.items() if s.partial_fit)
+STATS_PARTIAL = tuple(k for k in PARTIAL if k != "Perceptron")
+WEIGHTED = tuple(k for k, s in ESTIMATORS.items() if s.sample_weight)
+# groups used in the tables
+TIED = {"LDA", "GDA-tied"}
+FULL = {"QDA", "GDA-full"}
+DIAG = {"GDA-diag", "GDA-spherical", "GaussianNB", "GDA-tied_diag"}
+LOGISTIC = {"LR-newton", "LR-bohning", "LR-lbfgs", "LR-sgd", "OvR", "OvO", "KClass"}
+# what does its arithmetic by squaring X (refuses values whose squares overflow / underflow)
+SQUARING = {k for k, s in ESTIMATORS.items() if s.family != "discrete"}
+
+
+# ============================================================================ data
+def blobs(name, n=40, d=3, seed=0, shift=1.0, n_classes=2):
+    """Two (or more) overlapping classes, balanced, in the form the estimator models: Gaussian blobs,
+    or non-negative integer counts for the discrete naive Bayes models."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    if name in DISCRETE:
+        rates = np.full((n_classes, d), 2.0)
+        rates[np.arange(n_classes), np.arange(n_classes) % d] = 2.0 + 2.0 * shift
+        X = rng.poisson(rates[y]).astype(float)
+    else:
+        X = rng.normal(size=(n, d))
+        X[:, 0] += shift * y
+    return X, y
+
+
+def separable(name, n=40, d=3, seed=1):
+    """Perfectly separable classes (for the discrete models: disjoint supports / a 0-1 indicator)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    if name in DISCRETE:
+        X = rng.poisson(2.0, size=(n, d)).astype(float)
+        X[:, 0] = np.where(y == 1, 3.0 + X[:, 0], 0.0)
+        X[:, 1] = np.where(y == 0, 3.0 + X[:, 1], 0.0)
+    else:
+        X = rng.normal(size=(n, d))
+        X[:, 0] += 8.0 * y
+    return X, y
+
+
+def fit(name, X, y, **kw):
+    return ESTIMATORS[name].make().fit(X, y, **kw)
+
+
+def with_value(X, value, at=(1, 2)):
+    X = X.copy()
+    X[at] = value
+    return X
+
+
+# ============================================================================ outcomes
+@dataclass(frozen=True)
+class Err:
+    type: type
+    match: str
+
+
+@dataclass(frozen=True)
+class Ok:
+    warns: frozenset = field(default_factory=frozenset)
+    check: Callable | None = None  # check(result, name) -> None (asserts)
+
+
+def ok(*warns, check=None):
+    return Ok(frozenset(warns), check)
+
+
+def _all_proba_sound(model, Xs):
+    if not hasattr(model, "predict_proba"):
+        return
+    for X in Xs:
+        P = model.predict_proba(X)
+        assert P.dtype == np.float64
+        assert np.all(np.isfinite(P)), "predict_proba holds NaN or infinity"
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        assert np.all(np.isfinite(model.predict_log_proba(X)[P > 0]))
+        D = np.asarray(model.decision_function(X))  # -inf only for a class that cannot be predicted
+        assert not np.any(np.isnan(D) | (D == np.inf)), "decision_function holds NaN or +inf"
+        assert np.all(np.isfinite(D) if D.ndim == 1 else np.isfinite(D).any(axis=1))
+
+
+@dataclass
+class Result:
+    """What an action returns for the checks: the model, the data it can be evaluated on, extras."""
+    model: object
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def run_case(action, expected, name):
+    if isinstance(expected, Err):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (SCW, CW, SW))
+            with pytest.raises(Exception) as info:
+                action(name)
+        assert type(info.value) is expected.type, (
+            f"expected {expected.type.__name__}, got {type(info.value).__name__}: {info.value}"
+        )
+        assert re.search(expected.match, str(info.value)), (
+            f"message does not name the problem ({expected.match!r}): {info.value}"
+        )
+        return
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        warnings.simplefilter("error", RuntimeWarning)
+        result = action(name)
+        if result.X is not None:
+            _all_proba_sound(result.model, [result.X])
+    emitted = {w.category for w in record if issubclass(w.category, UserWarning)}
+    assert emitted == set(expected.warns), (
+        f"warnings {sorted(c.__name__ for c in emitted)} != expected "
+        f"{sorted(c.__name__ for c in expected.warns)}: {[str(w.message)[:120] for w in record]}"
+    )
+    if expected.check is not None:
+        expected.check(result, name)
+
+
+# ============================================================================ soundness checks
+def accuracy_at_least(level):
+    def check(r, name):
+        acc = np.mean(r.model.predict(r.X) == r.y)
+        assert acc >= level, f"training accuracy {acc} < {level}"
+    return check
+
+
+def same_as_clean(proba_atol=None):
+    """Predictions (and, when ``proba_atol`` is given, probabilities) equal those of the fit on the
+    clean data (``r.extra['clean']`` model, ``r.extra['X_clean']``)."""
+    def check(r, name):
+        clean, Xc = r.extra["clean"], r.extra["X_clean"]
+        np.testing.assert_array_equal(r.model.predict(r.X), clean.predict(Xc))
+        if proba_atol is not None:
+            np.testing.assert_allclose(r.model.predict_proba(r.X), clean.predict_proba(Xc),
+                                       rtol=0, atol=proba_atol)
+    return check
+
+
+def agrees_with_clean(min_agreement):
+    def check(r, name):
+        clean, Xc = r.extra["clean"], r.extra["X_clean"]
+        agreement = np.mean(r.model.predict(r.X) == clean.predict(Xc))
+        assert agreement >= min_agreement, f"only {agreement:.2f} of the predictions agree"
+    return check
+
+
+def checks(*fns):
+    def check(r, name):
+        for fn in fns:
+            fn(r, name)
+    return check
+
+
+def per(default, **overrides):
+    """The table of one case: ``default`` outcome, with per-estimator (or per-group) overrides.
+    Keys of ``overrides`` are estimator names with '-' written as '_' (e.g. ``LR_sgd``)."""
+    table = {name: default for name in ALL}
+    for key, outcome in overrides.items():
+        table[key.replace("_", "-", 1) if key.replace("_", "-", 1) in table else key] = outcome
+    return table
+
+
+def groups(table, **by_group):
+    """Apply outcomes to whole groups: ``groups(table, TIED=ok(...))`` with the group sets above."""
+    named = {"TIED": TIED, "FULL": FULL, "DIAG": DIAG, "LOGISTIC": LOGISTIC, "DISCRETE": DISCRETE}
+    for group, outcome in by_group.items():
+        for name in named[group]:
+            table[name] = outcome
+    return table
+
+
+# ============================================================================ actions
+def fit_on(make_X, make_y=None, **kw):
+    def action(name):
+        X, y = blobs(name)
+        Xb = make_X(X, name)
+        yb = y if make_y is None else make_y(y)
+        model = fit(name, Xb, yb, **kw)
+        return Result(model, Xb, yb)
+    return action
+
+
+def predict_on(make_X):
+    def action(name):
+        X, y = blobs(name)
+        model = fit(name, X, y)
+        Xp = make_X(X, name)
+        model.predict(Xp)
+        return Result(model, Xp, y)
+    return action
+
+
+def singleton_class(name):
+    X, y = separable(name, n=21)
+    y = np.r_[np.zeros(20, int), 1]
+    if name in DISCRETE:
+        X[:20, 0] = 0.0
+        X[20] = [6.0, 0.0, 0.0]
+    else:
+        X[20] = [8.0, 8.0, 8.0]
+    model = fit(name, X, y)
+    return Result(model, X, y)
+
+
+def d_greater_than_n(name):
+    rng = np.random.default_rng(3)
+    n, d = 30, 250
+    y = np.arange(n) % 2
+    if name in DISCRETE:
+        X = rng.poisson(1.0, size=(n, d)).astype(float)
+        X[:, :5] += 4.0 * y[:, None]
+    else:
+        X = rng.normal(size=(n, d))
+        X[:, :5] += 2.0 * y[:, None]
+    return Result(fit(name, X, y), X, y)
+
+
+def extra_feature(kind):
+    """Fit with an added column (constant / duplicate / collinear) and keep the clean fit to compare."""
+    def action(name):
+        X, y = blobs(name, n=60)
+        if kind == "constant":
+            new = np.full(X.shape[0], 3.0)
+        elif kind == "duplicate":
+            new = X[:, 1]
+        else:  # collinear: an exact combination (non-negative integers for the count models)
+            new = 2.0 * X[:, 1] + X[:, 2]
+        Xb = np.c_[X, new]
+        clean = fit(name, X, y)
+        return Result(fit(name, Xb, y), Xb, y, {"clean": clean, "X_clean": X})
+    return action
+
+
+def separable_fit(name):
+    X, y = separable(name)
+    return Result(fit(name, X, y), X, y)
+
+
+def scaled(factor):
+    def action(name):
+        X, y = blobs(name, shift=2.0)
+        clean = fit(name, X, y)
+        Xs = X * factor
+        return Result(fit(name, Xs, y), Xs, y, {"clean": clean, "X_clean": X})
+    return action
+
+
+def partial_absent(with_classes):
+    """Two batches, each holding one class only (a third class, never seen, in ``classes=``)."""
+    def action(name):
+        X, y = blobs(name)
+        model = ESTIMATORS[name].make()
+        if with_classes:
+            model.partial_fit(X[y == 0], y[y == 0], classes=[0, 1, 2])
+        else:
+            model.partial_fit(X[y == 0], y[y == 0])
+        model.partial_fit(X[y == 1], y[y == 1])
+        return Result(model, X, y)
+    return action
+
+
+def partial_new_label(name):
+    """No ``classes=``: the first batch holds classes 0 and 1, a later one brings class 2."""
+    X, y = blobs(name, n=60, n_classes=3)
+    model = ESTIMATORS[name].make()
+    first = y < 2
+    model.partial_fit(X[first], y[first])
+    model.partial_fit(X[~first], y[~first])
+    return Result(model, X, y)
+
+
+def partial_str_then_int(with_classes):
+    def action(name):
+        X, y = blobs(name)
+        model = ESTIMATORS[name].make()
+        labels = np.array(["a", "b"])[y]
+        if with_classes:
+            model.partial_fit(X, labels, classes=["a", "b"])
+        else:
+            model.partial_fit(X, labels)
+        model.partial_fit(X, y)
+        return Result(model)
+    return action
+
+
+def dataframe_predict(columns):
+    def action(name):
+        X, y = blobs(name)
+        df = pd.DataFrame(X, columns=["a", "b", "c"])
+        model = fit(name, df, y)
+        model.predict(df[columns])
+        return Result(model)
+    return action
+
+
+def not_fitted(name):
+    X, _ = blobs(name)
+    ESTIMATORS[name].make().predict(X)
+
+
+def zero_weight_class(name):
+    X, y = blobs(name)
+    return Result(fit(name, X, y, sample_weight=(y == 0).astype(float)))
+
+
+# ============================================================================ the matrix
+NAN = Err(ValueError, r"NaN .*first at row 1, column 2")
+INF = Err(ValueError, r"infinity .*first at row 1, column 2")
+NO_WEIGHT = Err(TypeError, r"unexpected keyword argument 'sample_weight'")
+
+SINGLETON_CHECK = checks(
+    accuracy_at_least(20 / 21),
+    lambda r, name: np.testing.assert_array_equal(r.model.classes_, [0, 1]),
+)
+
+# a sound fit on data with a redundant column: predictions as without it
+REDUNDANT_SAME = same_as_clean(proba_atol=1e-6)
+
+CASES = {
+    # ---------------------------------------------------------------- X values / shape
+    "nan_in_X_fit": (fit_on(lambda X, n: with_value(X, np.nan)), per(NAN)),
+    "nan_in_X_predict": (predict_on(lambda X, n: with_value(X, np.nan)), per(NAN)),
+    "posinf_in_X_fit": (fit_on(lambda X, n: with_value(X, np.inf)), per(INF)),
+    "neginf_in_X_fit": (fit_on(lambda X, n: with_value(X, -np.inf)), per(INF)),
+    "inf_in_X_predict": (predict_on(lambda X, n: with_value(X, -np.inf)), per(INF)),
+    "empty_X": (fit_on(lambda X, n: X[:0], lambda y: y[:0]),
+                per(Err(ValueError, r"0 sample\(s\) \(shape=\(0, 3\)\)"))),
+    "X_1d": (fit_on(lambda X, n: X[:, 0]), per(Err(ValueError, r"Expected 2D array, got 1D array"))),
+    "X_3d": (fit_on(lambda X, n: X[:, :, None]), per(Err(ValueError, r"dim 3, while dim <= 2"))),
+    "X_1d_predict": (predict_on(lambda X, n: X[0]), per(Err(ValueError, r"Expected 2D array"))),
+    "X_strings": (fit_on(lambda X, n: np.array([["a", "b", "c"]] * len(X), dtype=object)),
+                  per(Err(ValueError, r"could not convert string to float: 'a'"))),
+    "X_mixed_object": (fit_on(lambda X, n: np.c_[X[:, :2], np.array(["x"] * len(X))].astype(object)),
+                       per(Err(ValueError, r"could not convert string to float: 'x'"))),
+    # ---------------------------------------------------------------- classes
+    "one_class": (fit_on(lambda X, n: X, lambda y: np.zeros_like(y)),
+                  per(Err(ValueError, r"only one class \(0\)"))),
+    "one_class_with_positive_weight": (
+        zero_weight_class,
+        per(Err(ValueError, r"only one class \(0\) with positive sample_weight"), KFDA=NO_WEIGHT),
+    ),
+    "class_with_single_row": (
+        singleton_class,
+        groups(per(ok(check=SINGLETON_CHECK)),
+               FULL=ok(SCW, check=SINGLETON_CHECK), DIAG=ok(SCW, check=SINGLETON_CHECK))
+        | {"GaussianNB": ok(check=SINGLETON_CHECK),  # var_smoothing keeps the variance positive
+           "GDA-tied_diag": ok(check=SINGLETON_CHECK),  # pooled variances: class 0 gives them
+           # the slow solvers stop at max_iter on 20:1 classes
+           "LR-bohning": ok(CW, check=SINGLETON_CHECK), "LR-sgd": ok(CW, check=SINGLETON_CHECK)},
+    ),
+    "more_features_than_samples": (
+        d_greater_than_n,
+        # the pseudo-inverse of the within-class covariance (rank n - K) discards the mean difference
+        # outside its range: chance accuracy, as scikit-learn's LDA; the warning says to regularise
+        # (see test_lda_more_features_than_samples_with_shrinkage)
+        groups(per(ok(check=accuracy_at_least(1.0))), TIED=ok(SCW),
+               FULL=ok(SCW, check=accuracy_at_least(1.0)))
+        | {"Fisher": ok(SCW),
+           "LR-bohning": ok(CW, check=accuracy_at_least(1.0)),
+           "LR-sgd": ok(CW, check=accuracy_at_least(1.0))},
+    ),
+    # ---------------------------------------------------------------- degenerate features
+    "constant_feature": (
+        extra_feature("constant"),
+        groups(per(ok(check=REDUNDANT_SAME)),
+               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=REDUNDANT_SAME))
+        | {"GDA-diag": ok(SCW, check=REDUNDANT_SAME),       # zero variances floored
+           "GDA-tied_diag": ok(SCW, check=REDUNDANT_SAME),  # the feature is ignored
+           "GDA-spherical": ok(check=agrees_with_clean(0.9)),  # one variance for all features
+           "Fisher": ok(SCW, check=REDUNDANT_SAME),
+           "MultinomialNB": ok(check=agrees_with_clean(0.9)),  # a count feature changes the totals
+           "Perceptron": ok(CW, check=agrees_with_clean(0.6)),  # acts as a second bias
+           # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
+           "KFDA": ok(check=agrees_with_clean(0.9))},
+    ),
+    "duplicated_feature": (
+        extra_feature("duplicate"),
+        # naive Bayes models count a duplicated feature twice, by their independence assumption
+        groups(per(ok(check=agrees_with_clean(0.9))), DIAG=ok(check=agrees_with_clean(0.75)),
+               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=agrees_with_clean(0.9)))
+        | {"Fisher": ok(SCW, check=REDUNDANT_SAME),
+           "Perceptron": ok(CW, check=agrees_with_clean(0.6))},
+    ),
+    "collinear_feature": (
+        extra_feature("collinear"),
+        groups(per(ok(check=agrees_with_clean(0.85))), DIAG=ok(check=agrees_with_clean(0.75)),
+               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=agrees_with_clean(0.85)))
+        # one variance for all features: a wider extra feature changes it for every feature
+        | {"GDA-spherical": ok(check=agrees_with_clean(0.6))}
+        | {"Fisher": ok(SCW, check=REDUNDANT_SAME),
+           "Perceptron": ok(CW, check=agrees_with_clean(0.6))},
+    ),
+    "perfectly_separable": (
+        separable_fit,
+        per(ok(check=accuracy_at_least(1.0)),
+            LR_bohning=ok(CW, check=accuracy_at_least(1.0)), LR_sgd=ok(CW, check=accuracy_at_least(1.0))),
+    ),
+    # ---------------------------------------------------------------- extreme scales
+    "features_at_1e-300": (
+        scaled(1e-300),
+        per(Err(ValueError, r"too small"),
+            BernoulliNB=ok(check=same_as_clean(proba_atol=1e-12)),  # binarized: only signs count
+            # counts of 1e-300 are no events at all: the posterior is the prior, by the model
+            MultinomialNB=ok(check=lambda r, n: np.testing.assert_allclose(
+                r.model.predict_proba(r.X), 0.5, atol=1e-12)),
+            PoissonNB=ok(check=lambda r, n: np.testing.assert_allclose(
+                r.model.predict_proba(r.X), 0.5, atol=1e-12))),
+    ),
+    "features_at_1e+300": (
+        scaled(1e300),
+        per(Err(ValueError, r"too large"),
+            BernoulliNB=ok(check=same_as_clean(proba_atol=1e-12)),
+            MultinomialNB=ok(check=accuracy_at_least(0.75)),  # 1e300 events: certain posteriors
+            PoissonNB=ok(check=accuracy_at_least(0.75))),
+    ),
+    # predicting far outside the training data: models linear in x give finite scores of ~1e300
+    # (certain posteriors); quadratic ones would square 1e300 and refuse
+    "predict_at_1e+300": (
+        predict_on(lambda X, n: X * 1e300),
+        groups(per(ok(check=lambda r, n: np.testing.assert_array_equal(
+                    np.isin(r.model.predict_proba(r.X), [0.0, 1.0]).mean(axis=1) > 0, True))),
+               FULL=Err(ValueError, r"too large"), DIAG=Err(ValueError, r"too large"))
+        | {"GDA-tied_diag": ok(), "BernoulliNB": ok(), "KFDA": ok(), "Perceptron": ok(CW)},
+    ),
+    # ---------------------------------------------------------------- sample_weight
+    "sample_weight_negative": (
+        fit_on(lambda X, n: X, sample_weight=-np.ones(40)),
+        per(Err(ValueError, r"Negative values in sample_weight"), KFDA=NO_WEIGHT),
+    ),
+    "sample_weight_all_zero": (
+        fit_on(lambda X, n: X, sample_weight=np.zeros(40)),
+        per(Err(ValueError, r"Every sample_weight is zero"), KFDA=NO_WEIGHT),
+    ),
+    "sample_weight_wrong_length": (
+        fit_on(lambda X, n: X, sample_weight=np.ones(39)),
+        per(Err(ValueError, r"sample_weight.shape == \(39,\), expected \(40,\)"), KFDA=NO_WEIGHT),
+    ),
+    "sample_weight_nan": (
+        fit_on(lambda X, n: X, sample_weight=with_value(np.ones(40), np.nan, at=3)),
+        per(Err(ValueError, r"sample_weight contains NaN"), KFDA=NO_WEIGHT),
+    ),
+    # ---------------------------------------------------------------- labels
+    "labels_with_nan": (fit_on(lambda X, n: X, lambda y: np.where(y == 1, np.nan, 0.0)),
+                        per(Err(ValueError, r"y contains NaN"))),
+    "labels_mixed_types": (fit_on(lambda X, n: X, lambda y: np.array(["a", 1] * 20, dtype=object)),
+                           per(Err(ValueError, r"mix types \['int', 'str'\]"))),
+    "labels_continuous": (fit_on(lambda X, n: X, lambda y: y + 0.5),
+                          per(Err(ValueError, r"Unknown label type: continuous"))),
+    "labels_wrong_length": (fit_on(lambda X, n: X, lambda y: y[:-1]),
+                            per(Err(ValueError, r"X has 40 rows but y has 39 labels"))),
+    # ---------------------------------------------------------------- predict time
+    "wrong_n_features_at_predict": (
+        predict_on(lambda X, n: X[:, :2]),
+        per(Err(ValueError, r"X has 2 features, but \w+ is expecting 3 features")),
+    ),
+    "predict_before_fit": (not_fitted, per(Err(NotFittedError, r"not fitted yet"))),
+    "dataframe_reordered_columns": (
+        dataframe_predict(["c", "a", "b"]),
+        per(Err(ValueError, r"Feature names must be in the same order")),
+    ),
+    "dataframe_missing_column": (
+        dataframe_predict(["a", "b"]),
+        per(Err(ValueError, r"Feature names seen at fit time, yet now missing:\n- c")),
+    ),
+}
+
+# partial_fit rows: estimators with partial_fit only
+PARTIAL_CASES = {
+    "partial_fit_class_absent_from_chunk_with_classes": (
+        partial_absent(with_classes=True),
+        {name: ok(check=lambda r, n: (
+            np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]),
+            # the class never seen has no weight: probability exactly 0, never predicted
+            np.testing.assert_array_equal(r.model.predict_proba(r.X)[:, 2], 0.0),
+            np.testing.assert_array_equal(np.isin(r.model.predict(r.X), [0, 1]), True)))
+         for name in STATS_PARTIAL}
+        | {"Perceptron": ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]))},
+    ),
+    "partial_fit_one_class_chunk_without_classes": (
+        partial_absent(with_classes=False),
+        {name: Err(ValueError, r"seen only one class \(0\).*`classes`") for name in STATS_PARTIAL}
+        | {"Perceptron": Err(ValueError, r"only one class \(0\)")},
+    ),
+    "partial_fit_new_label_without_classes": (
+        partial_new_label,
+        {name: ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]))
+         for name in STATS_PARTIAL}
+        # the perceptron fixes its classes on the first call
+        | {"Perceptron": Err(ValueError, r"label\(s\) \[2\] that are not in classes=\[0, 1\]")},
+    ),
+    "partial_fit_str_then_int_labels": (
+        partial_str_then_int(with_classes=False),
+        {name: Err(ValueError, r"labels of type int.*str") for name in STATS_PARTIAL}
+        | {"Perceptron": Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]")},
+    ),
+    "partial_fit_str_then_int_labels_with_classes": (
+        partial_str_then_int(with_classes=True),
+        {name: Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]")
+         for name in PARTIAL},
+    ),
+}
+
+
+def _params(cases, names_for=lambda table: table):
+    out = []
+    for case, (action, table) in cases.items():
+        for name, expected in table.items():
+            marks = getattr(expected, "marks", ())
+            out.append(pytest.param(action, expected, name, id=f"{case}-{name}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("action, expected, name", _params(CASES))
+def test_bad_input(action, expected, name):
+    run_case(action, expected, name)
+
+
+@pytest.mark.parametrize("action, expected, name", _params(PARTIAL_CASES))
+def test_bad_partial_fit(action, expected, name):
+    run_case(action, expected, name)
+
+
+def test_every_case_covers_every_estimator():
+    for case, (_, table) in CASES.items():
+        assert set(table) == set(ALL), case
+    for case, (_, table) in PARTIAL_CASES.items():
+        assert set(table) == set(PARTIAL), case
+
+
+# ============================================================================ specific rows
+@pytest.mark.parametrize("solver", ["newton", "bohning", "lbfgs", "sgd"])
+def test_unpenalised_logistic_on_separable_data_warns_and_stays_finite(solver):
+    X, y = separable("LR")
+    expected = {SW} if solver in ("newton", "lbfgs") else {SW, CW}
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        warnings.simplefilter("error", RuntimeWarning)
+        model = linclass.LogisticRegression(C=np.inf, solver=solver, random_state=0).fit(X, y)
+    assert {w.category for w in record} == expected
+    assert np.all(np.isfinite(model.coef_))
+    assert model.separation_ == "complete"
+    assert model.score(X, y) == 1.0
+    _all_proba_sound(model, [X])
+
+
+WITHIN_CONSTANT = {
+    # a feature constant within each class but different between them, once with values that make the
+    # within-class scatter exactly zero and once with values whose rounding leaves ~1e-33 of it
+    "exact": lambda y: y.astype(float),
+    "rounded": lambda y: 0.1 + 0.6 * y,
+    "offset": lambda y: np.where(y == 1, 0.3, 0.7) + 1e3,
+}
+
+
+@pytest.mark.parametrize("case", list(WITHIN_CONSTANT))
+@pytest.mark.parametrize("name", ["LDA", "GDA-tied", "GDA-tied_diag", "Fisher", "QDA", "GDA-diag"])
+def test_feature_constant_within_classes_is_handled_consistently(name, case):
+    """Rank decisions are made relative to each feature's total variance (as Fisher's discriminant
+    does): the within-class variance of such a feature is zero, or at rounding level, either way the
+    same outcome: a SingularCovarianceWarning and finite, moderate coefficients."""
+    X, y = blobs("LDA", n=40)
+    Xb = np.c_[X, WITHIN_CONSTANT[case](y)]
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        warnings.simplefilter("error", RuntimeWarning)
+        model = fit(name, Xb, y)
+        P = model.predict_proba(Xb)
+    assert {w.category for w in record} == {SCW}
+    _all_proba_sound(model, [Xb])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SCW)
+        reference = fit(name, np.c_[X, y.astype(float)], y)  # the exact case
+    np.testing.assert_array_equal(model.predict(Xb), reference.predict(np.c_[X, y.astype(float)]))
+    if hasattr(model, "coef_"):
+        assert np.abs(model.coef_).max() < 1e6, model.coef_
+    else:
+        assert P.min() >= 0.0
+
+
+def test_lda_more_features_than_samples_with_shrinkage():
+    """The remedy the SingularCovarianceWarning names: shrinkage separates the d > n training data."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SCW)
+        r = d_greater_than_n("LDA")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = linclass.LinearDiscriminantAnalysis(shrinkage="ledoit-wolf").fit(r.X, r.y)
+    assert model.score(r.X, r.y) == 1.0
+
+
+# ============================================================================ numerical stress
+PROBA = tuple(k for k, s in ESTIMATORS.items() if s.proba)
+
+
+@pytest.mark.parametrize("distance", [1e6, 1e150])
+@pytest.mark.parametrize("name", PROBA)
+def test_posteriors_far_from_every_class_mean(name, distance):
+    X, y = blobs(name, n=40, shift=2.0)
+    model = fit(name, X, y)
+    spread = np.linalg.norm(X[y == 1].mean(0) - X[y == 0].mean(0))
+    rng = np.random.default_rng(5)
+    directions = np.abs(rng.normal(size=(6, X.shape[1]))) if name in DISCRETE else rng.normal(size=(6, X.shape[1]))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    far = X.mean(0) + distance * spread * directions
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _all_proba_sound(model, [far, -far if name not in DISCRETE else far[::-1]])
+
+
+# estimators whose fit is equivariant under x -> a x + b (same labels, same posteriors)
+AFFINE = ["LDA", "QDA", "GDA-tied", "GDA-full", "GDA-diag", "GDA-tied_diag", "GDA-spherical",
+          "GaussianNB", "Fisher", "KFDA"]
+
+
+@pytest.mark.parametrize("name, transform", [
+    (name, transform)
+    for name in AFFINE + ["LR-unpenalised-newton", "LR-unpenalised-lbfgs", "LR-penalised"]
+    for transform in ("scale_1e6", "shift_1e6")
+    if not (name == "LR-penalised" and transform == "scale_1e6")  # an L2 penalty is not scale invariant
+])
+def test_rescaled_data_give_equivalent_predictions(name, transform):
+    rng = np.random.default_rng(11)
+    X, y = blobs("LDA", n=200, d=3, shift=1.5, seed=4)
+    X[:, 1] += 0.5 * X[:, 0]  # correlated, well conditioned
+    X_new = rng.normal(size=(50, 3)) + [0.75, 0.3, 0.0]
+    f = (lambda A: A * 1e6) if transform == "scale_1e6" else (lambda A: A + 1e6)
+    if name.startswith("LR-unpenalised"):
+        make = lambda: linclass.LogisticRegression(C=np.inf, solver=name.rsplit("-", 1)[1])  # noqa: E731
+    elif name == "LR-penalised":  # the intercept is not penalised: shifts change nothing
+        make = lambda: linclass.LogisticRegression(C=1.0)  # noqa: E731
+    else:
+        make = ESTIMATORS[name].make
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        base = make().fit(X, y)
+        moved = make().fit(f(X), y)
+        P0, P1 = base.predict_proba(X_new), moved.predict_proba(f(X_new))
+    np.testing.assert_array_equal(moved.predict(f(X_new)), base.predict(X_new))
+    # shift_1e6 loses ~1e-10 relative precision in the inputs themselves (ulp(1e6) ~ 1e-10)
+    np.testing.assert_allclose(P1, P0, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_float32_input_is_computed_in_float64(name):
+    X, y = blobs(name, n=40)
+    X32 = X.astype(np.float32)
+    X64 = X32.astype(np.float64)  # the same numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (CW, SCW))
+        m32, m64 = fit(name, X32, y), fit(name, X64, y)
+        outputs = ["predict", "decision_function"] + (["predict_proba", "predict_log_proba"]
+                                                      if ESTIMATORS[name].proba else [])
+        for method in outputs:
+            r32, r64 = getattr(m32, method)(X32), getattr(m64, method)(X64)
+            if method != "predict":
+                assert r32.dtype == np.float64, (method, r32.dtype)
+            np.testing.assert_array_equal(r32, r64)
