@@ -18,6 +18,10 @@ $(VENV)/.test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(VENV)/.bench: pyproject.toml $(VENV)/.test
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $@
+
 # the comparison table, then a few figures in demo/
 demo: $(VENV)/.demo
 	$(BIN)/linclass compare --dataset breast_cancer
@@ -31,12 +35,14 @@ demo: $(VENV)/.demo
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
 
-bench: $(VENV)/.test
+bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_gaussian.py
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
 	$(BIN)/python benchmarks/bench_perceptron.py
 	$(BIN)/python benchmarks/bench_kernel_fisher.py
+	$(BIN)/python benchmarks/bench_dask.py
+	$(BIN)/python benchmarks/bench_out_of_core.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis

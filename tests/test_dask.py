@@ -199,7 +199,7 @@ def test_logistic_newton_reads_the_data_once_per_iteration():
     X, y = blobs(K=2, seed=8)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
     source = DaskSource(*dask_xy(X, y)[:2])
-    objective = ChunkedObjective(source, np.array([0, 1]), with_hessian=True)
+    objective = ChunkedObjective(source, with_hessian=True)
     from linclass.solvers import newton
 
     result = newton(objective, objective.null_start(), tol=1e-8)

@@ -31,7 +31,7 @@ from functools import reduce
 
 import numpy as np
 
-from ._validation import validate_chunk_labels, validate_chunk
+from ._validation import encode_labels, validate_chunk, validate_chunk_labels
 from .objective import ObjectiveLayout, class_weights
 from .stats import ClassStats
 
@@ -40,7 +40,6 @@ __all__ = [
     "ChunkedObjective",
     "class_stats",
     "combine_all",
-    "distinct_labels",
     "fit_chunked",
     "supports_chunks",
 ]
@@ -99,30 +98,16 @@ def combine_all(combine, parts):
 
 
 # ---------------------------------------------------------------------------------- labels
-def _chunk_labels(chunk: Chunk, n_features: int):
-    _, y, _ = validate_chunk(chunk, n_features)
-    return np.unique(y) if y.size else None
+def _check_label_kinds(a: np.ndarray, b: np.ndarray) -> None:
+    """Labels gathered from different chunks must be all text or all numbers: numpy would turn the
+    numbers into strings when it merges them."""
+    def textual(labels):
+        return labels.dtype.kind in "US" or (labels.dtype.kind == "O" and labels.size > 0 and all(
+            isinstance(v, str) for v in labels.tolist()))
 
-
-def _union(a, b):
-    textual = (a.dtype.kind in "USO", b.dtype.kind in "USO")
-    if textual[0] != textual[1]:  # numpy would turn the numbers into strings
-        raise ValueError(f"Labels in y mix types ({a.dtype} and {b.dtype} in different chunks); use "
-                         "labels of one type.")
-    try:
-        return np.union1d(a, b)
-    except TypeError:
-        raise ValueError(f"Labels in y mix types ({a.dtype} and {b.dtype} in different chunks); use "
-                         "labels of one type.") from None
-
-
-def distinct_labels(source) -> np.ndarray:
-    """The sorted distinct labels of the whole source (one pass over y only)."""
-    labels = source.map_reduce(_chunk_labels, _union, source.n_features)
-    if labels is None:
-        raise ValueError("Found array with 0 sample(s) (shape=(0, "
-                         f"{source.n_features})) while a minimum of 1 is required.")
-    return validate_chunk_labels(labels)
+    if a.size and b.size and textual(a) != textual(b):
+        raise ValueError(f"Labels in y mix types ({a[:3].tolist()} and {b[:3].tolist()} in different "
+                         "chunks); use labels of one type.")
 
 
 def _encode(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
@@ -138,23 +123,37 @@ def _encode(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
 # ---------------------------------------------------------------------------------- statistics
 def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
     X, y, w = validate_chunk(chunk, n_features)
-    if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
+    if X.shape[0] == 0:
         return None
-    X = prepare(X)
-    return ClassStats.from_batch(X, _encode(y, classes, chunk.where()), classes, w, kind=kind,
-                                 moments=moments)
+    if classes is None:  # the chunk's own labels; the merge takes the union
+        own, yi = encode_labels(y)
+    else:
+        own, yi = classes, _encode(y, classes, chunk.where())
+    return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments)
 
 
-def class_stats(source, classes: np.ndarray, *, kind: str, moments: bool = False,
+def _merge(a: ClassStats, b: ClassStats) -> ClassStats:
+    _check_label_kinds(a.classes, b.classes)
+    return a.merge(b)
+
+
+def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments: bool = False,
                 prepare=None) -> ClassStats:
-    """Merged :class:`~linclass.stats.ClassStats` of the whole source, indexed by ``classes``.
+    """Merged :class:`~linclass.stats.ClassStats` of the whole source, in one pass.
 
-    ``prepare`` is the model's per-chunk input step (``StatsClassifier._prepare``: checks and
-    transforms of discrete naive Bayes); it must act row by row.
+    ``classes``: every label there may be (labels outside are an error), or None for the labels
+    found (each chunk's own, united by the merge; a chunk may miss any of them).  ``prepare`` is the
+    model's per-chunk input step (``StatsClassifier._prepare``: the checks and transforms of discrete
+    naive Bayes); it must act row by row.
     """
-    stats = source.map_reduce(_chunk_stats, ClassStats.merge, source.n_features, classes, kind,
-                              moments, prepare if prepare is not None else _identity)
+    stats = source.map_reduce(_chunk_stats, _merge, source.n_features, classes, kind, moments,
+                              prepare if prepare is not None else _identity)
     if stats is None:
+        raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
+                         "minimum of 1 is required.")
+    if classes is None:
+        validate_chunk_labels(stats.classes)
+    if not np.any(stats.counts > 0):
         raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
     return stats
 
@@ -221,7 +220,8 @@ class ChunkedObjective(ObjectiveLayout):
     Parameters
     ----------
     source : a chunk source (see the module docstring)
-    classes : ndarray of shape (K,)
+    classes : ndarray of shape (K,) or None
+        None: the labels found in the source (``stats.classes`` after construction).
     class_weight : dict, 'balanced' or None
         As :class:`linclass.LogisticRegression`.
     l2 : float
@@ -230,10 +230,11 @@ class ChunkedObjective(ObjectiveLayout):
         Compute the curvature along with every gradient (for Newton's method).
     """
 
-    def __init__(self, source, classes, *, class_weight=None, l2=0.0, fit_intercept=True,
+    def __init__(self, source, classes=None, *, class_weight=None, l2=0.0, fit_intercept=True,
                  with_hessian=False):
         kind = "tied" if class_weight is None else "full"
-        stats = class_stats(source, classes, kind=kind)
+        stats = self.stats = class_stats(source, classes, kind=kind)
+        classes = stats.classes
         self.per_class = class_weights(classes, stats.counts, class_weight)
         if self.per_class is not None:
             stats = _scale_classes(stats, self.per_class)

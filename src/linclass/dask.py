@@ -111,13 +111,13 @@ class DaskSource:
         starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
         self._blocks = [(x, ys[i], ws[i], starts[i]) for i, x in enumerate(X.to_delayed().ravel())]
 
-    def map_reduce(self, fn, combine, *args, use_X: bool = True):
+    def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(Chunk, *args)`` for every block, as one Dask computation."""
         import dask
         from dask import delayed
 
         shared = delayed(args, traverse=False)
-        parts = [delayed(_apply, pure=True)(fn, x if use_X else None, y, w, i, start, shared)
+        parts = [delayed(_apply, pure=True)(fn, x, y, w, i, start, shared)
                  for i, (x, y, w, start) in enumerate(self._blocks)]
         group = delayed(_combine_group, pure=True)
         while len(parts) > 1:

@@ -177,7 +177,7 @@ class FileSource:
             yield Chunk(X, y, None, i, start)
             start += X.shape[0]
 
-    def map_reduce(self, fn, combine, *args, use_X: bool = True):
+    def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(chunk, *args)`` for every chunk, read one at a time."""
         from .chunks import combine_all
 

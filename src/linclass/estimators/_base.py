@@ -124,8 +124,9 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_source(self, source, *, first: bool = True):
         """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
-        files read in blocks): one pass for the labels, one for the merged class statistics."""
-        from ..chunks import class_stats, distinct_labels, require_two_classes
+        files read in blocks): one pass, each chunk's class statistics merged."""
+        from .._validation import _check_label_type
+        from ..chunks import class_stats, require_two_classes
 
         if first:
             self.n_features_in_ = source.n_features
@@ -136,19 +137,11 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         elif source.n_features != self.n_features_in_:
             raise ValueError(f"X has {source.n_features} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
-        labels = distinct_labels(source)
-        classes = labels
         given = getattr(self, "_partial_classes", None)
-        if given is not None:
-            classes = given
-            unknown = np.setdiff1d(labels, classes)
-            if unknown.size:
-                raise ValueError(
-                    f"y contains label(s) {unknown[:5].tolist()} that are not in classes="
-                    f"{classes.tolist()} given on the first call to partial_fit."
-                )
         kind, moments = self._stats_request()
-        batch = class_stats(source, classes, kind=kind, moments=moments, prepare=self._prepare)
+        batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare)
+        if not first and given is None:
+            _check_label_type(batch.classes, self.classes_)
         if first and given is None:
             require_two_classes(self, batch)
         return self._install(batch)

@@ -156,42 +156,35 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _fit_source(self, source):
         """``fit`` from a chunk source (:mod:`linclass.chunks`: Dask collections, files read in
-        blocks).  One pass for the labels, one for the class totals, centring and Gram matrix, then
-        one pass per solver iteration; 'sgd' needs the rows in memory and is refused."""
-        from ..chunks import ChunkedObjective, distinct_labels
+        blocks).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
+        solver iteration; 'sgd' needs the rows in memory and is refused."""
+        from ..chunks import ChunkedObjective, require_two_classes
 
         self._validate_params()
+        if self.solver == "sgd":
+            raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
+                             "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
         previous = self._warm_coefficients()
         self.n_features_in_ = source.n_features
         if source.feature_names is not None:
             self.feature_names_in_ = source.feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        classes = distinct_labels(source)
-        if classes.size < 2:
-            raise ValueError(f"LogisticRegression needs samples of at least two classes, but y holds "
-                             f"only one class ({classes[0]!r}). A classifier cannot be trained on a "
-                             "single class.")
-        n_params = (source.n_features + int(self.fit_intercept)) * (1 if classes.size == 2
-                                                                     else classes.size - 1)
-        solver = self._resolve_solver(n_params=n_params, n_classes=classes.size)
-        if solver == "sgd":
-            raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
-                             "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
-        objective = ChunkedObjective(source, classes, class_weight=self.class_weight, l2=self._l2(),
-                                     fit_intercept=self.fit_intercept,
-                                     with_hessian=solver == "newton")
-        return self._solve(objective, classes, solver, previous, None, None)
+        objective = ChunkedObjective(source, class_weight=self.class_weight, l2=self._l2(),
+                                     fit_intercept=self.fit_intercept)
+        require_two_classes(self, objective.stats)
+        solver = self._resolve_solver(objective)
+        objective.with_hessian = solver == "newton"
+        return self._solve(objective, objective.classes, solver, previous, None, None)
 
     def _l2(self) -> float:
         return 0.0 if np.isinf(self.C) else 1.0 / self.C
 
-    def _resolve_solver(self, objective=None, *, n_params=None, n_classes=None) -> str:
+    def _resolve_solver(self, objective) -> str:
         if self.solver != "auto":
             return self.solver
-        if objective is not None:
-            n_params, n_classes = objective.n_params, objective.n_classes
-        return "newton" if n_params <= _AUTO_NEWTON_MAX_PARAMS[n_classes == 2] else "lbfgs"
+        limit = _AUTO_NEWTON_MAX_PARAMS[objective.n_classes == 2]
+        return "newton" if objective.n_params <= limit else "lbfgs"
 
     def _solve(self, objective, classes, solver, previous, data, weight):
         """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
