@@ -456,7 +456,7 @@ def validate_priors(priors, n_classes: int) -> np.ndarray | None:
 
 
 # ---------------------------------------------------------------------------------- chunked sources
-def _chunk_matrix(X, n_features: int) -> np.ndarray:
+def _chunk_matrix(X, n_features: int, check: bool = True) -> np.ndarray:
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame (a Dask partition)
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
         if bad:
@@ -476,25 +476,28 @@ def _chunk_matrix(X, n_features: int) -> np.ndarray:
     if X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
     X = np.ascontiguousarray(X, dtype=np.float64)
-    check_finite(X)
+    if check:
+        check_finite(X)
     return X
 
 
-def validate_chunk(chunk, n_features: int):
+def validate_chunk(chunk, n_features: int, *, again: bool = False):
     """Check and convert one chunk of a chunked source (:mod:`linclass.chunks`).
 
     Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
     (or None), w float64 non-negative weights or None.  Unlike :func:`validate_sample_weight`, a chunk
     whose weights are all zero is accepted (the whole source is checked after the reduction).
-    Errors name the chunk (and its first row when known).
+    Errors name the chunk (and its first row when known).  ``again=True`` (a later pass over data
+    that a first pass validated: the iterations of logistic regression) skips the scans for NaN /
+    infinity and of the labels' type.
     """
     try:
-        X = _chunk_matrix(chunk.X, n_features)
+        X = _chunk_matrix(chunk.X, n_features, check=not again)
         n = X.shape[0]
         y = None
         if chunk.y is not None:
             y = chunk.y.to_numpy() if hasattr(chunk.y, "to_numpy") else chunk.y
-            y = _as_labels(np.asarray(y), n, None) if n else np.asarray(y).reshape(-1)
+            y = np.asarray(y).reshape(-1) if again or not n else _as_labels(np.asarray(y), n, None)
         w = chunk.sample_weight
         if w is not None:
             w = w.to_numpy() if hasattr(w, "to_numpy") else w

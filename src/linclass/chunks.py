@@ -32,7 +32,7 @@ from functools import reduce
 import numpy as np
 
 from ._validation import encode_labels, validate_chunk, validate_chunk_labels
-from .objective import ObjectiveLayout, class_weights
+from .objective import _LOW_PRECISION_MIN, ObjectiveLayout, class_weights
 from .stats import ClassStats
 
 __all__ = [
@@ -175,24 +175,24 @@ def require_two_classes(estimator, stats: ClassStats) -> None:
 
 # ---------------------------------------------------------------------------------- logistic
 def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
-                 with_hessian):
+                 with_hessian, low):
     """``LinearObjective.partial_sums`` of one chunk (with the global centring ``offset``)."""
     from .objective import LinearObjective
 
-    X, y, w = validate_chunk(chunk, n_features)
+    X, y, w = validate_chunk(chunk, n_features, again=True)
     yi = _encode(y, classes, chunk.where())
     if per_class is not None:
         w = per_class[yi] if w is None else per_class[yi] * w
     if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
         return None
     part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
-    return part.partial_sums(theta, with_hessian)
+    return part.partial_sums(theta, with_hessian, low=low)
 
 
 def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
     from .objective import LinearObjective
 
-    X, y, w = validate_chunk(chunk, n_features)
+    X, y, w = validate_chunk(chunk, n_features, again=True)
     yi = _encode(y, classes, chunk.where())
     if per_class is not None:
         w = per_class[yi] if w is None else per_class[yi] * w
@@ -254,18 +254,22 @@ class ChunkedObjective(ObjectiveLayout):
         super().__init__(d, classes.size, total=stats.total, offset=offset,
                          class_weight=stats.counts, l2=l2, fit_intercept=fit_intercept)
         self._gram = self._embed_gram(scatter)
-        self._cache = None  # (theta, value, gradient, hessian) of the last evaluation
+        self._cache = None  # (theta, value, gradient, hessian, low precision) of the last evaluation
         self.passes = 1
+        # float32 curvature products on large data, as LinearObjective.hessian(low_precision=True)
+        self.low_precision = source.n_features * float(stats.n_rows.sum()) >= _LOW_PRECISION_MIN
 
     def _evaluate(self, theta: np.ndarray, with_hessian: bool):
         theta = np.array(theta, dtype=np.float64).reshape(self.shape)
         if self._cache is not None and np.array_equal(self._cache[0], theta) and (
-                self._cache[3] is not None or not with_hessian):
+                self._cache[3] is not None or not with_hessian) and (
+                not with_hessian or self._cache[4] <= self.low_precision):
             return self._cache
         constant = not np.any(theta[: self.n_features])  # every row has the same probabilities
+        low = self.low_precision and with_hessian and not constant
         total = self.source.map_reduce(_chunk_terms, _add_terms, self.n_features, self.classes,
                                        self.per_class, self.offset, theta, self.fit_intercept,
-                                       with_hessian and not constant)
+                                       with_hessian and not constant, low)
         self.passes += 1
         value, G, H = total
         if with_hessian and constant:
@@ -278,18 +282,25 @@ class ChunkedObjective(ObjectiveLayout):
             H = H.copy()
             H[np.diag_indices(H.shape[0])] += self._penalty_diagonal()
             H /= self.total
-        self._cache = (theta, value, G, H)
+        self._cache = (theta, value, G, H, low)
         return self._cache
 
     def value(self, theta) -> float:
         return self._evaluate(theta, self.with_hessian)[1]
 
     def value_gradient(self, theta):
-        _, f, g, _ = self._evaluate(theta, self.with_hessian)
+        _, f, g, _, _ = self._evaluate(theta, self.with_hessian)
         return f, g.copy()
 
     def hessian(self, theta, *, low_precision: bool = False) -> np.ndarray:
-        """The Hessian of :math:`f` at theta (one pass, unless computed with the gradient there)."""
+        """The Hessian of :math:`f` at theta (one pass, unless computed with the gradient there).
+
+        As :meth:`LinearObjective.hessian`, its products may be formed in float32 on large data
+        (for Newton's steps; the gradient stays float64): once a caller asks for the exact Hessian
+        (Newton does after a damped step, and inference always), later passes form it in float64.
+        """
+        if not low_precision:
+            self.low_precision = False
         return self._evaluate(theta, True)[3].copy()
 
     def count_perfect(self, theta) -> int:

@@ -367,14 +367,10 @@ def _fit_streaming(args, model):
         seconds = time.perf_counter() - start
         right = rows = 0
         for chunk in source.chunks():
-            right += int(np.sum(_as_text(model.predict(chunk.X)) == _as_text(chunk.y)))
+            right += _accuracy(model.predict(chunk.X), chunk.y) * chunk.X.shape[0]
             rows += chunk.X.shape[0]
     return seconds, right / rows, (f"{args.data} ({rows} rows, {source.n_features} features, read "
                                    f"{args.chunksize} rows at a time)")
-
-
-def _as_text(labels) -> np.ndarray:
-    return np.asarray([str(v) for v in np.asarray(labels).tolist()])
 
 
 def _cmd_fit(args) -> int:

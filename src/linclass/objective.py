@@ -314,17 +314,19 @@ class LinearObjective(ObjectiveLayout):
             G[d] = rsum
         return G
 
-    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False):
+    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
         """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
         the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
         (n_params, n_params) or None)``.
 
         Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
         which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
+        ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
         """
         theta = theta.reshape(self.shape)
         value, R, X = self._loss_residual(theta)
-        return value, self._data_gradient(R, X), (self.curvature_sum(theta) if with_hessian else None)
+        H = self.curvature_sum(theta, low=low) if with_hessian else None
+        return value, self._data_gradient(R, X), H
 
     def count_perfect(self, theta: np.ndarray) -> int:
         """Rows with positive weight whose own-class probability is numerically one (a symptom of

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
@@ -151,13 +152,18 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
         if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
             explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
+        # the batch is absorbed even when the statistics so far do not determine a model yet (one
+        # class seen; a class with one row for an unbiased covariance): a later batch may, and the
+        # stream must end where fit would.  Until then there is no model to predict with.
+        self.stats_ = stats
+        for name in ("model_", "priors_"):
+            self.__dict__.pop(name, None)
         if stats.n_classes < 2:
             raise ValueError(
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
                 "in `classes` on the first call to partial_fit."
             )
         model = self._estimate(stats, validate_priors(self.priors, stats.n_classes))
-        self.stats_ = stats
         self.model_ = model
         self.classes_ = stats.classes
         self.class_count_ = stats.counts
@@ -178,6 +184,12 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
+        if not hasattr(self, "model_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} has statistics but no model yet: the data given to "
+                "partial_fit so far do not determine one (see the error of the last call). Give "
+                "more data with partial_fit."
+            )
         X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse)
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
             scores = self._joint_log_likelihood(self.model_, self._prepare(X))
