@@ -26,6 +26,7 @@ numeric dtype, NaN / infinity, label types, weights), with the error naming the 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import reduce
 
@@ -111,6 +112,11 @@ def _check_label_kinds(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def _encode(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
+    if (y.dtype.kind in "iu" and classes.dtype.kind in "iu" and classes.size and y.size
+            and int(classes[-1]) - int(classes[0]) == classes.size - 1):  # consecutive integers
+        idx = y.astype(np.intp) - int(classes[0])
+        if idx.min() >= 0 and idx.max() < classes.size:
+            return idx
     idx = np.searchsorted(classes, y)
     inside = (idx < classes.size) & (classes[np.minimum(idx, classes.size - 1)] == y)
     if not np.all(inside):
@@ -185,8 +191,20 @@ def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fi
         w = per_class[yi] if w is None else per_class[yi] * w
     if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
         return None
-    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
+    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset,
+                           work=_work_arrays())
     return part.partial_sums(theta, with_hessian, low=low)
+
+
+_LOCAL = threading.local()
+
+
+def _work_arrays() -> dict:
+    """Work arrays of the Hessian products, kept per thread across passes and chunks: a fresh
+    chunk-sized array on every pass costs more in page faults than the product itself."""
+    if not hasattr(_LOCAL, "work"):
+        _LOCAL.work = {}
+    return _LOCAL.work
 
 
 def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):

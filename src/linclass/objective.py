@@ -229,10 +229,16 @@ class LinearObjective(ObjectiveLayout):
     l2 : float
         :math:`\\lambda = 1/C` (0 for the unpenalised maximum-likelihood fit).
     fit_intercept : bool
+    offset : ndarray of shape (n_features,), default=None
+        The centring point; default the weighted mean of X (with an intercept).  Objectives over the
+        chunks of one data set share the whole set's offset, so that their sums add up.
+    work : dict, default=None
+        Where work arrays are kept (shared across objectives over chunks, see
+        :mod:`linclass.chunks`).
     """
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
-                 offset=None):
+                 offset=None, work=None):
         self.X, self.y = X, y
         self.w = sample_weight
         n, d = X.shape
@@ -247,7 +253,7 @@ class LinearObjective(ObjectiveLayout):
                          class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
         self._target = y.astype(np.float64) if n_classes == 2 else None
         self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
-        self._work = {}
+        self._work = {} if work is None else work
         self._last = None  # (theta, probabilities) of the last full evaluation
 
     def _compute_gram(self) -> np.ndarray:
@@ -391,17 +397,20 @@ class LinearObjective(ObjectiveLayout):
     def _centred32(self) -> np.ndarray:
         """:math:`X - \\mathbf 1 m^T` as a float32 copy, made once, for low-precision Hessians."""
         if self._low is None:
-            self._low = np.empty(self.X.shape, dtype=np.float32)
-            np.subtract(self.X, self.offset, out=self._low, casting="same_kind")
+            self._low = np.subtract(self.X, self.offset, out=self._buffer(True, "centred"),
+                                    casting="same_kind")
         return self._low
 
-    def _buffer(self, low: bool, slot: int = 0) -> np.ndarray:
+    def _buffer(self, low: bool, slot=0) -> np.ndarray:
         """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian block
-        would cost more in page faults than the product itself."""
+        would cost more in page faults than the product itself.  ``work`` (see the constructor) may
+        be shared by objectives over row sets of any size up to the largest seen (chunks)."""
         key = (np.float32 if low else np.float64, slot)
-        if self._work.get(key) is None:
-            self._work[key] = np.empty(self.X.shape, dtype=key[0])
-        return self._work[key]
+        n, d = self.X.shape
+        buf = self._work.get(key)
+        if buf is None or buf.shape[1] != d or buf.shape[0] < n:
+            buf = self._work[key] = np.empty((n, d), dtype=key[0])
+        return buf[:n]
 
     def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
         """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
