@@ -391,3 +391,6 @@ def test_cli_fit_with_chunksize(tmp_path):
     bad = run_cli("fit", "--model", "lda", "--dataset", "iris", "--chunksize", "64", "--out",
                   "c.linclass", cwd=tmp_path)
     assert bad.returncode == 2 and "--chunksize goes with --data" in bad.stderr
+    zero = run_cli("fit", "--model", "lda", "--data", "d.csv", "--target", "label", "--chunksize",
+                   "0", "--out", "c.linclass", cwd=tmp_path)
+    assert zero.returncode == 2 and "--chunksize must be an integer >= 1; got 0" in zero.stderr

@@ -641,24 +641,22 @@ def _cmd_summary(args) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
-def _positive_cv(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--cv must be an integer >= 2; got {text!r}") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"--cv must be an integer >= 2; got {value}")
-    return value
+def _integer_at_least(minimum: int, what: str):
+    """An argparse type: an integer >= ``minimum``, refused with a message naming ``what``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer >= {minimum}; got "
+                                             f"{text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer >= {minimum}; got {value}")
+        return value
+    return parse
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {value}")
-    return value
+_positive_cv = _integer_at_least(2, "--cv")
+_positive_int = _integer_at_least(1, "--chunksize")
 
 
 def _dataset_name(text: str) -> str:
