@@ -25,6 +25,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 __all__ = [
     "FitData",
     "check_finite",
+    "check_label_type",
     "check_magnitude",
     "explain_underflow",
     "encode_labels",
@@ -308,13 +309,17 @@ def _label_type(labels: np.ndarray) -> str:
     return {"i": "int", "u": "int", "f": "float", "b": "bool"}.get(kind, str(labels.dtype))
 
 
-def _check_label_type(y: np.ndarray, seen: np.ndarray) -> None:
-    """A later ``partial_fit`` batch must hold labels of the kind seen so far (strings, or numbers):
-    they are sorted and merged with the earlier classes."""
-    new, old = _label_type(y), _label_type(np.asarray(seen))
+def check_label_type(y: np.ndarray, seen: np.ndarray, *,
+                     seen_in: str = "earlier calls to partial_fit") -> None:
+    """Labels merged with labels seen before (a later ``partial_fit`` batch, another chunk) must be
+    of the same kind, strings or numbers: they are sorted together, and numpy would silently turn
+    the numbers into strings."""
+    if not np.size(y) or not np.size(seen):
+        return
+    new, old = _label_type(np.asarray(y)), _label_type(np.asarray(seen))
     if (new == "str") != (old == "str"):
         raise ValueError(
-            f"y holds labels of type {new}, but the classes seen by earlier calls to partial_fit "
+            f"y holds labels of type {new}, but the classes seen in {seen_in} "
             f"({np.asarray(seen)[:5].tolist()}) are of type {old}; use labels of one type."
         )
 
@@ -390,7 +395,7 @@ def validate_fit(
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
         if not reset and hasattr(estimator, "classes_"):
-            _check_label_type(y, estimator.classes_)
+            check_label_type(y, estimator.classes_)
         classes, y_idx = encode_labels(y)
         active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
         if active.size < min_classes:

@@ -32,7 +32,7 @@ from functools import reduce
 
 import numpy as np
 
-from ._validation import encode_labels, validate_chunk, validate_chunk_labels
+from ._validation import check_label_type, encode_labels, validate_chunk, validate_chunk_labels
 from .objective import _LOW_PRECISION_MIN, ObjectiveLayout, class_weights
 from .stats import ClassStats
 
@@ -99,18 +99,6 @@ def combine_all(combine, parts):
 
 
 # ---------------------------------------------------------------------------------- labels
-def _check_label_kinds(a: np.ndarray, b: np.ndarray) -> None:
-    """Labels gathered from different chunks must be all text or all numbers: numpy would turn the
-    numbers into strings when it merges them."""
-    def textual(labels):
-        return labels.dtype.kind in "US" or (labels.dtype.kind == "O" and labels.size > 0 and all(
-            isinstance(v, str) for v in labels.tolist()))
-
-    if a.size and b.size and textual(a) != textual(b):
-        raise ValueError(f"Labels in y mix types ({a[:3].tolist()} and {b[:3].tolist()} in different "
-                         "chunks); use labels of one type.")
-
-
 def _encode(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
     if (y.dtype.kind in "iu" and classes.dtype.kind in "iu" and classes.size and y.size
             and int(classes[-1]) - int(classes[0]) == classes.size - 1):  # consecutive integers
@@ -139,7 +127,7 @@ def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
 
 
 def _merge(a: ClassStats, b: ClassStats) -> ClassStats:
-    _check_label_kinds(a.classes, b.classes)
+    check_label_type(b.classes, a.classes, seen_in="other chunks")
     return a.merge(b)
 
 

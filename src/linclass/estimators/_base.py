@@ -126,7 +126,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
     def _fit_source(self, source, *, first: bool = True):
         """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
         files read in blocks): one pass, each chunk's class statistics merged."""
-        from .._validation import _check_label_type
+        from .._validation import check_label_type
         from ..chunks import class_stats, require_two_classes
 
         if first:
@@ -142,7 +142,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         kind, moments = self._stats_request()
         batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare)
         if not first and given is None:
-            _check_label_type(batch.classes, self.classes_)
+            check_label_type(batch.classes, self.stats_.classes)
         if first and given is None:
             require_two_classes(self, batch)
         return self._install(batch)
