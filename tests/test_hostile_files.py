@@ -395,23 +395,51 @@ def no_marker(path):
     assert not marker.exists(), "the file's payload was executed"
 
 
+# Runs ``python -m MODULE ARGS`` or ``python -c CODE ARGS`` and, at exit, writes the process's peak
+# resident memory (VmHWM) to $HWM_FILE.  VmHWM belongs to the program's own address space; the
+# getrusage / wait4 maximum would also count the parent's memory at fork (Linux carries it across
+# exec), which under pytest-xdist is a worker that has run many tests.
+_LAUNCHER = """
+import atexit, os, runpy, sys
+
+def _peak():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                with open(os.environ["HWM_FILE"], "w") as out:
+                    out.write(line.split()[1])
+
+atexit.register(_peak)
+mode, target, *rest = sys.argv[1:]
+if mode == "-m":
+    sys.argv = [target, *rest]
+    runpy.run_module(target, run_name="__main__", alter_sys=True)
+else:
+    sys.argv = ["-c", *rest]
+    exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
+"""
+
+
 def run_cli(args, cwd, python_args=("-m", "linclass")):
-    """``python -m linclass ARGS`` in ``cwd``: (exit status, stdout, stderr, peak RSS in bytes)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, *python_args, *args], cwd=cwd, stdout=out, stderr=err,
-                                env={**os.environ, "LINCLASS_DEBUG": ""})
-        timer = threading.Timer(TIMEOUT, proc.kill)
-        timer.start()
+    """``python -m linclass ARGS`` in ``cwd``: (exit status, stdout, stderr, peak RSS in bytes, or None
+    where /proc is not available)."""
+    proc_fs = os.path.exists("/proc/self/status")
+    argv = [sys.executable, "-c", _LAUNCHER, *python_args, *args] if proc_fs else [
+        sys.executable, *python_args, *args]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as scratch:
+        hwm = os.path.join(scratch, "hwm")
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err,
+                                env={**os.environ, "LINCLASS_DEBUG": "", "HWM_FILE": hwm})
         try:
-            if hasattr(os, "wait4"):
-                _, status, usage = os.wait4(proc.pid, 0)
-                proc.returncode = os.waitstatus_to_exitcode(status)
-                rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-            else:  # pragma: no cover - not POSIX
-                proc.wait()
-                rss = None
-        finally:
-            timer.cancel()
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        rss = None
+        if proc_fs and os.path.exists(hwm):
+            with open(hwm) as f:
+                rss = int(f.read()) * 1024  # kB
         out.seek(0)
         err.seek(0)
         return proc.returncode, out.read().decode(), err.read().decode(), rss
@@ -569,8 +597,8 @@ def test_bomb_load_memory_is_bounded(case, hostile, monkeypatch):
 def test_bomb_command_memory_is_bounded(good, hostile, tmp_path):
     """The command's peak RSS on either bomb stays within 64 MiB of its peak on the good file (the
     bombs inflate to 256 MiB)."""
-    if not hasattr(os, "wait4"):
-        pytest.skip("needs os.wait4 for the child's peak RSS")
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs /proc for the command's peak RSS")
     code, _, err, baseline = run_cli(cli_argv("summary", good), cwd=tmp_path)
     assert code == 0, err
     # the measurement is live: the same command in a process that also holds 256 MiB is seen
