@@ -35,9 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import tracemalloc
-import warnings
 import zipfile
 from pathlib import Path
 
