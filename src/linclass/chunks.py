@@ -156,6 +156,16 @@ def _identity(X):
     return X
 
 
+def record_features(estimator, source) -> None:
+    """``n_features_in_`` / ``feature_names_in_`` of a fit from ``source`` (as scikit-learn's
+    ``validate_data(reset=True)`` records them for in-memory input)."""
+    estimator.n_features_in_ = source.n_features
+    if source.feature_names is not None:
+        estimator.feature_names_in_ = source.feature_names
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+
+
 def require_two_classes(estimator, stats: ClassStats) -> None:
     """The in-memory fit's "at least two classes" rule, on the reduced statistics."""
     active = stats.classes[stats.counts > 0]
@@ -168,20 +178,34 @@ def require_two_classes(estimator, stats: ClassStats) -> None:
 
 
 # ---------------------------------------------------------------------------------- logistic
-def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
-                 with_hessian, low):
-    """``LinearObjective.partial_sums`` of one chunk (with the global centring ``offset``)."""
+def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept):
+    """The :class:`~linclass.objective.LinearObjective` of one chunk's rows, centred at the whole
+    data's ``offset`` and weighted by the class weights; None for a chunk without rows."""
     from .objective import LinearObjective
 
     X, y, w = validate_chunk(chunk, n_features, again=True)
+    if X.shape[0] == 0:
+        return None
     yi = _encode(y, classes, chunk.where())
     if per_class is not None:
         w = per_class[yi] if w is None else per_class[yi] * w
-    if X.shape[0] == 0 or (w is not None and not np.any(w > 0)):
-        return None
-    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset,
+    return LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset,
                            work=_work_arrays())
+
+
+def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
+                 with_hessian, low):
+    """``LinearObjective.partial_sums`` of one chunk (None when it carries no weight)."""
+    part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
+    if part is None or part.total <= 0:
+        return None
     return part.partial_sums(theta, with_hessian, low=low)
+
+
+def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
+    """``LinearObjective.count_perfect`` of one chunk."""
+    part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
+    return None if part is None else part.count_perfect(theta)
 
 
 _LOCAL = threading.local()
@@ -193,19 +217,6 @@ def _work_arrays() -> dict:
     if not hasattr(_LOCAL, "work"):
         _LOCAL.work = {}
     return _LOCAL.work
-
-
-def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
-    from .objective import LinearObjective
-
-    X, y, w = validate_chunk(chunk, n_features, again=True)
-    yi = _encode(y, classes, chunk.where())
-    if per_class is not None:
-        w = per_class[yi] if w is None else per_class[yi] * w
-    if X.shape[0] == 0:
-        return None
-    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
-    return part.count_perfect(theta)
 
 
 def _add_terms(a, b):

@@ -127,14 +127,10 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
         files read in blocks): one pass, each chunk's class statistics merged."""
         from .._validation import check_label_type
-        from ..chunks import class_stats, require_two_classes
+        from ..chunks import class_stats, record_features, require_two_classes
 
         if first:
-            self.n_features_in_ = source.n_features
-            if source.feature_names is not None:
-                self.feature_names_in_ = source.feature_names
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+            record_features(self, source)
         elif source.n_features != self.n_features_in_:
             raise ValueError(f"X has {source.n_features} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")

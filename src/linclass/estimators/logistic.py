@@ -158,18 +158,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """``fit`` from a chunk source (:mod:`linclass.chunks`: Dask collections, files read in
         blocks).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
         solver iteration; 'sgd' needs the rows in memory and is refused."""
-        from ..chunks import ChunkedObjective, require_two_classes
+        from ..chunks import ChunkedObjective, record_features, require_two_classes
 
         self._validate_params()
         if self.solver == "sgd":
             raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
                              "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
         previous = self._warm_coefficients()
-        self.n_features_in_ = source.n_features
-        if source.feature_names is not None:
-            self.feature_names_in_ = source.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        record_features(self, source)
         objective = ChunkedObjective(source, class_weight=self.class_weight, l2=self._l2(),
                                      fit_intercept=self.fit_intercept)
         require_two_classes(self, objective.stats)
