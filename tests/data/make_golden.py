@@ -1,45 +1,92 @@
 """Write the golden model files of the *current* persistence format version into this folder.
 
-Run it ONLY when a new format version is introduced (``python tests/data/make_golden.py``): it writes
-``golden_v<N>_*.linclass`` and the values they must predict (``golden_v<N>_*_expected.npy``) for the
-current ``FORMAT_VERSION`` N.  Never regenerate the files of an older version: they are the proof that
-files written by earlier linclass releases still load (tests/test_persistence.py loads every version).
+Run it when a new format version is introduced, or when an estimator is added to the registry
+(``python tests/data/make_golden.py``): it writes, for every case below whose file does not exist yet,
+``golden_v<N>_<case>.linclass`` and what it must give
+(``golden_v<N>_<case>_expected.npz``: the input rows ``X`` and one array per prediction method), for the current
+``FORMAT_VERSION`` N.  Existing files are never rewritten: they are the proof that files written by
+earlier linclass releases (and before the package was rearranged) still load and predict the same
+(tests/test_persistence.py loads every one).  The first three files of version 1 predate this script's
+case table and store a single ``_expected.npy``.
 """
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_iris
 
-from linclass import LinearDiscriminantAnalysis, LogisticRegression, Perceptron
-from linclass.persistence import FORMAT_VERSION, save
+import linclass
+from linclass import save
 
 HERE = Path(__file__).parent
+METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform")
+
+
+def iris():
+    X, y = load_iris(return_X_y=True)
+    return X, y
+
+
+def counts():
+    X, y = iris()
+    return np.round(X * 2), y
+
+
+def binary():
+    X, y = iris()
+    return (X > X.mean(axis=0)).astype(float), y
+
+
+def cases() -> dict:
+    """case name -> (estimator, data maker)."""
+    lc = linclass
+    return {
+        "gda_tied_diag": (lc.GaussianDiscriminantAnalysis("tied_diag"), iris),
+        "gda_spherical": (lc.GaussianDiscriminantAnalysis("spherical", unbiased=True), iris),
+        "qda": (lc.QuadraticDiscriminantAnalysis(reg_param=0.01), iris),
+        "qda_lw": (lc.QuadraticDiscriminantAnalysis(shrinkage="ledoit-wolf"), iris),
+        "lda_oas": (lc.LinearDiscriminantAnalysis(shrinkage="oas", n_components=1), iris),
+        "gnb": (lc.GaussianNB(), iris),
+        "bernoulli_nb": (lc.BernoulliNB(alpha=0.5), binary),
+        "multinomial_nb": (lc.MultinomialNB(), counts),
+        "poisson_nb": (lc.PoissonNB(), counts),
+        "fisher": (lc.FisherDiscriminantAnalysis(solver="eigen"), iris),
+        "fisher_gsvd": (lc.FisherDiscriminantAnalysis(solver="gsvd", threshold="midpoint"), iris),
+        "kfda": (lc.KernelFisherDiscriminantAnalysis(gamma=0.2), iris),
+        "kfda_nystroem": (lc.KernelFisherDiscriminantAnalysis(approximation="nystroem",
+                                                              n_landmarks=30, random_state=0), iris),
+        "logistic_bohning": (lc.LogisticRegression(solver="bohning", max_iter=500), iris),
+        "logistic_sgd": (lc.LogisticRegression(solver="sgd", random_state=0), iris),
+        "logistic_mle_binary": (lc.LogisticRegression(C=np.inf), lambda: (iris()[0][50:], iris()[1][50:])),
+        "perceptron_poly": (lc.Perceptron(basis="poly", random_state=0, max_epochs=20), iris),
+        "ovr": (lc.OneVsRestClassifier(lc.LogisticRegression()), iris),
+        "ovo": (lc.OneVsOneClassifier(lc.LinearDiscriminantAnalysis()), iris),
+        "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20)), iris),
+    }
+
+
+def expected(model, X) -> dict:
+    """The input rows (``X``) and every prediction method's output on them."""
+    return {"X": X, **{m: np.asarray(getattr(model, m)(X)) for m in METHODS if hasattr(model, m)}}
 
 
 def main() -> None:
-    existing = sorted(HERE.glob(f"golden_v{FORMAT_VERSION}_*"))
-    if existing and "--force" not in sys.argv:
-        sys.exit(f"golden files of format version {FORMAT_VERSION} exist already ({existing[0].name}, ...); "
-                 "they must not change. Bump FORMAT_VERSION first (or pass --force if you really mean it).")
-    X, y = load_iris(return_X_y=True)
-    models = {
-        "logistic": (LogisticRegression(C=10.0), "predict_proba"),
-        "lda": (LinearDiscriminantAnalysis(shrinkage="ledoit-wolf"), "predict_proba"),
-        "perceptron": (Perceptron(random_state=0, max_epochs=50), "decision_function"),
-    }
-    for name, (model, method) in models.items():
+    version = linclass.persistence.FORMAT_VERSION
+    for name, (model, data) in cases().items():
+        stem = HERE / f"golden_v{version}_{name}"
+        if stem.with_suffix(".linclass").exists():
+            continue
+        X, y = data()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the perceptron does not converge on iris; that is fine
+            warnings.simplefilter("ignore")  # perceptrons that do not converge on iris: fine
             model.fit(X, y)
-        stem = f"golden_v{FORMAT_VERSION}_{name}"
-        save(model, HERE / f"{stem}.linclass")
-        np.save(HERE / f"{stem}_expected.npy", getattr(model, method)(X), allow_pickle=False)
-        print("wrote", stem)
+            values = expected(model, X)
+        save(model, stem.with_suffix(".linclass"))
+        np.savez(HERE / f"{stem.name}_expected.npz", **values)
+        print("wrote", stem.name)
 
 
 if __name__ == "__main__":
