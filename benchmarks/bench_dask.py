@@ -28,8 +28,8 @@ def log_loss(model_proba, X, y) -> float:
 
 def _import_libraries() -> None:
     import linclass  # noqa: F401
-    import linclass.chunks  # noqa: F401
-    import linclass.dask  # noqa: F401
+    import linclass.sources.chunks  # noqa: F401
+    import linclass.sources.dask  # noqa: F401
 
     try:
         import dask_ml.linear_model  # noqa: F401

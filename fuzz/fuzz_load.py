@@ -216,7 +216,7 @@ def mutate(original: bytes, rnd: random.Random) -> bytes:
 
 # ------------------------------------------------------------------------------------- property
 def _allowlisted(model) -> bool:
-    from linclass import persistence
+    from linclass.io import persistence
 
     return persistence._estimator_class(type(model).__name__) is type(model)
 
@@ -273,7 +273,7 @@ def _atheris_main(argv: list[str]) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["linclass"]):  # coverage feedback from linclass's code
-        import linclass.persistence  # noqa: F401
+        import linclass.io.persistence  # noqa: F401
 
     tmp = tempfile.mkdtemp(prefix="linclass-fuzz-")
     path = Path(tmp) / "input.linclass"

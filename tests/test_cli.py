@@ -116,7 +116,7 @@ def read_predictions(text: str):
 # ---------------------------------------------------------------------------- end to end (subprocess)
 @needs_persistence
 def test_fit_predict_summary_end_to_end(files, tmp_path):
-    from linclass.persistence import load
+    from linclass.io.persistence import load
 
     fitted = run(["fit", "--model", "logistic", "--data", files["csv"], "--target", "label",
                   "--out", "model.linclass"], cwd=tmp_path)
@@ -292,7 +292,7 @@ def test_error_paths_in_a_subprocess(case, files, tmp_path):
 def test_debug_environment_shows_the_traceback(files, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LINCLASS_DEBUG", "1")
-    from linclass.datasets import DataError
+    from linclass.io.datasets import DataError
 
     with pytest.raises(DataError, match="no such file"):
         main(["evaluate", "--model", "lda", "--data", "absent.csv", "--target", "y"])
@@ -375,7 +375,7 @@ def test_compare_includes_count_models_on_counts(files, capsys):
 def test_compare_explicit_models_and_kfda_approximation(files, capsys, monkeypatch):
     import linclass.cli as cli_module
 
-    monkeypatch.setattr(cli_module, "_KFDA_EXACT_MAX_ROWS", 50)
+    monkeypatch.setattr(cli_module, "_KERNEL_EXACT_MAX_ROWS", 50)
     code, out, err = cli(["compare", "--data", files["csv"], "--target", "label", "--cv", "3",
                           "--models", "kfda", "gnb"], capsys)
     assert code == 0, err
@@ -405,7 +405,7 @@ def lda_file(files, tmp_path_factory):
 
 
 def test_predict_to_file_atomically(files, lda_file, tmp_path, capsys):
-    from linclass.persistence import load
+    from linclass.io.persistence import load
 
     out = tmp_path / "predictions.csv"
     code, stdout, err = cli(["predict", "--model-file", lda_file, "--data", files["csv"], "--proba",

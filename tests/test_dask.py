@@ -19,8 +19,8 @@ dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 
 import linclass as lc  # noqa: E402
-from linclass.chunks import fit_chunked  # noqa: E402
-from linclass.datasets import FileSource  # noqa: E402
+from linclass.sources.chunks import fit_chunked  # noqa: E402
+from linclass.io.datasets import FileSource  # noqa: E402
 
 UNEVEN = (37, 200, 1, 400, 62, 300)  # 1000 rows
 
@@ -193,14 +193,14 @@ def test_logistic_equals_in_memory(solver, K, options):
 
 
 def test_logistic_newton_reads_the_data_once_per_iteration():
-    from linclass.chunks import ChunkedObjective
-    from linclass.dask import DaskSource
+    from linclass.sources.chunks import ChunkedObjective
+    from linclass.sources.dask import DaskSource
 
     X, y = blobs(K=2, seed=8)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
     source = DaskSource(*dask_xy(X, y)[:2])
     objective = ChunkedObjective(source, with_hessian=True)
-    from linclass.solvers import newton
+    from linclass.linear.solvers import newton
 
     result = newton(objective, objective.null_start(), tol=1e-8)
     # construction, then one pass per point evaluated: the start plus one per accepted step

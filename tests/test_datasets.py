@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from linclass.datasets import DATASETS, DataError, load_dataset, read_table
+from linclass.io.datasets import DATASETS, DataError, load_dataset, read_table
 
 ENGINES = ["pandas", "csv"]
 

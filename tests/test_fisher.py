@@ -33,9 +33,13 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
 from statsmodels.multivariate.cancorr import CanCorr
 from statsmodels.multivariate.manova import MANOVA
 
-from linclass import FisherDiscriminantAnalysis, LinearDiscriminantAnalysis, SingularCovarianceWarning
-from linclass import fisher
-from linclass.stats import ClassStats
+from linclass import (
+    FisherDiscriminantAnalysis,
+    LinearDiscriminantAnalysis,
+    SingularCovarianceWarning,
+)
+from linclass.generative import fisher
+from linclass.core.class_stats import ClassStats
 
 SOLVERS = ["eigen", "svd", "gsvd"]
 

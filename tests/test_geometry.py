@@ -36,8 +36,17 @@ from linclass import (
     QuadraticDiscriminantAnalysis,
     SingularCovarianceWarning,
 )
-from linclass.geometry import Hyperplanes, generative_to_logistic, hyperplanes, signed_distance
-from linclass.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
+from linclass.inspect.geometry import (
+    Hyperplanes,
+    generative_to_logistic,
+    hyperplanes,
+    signed_distance,
+)
+from linclass.estimators.multiclass import (
+    KClassDiscriminant,
+    OneVsOneClassifier,
+    OneVsRestClassifier,
+)
 
 
 def blobs(K, n=40, d=3, seed=0, counts=False):

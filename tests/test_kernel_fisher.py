@@ -33,7 +33,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from linclass import FisherDiscriminantAnalysis, KernelFisherDiscriminantAnalysis
-from linclass import kernel_fisher, kernels
+from linclass.generative import kernel_fisher, kernels
 
 KFDA = KernelFisherDiscriminantAnalysis
 SOLVERS = ["ridge", "pinv", "gsvd"]

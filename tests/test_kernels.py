@@ -17,8 +17,15 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel
 
-from linclass import KernelFisherDiscriminantAnalysis, kernels
-from linclass.kernels import Kernel, make_kernel, resolve_gamma, row_blocks, select_landmarks
+from linclass import KernelFisherDiscriminantAnalysis
+from linclass.generative import kernels
+from linclass.generative.kernels import (
+    Kernel,
+    make_kernel,
+    resolve_gamma,
+    row_blocks,
+    select_landmarks,
+)
 
 
 @pytest.fixture

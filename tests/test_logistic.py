@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from linclass import LogisticRegression, SeparationWarning, SingularCovarianceWarning
-from linclass.separation import separation
+from linclass.linear.separation import separation
 
 SOLVER_NAMES = ["newton", "bohning", "lbfgs", "sgd"]
 

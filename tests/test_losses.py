@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logsumexp
 
-from linclass import losses, objective as objective_module
-from linclass.objective import LinearObjective, contrast_basis
+from linclass.linear import losses, objective as objective_module
+from linclass.linear.objective import LinearObjective, contrast_basis
 
 H_STEP = 1e-5
 

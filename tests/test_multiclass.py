@@ -29,7 +29,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from linclass import GaussianNB, LinearDiscriminantAnalysis, LogisticRegression
-from linclass.multiclass import (
+from linclass.estimators.multiclass import (
     KClassDiscriminant,
     MulticlassSummary,
     OneVsOneClassifier,

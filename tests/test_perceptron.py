@@ -13,7 +13,7 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.preprocessing import PolynomialFeatures
 
 from linclass import Perceptron
-from linclass import perceptron as rule
+from linclass.linear import perceptron_rule as rule
 
 no_convergence_warning = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -35,7 +35,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 
 import linclass  # noqa: E402
-from linclass import plot  # noqa: E402
+from linclass.inspect import plot  # noqa: E402
 
 RES = 150  # grid resolution used in the tests (the default 300 is only slower)
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.special import logsumexp, softmax
 
-from linclass.posterior import log_posterior, posterior
+from linclass.core.posterior import log_posterior, posterior
 
 scores = arrays(
     np.float64,

@@ -13,8 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from linclass.objective import LinearObjective
-from linclass.solvers import SOLVERS, SolverResult, SymmetricSolver, bohning, lbfgs, newton, sgd
+from linclass.linear.objective import LinearObjective
+from linclass.linear.solvers import (
+    SOLVERS,
+    SolverResult,
+    SymmetricSolver,
+    bohning,
+    lbfgs,
+    newton,
+    sgd,
+)
 
 DETERMINISTIC = ["newton", "bohning", "lbfgs"]
 

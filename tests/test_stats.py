@@ -20,8 +20,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from linclass import stats as stats_module
-from linclass.stats import ClassStats
+from linclass.core import class_stats as stats_module
+from linclass.core.class_stats import ClassStats
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None)
 RTOL = 1e-9

@@ -11,7 +11,7 @@ from linclass import (
     LinearDiscriminantAnalysis,
     QuadraticDiscriminantAnalysis,
 )
-from linclass._validation import encode_labels
+from linclass.core.validation import encode_labels
 
 ALL = [
     LinearDiscriminantAnalysis,

@@ -1,51 +1,77 @@
 """linclass: the classic linear classifiers, exact to the math and fast.
 
-Public names only; the implementation lives in the submodules (``stats``, ``covariance``,
-``gaussian``, ``fisher``, ``kernel_fisher``, ``posterior``, ``estimators``, ...).  Also public:
-``linclass.geometry`` (hyperplanes, signed distances), ``linclass.plot`` (figures; needs matplotlib)
-and ``linclass.datasets``.
+Public names only.  The package is arranged by role, in the order data flows through it:
+
+``core``        validation, class statistics, covariance estimates, priors, posteriors
+``generative``  Gaussian models, discrete naive Bayes, Fisher and kernel Fisher discriminants
+``linear``      losses, the logistic objective, its solvers, separation, inference, the perceptron
+``sources``     where rows come from in pieces: chunks, Dask collections, files
+``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
+``io``          model files (``save`` / ``load``), bundled data sets and file readers
+``inspect``     geometry of the boundaries, figures
+``cli``         the ``linclass`` command
+``registry``    every estimator once, with what it can do
+
+``linclass.plot``, ``linclass.geometry``, ``linclass.datasets``, ``linclass.chunks`` (and the other
+module paths of the first release) still import; they name the modules above.
 """
 
-from .estimators import (
+from linclass import _moved
+from linclass.core.class_stats import ClassStats
+from linclass.estimators import (
     BernoulliNB,
-    MultinomialNB,
-    PoissonNB,
     FisherDiscriminantAnalysis,
     GaussianDiscriminantAnalysis,
     GaussianNB,
+    KClassDiscriminant,
     KernelFisherDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
     LogisticRegression,
+    MultinomialNB,
+    OneVsOneClassifier,
+    OneVsRestClassifier,
     Perceptron,
+    PoissonNB,
     QuadraticDiscriminantAnalysis,
 )
-from .exceptions import SeparationWarning, SingularCovarianceWarning
-from .multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
-from .persistence import ModelFileError, load, save
-from .stats import ClassStats
+from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
+from linclass.io.persistence import ModelFileError, load, save
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BernoulliNB",
-    "MultinomialNB",
-    "PoissonNB",
     "ClassStats",
-    "KClassDiscriminant",
-    "ModelFileError",
-    "OneVsOneClassifier",
-    "OneVsRestClassifier",
-    "load",
-    "save",
     "FisherDiscriminantAnalysis",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
+    "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",
     "LogisticRegression",
+    "ModelFileError",
+    "MultinomialNB",
+    "OneVsOneClassifier",
+    "OneVsRestClassifier",
     "Perceptron",
+    "PoissonNB",
     "QuadraticDiscriminantAnalysis",
     "SeparationWarning",
     "SingularCovarianceWarning",
+    "load",
+    "save",
     "__version__",
 ]
+
+_moved.install()
+
+
+def __getattr__(name: str):
+    """``linclass.plot``, ``linclass.geometry``, ... without importing them first (imported on
+    first use: matplotlib, Dask and the command cost nothing until then)."""
+    import importlib
+
+    old = f"{__name__}.{name}"
+    if old in _moved.MOVED:
+        return importlib.import_module(old)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """``python -m linclass`` runs the ``linclass`` command."""
 
-from .cli import main
+from linclass.cli import main
 
 raise SystemExit(main())

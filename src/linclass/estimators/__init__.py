@@ -1,23 +1,30 @@
-"""scikit-learn estimators: thin glue from validation to the spine."""
+"""scikit-learn estimators: thin glue from validation to the spine, no mathematics."""
 
-from .fisher import FisherDiscriminantAnalysis
-from .gaussian import GaussianDiscriminantAnalysis, GaussianNB, QuadraticDiscriminantAnalysis
-from .kernel_fisher import KernelFisherDiscriminantAnalysis
-from .lda import LinearDiscriminantAnalysis
-from .logistic import LogisticRegression
-from .naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
-from .perceptron import Perceptron
+from linclass.estimators.discriminant_analysis import (
+    GaussianDiscriminantAnalysis,
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
+from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
+from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
+from linclass.estimators.logistic_regression import LogisticRegression
+from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
+from linclass.estimators.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB, PoissonNB
+from linclass.estimators.perceptron import Perceptron
 
 __all__ = [
     "BernoulliNB",
-    "MultinomialNB",
-    "PoissonNB",
     "FisherDiscriminantAnalysis",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
+    "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",
     "LogisticRegression",
+    "MultinomialNB",
+    "OneVsOneClassifier",
+    "OneVsRestClassifier",
     "Perceptron",
+    "PoissonNB",
     "QuadraticDiscriminantAnalysis",
 ]

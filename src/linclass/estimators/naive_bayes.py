@@ -1,4 +1,4 @@
-"""scikit-learn estimators for the discrete naive Bayes family (Bernoulli, multinomial, Poisson)."""
+"""Naive Bayes: Gaussian, and the discrete family (Bernoulli, multinomial, Poisson)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,50 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from .. import naive_bayes
-from .._validation import check_finite
-from ..priors import class_log_priors
-from ._base import StatsClassifier
+from linclass.generative import discrete
+from linclass.core.validation import check_finite
+from linclass.core.priors import class_log_priors
+from linclass.estimators.discriminant_analysis import _GaussianBase
+from linclass.estimators.stats_classifier import StatsClassifier
 
-__all__ = ["BernoulliNB", "MultinomialNB", "PoissonNB"]
+__all__ = ["BernoulliNB", "GaussianNB", "MultinomialNB", "PoissonNB"]
+
+
+class GaussianNB(_GaussianBase):
+    """Gaussian naive Bayes: independent features, a variance per class and feature.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+    var_smoothing : float, default=1e-9
+        Adds ``var_smoothing * max(feature variance)`` to every variance (scikit-learn's rule; with
+        the same value the probabilities equal scikit-learn's GaussianNB).
+    unbiased : bool, default=False
+
+    Attributes
+    ----------
+    classes_, class_count_, priors_, stats_, model_ : see GaussianDiscriminantAnalysis
+    theta_ : ndarray of shape (n_classes, n_features)
+        Class means (scikit-learn's name; also ``means_``).
+    var_ : ndarray of shape (n_classes, n_features)
+        Variances including the smoothing (also ``covariance_``).
+    epsilon_ : float
+        The variance added.
+    """
+
+    def __init__(self, *, priors=None, var_smoothing: float = 1e-9, unbiased: bool = False):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.unbiased = unbiased
+
+    def _covariance_type(self) -> str:
+        return "diag"
+
+    def _describe(self, model) -> None:
+        super()._describe(model)
+        self.theta_ = model.means
+        self.var_ = model.covariance
+        self.epsilon_ = self.var_smoothing * float(np.max(self.stats_.total_variance()))
 
 
 def _values(X):
@@ -39,12 +77,12 @@ class _DiscreteNB(StatsClassifier):
         return "mean", False
 
     def _estimate(self, stats, priors):
-        return naive_bayes.estimate(
+        return discrete.estimate(
             stats, self._event_model, class_log_priors(stats, priors), self.alpha
         )
 
     def _joint_log_likelihood(self, model, X):
-        return naive_bayes.joint_log_likelihood(model, X)
+        return discrete.joint_log_likelihood(model, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -11,8 +11,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .. import perceptron
-from .._validation import (
+from linclass.linear import perceptron_rule as perceptron
+from linclass.core.validation import (
     check_magnitude,
     explain_non_finite,
     validate_classes,

@@ -1,0 +1,160 @@
+"""Fisher's linear discriminant as a scikit-learn transformer and classifier.
+
+validate -> :class:`~linclass.stats.ClassStats` ('tied') -> :func:`linclass.fisher.estimate` ->
+:func:`linclass.fisher.scores` -> :mod:`linclass.posterior`.  No mathematics lives here.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.generative import fisher
+from linclass.sources.dask import lazy_on_dask
+from linclass.core.validation import explain_non_finite, validate_predict
+from linclass.estimators.stats_classifier import StatsClassifier
+
+__all__ = ["FisherDiscriminantAnalysis"]
+
+
+class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, StatsClassifier):
+    """Fisher's linear discriminant: the projection that maximises
+    :math:`J(w) = w^TS_Bw / w^TS_Ww`, and a classifier on it.
+
+    Two classes: :math:`w \\propto S_W^{-1}(m_2 - m_1)` (seed 003 eq. 4.30), oriented so that
+    ``classes_[1]`` projects higher.  K classes: the generalized symmetric eigenproblem
+    :math:`S_Bv = \\lambda S_Wv` (seed 003 sec. 4.1.6; seed 000's :math:`S_bA = S_tA\\Lambda` gives the
+    same directions), at most K-1 components.  Fitted from the class statistics alone, so
+    ``partial_fit`` on chunks equals ``fit``.
+
+    Parameters
+    ----------
+    n_components : int, default=None
+        Directions kept by ``transform`` and used by the classifier (at most
+        ``min(n_classes - 1, n_features)``); None keeps all.
+    solver : {'svd', 'eigen', 'gsvd'}, default='svd'
+        'eigen': Cholesky of :math:`S_W` and a symmetric eigenproblem (the closed form for two
+        classes); needs non-singular :math:`S_W` (otherwise it warns and solves as 'svd').
+        'svd': whitening on the range of :math:`S_W` and an SVD of the class means; never forms
+        :math:`S_B`.  'gsvd': Howland-Park LDA/GSVD, for singular :math:`S_W` and d > n without a
+        ridge: directions in the null space of :math:`S_W` that separate the classes come first, with
+        eigenvalue ``inf``.
+    threshold : {'gaussian', 'midpoint'}, default='gaussian'
+        Classification rule on the projection.  'gaussian': Gaussian class densities with the pooled
+        within-class covariance (the identity on the normalised directions) and the priors, i.e. the
+        nearest projected class mean with a :math:`\\ln p(C_k)` bonus; with every component and
+        non-singular :math:`S_W` this predicts exactly as LDA.  'midpoint': the nearest projected class
+        mean (for two classes, the midpoint of the projected means).
+    priors : array-like of shape (n_classes,), default=None
+        Priors for threshold='gaussian'; None uses :math:`n_k/n`.  The directions never depend on them.
+    tol : float, default=1e-10
+        Eigenvalues of :math:`S_W` (correlation form) below ``tol`` times the largest count as zero.
+
+    Attributes
+    ----------
+    scalings_ : ndarray of shape (n_features, n_directions)
+        Fisher directions by decreasing eigenvalue, normalised to :math:`v^TS_Wv = 1` (:math:`S_W` the
+        pooled within-class covariance, scatter/n).
+    eigenvalues_ : ndarray of shape (n_directions,)
+        :math:`\\lambda_i` of :math:`S_Bv = \\lambda S_Wv`: between- to within-class variance along
+        each direction.
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        :math:`\\lambda_i / \\sum_j \\lambda_j`.
+    canonical_correlations_ : ndarray of shape (n_directions,)
+        :math:`\\sqrt{\\lambda_i / (1 + \\lambda_i)}`.
+    wilks_lambda_ : float
+        :math:`\\prod_i (1 + \\lambda_i)^{-1} = |S_W|/|S_T|`; see :meth:`wilks_test`.
+    xbar_ : ndarray of shape (n_features,)
+        The weighted training mean subtracted by ``transform``.
+    projected_means_ : ndarray of shape (n_classes, n_components)
+    coef_, intercept_ : ndarray
+        The class scores as linear functions of x; (1, d) and (1,) for two classes (the score of
+        ``classes_[1]`` minus that of ``classes_[0]``), else (K, d) and (K,).
+    means_ : ndarray of shape (n_classes, n_features)
+    classes_, class_count_, priors_, stats_, model_, n_features_in_, feature_names_in_
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "solver": [StrOptions(set(fisher.SOLVERS))],
+        "threshold": [StrOptions(set(fisher.THRESHOLDS))],
+        "priors": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, n_components=None, *, solver="svd", threshold="gaussian", priors=None, tol=1e-10):
+        self.n_components = n_components
+        self.solver = solver
+        self.threshold = threshold
+        self.priors = priors
+        self.tol = tol
+
+    def _stats_request(self):
+        return "tied", False
+
+    def _estimate(self, stats, priors):
+        limit = min(int(np.sum(stats.counts > 0)) - 1, stats.n_features)
+        if self.n_components is not None and self.n_components > limit:
+            raise ValueError(
+                f"n_components={self.n_components} cannot be larger than min(n_features, "
+                f"n_classes - 1) = {limit}."
+            )
+        return fisher.estimate(
+            stats, priors=priors, solver=self.solver, n_components=self.n_components,
+            threshold=self.threshold, tol=self.tol,
+        )
+
+    def _joint_log_likelihood(self, model, X):
+        return fisher.scores(model, X)
+
+    def _describe(self, model) -> None:
+        lam = model.eigenvalues
+        self.scalings_ = model.directions
+        self.eigenvalues_ = lam
+        kept = lam[: model.n_components]
+        if np.any(np.isinf(lam)):
+            ratio = np.isinf(kept) / np.sum(np.isinf(lam))
+        else:
+            total = lam.sum()
+            ratio = kept / total if total > 0 else np.zeros_like(kept)
+        self.explained_variance_ratio_ = ratio
+        self.canonical_correlations_ = fisher.canonical_correlations(lam)
+        self.wilks_lambda_ = fisher.wilks_lambda(lam)
+        self.xbar_ = model.center
+        self.means_ = self.stats_.means
+        self.projected_means_ = model.projected_means
+        self._describe_linear(model.coef, model.intercept)
+        self._n_features_out = model.n_components
+
+    def wilks_test(self):
+        """Bartlett's chi-square test that all class means are equal.
+
+        Returns
+        -------
+        WilksTest
+            ``wilks_lambda``, ``statistic`` :math:`-(n - 1 - (d+K)/2)\\ln\\Lambda`, ``df``
+            :math:`d(K-1)`, ``pvalue``.
+        """
+        check_is_fitted(self)
+        return fisher.wilks_test(
+            self.eigenvalues_, self.stats_.total, self.n_features_in_, int(np.sum(self.class_count_ > 0))
+        )
+
+    @lazy_on_dask
+    def transform(self, X):
+        """Project X on the Fisher directions: :math:`z = V^T(x - \\bar x)`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_predict(self, X, check_finite=False)
+        with np.errstate(invalid="ignore", over="ignore"):
+            Z = fisher.project(self.model_, X)
+        explain_non_finite(self, X, Z)
+        return Z

@@ -1,0 +1,262 @@
+"""Kernel Fisher discriminant analysis as a scikit-learn transformer and classifier.
+
+validate -> :mod:`linclass.kernels` (Gram matrix or Nystroem features) -> :mod:`linclass.kernel_fisher`
+(centring, solver) -> projection -> :func:`linclass.gaussian.estimate` on the projected class
+statistics -> :mod:`linclass.posterior`.  No mathematics lives here.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.generative import gaussian, kernel_fisher
+from linclass.core.validation import (
+    check_magnitude,
+    explain_non_finite,
+    validate_fit,
+    validate_predict,
+    validate_priors,
+)
+from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
+from linclass.core.posterior import log_posterior, posterior
+
+__all__ = ["KernelFisherDiscriminantAnalysis"]
+
+
+class KernelFisherDiscriminantAnalysis(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClassifierMixin, BaseEstimator
+):
+    """Kernel Fisher discriminant analysis (seed 000 sec. 1.1): Fisher's discriminant in the feature
+    space of a kernel, and a classifier on the projection.
+
+    Solves :math:`CE\\Pi^{-1}E^TC\\Psi = CC\\Psi\\Lambda` with :math:`C = HKH` by one of the seed's three
+    methods and projects a new point by :math:`\\Psi^TH(k(X, x_0) - K1/n)` (see
+    :mod:`linclass.kernel_fisher`).  Classes are then predicted from Gaussian class densities on the
+    projection with a shared covariance and the priors (the nearest projected class mean in the
+    Mahalanobis sense, plus :math:`\\ln p(C_k)`); ``predict_proba`` is their posterior.
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'} or callable, default='rbf'
+        A callable gets two 2-D arrays and returns their (len(A), len(B)) kernel matrix.
+        'precomputed': X is the (n, n) kernel matrix at fit and (m, n) afterwards.
+    gamma : float, default=None
+        For 'rbf', 'poly', 'sigmoid'; None means :math:`1/(d\\,\\mathrm{Var}(X))`.
+    degree : float, default=3
+    coef0 : float, default=1
+    solver : {'ridge', 'pinv', 'gsvd'}, default='ridge'
+        'ridge': :math:`(CC+\\sigma I)^{-1}`, one Cholesky factorisation, the fastest.  'pinv':
+        :math:`(CC)^\\dagger`, from the eigendecomposition of C, with eigenvalues below ``tol`` times
+        the largest dropped: with a small ``tol`` on a full-rank kernel (rbf) the training classes
+        collapse to points (every eigenvalue is 1) and the model overfits; raise ``tol`` to truncate.
+        'gsvd': the generalized SVD of :math:`[\\Pi^{-1/2}E^TC; C]`, numerically the most robust and
+        the slowest.
+    sigma : float, default=1e-5
+        Ridge for solver='ridge', relative: :math:`\\sigma = \\text{sigma}\\cdot(\\mathrm{tr}\\,C)^2`,
+        which bounds the condition number of :math:`CC + \\sigma I` by :math:`1 + 1/\\text{sigma}`.
+        It is a regularisation strength, best chosen by cross-validation: the relative scale does not
+        shrink with n, so with many samples smaller values (1e-9) usually generalise better.
+    tol : float, default=1e-10
+        Relative eigenvalue / singular value threshold for 'pinv', 'gsvd' and the Nystroem map.
+    n_components : int, default=None
+        Directions kept (at most n_classes - 1).
+    priors : array-like of shape (n_classes,), default=None
+        Class priors of the classifier on the projection; None uses :math:`n_k/n`.
+    approximation : {None, 'nystroem'}, default=None
+        None: the exact n x n problem (memory is checked first: an exact fit that would not fit in the
+        available memory is refused with a message saying how much it needs).  'nystroem': explicit
+        features from ``n_landmarks`` landmarks, then the same solver on the small primal problem;
+        time and memory linear in n.
+    n_landmarks : int, default=1000
+    landmarks : {'kmeans++', 'random'}, default='kmeans++'
+        How Nystroem landmarks are chosen (k-means++ seeding with the kernel-induced distance, or
+        uniformly at random).
+    random_state : int, RandomState or None, default=None
+        Landmark selection.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Between- over total variance in the feature space along each direction (in [0, 1]).
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    n_components_ : int
+    X_fit_ : ndarray
+        The training rows (exact) or the landmarks (Nystroem) that new points are compared with.
+    dual_coef_ : ndarray of shape (len(X_fit_), n_components_)
+        :math:`\\alpha = H\\Psi` (exact) or :math:`U_rS_r^{-1/2}A` (Nystroem):
+        ``transform(X) = k(X, X_fit_) @ dual_coef_ - offset_``.
+    offset_ : ndarray of shape (n_components_,)
+    landmark_indices_ : ndarray, Nystroem only
+        Rows of the training X used as landmarks.
+    gamma_ : float
+        The kernel's gamma (resolved when ``gamma`` is None).
+    projected_means_ : ndarray of shape (n_classes, n_components_)
+    projected_covariance_ : ndarray of shape (n_components_, n_components_)
+        Pooled within-class covariance of the training projections (the classifier's).
+    priors_ : ndarray of shape (n_classes,)
+    n_features_in_, feature_names_in_
+    """
+
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(NAMES)), callable],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "solver": [StrOptions(set(kernel_fisher.SOLVERS))],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, 1, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "priors": ["array-like", None],
+        "approximation": [StrOptions({"nystroem"}), None],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions({"kmeans++", "random"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        kernel="rbf",
+        *,
+        gamma=None,
+        degree=3,
+        coef0=1,
+        solver="ridge",
+        sigma=1e-5,
+        tol=1e-10,
+        n_components=None,
+        priors=None,
+        approximation=None,
+        n_landmarks=1000,
+        landmarks="kmeans++",
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.sigma = sigma
+        self.tol = tol
+        self.n_components = n_components
+        self.priors = priors
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """Fit the kernel Fisher projection and the classifier on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) for 'precomputed'
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)  # no stale attributes from an earlier fit (landmark_indices_)
+        data = validate_fit(self, X, y)
+        X, y, classes = data.X, data.y, data.classes
+        n = X.shape[0]
+        precomputed = self.kernel == "precomputed"
+        if not precomputed:
+            check_magnitude(self, X)  # kernels square X (distances, inner products)
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' needs the square (n_samples, n_samples) kernel matrix at fit; "
+                f"got shape {X.shape}."
+            )
+        limit = classes.size - 1
+        if self.n_components is not None and self.n_components > limit:
+            raise ValueError(
+                f"n_components={self.n_components} cannot be larger than n_classes - 1 = {limit}."
+            )
+        priors = validate_priors(self.priors, classes.size)
+        kernel = None if precomputed else make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
+        settings = dict(solver=self.solver, sigma=self.sigma, tol=self.tol, n_components=self.n_components)
+        if self.approximation is None:
+            kernel_fisher.check_memory(n, self.solver, type(self).__name__)
+            if precomputed:
+                model = kernel_fisher.fit_exact(None, y, classes, kernel, gram=X, **settings)
+            else:
+                model = kernel_fisher.fit_exact(X, y, classes, kernel, **settings)
+        else:
+            if precomputed:
+                raise ValueError(
+                    "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
+                )
+            rng = check_random_state(self.random_state)
+            idx = select_landmarks(X, self.n_landmarks, self.landmarks, kernel, rng)
+            model = kernel_fisher.fit_nystroem(X, y, classes, kernel, idx, **settings)
+            self.landmark_indices_ = idx
+        zstats = model.projected_stats
+        self.model_ = model
+        self.classifier_ = gaussian.estimate(zstats, "tied", priors=priors, var_smoothing=1e-9)
+        self.classes_ = classes
+        self.priors_ = np.exp(self.classifier_.log_priors)
+        self.eigenvalues_ = model.eigenvalues
+        total = model.eigenvalues.sum()
+        self.explained_variance_ratio_ = model.eigenvalues / total if total > 0 else model.eigenvalues * 0.0
+        self.n_components_ = self._n_features_out = model.coef.shape[1]
+        self.X_fit_ = model.train
+        self.dual_coef_ = model.coef
+        self.offset_ = model.offset
+        self.gamma_ = getattr(kernel, "gamma", None)
+        self.projected_means_ = zstats.means
+        self.projected_covariance_ = self.classifier_.covariance
+        return self
+
+    # ------------------------------------------------------------------------------------------ use
+    def transform(self, X):
+        """Project X on the kernel Fisher directions.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_predict(self, X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = kernel_fisher.project(self.model_, X, precomputed=self.kernel == "precomputed")
+        explain_non_finite(self, X, Z)
+        return Z
+
+    def _scores(self, X):
+        Z = self.transform(X)
+        return gaussian.joint_log_likelihood(self.classifier_, Z)
+
+    def decision_function(self, X):
+        """Class scores on the projection; for two classes the score of ``classes_[1]`` minus that of
+        ``classes_[0]``, shape (n_samples,), else (n_samples, n_classes)."""
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def predict_log_proba(self, X):
+        """Log posterior of each class, shape (n_samples, n_classes)."""
+        return log_posterior(self._scores(X))
+
+    def predict_proba(self, X):
+        """Posterior of each class from the Gaussian class densities on the projection."""
+        return posterior(self._scores(X))
+
+    def predict(self, X):
+        """The class with the largest posterior on the projection."""
+        scores = self._scores(X)  # checks that the model is fitted first
+        return self.classes_[np.argmax(scores, axis=1)]

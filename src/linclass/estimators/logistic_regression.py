@@ -1,0 +1,391 @@
+"""scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
+
+validate -> :class:`~linclass.objective.LinearObjective` -> a solver of :mod:`linclass.solvers` ->
+``coef_`` / ``intercept_`` -> scores -> :mod:`linclass.posterior`; inference from
+:mod:`linclass.inference`, separation from :mod:`linclass.separation`.  No mathematics here.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.core.validation import (
+    check_magnitude,
+    explain_non_finite,
+    validate_fit,
+    validate_predict,
+)
+from linclass.sources.dask import is_dask_collection, lazy_on_dask
+from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
+from linclass.linear.inference import summarize
+from linclass.linear.objective import LinearObjective, class_weights
+from linclass.core.posterior import log_posterior, posterior
+from linclass.linear.separation import separation
+from linclass.linear.solvers import SOLVERS, SymmetricSolver
+
+__all__ = ["LogisticRegression"]
+
+# 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
+# weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
+_AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
+_INFERENCE_MAX_PARAMS = 2000  # the covariance of larger models is not formed
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with four
+    solvers and a statsmodels-grade :meth:`summary`.
+
+    Fits :math:`p(y=1|x) = \\sigma(\\theta^Tx + b)` (seed 000 sec. 2.1) or
+    :math:`p(y=k|x) = e^{\\theta_k^Tx + b_k}/\\sum_j e^{\\theta_j^Tx + b_j}` (sec. 2.4) by minimising
+
+    .. math::  \\sum_i w_i\\,\\ell(x_i, y_i) + \\frac{1}{2C}\\lVert\\theta\\rVert^2
+
+    (the intercept is not penalised).  ``C=np.inf`` is the plain maximum-likelihood estimate of the
+    seed, the one statistical inference is about.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse penalty strength, on the same scale as scikit-learn's (so the same C gives the same
+        model).  The default is scikit-learn's: a mild penalty keeps the estimate defined on separable
+        or collinear data, where the maximum-likelihood estimate does not exist, and makes linclass a
+        drop-in replacement.  Use ``C=np.inf`` for the unpenalised fit (and valid p-values).
+    solver : {'auto', 'newton', 'bohning', 'lbfgs', 'sgd'}, default='auto'
+        'newton': Newton-Raphson / IRLS with line search (quadratic convergence; a dense Hessian per
+        iteration).  'bohning': the bounded-Hessian iteration (one factorisation, then cheap linear
+        steps).  'lbfgs': SciPy's L-BFGS-B, whitened by the Hessian bound.  'sgd': the seed's
+        stochastic gradient rule on mini-batches.  'auto' is 'newton' up to 1000 parameters for two
+        classes and up to 200 for softmax (whose Hessian costs K(K-1)/2 weighted products), else
+        'lbfgs'.
+    fit_intercept : bool, default=True
+    tol : float, default=1e-6
+        Stop when the largest entry of the gradient of the mean objective is at most ``tol``
+        ('sgd': when an epoch lowers the mean objective by less than ``tol``, 5 times in a row).
+    max_iter : int, default=100
+        Iterations (epochs for 'sgd').
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies each sample's weight by its class's weight; 'balanced' uses
+        ``n_samples / (n_classes * count)``, with the counts (and n_samples) summing ``sample_weight``
+        when it is given, as in scikit-learn.
+    warm_start : bool, default=False
+        Start from the previous fit's coefficients when the classes and features match.
+    random_state : int, Generator or None, default=None
+        Seeds the shuffling of 'sgd' (the other solvers are deterministic).
+    batch_size : int, default=256
+        Mini-batch size of 'sgd'.
+    eta0 : float, default=0.5
+        Initial step of 'sgd', in units of the bounded-Hessian step (1 = a full Böhning step).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Two classes: the log-odds coefficients of ``classes_[1]``.  K classes: one row per class,
+        summing to zero over the classes (seed 000's constraint).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_iter_ : int
+    converged_ : bool
+    loss_curve_ : ndarray
+        Mean objective at the start and after each iteration (epoch).
+    log_likelihood_ : float
+        Log-likelihood of the training data at the fitted parameters (without the penalty).
+    separation_ : {'complete', 'quasi', 'suspected'} or None
+        Set on unpenalised fits whose maximum-likelihood estimate does not exist.
+    n_features_in_, feature_names_in_ : as in scikit-learn
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
+        "solver": [StrOptions({"auto", "newton", "bohning", "lbfgs", "sgd"})],
+        "fit_intercept": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "eta0": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, C=1.0, *, solver="auto", fit_intercept=True, tol=1e-6, max_iter=100,
+                 class_weight=None, warm_start=False, random_state=None, batch_size=256, eta0=0.5):
+        self.C = C
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.batch_size = batch_size
+        self.eta0 = eta0
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self
+        """
+        if is_dask_collection(X, y, sample_weight):
+            from linclass.sources.dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight))
+        self._validate_params()
+        previous = self._warm_coefficients()
+        # with an intercept, the data's mean is computed first and is finite exactly when X is
+        data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
+        weight = _class_weighted(data, self.class_weight)
+        with np.errstate(invalid="ignore", over="ignore"):
+            objective = LinearObjective(data.X, data.y, data.classes.size, weight, l2=self._l2(),
+                                        fit_intercept=self.fit_intercept)
+        explain_non_finite(self, data.X, objective.offset)
+        check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
+        return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
+                           weight)
+
+    def _fit_source(self, source):
+        """``fit`` from a chunk source (:mod:`linclass.chunks`: Dask collections, files read in
+        blocks).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
+        solver iteration; 'sgd' needs the rows in memory and is refused."""
+        from linclass.sources.chunks import ChunkedObjective, record_features, require_two_classes
+
+        self._validate_params()
+        if self.solver == "sgd":
+            raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
+                             "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
+        previous = self._warm_coefficients()
+        record_features(self, source)
+        objective = ChunkedObjective(source, class_weight=self.class_weight, l2=self._l2(),
+                                     fit_intercept=self.fit_intercept)
+        require_two_classes(self, objective.stats)
+        solver = self._resolve_solver(objective)
+        objective.with_hessian = solver == "newton"
+        return self._solve(objective, objective.classes, solver, previous, None, None)
+
+    def _l2(self) -> float:
+        return 0.0 if np.isinf(self.C) else 1.0 / self.C
+
+    def _resolve_solver(self, objective) -> str:
+        if self.solver != "auto":
+            return self.solver
+        limit = _AUTO_NEWTON_MAX_PARAMS[objective.n_classes == 2]
+        return "newton" if objective.n_params <= limit else "lbfgs"
+
+    def _solve(self, objective, classes, solver, previous, data, weight):
+        """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
+        the in-memory rows, for the exact separation check; None for chunked data)."""
+        K = classes.size
+        theta0 = objective.null_start()
+        if previous is not None and np.array_equal(previous[0], classes) and (
+            previous[1].shape == (1 if K == 2 else K, objective.n_features)
+        ):
+            theta0 = objective.from_coefficients(previous[1], previous[2])
+        result = SOLVERS[solver](
+            objective, theta0, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
+            batch_size=self.batch_size, eta0=self.eta0,
+        )
+        if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
+            raise FloatingPointError(
+                "The fit produced non-finite coefficients; rescale the features or use a finite C."
+            )
+        self.classes_ = classes
+        self.coef_, self.intercept_ = objective.coefficients(result.theta)
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        self.loss_curve_ = result.history
+        self.solver_ = solver
+        self.log_likelihood_ = -(result.value * objective.total - 0.5 * objective.l2 * float(
+            np.sum(result.theta[: objective.n_features] ** 2)))
+        self._finish(objective, result, data, weight)
+        return self
+
+    def _warm_coefficients(self):
+        if self.warm_start and hasattr(self, "coef_"):
+            return self.classes_, self.coef_, self.intercept_
+        return None
+
+    def _finish(self, objective, result, data, weight) -> None:
+        """Separation check, inference state and warnings."""
+        notes = []
+        self.separation_ = None
+        if objective.l2 == 0.0:
+            self.separation_ = _check_separation(objective, result.theta, data, weight,
+                                                 converged=result.converged)
+            if self.separation_ is not None:
+                notes.append(f"{self.separation_} separation: the maximum-likelihood estimate does "
+                             "not exist; coefficients, standard errors and p-values are meaningless.")
+        else:
+            notes.append(f"penalised fit (C={self.C:g}): estimates are shrunk towards zero and the "
+                         "standard errors come from the penalised Hessian; tests and intervals are "
+                         "not valid frequentist inference. Refit with C=np.inf for those.")
+        if not result.converged:
+            notes.append(f"the solver did not converge in {result.n_iter} iterations.")
+            warnings.warn(
+                f"LogisticRegression (solver={self.solver_!r}) did not converge in max_iter="
+                f"{self.max_iter} iterations: the largest gradient entry is {result.gradient_norm:.3g} "
+                f"> tol={self.tol:g}. Increase max_iter, or use solver='newton'.",
+                ConvergenceWarning, stacklevel=4,
+            )
+        self._inference = {"notes": notes, "covariance": None, "reason": None}
+        if objective.n_params > _INFERENCE_MAX_PARAMS:
+            self._inference["reason"] = (f"the model has {objective.n_params} parameters; standard "
+                                         f"errors are formed for at most {_INFERENCE_MAX_PARAMS}")
+        else:
+            information = objective.hessian(result.theta) * objective.total
+            system = SymmetricSolver(information)
+            if system.singular and objective.l2 == 0.0 and self.separation_ is None:
+                warnings.warn(
+                    "The information matrix X^T W X is singular: some features are constant or "
+                    "collinear, so their coefficients are not identifiable (the minimum-norm solution "
+                    "is returned and standard errors are undefined). Drop the redundant features or "
+                    "use a finite C.",
+                    SingularCovarianceWarning, stacklevel=4,
+                )
+                self._inference["reason"] = "the information matrix is singular (collinear features)"
+            else:
+                J = _reporting_map(objective)
+                self._inference["covariance"] = J @ system.solve(J.T)
+        counts = objective.class_weight[objective.class_weight > 0]
+        self._inference["null"] = (float(counts @ np.log(counts / counts.sum()))
+                                   if self.fit_intercept else -objective.total * np.log(self.classes_.size))
+        self._inference["n_obs"] = objective.total
+
+    # ------------------------------------------------------------------ inference
+    def summary(self, alpha: float = 0.05):
+        """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
+        model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
+
+        Returns
+        -------
+        :class:`linclass.inference.Summary` (prints as a table; ``.to_frame()`` for pandas)
+        """
+        check_is_fitted(self)
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+        state = self._inference
+        if state["covariance"] is None:
+            raise ValueError(f"No standard errors for this fit: {state['reason']}.")
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = [f"x{j}" for j in range(self.n_features_in_)]
+        if self.classes_.size == 2:
+            coef, intercept = self.coef_, self.intercept_
+        else:
+            coef, intercept = self.coef_[1:] - self.coef_[0], self.intercept_[1:] - self.intercept_[0]
+        return summarize(
+            coef=coef, intercept=intercept, covariance=state["covariance"],
+            log_likelihood=self.log_likelihood_, null_log_likelihood=state["null"],
+            n_obs=state["n_obs"], classes=self.classes_, feature_names=names,
+            fit_intercept=self.fit_intercept, alpha=alpha, notes=state["notes"],
+        )
+
+    # ------------------------------------------------------------------ prediction
+    def _class_scores(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_predict(self, X, check_finite=False)
+        with np.errstate(invalid="ignore", over="ignore"):
+            S = X @ self.coef_.T + self.intercept_
+        explain_non_finite(self, X, S)
+        return np.column_stack([np.zeros(S.shape[0]), S[:, 0]]) if S.shape[1] == 1 else S
+
+    @lazy_on_dask
+    def decision_function(self, X):
+        """Raw scores: shape (n_samples,) for two classes (the log-odds :math:`\\theta^Tx + b` of
+        ``classes_[1]``), else (n_samples, n_classes)."""
+        S = self._class_scores(X)
+        return S[:, 1] if S.shape[1] == 2 else S
+
+    @lazy_on_dask
+    def predict_log_proba(self, X):
+        """Log posterior probabilities, shape (n_samples, n_classes), computed in log space."""
+        return log_posterior(self._class_scores(X))
+
+    @lazy_on_dask
+    def predict_proba(self, X):
+        """Posterior probabilities, shape (n_samples, n_classes); rows sum to one."""
+        return posterior(self._class_scores(X))
+
+    @lazy_on_dask
+    def predict(self, X):
+        """The most probable class."""
+        scores = self._class_scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _class_weighted(data, class_weight):
+    """Sample weights times the class weights (None when both are trivial)."""
+    totals = np.bincount(data.y, weights=data.sample_weight, minlength=data.classes.size)
+    per_class = class_weights(data.classes, totals, class_weight)
+    if per_class is None:
+        return data.sample_weight
+    weight = per_class[data.y]
+    if data.sample_weight is not None:
+        weight = weight * data.sample_weight
+    if not np.any(weight > 0):
+        raise ValueError("Every sample has zero weight after applying class_weight.")
+    return weight
+
+
+def _reporting_map(objective) -> np.ndarray:
+    """Matrix J with (reported parameters) = J @ theta.ravel(): per equation the intercept (when
+    fitted) and the coefficients; softmax equations are contrasts against class 0."""
+    columns = []
+    for j in range(objective.n_params):
+        e = np.zeros(objective.n_params)
+        e[j] = 1.0
+        coef, intercept = objective.coefficients(e)
+        if coef.shape[0] > 1:
+            coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
+        block = np.hstack([intercept[:, None], coef]) if objective.fit_intercept else coef
+        columns.append(block.ravel())
+    return np.array(columns).T
+
+
+def _check_separation(objective, theta, data, weight, converged=True):
+    """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None.
+
+    Runs the linear programme when some row is fitted with probability 1, and also when the solver
+    stopped early (a slow solver on separated data may not have reached such rows yet)."""
+    perfect = objective.count_perfect(theta)
+    if perfect == 0 and (converged or data is None):
+        return None
+    if data is None:  # chunked data: the linear programme needs every row at once
+        kind = "suspected"
+    else:
+        try:
+            kind = separation(data.X, data.y, data.classes.size, weight, objective.fit_intercept)
+        except ValueError:
+            kind = "suspected"
+    if kind is None:
+        return None
+    what = {"complete": "completely separated by a hyperplane",
+            "quasi": "quasi-completely separated (a hyperplane separates them with some rows on it)",
+            "suspected": "apparently separated"}[kind]
+    warnings.warn(
+        f"The classes are {what}: "
+        + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
+           "the solver stopped before it reached the boundary")
+        + ", and the "
+        "maximum-likelihood estimate does not exist (the unpenalised coefficients diverge). The "
+        "returned coefficients are finite only because the iteration stopped; their size, standard "
+        "errors and p-values are meaningless. Use a finite C (for example C=1.0) for a penalised "
+        "estimate, which always exists.",
+        SeparationWarning, stacklevel=5,
+    )
+    return kind

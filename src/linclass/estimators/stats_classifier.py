@@ -1,0 +1,224 @@
+"""The fit / partial_fit / predict machinery shared by every classifier built on class statistics.
+
+validate -> ``_prepare`` -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls)
+-> ``_estimate`` (a model record) -> ``_joint_log_likelihood`` -> :mod:`linclass.posterior`.
+Subclasses supply those steps; no mathematics lives here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.core.validation import (
+    explain_non_finite,
+    explain_underflow,
+    validate_classes,
+    validate_fit,
+    validate_predict,
+    validate_priors,
+)
+from linclass.sources.dask import is_dask_collection, lazy_on_dask
+from linclass.core.posterior import log_posterior, posterior
+from linclass.core.class_stats import ClassStats
+
+__all__ = ["StatsClassifier"]
+
+
+class StatsClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a generative classifier whose fit needs only per-class statistics.
+
+    Subclasses implement
+
+    ``_stats_request()``            the :class:`ClassStats` kind and whether fourth moments are needed
+    ``_prepare(X)``                 model-specific input checks / transforms (default: none)
+    ``_estimate(stats, priors)``    a model record with a ``log_priors`` field
+    ``_joint_log_likelihood(m, X)`` class scores of shape (n_samples, n_classes)
+    ``_describe(model)``            fitted attributes under their usual names
+
+    and set ``_accept_sparse`` when scipy.sparse input is supported.
+    """
+
+    _accept_sparse = False
+
+    def _prepare(self, X):
+        return X
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model by maximum likelihood.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (integers, strings, booleans, ...), kept in ``classes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights (an integer weight equals repeating the row).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)  # a refit with other settings must not keep stale fitted attributes
+        self._partial_classes = None
+        if is_dask_collection(X, y, sample_weight):
+            from linclass.sources.dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight))
+        data = validate_fit(
+            self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse
+        )
+        return self._absorb(data)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Update the model with a batch; the result equals ``fit`` on all batches together.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label that will ever appear, on the first call.  When omitted, the classes are the
+            labels seen so far (a later batch may bring new ones).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "stats_")
+        if first:
+            self._validate_params()
+            self._partial_classes = None if classes is None else validate_classes(classes)
+        elif classes is not None and (
+            self._partial_classes is None
+            or not np.array_equal(validate_classes(classes), self._partial_classes)
+        ):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
+                "partial_fit; give `classes` once, on the first call."
+            )
+        if is_dask_collection(X, y, sample_weight):
+            from linclass.sources.dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y, sample_weight), first=first)
+        data = validate_fit(
+            self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
+            check_finite=False, accept_sparse=self._accept_sparse,
+        )
+        return self._absorb(data)
+
+    def _absorb(self, data):
+        kind, moments = self._stats_request()
+        X = self._prepare(data.X)
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            batch = ClassStats.from_batch(
+                X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
+            )
+        explain_non_finite(self, data.X, *batch.arrays())
+        return self._install(batch)
+
+    def _fit_source(self, source, *, first: bool = True):
+        """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
+        files read in blocks): one pass, each chunk's class statistics merged."""
+        from linclass.core.validation import check_label_type
+        from linclass.sources.chunks import class_stats, record_features, require_two_classes
+
+        if first:
+            record_features(self, source)
+        elif source.n_features != self.n_features_in_:
+            raise ValueError(f"X has {source.n_features} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        given = getattr(self, "_partial_classes", None)
+        kind, moments = self._stats_request()
+        batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare)
+        if not first and given is None:
+            check_label_type(batch.classes, self.stats_.classes)
+        if first and given is None:
+            require_two_classes(self, batch)
+        return self._install(batch)
+
+    def _install(self, batch):
+        """Merge ``batch`` into the running statistics and derive every fitted attribute."""
+        stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
+        if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
+            explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
+        # the batch is absorbed even when the statistics so far do not determine a model yet (one
+        # class seen; a class with one row for an unbiased covariance): a later batch may, and the
+        # stream must end where fit would.  Until then there is no model to predict with.
+        self.stats_ = stats
+        for name in ("model_", "priors_"):
+            self.__dict__.pop(name, None)
+        if stats.n_classes < 2:
+            raise ValueError(
+                f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
+                "in `classes` on the first call to partial_fit."
+            )
+        model = self._estimate(stats, validate_priors(self.priors, stats.n_classes))
+        self.model_ = model
+        self.classes_ = stats.classes
+        self.class_count_ = stats.counts
+        self.priors_ = np.exp(model.log_priors)
+        self._describe(model)
+        return self
+
+    def _describe_linear(self, coef: np.ndarray, intercept: np.ndarray) -> None:
+        """``coef_`` / ``intercept_`` of linear class scores :math:`a_k(x) = w_k^Tx + w_{k0}`; for two
+        classes the log-odds :math:`a_1 - a_0` (shapes (1, d) and (1,))."""
+        if len(self.classes_) == 2:
+            self.coef_ = (coef[1] - coef[0])[None, :]
+            self.intercept_ = np.array([intercept[1] - intercept[0]])
+        else:
+            self.coef_ = coef
+            self.intercept_ = intercept
+
+    # ------------------------------------------------------------------ prediction
+    def _scores(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        if not hasattr(self, "model_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} has statistics but no model yet: the data given to "
+                "partial_fit so far do not determine one (see the error of the last call). Give "
+                "more data with partial_fit."
+            )
+        X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse)
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            scores = self._joint_log_likelihood(self.model_, self._prepare(X))
+        explain_non_finite(self, X, scores)
+        return scores
+
+    @lazy_on_dask
+    def decision_function(self, X):
+        """Class scores :math:`\\ln p(x, C_k)` (up to a term shared by all classes for linear models).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (score of ``classes_[1]`` minus that of
+        ``classes_[0]``, i.e. :math:`\\theta^T x + \\theta_0` for linear models), else
+        (n_samples, n_classes).
+        """
+        scores = self._scores(X)
+        if scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    @lazy_on_dask
+    def predict_log_proba(self, X):
+        """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
+        return log_posterior(self._scores(X))
+
+    @lazy_on_dask
+    def predict_proba(self, X):
+        """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
+        return posterior(self._scores(X))
+
+    @lazy_on_dask
+    def predict(self, X):
+        """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]

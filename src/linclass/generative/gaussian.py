@@ -1,0 +1,475 @@
+"""Gaussian class-conditional models: parameters from class statistics, and their scores.
+
+For every covariance structure the classifier is :math:`\\arg\\max_k p(x\\mid C_k)\\,p(C_k)` with
+:math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (seed 004; seed 003 sec. 4.2.1-4.2.2).
+
+``'tied'`` (LDA), one full :math:`\\Sigma`: the quadratic term cancels and the scores are linear
+(seed 003 eqs. 4.68-4.70; for two classes seed 002's
+:math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)`, :math:`\\theta_0 = \\log\\frac{\\phi}{1-\\phi} +
+\\tfrac12(\\mu_0^T\\Sigma^{-1}\\mu_0 - \\mu_1^T\\Sigma^{-1}\\mu_1)`):
+
+.. math:: a_k(x) = w_k^T x + w_{k0}, \\quad w_k = \\Sigma^{-1}\\mu_k, \\quad
+          w_{k0} = -\\tfrac12 \\mu_k^T \\Sigma^{-1} \\mu_k + \\ln p(C_k)
+
+Seed 000 (sec. 3.1) writes the same model with :math:`\\Sigma` where :math:`\\Sigma^{-1}` belongs in the
+density, :math:`|2\\pi\\Sigma|^{p/2}` for :math:`|2\\pi\\Sigma|^{1/2}`, and
+:math:`b = -\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1-\\mu_0) - \\log\\frac{1-\\pi}{\\pi}`; the correct bias,
+implemented here, is :math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_0) + \\log\\frac{\\pi}{1-\\pi}`.
+
+``'tied_diag'``, one shared per-feature variance :math:`\\sigma_j^2` (seed 000's naive Bayes,
+:math:`\\hat\\sigma_j^2 = \\frac1n\\sum_i (x_{ij}-\\hat\\mu_{y_i j})^2`): linear as well, with
+:math:`\\Sigma = \\mathrm{diag}(\\sigma^2)`.  (The seed's :math:`\\tfrac12 y_i\\log\\sigma_j` should read
+:math:`y_i\\log\\sigma_j`; the estimate it derives is right.)
+
+``'full'`` (QDA), ``'diag'`` (Gaussian naive Bayes) and ``'spherical'`` keep the quadratic term
+(seed 003 sec. 4.2.2):
+
+.. math:: \\ln p(x, C_k) = -\\tfrac12 (x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k) - \\tfrac12\\ln|\\Sigma_k|
+          - \\tfrac d2 \\ln 2\\pi + \\ln p(C_k)
+
+computed by whitening: :math:`\\Sigma_k = U_k \\Lambda_k U_k^T`,
+:math:`\\lVert (x-\\mu_k)^T U_k \\Lambda_k^{-1/2} \\rVert^2`, for all classes in one matrix product.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from linclass.core import covariance as cov_
+from linclass.exceptions import SingularCovarianceWarning
+from linclass.core.priors import class_log_priors
+from linclass.core.class_stats import ClassStats
+
+__all__ = [
+    "COVARIANCE_TYPES",
+    "feature_scale",
+    "rank_scale",
+    "GaussianModel",
+    "estimate",
+    "joint_log_likelihood",
+    "quadratic_form",
+    "stats_kind",
+]
+
+COVARIANCE_TYPES = ("tied", "full", "diag", "tied_diag", "spherical")
+LINEAR_TYPES = ("tied", "tied_diag")
+_LOG_2PI = np.log(2 * np.pi)
+_ROWS = 1024  # row block for scores: temporaries stay in cache
+_FAR = 100.0  # |training mean| / spread above which linear scores centre X first
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianModel:
+    """Fitted Gaussian class-conditional parameters and the factors that score new points.
+
+    Attributes
+    ----------
+    covariance_type : str
+    means : ndarray of shape (n_classes, d)
+    log_priors : ndarray of shape (n_classes,)
+        :math:`\\ln p(C_k)`; ``-inf`` for classes that cannot be predicted (no training weight).
+    covariance : ndarray
+        (d, d) tied; (K, d, d) full; (K, d) diag; (d,) tied_diag; (K,) spherical.
+    shrinkage : float, ndarray of shape (n_classes,) or None
+        The shrinkage intensity applied (per class for 'full').
+    coef, intercept : ndarray of shape (K, d) and (K,), linear types only
+        The seed's :math:`w_k` and :math:`w_{k0}`.
+    centred_intercept : ndarray of shape (K,), linear types only
+        :math:`-\\tfrac12 (\\mu_k-c)^T\\Sigma^{-1}(\\mu_k-c) + \\ln p(C_k)`: scores are computed as
+        :math:`w_k^T(x - c)` plus this, which equals :math:`w_k^Tx + w_{k0}` up to a constant shared by
+        all classes but does not cancel catastrophically when the data sit far from the origin.
+    centre_first : bool, linear types only
+        Whether the training mean is far from the origin relative to the spread of the data
+        (more than 100 standard deviations in some feature), in which case X is centred before
+        the product.
+    center : ndarray of shape (d,)
+        Point subtracted from X before quadratic scores (the grand mean, for accuracy).
+    whiten : ndarray of shape (d, K*d), 'full' only
+        :math:`[H_1, \\dots, H_K]`, upper-triangular :math:`H_k` with :math:`H_kH_k^T = \\Sigma_k^{-1}`.
+    whiten_panels : tuple of ndarray, 'full' only
+        The same with the class offsets, split for :func:`_whitened_scores` (see :func:`_panels`).
+    offsets : ndarray of shape (K*d,), 'full' only
+        Whitened class means relative to ``center``.
+    inv_var : ndarray of shape (K, d), 'diag' and 'spherical' only
+    const : ndarray of shape (K,), quadratic types
+        :math:`\\ln p(C_k) - \\tfrac12\\ln|\\Sigma_k| - \\tfrac d2\\ln 2\\pi`.
+    rank : int or ndarray
+        Numerical rank of the covariance (per class for 'full').
+    """
+
+    covariance_type: str
+    means: np.ndarray
+    log_priors: np.ndarray
+    covariance: np.ndarray
+    shrinkage: float | np.ndarray | None = None
+    coef: np.ndarray | None = None
+    intercept: np.ndarray | None = None
+    centred_intercept: np.ndarray | None = None
+    centre_first: bool = False
+    whiten_panels: tuple = ()
+    center: np.ndarray | None = None
+    whiten: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    inv_var: np.ndarray | None = None
+    const: np.ndarray | None = None
+    rank: int | np.ndarray | None = None
+
+
+def stats_kind(covariance_type: str, shrinkage) -> tuple[str, bool]:
+    """Which :class:`ClassStats` kind a model needs, and whether it needs fourth moments.
+
+    Ledoit-Wolf needs :math:`\\sum w\\lVert x-\\mu_k\\rVert^4`, which merges exactly only alongside
+    per-class scatter, so a tied model with ``shrinkage='ledoit-wolf'`` collects 'full' statistics.
+    """
+    lw = shrinkage == "ledoit-wolf"
+    if covariance_type == "tied":
+        return ("full", True) if lw else ("tied", False)
+    if covariance_type == "full":
+        return "full", lw
+    return "diag", False
+
+
+def _shrunk(sigma, mle, n, fourth, shrinkage):
+    """Shrink ``sigma`` with the intensity that ``shrinkage`` gives on the MLE covariance ``mle``
+    (Ledoit-Wolf and OAS are defined on the MLE).  Returns ``(matrix, intensity or None)``."""
+    if shrinkage is None:
+        return sigma, None
+    alpha = cov_.shrinkage_intensity(shrinkage, mle, n, fourth)
+    return cov_.shrink(sigma, alpha), alpha
+
+
+def _ridge(cov, reg_param, eps):
+    """``reg_param`` blend towards I, then ``eps`` added to the diagonal."""
+    if reg_param:
+        cov = cov_.blend_identity(cov, reg_param)
+    if eps:
+        cov = cov + eps * np.eye(cov.shape[0])
+    return cov
+
+
+def _warn_singular(what: str, rank, d: int, action: str) -> None:
+    warnings.warn(
+        f"The {what} is singular (rank {rank} of {d}): some features are constant or collinear"
+        f"{' within a class' if 'class' in what else ''}, or there are fewer samples than features. "
+        f"{action} Set shrinkage (e.g. shrinkage='ledoit-wolf'), reg_param or var_smoothing to "
+        "regularise instead.",
+        SingularCovarianceWarning,
+        stacklevel=4,
+    )
+
+
+def _floor(values: np.ndarray, tol: float, scale) -> tuple[np.ndarray, np.ndarray]:
+    """Raise eigenvalues / variances at or below ``tol * scale`` to that floor; also return where."""
+    floor = tol * np.where(np.asarray(scale) > 0, scale, 1.0)
+    low = values <= floor
+    return np.where(low, floor, values), low
+
+
+def estimate(
+    stats: ClassStats,
+    covariance_type: str = "tied",
+    *,
+    priors: np.ndarray | None = None,
+    unbiased: bool = False,
+    shrinkage=None,
+    reg_param: float = 0.0,
+    var_smoothing: float = 0.0,
+    tol: float = 1e-10,
+) -> GaussianModel:
+    """Gaussian parameters of the given covariance structure, from class statistics.
+
+    Parameters
+    ----------
+    stats : ClassStats of the kind given by :func:`stats_kind`.
+    covariance_type : {'tied', 'full', 'diag', 'tied_diag', 'spherical'}
+    priors : ndarray of shape (n_classes,) or None
+        None: maximum likelihood :math:`n_k / n`.
+    unbiased : bool
+        Divide scatter by :math:`n - K` (pooled) or :math:`n_k - 1` (per class) instead of the MLE's
+        :math:`n` / :math:`n_k`.
+    shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas'
+        'tied' and 'full' only; the intensity of Ledoit-Wolf / OAS is computed on the MLE.
+    reg_param : float in [0, 1]
+        :math:`(1-r)\\Sigma + rI` (for diagonal types, on the variances).
+    var_smoothing : float >= 0
+        Adds :math:`\\epsilon = \\text{var\\_smoothing}\\cdot\\max_j \\mathrm{Var}(x_j)` to every variance
+        (scikit-learn's GaussianNB rule), for every covariance type.
+    tol : float
+        Eigenvalues / variances at or below ``tol`` times the largest are treated as zero: the tied
+        models use the pseudo-inverse, the others floor them (each with a warning).
+    """
+    if covariance_type not in COVARIANCE_TYPES:
+        raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}.")
+    if shrinkage is not None and covariance_type not in ("tied", "full"):
+        raise ValueError(
+            f"shrinkage applies to covariance_type 'tied' or 'full', not {covariance_type!r}; use "
+            "var_smoothing for diagonal models."
+        )
+    d = stats.n_features
+    log_priors = class_log_priors(stats, priors)
+    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
+    center = stats.grand_mean()
+    fallback = feature_scale(stats)
+    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    if covariance_type == "tied":
+        fourth = None if stats.fourth is None else float(stats.fourth.sum())
+        sigma, alpha = _shrunk(
+            cov_.pooled_covariance(stats, unbiased=unbiased), cov_.pooled_covariance(stats),
+            stats.total, fourth, shrinkage,
+        )
+        return _linear(fields, _ridge(sigma, reg_param, eps), alpha, tol, center, fallback)
+    if covariance_type == "tied_diag":
+        var = cov_.pooled_covariance(stats, unbiased=unbiased, diagonal=True)
+        var = (1 - reg_param) * var + reg_param + eps
+        return _linear(fields, var, None, tol, center, fallback)
+    if covariance_type == "full":
+        sigmas = cov_.class_covariances(stats, unbiased=unbiased)
+        mles = cov_.class_covariances(stats) if unbiased else sigmas
+        alphas = np.zeros(stats.n_classes) if shrinkage is not None else None
+        for k in np.flatnonzero(stats.counts > 0):
+            fourth = None if stats.fourth is None else float(stats.fourth[k])
+            sigmas[k], alpha = _shrunk(sigmas[k], mles[k], stats.counts[k], fourth, shrinkage)
+            sigmas[k] = _ridge(sigmas[k], reg_param, eps)
+            if alphas is not None:
+                alphas[k] = alpha
+        return _full(fields, stats, sigmas, alphas, tol, center, fallback)
+    # diag, spherical
+    var = cov_.class_covariances(stats, unbiased=unbiased, diagonal=True)
+    if covariance_type == "spherical":
+        var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
+    var = (1 - reg_param) * var + reg_param + eps
+    var, low = _floor(var, tol, fallback**2)  # per feature: tol x that feature's total variance
+    present = stats.counts > 0
+    if np.any(low[present]):
+        _warn_singular(
+            f"per-class variance of class(es) {stats.classes[present & low.any(axis=1)].tolist()}",
+            int((~low[present]).sum(axis=1).min()), d,
+            f"Zero variances were floored at {tol:g} x the feature's total variance.",
+        )
+    var[~present] = 1.0
+    inv_var = 1.0 / var
+    M = stats.means - center
+    const = log_priors - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * _LOG_2PI
+    covariance = var[:, 0].copy() if covariance_type == "spherical" else var
+    return GaussianModel(
+        **fields, covariance=covariance, center=center, inv_var=inv_var,
+        offsets=M, const=const,
+    )
+
+
+def feature_scale(stats: ClassStats) -> np.ndarray:
+    """Each feature's total standard deviation (all classes together), the unit in which rank and
+    floor decisions are made; 1 for a feature that is constant (total variance zero, or at the
+    rounding level of its mean), as in :func:`linclass.fisher.solve`."""
+    var = stats.total_variance()
+    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
+    return np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
+
+
+def _scaled_eigh(sigma: np.ndarray, scale: np.ndarray):
+    """Eigendecomposition of :math:`R = D^{-1}\\Sigma D^{-1}` with :math:`D = \\mathrm{diag}(scale)`, the
+    features' total standard deviations (:func:`_feature_scale`), so that rank decisions do not depend
+    on feature units.  Standardising by the total rather than the within-class variance keeps a
+    feature that is constant within the classes (but not between them) at a near-zero eigenvalue
+    whether its within-class variance is exactly zero or at rounding level, so both cases get the
+    same treatment (dropped or floored, with a warning).  Where regularisation made a variance larger
+    than the total variance, that variance is the unit (:func:`rank_scale`).  Returns
+    ``(D, eigenvalues, U)``.
+    """
+    scale = rank_scale(np.diag(sigma), scale)
+    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
+    return scale, evals, U
+
+
+def rank_scale(variances: np.ndarray, feature_scale: np.ndarray) -> np.ndarray:
+    """The unit D of each feature for rank decisions: its total standard deviation, or the model's own
+    standard deviation where regularisation (shrinkage, ``reg_param``) made that larger."""
+    return np.maximum(np.sqrt(np.maximum(variances, 0.0)), feature_scale)
+
+
+def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
+    """Linear discriminants :math:`w_k = \\Sigma^{-1}\\mu_k`, :math:`w_{k0} = -\\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k
+    + \\ln p(C_k)` (seed 003 eqs. 4.69-4.70).
+
+    With :math:`\\Sigma = DRD` and :math:`R = U\\Lambda U^T`, :math:`\\Sigma^{-1} = HH^T`,
+    :math:`H = D^{-1}U\\Lambda^{-1/2}`.  Eigenvalues of R at or below ``tol`` times the largest are
+    dropped (a generalized inverse on the range of :math:`\\Sigma`, with a warning).
+    """
+    means, log_priors = fields["means"], fields["log_priors"]
+    if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
+        keep = sigma > tol * rank_scale(sigma, fallback_scale) ** 2  # in the units used below
+        if not np.all(keep):
+            _warn_singular("shared per-feature variance", int(keep.sum()), sigma.size,
+                           "Features with zero within-class variance are ignored.")
+        h = np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0)  # H = diag(h)
+        rank = int(keep.sum())
+        whiten, unwhiten = (lambda A: A * h), (lambda Z: Z * h)
+    else:
+        scale, evals, U = _scaled_eigh(sigma, fallback_scale)
+        keep = evals > tol * max(float(evals[-1]), 0.0)
+        rank = int(keep.sum())
+        if rank < sigma.shape[0]:
+            _warn_singular("shared covariance", rank, sigma.shape[0], "Using a pseudo-inverse on its range.")
+        half = U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
+        whiten, unwhiten = (lambda A: A @ half), (lambda Z: Z @ half.T)
+    Z = whiten(means)  # coef = Sigma^+ mu = H H^T mu
+    coef = unwhiten(Z)
+    intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
+    Zc = whiten(means - center)
+    centred = -0.5 * np.einsum("kj,kj->k", Zc, Zc) + log_priors
+    return GaussianModel(
+        **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,
+        centred_intercept=centred, center=center, rank=rank,
+        centre_first=bool(np.any(np.abs(center) > _FAR * fallback_scale)),
+    )
+
+
+def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> GaussianModel:
+    """Per-class triangular whitening.
+
+    The eigenvalues of the standardized form :math:`R_k = D^{-1}\\Sigma_kD^{-1} = U\\Lambda U^T` (as in
+    :func:`_linear`) are floored at ``tol`` times the largest of all classes; the floored
+    :math:`\\tilde\\Sigma_k = DU\\tilde\\Lambda U^TD = L_kL_k^T` is factored by Cholesky and
+    :math:`H_k = L_k^{-T}` (upper triangular), so that :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the
+    Mahalanobis distance and :math:`\\ln|\\tilde\\Sigma_k| = 2\\sum_j\\ln L_{k,jj}`.  The triangular
+    shape lets the scores skip the zero half of every :math:`H_k` (:func:`_whitened_scores`)."""
+    K, d = stats.n_classes, stats.n_features
+    present = stats.counts > 0
+    W = np.empty((K, d, d))
+    log_det = np.zeros(K)
+    ranks = np.zeros(K, dtype=int)
+    singular = []
+    eigen = {k: _scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
+    # one floor for every class (in the shared standardized units): a direction that is degenerate in
+    # every class (a constant feature) then adds the same log-determinant to each and cancels
+    top = max((float(e[1][-1]) for e in eigen.values()), default=0.0)
+    for k in range(K):
+        if not present[k]:
+            W[k] = np.eye(d)
+            continue
+        scale, evals, U = eigen[k]
+        floored, low = _floor(evals, tol, top)
+        ranks[k] = d - int(low.sum())
+        if np.any(low):
+            singular.append(stats.classes[k])
+        root = U * np.sqrt(floored) * scale[:, None]  # root @ root.T == floored Sigma_k
+        L = np.linalg.cholesky(root @ root.T)
+        W[k] = np.linalg.solve(L, np.eye(d)).T
+        log_det[k] = 2 * np.sum(np.log(np.diag(L)))
+    if singular:
+        _warn_singular(
+            f"covariance of class(es) {np.asarray(singular).tolist()}", int(ranks[present].min()), d,
+            f"Its eigenvalues (in standardized form) were floored at {tol:g} x the largest.",
+        )
+    offsets = np.einsum("kd,kde->ke", stats.means - center, W)
+    const = fields["log_priors"] - 0.5 * log_det - 0.5 * d * _LOG_2PI
+    whiten = np.ascontiguousarray(W.transpose(1, 0, 2).reshape(d, K * d))
+    return GaussianModel(
+        **fields, covariance=sigmas, shrinkage=alphas, center=center, whiten=whiten,
+        offsets=offsets.reshape(-1), const=const, rank=ranks,
+        whiten_panels=_panels(whiten, offsets.reshape(-1), K),
+    )
+
+
+def _panels(whiten: np.ndarray, offsets: np.ndarray, K: int, n_panels: int = 4) -> tuple:
+    """Split the upper-triangular whitening into column panels without their zero rows.
+
+    Panel j holds columns :math:`[c_j, c_{j+1})` of every :math:`H_k`, stacked over classes, under a first
+    row of :math:`-\\mu_k^TH_k` (the offsets); only rows ``1 .. c_{j+1}`` can be non-zero, so the product
+    with :math:`[1, x-c]` needs just the first :math:`c_{j+1}` features.  Four panels do
+    :math:`10/16` of the dense product's work.
+    """
+    d = whiten.shape[0]
+    cuts = np.linspace(0, d, n_panels + 1).round().astype(int)
+    full = np.vstack([-offsets, whiten]).reshape(d + 1, K, d)
+    return tuple(
+        np.ascontiguousarray(full[: 1 + hi, :, lo:hi].reshape(1 + hi, -1))
+        for lo, hi in zip(cuts[:-1], cuts[1:])
+        if hi > lo
+    )
+
+
+def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """Class scores of shape (n_samples, n_classes).
+
+    Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}` up to a
+    constant shared by all classes, i.e. :math:`\\ln p(x, C_k)` minus a term common to all classes (so
+    posteriors are exact).
+    """
+    if model.coef is not None:
+        return _linear_scores(model, X)
+    if model.whiten is not None:
+        return _whitened_scores(model, X)
+    return _diagonal_scores(model, X)
+
+
+def _blocks(n: int):
+    for start in range(0, n, _ROWS):
+        yield slice(start, min(start + _ROWS, n))
+
+
+def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """:math:`(x - c)^T w_k` + centred intercept.  When the training data sit near the origin (relative
+    to their spread) the centring is folded into the intercept and X is used as it is: one product."""
+    if not model.centre_first:
+        return X @ model.coef.T + (model.centred_intercept - model.coef @ model.center)
+    out = np.empty((X.shape[0], model.coef.shape[0]))
+    for block in _blocks(X.shape[0]):
+        out[block] = (X[block] - model.center) @ model.coef.T + model.centred_intercept
+    return out
+
+
+def _whitened_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """All classes' Mahalanobis distances with a few products per row block: with
+    :math:`a = [1, x - c]`, panel j gives columns :math:`[c_j, c_{j+1})` of every
+    :math:`(x-\\mu_k)^TH_k` from the first :math:`1 + c_{j+1}` entries of :math:`a` (:math:`H_k` is upper
+    triangular), and their squares are summed per class without temporaries."""
+    K = model.means.shape[0]
+    d = X.shape[1]
+    out = np.empty((X.shape[0], K))
+    Xa = np.empty((min(_ROWS, X.shape[0]), d + 1))
+    Xa[:, 0] = 1.0
+    for block in _blocks(X.shape[0]):
+        m = block.stop - block.start
+        np.subtract(X[block], model.center, out=Xa[:m, 1:])
+        sq = np.zeros((m, K))
+        for panel in model.whiten_panels:
+            Z = (Xa[:m, : panel.shape[0]] @ panel).reshape(m, K, -1)
+            sq += np.einsum("ikj,ikj->ik", Z, Z)
+        out[block] = model.const - 0.5 * sq
+    return out
+
+
+def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """:math:`-\\tfrac12\\sum_j (x_j-\\mu_{kj})^2/\\sigma_{kj}^2` expanded into two products per row block
+    (on centred data, so the expansion does not cancel for data far from the origin)."""
+    M, P = model.offsets, model.inv_var
+    MP = (M * P).T
+    tail = np.einsum("kj,kj->k", M * M, P)
+    out = np.empty((X.shape[0], P.shape[0]))
+    for block in _blocks(X.shape[0]):
+        Xc = X[block] - model.center
+        out[block] = model.const - 0.5 * ((Xc * Xc) @ P.T - 2.0 * (Xc @ MP) + tail)
+    return out
+
+
+def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The generalized quadratic discriminant of seed 003 sec. 4.2.2 for each class:
+    :math:`\\ln p(x, C_k) = x^T Q_k x + l_k^T x + c_k` with :math:`Q_k = -\\tfrac12\\Sigma_k^{-1}`,
+    :math:`l_k = \\Sigma_k^{-1}\\mu_k`, :math:`c_k = -\\tfrac12\\mu_k^T\\Sigma_k^{-1}\\mu_k - \\tfrac12\\ln|\\Sigma_k|
+    - \\tfrac d2\\ln2\\pi + \\ln p(C_k)`.  Returns ``(Q, l, c)`` of shapes (K, d, d), (K, d), (K,)."""
+    K, d = model.means.shape
+    if model.whiten is not None:
+        W = model.whiten.reshape(d, K, d).transpose(1, 0, 2)  # H_k
+        precision = W @ W.transpose(0, 2, 1)
+    elif model.inv_var is not None:
+        precision = model.inv_var[:, :, None] * np.eye(d)
+    else:
+        raise ValueError("quadratic_form applies to the 'full', 'diag' and 'spherical' models.")
+    lin = np.einsum("kij,kj->ki", precision, model.means)
+    with np.errstate(invalid="ignore"):
+        const = model.const - 0.5 * np.einsum("ki,ki->k", model.means, lin)
+    return -0.5 * precision, lin, const

@@ -1,0 +1,312 @@
+"""The geometry of linear decision boundaries: hyperplanes, signed distances, and the map from a
+tied-covariance Gaussian model to its logistic form.
+
+Pure functions over fitted models; nothing here changes a model.
+
+* :func:`hyperplanes`: the boundaries :math:`w^Tx + w_0 = 0` of a linear classifier (seed 003
+  sec. 6.1.1-6.1.2, Bishop sec. 4.1.1-4.1.2).
+* :func:`signed_distance`: :math:`r = y(x)/\\lVert w\\rVert` (Bishop eqs. 4.4-4.7).
+* :func:`generative_to_logistic`: :math:`\\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0)` and :math:`\\theta_0`
+  of seed 002 (CS229 lecture 5), from the means, covariance and priors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.core.validation import validate_predict
+from linclass.generative.gaussian import feature_scale, rank_scale
+from linclass.estimators import (
+    BernoulliNB,
+    GaussianDiscriminantAnalysis,
+    GaussianNB,
+    KernelFisherDiscriminantAnalysis,
+    LinearDiscriminantAnalysis,
+    Perceptron,
+    QuadraticDiscriminantAnalysis,
+)
+from linclass.estimators.discriminant_analysis import _GaussianBase
+from linclass.estimators.multiclass import (
+    KClassDiscriminant,
+    OneVsOneClassifier,
+    OneVsRestClassifier,
+)
+
+__all__ = ["Hyperplanes", "generative_to_logistic", "hyperplanes", "signed_distance"]
+
+
+@dataclass(frozen=True, eq=False)
+class Hyperplanes:
+    """The decision boundaries :math:`w_m^Tx + w_{m0} = 0` of a linear classifier.
+
+    Attributes
+    ----------
+    w : ndarray of shape (n_hyperplanes, n_features)
+    w0 : ndarray of shape (n_hyperplanes,)
+    pairs : list of tuples ``(a, b)``
+        The classes each hyperplane separates; :math:`w^Tx + w_0 > 0` on the side of ``b``.  In a
+        one-versus-rest model ``a`` is None, standing for "every other class".
+    """
+
+    w: np.ndarray
+    w0: np.ndarray
+    pairs: list
+
+    def __len__(self) -> int:
+        return self.w.shape[0]
+
+    def __str__(self) -> str:
+        lines = [f"{len(self)} hyperplane{'s' if len(self) != 1 else ''} in {self.w.shape[1]} dimensions"]
+        for (a, b), w, w0 in zip(self.pairs, self.w, self.w0):
+            left = "rest" if a is None else repr(a)
+            lines.append(f"  {left} | {b!r}: w = {np.array2string(w, precision=4)}, w0 = {w0:.4g}")
+        return "\n".join(lines)
+
+
+def _plain(label):
+    """A label as a Python scalar (np.int64(2) -> 2) for readable pairs."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _not_a_hyperplane(model) -> str | None:
+    """Why the model's boundary is not a hyperplane in x, or None when it is linear in x."""
+    name = type(model).__name__
+    if isinstance(model, (QuadraticDiscriminantAnalysis, GaussianNB)) or (
+        isinstance(model, _GaussianBase) and getattr(model, "model_", None) is not None
+        and model.model_.coef is None
+    ):
+        kind = getattr(model, "covariance_type", None)
+        what = name if kind is None else f"{name}(covariance_type={kind!r})"
+        return (f"{what} has a covariance per class, so its log-odds are quadratic in x: the "
+                "decision boundary is a quadric surface, not a hyperplane.")
+    if isinstance(model, KernelFisherDiscriminantAnalysis):
+        return (f"{name} is linear in the kernel's feature space, not in x: its decision boundary is "
+                "not a hyperplane.")
+    if isinstance(model, Perceptron) and model.basis is not None:
+        return (f"{name}(basis={model.basis!r}) is linear in its basis functions phi(x), not in x: its "
+                "decision boundary is not a hyperplane.")
+    if not (hasattr(model, "coef_") and hasattr(model, "intercept_")):
+        return (f"{name} has no coef_ / intercept_: it is not a linear classifier, so its decision "
+                "boundary is not a hyperplane.")
+    return None
+
+
+def _linear_form(model) -> tuple[np.ndarray, np.ndarray]:
+    """``(coef, intercept)`` of shapes (m, d), (m,) of a fitted linear classifier, checked."""
+    check_is_fitted(model)
+    reason = _not_a_hyperplane(model)
+    if reason is not None:
+        raise TypeError(reason)
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    intercept = np.atleast_1d(np.asarray(model.intercept_, dtype=np.float64))
+    d = getattr(model, "n_features_in_", coef.shape[-1])
+    if coef.ndim != 2 or coef.shape[1] != d or intercept.shape != (coef.shape[0],):
+        raise TypeError(
+            f"{type(model).__name__}.coef_ of shape {coef.shape} does not describe linear functions of "
+            f"the {d} input features, so its decision boundary is not a hyperplane in x."
+        )
+    if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+        raise ValueError(
+            f"{type(model).__name__} has non-finite coefficients (a class with zero prior?): its "
+            "boundaries are not hyperplanes."
+        )
+    return coef, intercept
+
+
+def _model_hyperplanes(model) -> Hyperplanes:
+    """Hyperplanes of one linear model: the log-odds for two classes, else every pairwise boundary
+    :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, :math:`k < j` (seed 003 sec. 6.1.2)."""
+    coef, intercept = _linear_form(model)
+    classes = [_plain(c) for c in model.classes_]
+    if coef.shape[0] == 1:
+        return Hyperplanes(w=coef, w0=intercept, pairs=[(classes[0], classes[1])])
+    k, j = np.triu_indices(coef.shape[0], 1)
+    return Hyperplanes(
+        w=coef[j] - coef[k], w0=intercept[j] - intercept[k],
+        pairs=[(classes[a], classes[b]) for a, b in zip(k, j)],
+    )
+
+
+def hyperplanes(model) -> Hyperplanes:
+    """The decision hyperplanes of a fitted linear classifier.
+
+    * Two-class linear model (``coef_`` of shape (1, d)): the one boundary
+      :math:`\\theta^Tx + \\theta_0 = 0` between ``classes_[0]`` and ``classes_[1]`` (seed 003
+      sec. 6.1.1).
+    * K class scores :math:`y_k = w_k^Tx + w_{k0}` (``coef_`` of shape (K, d)): for every pair
+      :math:`k < j`, :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, positive on the side of class j
+      (seed 003 sec. 6.1.2).  Only parts of these are boundaries of the arg-max regions.
+    * :class:`~linclass.multiclass.OneVsRestClassifier`: each binary model's hyperplane, labelled
+      ``(None, k)`` ("class k" against the rest); :class:`~linclass.multiclass.OneVsOneClassifier`:
+      each pair's, labelled ``(i, j)``; :class:`~linclass.multiclass.KClassDiscriminant`: those of its
+      estimator.
+
+    Works for LinearDiscriminantAnalysis, GaussianDiscriminantAnalysis ('tied', 'tied_diag'),
+    LogisticRegression, Perceptron (without basis functions), the discrete naive Bayes models
+    (BernoulliNB: in the space of the binarized features) and FisherDiscriminantAnalysis.
+
+    Raises
+    ------
+    TypeError
+        When the boundary is not a hyperplane in x (QDA, GaussianNB, the per-class covariance types,
+        kernel Fisher, a perceptron with basis functions, or no ``coef_``).
+
+    Returns
+    -------
+    Hyperplanes
+    """
+    if isinstance(model, (OneVsRestClassifier, OneVsOneClassifier)):
+        check_is_fitted(model)
+        parts = [_model_hyperplanes(est) for est in model.estimators_]
+        classes = [_plain(c) for c in model.classes_]
+        if isinstance(model, OneVsOneClassifier):
+            pairs = [(classes[i], classes[j]) for i, j in model.pairs_]
+        elif len(classes) == 2:
+            pairs = [(classes[0], classes[1])]
+        else:
+            pairs = [(None, c) for c in classes]
+        return Hyperplanes(
+            w=np.vstack([p.w for p in parts]), w0=np.concatenate([p.w0 for p in parts]), pairs=pairs
+        )
+    if isinstance(model, KClassDiscriminant):
+        check_is_fitted(model)
+        return _model_hyperplanes(model.estimator_)
+    return _model_hyperplanes(model)
+
+
+def _inputs(model, X):
+    """X validated against the model, mapped to the space its hyperplanes live in (BernoulliNB:
+    the binarized features)."""
+    X = validate_predict(model, X, accept_sparse=True)
+    inner = model.estimators_[0] if isinstance(
+        model, (OneVsRestClassifier, OneVsOneClassifier, KClassDiscriminant)) else model
+    if isinstance(inner, BernoulliNB) and inner.binarize is not None:
+        if sp.issparse(X) and inner.binarize >= 0:
+            X = X.copy()
+            X.data = (X.data > inner.binarize).astype(np.float64)
+        else:
+            X = (X.toarray() if sp.issparse(X) else X) > inner.binarize
+            X = X.astype(np.float64)
+    return X
+
+
+def signed_distance(model, X) -> np.ndarray:
+    """Signed perpendicular distance of each point to each decision hyperplane.
+
+    .. math::  r = \\frac{y(x)}{\\lVert w\\rVert} = \\frac{w^Tx + w_0}{\\lVert w\\rVert}
+
+    (seed 003 sec. 6.1.1; Bishop eqs. 4.4-4.7): writing :math:`x = x_\\perp + r\\,w/\\lVert w\\rVert`
+    with :math:`x_\\perp` on the hyperplane gives :math:`y(x) = r\\lVert w\\rVert`.  Positive on the side
+    of the second class of each pair of :func:`hyperplanes`.  A degenerate "hyperplane" with
+    :math:`w = 0` (two classes whose scores differ by a constant) puts every point at
+    :math:`\\pm\\infty` (the sign of :math:`w_0`), or at 0 when :math:`w_0 = 0` too.
+
+    Parameters
+    ----------
+    model : fitted linear classifier (see :func:`hyperplanes`)
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) when the model has one hyperplane (two classes), else
+    (n_samples, n_hyperplanes), in the order of ``hyperplanes(model).pairs``.
+    """
+    H = hyperplanes(model)
+    X = _inputs(model, X)
+    y = np.asarray(X @ H.w.T) + H.w0
+    norm = np.linalg.norm(H.w, axis=1)
+    safe = np.where(norm > 0, norm, 1.0)
+    r = np.where(norm > 0, y / safe, np.where(y == 0, 0.0, np.copysign(np.inf, y)))
+    return r[:, 0] if r.shape[1] == 1 else r
+
+
+# ----------------------------------------------------------------------------- generative -> logistic
+
+
+def _tied_model(model) -> None:
+    ok = isinstance(model, LinearDiscriminantAnalysis) or (
+        isinstance(model, GaussianDiscriminantAnalysis) and model.covariance_type in ("tied", "tied_diag")
+    )
+    if not ok:
+        what = type(model).__name__
+        if isinstance(model, GaussianDiscriminantAnalysis):
+            what += f"(covariance_type={model.covariance_type!r})"
+        raise TypeError(
+            f"generative_to_logistic needs a fitted binary Gaussian model with one shared covariance "
+            f"(LinearDiscriminantAnalysis, or GaussianDiscriminantAnalysis with covariance_type 'tied' "
+            f"or 'tied_diag'); got {what}. Only a shared covariance makes the log-odds linear in x "
+            "(seed 002)."
+        )
+    check_is_fitted(model)
+    if len(model.classes_) != 2:
+        raise ValueError(
+            f"generative_to_logistic maps a two-class model; this one has {len(model.classes_)} classes. "
+            "Use hyperplanes(model) for the pairwise boundaries of K classes."
+        )
+
+
+def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndarray) -> np.ndarray:
+    """:math:`\\Sigma^{-1}v` (the pseudo-inverse on the range of :math:`\\Sigma`, with the model's rank rule).
+
+    Full :math:`\\Sigma`: eigendecomposition of its standardized form :math:`R = D^{-1}\\Sigma D^{-1}`
+    (D from the features' total standard deviations ``units``, see
+    :func:`linclass.gaussian.rank_scale`), keeping eigenvalues above ``tol`` times the largest (the
+    rule the model used when it was fitted, so the result equals its ``coef_`` also for singular
+    :math:`\\Sigma`).  Diagonal :math:`\\Sigma` (shape (d,)): :math:`v_j/\\sigma_j^2`, and 0 for features
+    whose variance is at most ``tol`` in those units.
+    """
+    if sigma.ndim == 1:
+        keep = sigma > tol * rank_scale(sigma, units) ** 2
+        return np.where(keep, v / np.where(keep, sigma, 1.0), 0.0)
+    scale = rank_scale(np.diag(sigma), units)
+    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
+    keep = evals > tol * max(float(evals[-1]), 0.0)
+    U = U[:, keep]
+    return (U @ ((U.T @ (v / scale)) / evals[keep])) / scale
+
+
+def generative_to_logistic(model) -> tuple[np.ndarray, float]:
+    """The logistic form of a binary tied-covariance Gaussian model (seed 002, "GDA and logistic
+    regression"):
+
+    .. math::  P(y=1\\mid x) = \\sigma(\\theta^Tx + \\theta_0),\\qquad
+               \\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0),\\qquad
+               \\theta_0 = -\\tfrac12\\mu_1^T\\Sigma^{-1}\\mu_1 + \\tfrac12\\mu_0^T\\Sigma^{-1}\\mu_0
+                          + \\ln\\frac{\\phi}{1-\\phi}
+
+    with :math:`\\phi = P(y = 1)`.  Computed from ``means_``, ``covariance_`` and ``priors_`` (never
+    from ``coef_``), with :math:`\\theta_0` in the equivalent form
+    :math:`-\\tfrac12(\\mu_1 + \\mu_0)^T\\theta + \\ln\\phi - \\ln(1-\\phi)` (the cross terms cancel because
+    :math:`\\Sigma^{-1}` is symmetric), which avoids the cancellation of two large quadratic forms.
+    Class 1 is ``classes_[1]``.  A singular :math:`\\Sigma` uses the pseudo-inverse exactly as the fit did.
+
+    Parameters
+    ----------
+    model : fitted LinearDiscriminantAnalysis, or GaussianDiscriminantAnalysis with
+        covariance_type 'tied' or 'tied_diag', on two classes
+
+    Returns
+    -------
+    theta : ndarray of shape (n_features,)
+    theta0 : float
+
+    Raises
+    ------
+    TypeError for other models; ValueError for more than two classes or a zero prior.
+    """
+    _tied_model(model)
+    mu0, mu1 = np.asarray(model.means_, dtype=np.float64)
+    phi = np.asarray(model.priors_, dtype=np.float64)
+    if np.any(phi <= 0):
+        raise ValueError(
+            f"A class prior is zero (priors_={phi.tolist()}): the log-odds are infinite, there is no "
+            "finite logistic form."
+        )
+    sigma = np.asarray(model.covariance_, dtype=np.float64)
+    theta = _precision_times(sigma, mu1 - mu0, float(model.tol), feature_scale(model.stats_))
+    theta0 = -0.5 * float((mu1 + mu0) @ theta) + float(np.log(phi[1]) - np.log(phi[0]))
+    return theta, theta0

@@ -1,0 +1,473 @@
+"""The linear-model layer: coefficient layout, intercept, L2 penalty, and the objective that the solvers
+minimise, with its gradient, Hessian and Hessian upper bound.
+
+The objective is the penalised negative log-likelihood per unit of sample weight,
+
+.. math::
+
+    f(\\theta) = \\frac{1}{N}\\Big(\\sum_i w_i\\,\\ell(s_i, y_i) + \\frac{\\lambda}{2}\\lVert W\\rVert_F^2\\Big),
+    \\qquad N = \\sum_i w_i, \\quad \\lambda = 1/C,
+
+with the pointwise losses of :mod:`linclass.losses`; the intercept is never penalised.  Dividing by N
+does not move the optimum; it makes ``tol`` independent of the data size.  (The penalty is on the sum
+of the losses, as in scikit-learn, so the same C gives the same model.)
+
+Coefficient layout
+    ``theta`` has shape (p, m): p = d (+1 for the intercept, last row), m = 1 for two classes and
+    m = K - 1 for K > 2.  Softmax coefficients live in an orthonormal basis :math:`P` (K x (K-1)) of
+    the sum-to-zero subspace, :math:`\\Theta = \\theta P^T`, which is seed 000's constraint
+    :math:`\\sum_j\\theta_j = 0` built in: the seed shows that the constraint does not change the
+    likelihood's optimum, and it removes the one direction in which the softmax Hessian is singular.
+    Because :math:`P^TP = I`, :math:`\\lVert\\Theta\\rVert_F = \\lVert\\theta\\rVert_F` and the penalty is the
+    symmetric one of the K-vector model.
+
+Centring
+    With an intercept the data are centred at their weighted mean :math:`m` (implicitly:
+    :math:`s = X w + (b - m^T w)`), which leaves the model unchanged and keeps the Hessian well
+    conditioned however far the data sit from the origin.  The centred Gram matrix comes from
+    :class:`~linclass.stats.ClassStats` (one pass, exact even for large offsets).
+
+Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
+without the intercept entry:
+
+binary   :math:`H = \\frac1N(\\tilde X^T D \\tilde X + \\lambda\\tilde I)`, :math:`D = \\mathrm{diag}(w_i\\mu_i(1-\\mu_i))`
+         (seed 000 eq. of sec. 2.3, :math:`X^TWX`); bound :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X +
+         \\lambda\\tilde I)` since :math:`\\mu(1-\\mu)\\le\\frac14`.  (The seed writes
+         :math:`H \\preceq X^TX`; the bound its update :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` uses is
+         :math:`H \\preceq \\frac14 X^TX`.)
+softmax  blocks :math:`H_{ab} = \\frac1N\\tilde X^T\\mathrm{diag}(w_i M_{i,ab})\\tilde X` with
+         :math:`M_i = P^T(\\mathrm{diag}\\,\\mu_i - \\mu_i\\mu_i^T)P`; Böhning's bound
+         :math:`\\tfrac12(I - \\tfrac1K\\mathbf{1}\\mathbf{1}^T)\\otimes\\tilde X^T\\tilde X` becomes
+         :math:`\\tfrac12 I_{K-1}\\otimes\\tilde X^TW\\tilde X` in the basis :math:`P`: K - 1 identical blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.linear import losses
+from linclass.linear.separation import suspicious_rows
+from linclass.core.class_stats import ClassStats
+
+__all__ = ["LinearObjective", "ObjectiveLayout", "class_weights", "contrast_basis"]
+
+_LOW_PRECISION_MIN = 2_000_000  # entries of X above which Newton's Hessian may be formed in float32
+
+
+def contrast_basis(n_classes: int) -> np.ndarray:
+    """Orthonormal basis of :math:`\\{v \\in R^K: \\sum_k v_k = 0\\}` (normalised Helmert contrasts).
+
+    Returns an array of shape (K, K-1) with :math:`P^TP = I` and :math:`\\mathbf{1}^TP = 0`.
+    """
+    K = n_classes
+    P = np.zeros((K, K - 1))
+    for j in range(1, K):
+        P[:j, j - 1] = 1.0
+        P[j, j - 1] = -float(j)
+        P[:, j - 1] /= np.sqrt(j * (j + 1.0))
+    return P
+
+
+def class_weights(classes: np.ndarray, totals: np.ndarray, class_weight) -> np.ndarray | None:
+    """Per-class multipliers of the sample weights, shape (K,), or None for ``class_weight=None``.
+
+    'balanced' is :math:`N / (K N_k)` with :math:`N_k` the class totals of the (frequency) sample
+    weights, as scikit-learn (weight 2 == a repeated row); a dict maps labels to multipliers
+    (default 1).
+    """
+    if class_weight is None:
+        return None
+    K = classes.size
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        counts = np.asarray(totals, dtype=np.float64)
+        return np.where(counts > 0, counts.sum() / (K * np.where(counts > 0, counts, 1.0)), 0.0)
+    unknown = [c for c in class_weight if c not in set(classes.tolist())]
+    if unknown:
+        raise ValueError(f"class_weight names label(s) {unknown} that are not in y; the classes "
+                         f"are {classes.tolist()}.")
+    per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
+    if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
+        raise ValueError("class_weight values must be finite and non-negative.")
+    return per_class
+
+
+class ObjectiveLayout:
+    """Everything about the objective that does not touch X row by row: the coefficient layout, the
+    centring offset, the weight totals, the penalty, the Hessian bound and the null start.
+
+    :class:`LinearObjective` (X in memory) and :class:`linclass.chunks.ChunkedObjective` (X in
+    chunks: Dask, files) add the data passes.
+
+    Parameters
+    ----------
+    n_features, n_classes : int
+    total : float
+        :math:`N = \\sum_i w_i`.
+    offset : ndarray of shape (n_features,)
+        The centring point :math:`m` (the weighted mean with an intercept, else zeros).
+    class_weight : ndarray of shape (n_classes,)
+        Weighted class totals.
+    l2 : float
+    fit_intercept : bool
+    gram : ndarray of shape (p, p) or None
+        :math:`\\tilde X^TW\\tilde X` when already known (else :meth:`_compute_gram` forms it).
+    """
+
+    def __init__(self, n_features, n_classes, *, total, offset, class_weight, l2=0.0,
+                 fit_intercept=True, gram=None):
+        self.n_features, self.n_classes = int(n_features), int(n_classes)
+        self.total = float(total)
+        self.offset = np.asarray(offset, dtype=np.float64)
+        self.class_weight = np.asarray(class_weight, dtype=np.float64)
+        self.l2 = float(l2)
+        self.fit_intercept = fit_intercept
+        self.basis = None if n_classes == 2 else contrast_basis(n_classes)
+        self.shape = (self.n_features + int(fit_intercept), 1 if n_classes == 2 else n_classes - 1)
+        self._gram = gram
+
+    @property
+    def gram(self) -> np.ndarray:
+        """Centred weighted Gram matrix :math:`\\tilde X^TW\\tilde X` of shape (p, p): the Hessian
+        bound's only data term."""
+        if self._gram is None:
+            self._gram = self._compute_gram()
+        return self._gram
+
+    def _compute_gram(self) -> np.ndarray:  # pragma: no cover - every subclass knows its data
+        raise NotImplementedError
+
+    def _embed_gram(self, scatter: np.ndarray) -> np.ndarray:
+        """The (p, p) matrix :math:`\\tilde X^TW\\tilde X` from the (d, d) centred scatter."""
+        d, p = self.n_features, self.shape[0]
+        gram = np.zeros((p, p))
+        gram[:d, :d] = (scatter + scatter.T) / 2
+        if self.fit_intercept:
+            gram[d, d] = self.total
+        return gram
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def n_params(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def _penalty_diagonal(self) -> np.ndarray:
+        """:math:`\\lambda\\tilde I` as the diagonal of an (n_params,) vector in C order."""
+        diag = np.full(self.shape, self.l2)
+        if self.fit_intercept:
+            diag[-1] = 0.0
+        return diag.ravel()
+
+    def coefficients(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)`` on the original (uncentred) features.
+
+        Two classes: shapes (1, d) and (1,) (the log-odds of class 1).  K classes: (K, d) and (K,),
+        summing to zero over the classes (seed 000's constraint).
+        """
+        theta = theta.reshape(self.shape)
+        d = self.n_features
+        W = theta[:d]
+        b = theta[d] - self.offset @ W if self.fit_intercept else np.zeros(self.shape[1])
+        if self.basis is not None:
+            W, b = W @ self.basis.T, b @ self.basis.T
+        return W.T.copy(), np.asarray(b, dtype=np.float64).reshape(-1)
+
+    def from_coefficients(self, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`coefficients` (used for warm starts); returns theta of shape (p, m)."""
+        W, b = np.asarray(coef, float).T, np.asarray(intercept, float).reshape(-1)
+        if self.basis is not None:
+            W, b = W @ self.basis, b @ self.basis
+        theta = np.zeros(self.shape)
+        theta[: self.n_features] = W
+        if self.fit_intercept:
+            theta[-1] = b + self.offset @ W
+        return theta
+
+    def null_start(self) -> np.ndarray:
+        """The intercept-only maximum-likelihood point (zero coefficients): log-odds / log-priors of
+        the weighted class frequencies."""
+        theta = np.zeros(self.shape)
+        if self.fit_intercept:
+            freq = np.clip(self.class_weight / self.total, 1e-12, None)
+            log_freq = np.log(freq)
+            theta[-1] = log_freq[1] - log_freq[0] if self.basis is None else log_freq @ self.basis
+        return theta
+
+    def hessian_bound_block(self) -> np.ndarray:
+        """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
+        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),
+        :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax (Böhning)."""
+        B = self.gram * (0.25 if self.basis is None else 0.5)
+        B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
+        return B / self.total
+
+    def hessian_bound(self) -> np.ndarray:
+        """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
+        return np.kron(self.hessian_bound_block(), np.eye(self.shape[1]))
+
+    def _curvature_weights_at_constant(self, theta) -> np.ndarray:
+        """The m x m curvature shared by every row when the coefficients are zero (only the
+        intercept moves the probabilities): then the Hessian is this Kronecker the Gram matrix."""
+        b = theta[-1] if self.fit_intercept else np.zeros(self.shape[1])
+        if self.basis is None:
+            mu = 1.0 / (1.0 + np.exp(-b[0]))
+            return np.array([[mu * (1.0 - mu)]])
+        mu = losses.softmax_probabilities((self.basis @ b)[None, :])[1][0]
+        return self.basis.T @ (np.diag(mu) - np.outer(mu, mu)) @ self.basis
+
+
+class LinearObjective(ObjectiveLayout):
+    """The penalised mean negative log-likelihood of a linear logistic / softmax model.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int
+        Class index of each row, in ``range(n_classes)``.
+    n_classes : int
+        2 for logistic regression (sigmoid), K > 2 for softmax regression.
+    sample_weight : ndarray of shape (n_samples,) or None
+    l2 : float
+        :math:`\\lambda = 1/C` (0 for the unpenalised maximum-likelihood fit).
+    fit_intercept : bool
+    offset : ndarray of shape (n_features,), default=None
+        The centring point; default the weighted mean of X (with an intercept).  Objectives over the
+        chunks of one data set share the whole set's offset, so that their sums add up.
+    work : dict, default=None
+        Where work arrays are kept (shared across objectives over chunks, see
+        :mod:`linclass.chunks`).
+    """
+
+    def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
+                 offset=None, work=None):
+        self.X, self.y = X, y
+        self.w = sample_weight
+        n, d = X.shape
+        total = float(n if sample_weight is None else sample_weight.sum())
+        if offset is None:
+            if fit_intercept:
+                weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
+                offset = weighted / total
+            else:
+                offset = np.zeros(d)
+        super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
+                         class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
+        self._target = y.astype(np.float64) if n_classes == 2 else None
+        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
+        self._work = {} if work is None else work
+        self._last = None  # (theta, probabilities) of the last full evaluation
+
+    def _compute_gram(self) -> np.ndarray:
+        """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets)."""
+        n = self.X.shape[0]
+        if self.fit_intercept:
+            stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
+                                          kind="tied")
+            scatter = stats.scatter
+        else:
+            Xs = self.X if self.w is None else self.X * np.sqrt(self.w)[:, None]
+            scatter = Xs.T @ Xs
+        return self._embed_gram(scatter)
+
+    # ------------------------------------------------------------------ evaluation
+    def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
+        """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
+        coef, intercept = self.coefficients(theta)
+        S = (self.X if X is None else X) @ coef.T + intercept
+        return S[:, 0] if self.basis is None else S
+
+    def _loss_residual(self, theta, rows=None):
+        """Weighted per-sample losses' sum and residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)`
+        (on ``rows`` only when given)."""
+        X = self.X if rows is None else self.X[rows]
+        y = self.y if rows is None else self.y[rows]
+        S = self.scores(theta, X)
+        if self.basis is None:
+            target = self._target if rows is None else self._target[rows]
+            loss, mu = losses.binary(S, target)
+            R = mu - target
+        else:
+            loss, mu = losses.softmax(S, y)
+            R = mu.copy()
+            R[np.arange(y.size), y] -= 1.0
+        if rows is None:
+            self._last = (np.array(theta, copy=True), mu)
+        if self.w is not None:
+            w = self.w if rows is None else self.w[rows]
+            loss = loss * w
+            R *= w[:, None] if R.ndim == 2 else w
+        return float(loss.sum()), R, X
+
+    def _gradient(self, theta, R, X, scale) -> np.ndarray:
+        """:math:`\\nabla_W = (X - \\mathbf 1 m^T)^T R P \\cdot scale + \\lambda W / N`,
+        :math:`\\nabla_b = P^T R^T\\mathbf 1 \\cdot scale`."""
+        G = self._data_gradient(R, X)
+        G *= scale
+        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
+        return G
+
+    def _data_gradient(self, R, X) -> np.ndarray:
+        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale)."""
+        d = self.n_features
+        G = np.zeros(self.shape)
+        if self.basis is None:
+            rsum = R.sum()
+            G[:d, 0] = X.T @ R - self.offset * rsum
+        else:
+            rsum = R.sum(axis=0)
+            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis
+            rsum = rsum @ self.basis
+        if self.fit_intercept:
+            G[d] = rsum
+        return G
+
+    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
+        """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
+        the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
+        (n_params, n_params) or None)``.
+
+        Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
+        which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
+        ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
+        """
+        theta = theta.reshape(self.shape)
+        value, R, X = self._loss_residual(theta)
+        H = self.curvature_sum(theta, low=low) if with_hessian else None
+        return value, self._data_gradient(R, X), H
+
+    def count_perfect(self, theta: np.ndarray) -> int:
+        """Rows with positive weight whose own-class probability is numerically one (a symptom of
+        separation; :func:`linclass.separation.suspicious_rows`)."""
+        mu = self.probabilities(theta.reshape(self.shape))
+        own = (np.where(self.y == 1, mu, 1.0 - mu) if mu.ndim == 1
+               else mu[np.arange(mu.shape[0]), self.y])
+        if self.w is not None:
+            own = own[self.w > 0]
+        return suspicious_rows(own)
+
+    def value(self, theta: np.ndarray) -> float:
+        """:math:`f(\\theta)`."""
+        value, _, _ = self._loss_residual(theta)
+        W = theta.reshape(self.shape)[: self.n_features]
+        return (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
+
+    def value_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """:math:`f(\\theta)` and its gradient (shape (p, m)).
+
+        :math:`\\nabla_W = \\frac1N((X - \\mathbf 1 m^T)^T R P + \\lambda W)`, :math:`\\nabla_b =
+        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (seed 000:
+        :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
+        """
+        theta = theta.reshape(self.shape)
+        value, R, X = self._loss_residual(theta)
+        W = theta[: self.n_features]
+        value += 0.5 * self.l2 * float(np.sum(W * W))
+        return value / self.total, self._gradient(theta, R, X, 1.0 / self.total)
+
+    def batch_gradient(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Unbiased estimate of the gradient of :math:`f` from the samples ``rows`` (their weighted
+        mean loss gradient plus the penalty's gradient); zero when the rows carry no weight."""
+        theta = theta.reshape(self.shape)
+        _, R, X = self._loss_residual(theta, rows)
+        weight = rows.size if self.w is None else float(self.w[rows].sum())
+        if weight <= 0:
+            return np.zeros(self.shape)
+        return self._gradient(theta, R, X, 1.0 / weight)
+
+    # ------------------------------------------------------------------ curvature
+    def probabilities(self, theta) -> np.ndarray:
+        """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
+        if self._last is not None and np.array_equal(self._last[0], theta):
+            return self._last[1]
+        S = self.scores(theta)
+        return losses.binary(S, self._target)[1] if self.basis is None else (
+            losses.softmax_probabilities(S)[1])
+
+    def _curvature_weights(self, theta) -> np.ndarray:
+        """Per-sample curvature :math:`w_i M_i` of shape (n, m, m) (binary: (n, 1, 1))."""
+        mu = self.probabilities(theta)
+        if self.basis is None:
+            c = (mu * (1.0 - mu))[:, None, None]
+        else:
+            Q = mu @ self.basis
+            m = Q.shape[1]
+            outer = (self.basis[:, :, None] * self.basis[:, None, :]).reshape(-1, m * m)
+            c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
+        return c if self.w is None else c * self.w[:, None, None]
+
+    def _centred32(self) -> np.ndarray:
+        """:math:`X - \\mathbf 1 m^T` as a float32 copy, made once, for low-precision Hessians."""
+        if self._low is None:
+            self._low = np.subtract(self.X, self.offset, out=self._buffer(True, "centred"),
+                                    casting="same_kind")
+        return self._low
+
+    def _buffer(self, low: bool, slot=0) -> np.ndarray:
+        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian block
+        would cost more in page faults than the product itself.  ``work`` (see the constructor) may
+        be shared by objectives over row sets of any size up to the largest seen (chunks)."""
+        key = (np.float32 if low else np.float64, slot)
+        n, d = self.X.shape
+        buf = self._work.get(key)
+        if buf is None or buf.shape[1] != d or buf.shape[0] < n:
+            buf = self._work[key] = np.empty((n, d), dtype=key[0])
+        return buf[:n]
+
+    def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
+        """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
+        d = self.n_features
+        out = np.empty((self.shape[0],) * 2)
+        A = self._buffer(low)
+        if low:
+            np.multiply(self._centred32(), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
+        else:
+            np.subtract(self.X, self.offset, out=A)
+            A *= np.sqrt(np.abs(c))[:, None]
+        if np.all(c >= 0):
+            out[:d, :d] = A.T @ A
+        else:  # sqrt|c| X^T diag(sign c) sqrt|c| X
+            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None], out=self._buffer(low, 1))
+            out[:d, :d] = A.T @ B
+            out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
+        if self.fit_intercept:
+            if low:
+                out[:d, d] = out[d, :d] = self._centred32().T @ c.astype(np.float32)
+            else:
+                out[:d, d] = out[d, :d] = self.X.T @ c - self.offset * c.sum()
+            out[d, d] = c.sum()
+        return out
+
+    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+        """The Hessian of :math:`f` at theta, shape (n_params, n_params), C order of (p, m).
+
+        At a point with zero coefficients every row has the same probabilities, so the Hessian is
+        :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
+        the data products in float32 when X is large (for Newton steps; the gradient, and therefore
+        the optimum, stay float64).
+        """
+        theta = theta.reshape(self.shape)
+        p, m = self.shape
+        d = self.n_features
+        low = low_precision and self.X.size >= _LOW_PRECISION_MIN
+        if not np.any(theta[:d]):
+            gram = self.gram if (self._gram is not None or not low) else self._weighted_gram(
+                np.ones(self.X.shape[0]) if self.w is None else self.w, True)
+            H = np.kron(gram, self._curvature_weights_at_constant(theta))
+        else:
+            H = self.curvature_sum(theta, low=low)
+        H[np.diag_indices(p * m)] += self._penalty_diagonal()
+        return H / self.total
+
+    def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
+        """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
+        order of (p, m): the Hessian's data term before the penalty and the 1/N (one weighted Gram
+        product per pair of class blocks)."""
+        theta = theta.reshape(self.shape)
+        p, m = self.shape
+        C = self._curvature_weights(theta)
+        H4 = np.empty((p, m, p, m))
+        for a in range(m):
+            for b in range(a, m):
+                block = self._weighted_gram(C[:, a, b], low)
+                H4[:, a, :, b] = block
+                H4[:, b, :, a] = block.T
+        return H4.reshape(p * m, p * m)

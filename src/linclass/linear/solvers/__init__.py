@@ -1,0 +1,25 @@
+"""Solvers over a :class:`~linclass.objective.LinearObjective`, one small module each.
+
+Every solver is a function ``solve(objective, theta0, *, tol, max_iter, ...) -> SolverResult``: it
+starts from ``theta0`` (shape ``objective.shape``), stops when the largest entry of the gradient of the
+mean objective is at most ``tol`` (SGD: when an epoch no longer improves the objective by ``tol``) or
+after ``max_iter`` iterations, and is deterministic (SGD given its ``random_state``).
+
+=========  ==================================================================================
+newton     Newton-Raphson / IRLS, :math:`H = X^TWX` (seed 000 sec. 2.3), with a backtracking line search
+bohning    the bounded-Hessian iteration :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` (seed 000), Böhning's
+           bound for softmax; the bound is factored once
+lbfgs      SciPy's L-BFGS-B, in coordinates whitened by the Hessian bound
+sgd        the seed's stochastic gradient rule on shuffled mini-batches, with an adaptive step
+=========  ==================================================================================
+"""
+
+from linclass.linear.solvers._common import SolverResult, SymmetricSolver
+from linclass.linear.solvers.bohning import bohning
+from linclass.linear.solvers.lbfgs import lbfgs
+from linclass.linear.solvers.newton import newton
+from linclass.linear.solvers.sgd import sgd
+
+SOLVERS = {"newton": newton, "bohning": bohning, "lbfgs": lbfgs, "sgd": sgd}
+
+__all__ = ["SOLVERS", "SolverResult", "SymmetricSolver", "bohning", "lbfgs", "newton", "sgd"]

@@ -1,0 +1,171 @@
+"""Every public estimator, once: its class, the command's name for it, and what it can do.
+
+The model files (:mod:`linclass.io.persistence`: which classes a file may build), the command
+(:mod:`linclass.cli`: ``--model`` names, which models apply to which data and figures), the geometry
+and figures (:mod:`linclass.inspect`), chunked fits (:mod:`linclass.sources.chunks`) and the test
+suite (every entry and variant is run through the estimator checks, the bad-input matrix, the
+property tests and the save / load round trip) all read this table.  Adding an estimator is its
+modules, its class in :mod:`linclass.estimators`, and one :class:`Entry` below.
+
+Capabilities
+------------
+``proba``        ``predict_proba`` / ``predict_log_proba``
+``transform``    ``transform`` (a projection)
+``partial_fit``  ``partial_fit`` on batches gives the same model as ``fit`` on all of them
+``chunks``       fits from a chunk source (Dask collections, files read in blocks):
+                 :func:`linclass.sources.chunks.fit_chunked`
+``sparse``       accepts scipy.sparse X without densifying it
+``counts``       models non-negative counts or binary features (not real-valued measurements)
+``gaussian``     Gaussian class densities (``means_``, ``covariance_``): density figures
+``linear``       its decision boundaries are hyperplanes in x (for some settings, see
+                 :func:`linclass.inspect.geometry.hyperplanes`)
+``curve``        records a training curve (``loss_curve_`` or ``errors_``)
+``seeded``       has a ``random_state``
+``meta``         wraps another estimator (the ``estimator`` parameter)
+``kernel``       works in a kernel's feature space (cost grows with n^2 unless approximated)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from linclass.estimators import (
+    BernoulliNB,
+    FisherDiscriminantAnalysis,
+    GaussianDiscriminantAnalysis,
+    GaussianNB,
+    KClassDiscriminant,
+    KernelFisherDiscriminantAnalysis,
+    LinearDiscriminantAnalysis,
+    LogisticRegression,
+    MultinomialNB,
+    OneVsOneClassifier,
+    OneVsRestClassifier,
+    Perceptron,
+    PoissonNB,
+    QuadraticDiscriminantAnalysis,
+)
+
+__all__ = ["CAPABILITIES", "ENTRIES", "Entry", "by_alias", "by_class", "by_name", "entries"]
+
+CAPABILITIES = frozenset({
+    "proba", "transform", "partial_fit", "chunks", "sparse", "counts", "gaussian", "linear",
+    "curve", "seeded", "meta", "kernel",
+})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One public estimator.
+
+    Attributes
+    ----------
+    cls : type
+        The estimator class; ``cls.__name__`` is the name written in model files.
+    alias : str or None
+        The command's ``--model`` name (None: not offered by the command).
+    summary : str
+        One line for the command's help.
+    capabilities : frozenset of str
+        See the module docstring.
+    variants : tuple of dict
+        Constructor settings that exercise distinct code (each solver, covariance structure,
+        event model, ...); the first is the default model.  The test suite runs every one.
+    inner : type or None
+        For a meta-estimator, the class it wraps by default (the command and the tests build
+        ``cls(inner())``).
+    """
+
+    cls: type
+    alias: str | None
+    summary: str
+    capabilities: frozenset = field(default_factory=frozenset)
+    variants: tuple = ({},)
+    inner: type | None = None
+
+    def __post_init__(self):
+        unknown = set(self.capabilities) - CAPABILITIES
+        if unknown:
+            raise ValueError(f"{self.cls.__name__}: unknown capabilities {sorted(unknown)}")
+
+    @property
+    def name(self) -> str:
+        return self.cls.__name__
+
+    def can(self, capability: str) -> bool:
+        if capability not in CAPABILITIES:
+            raise ValueError(f"unknown capability {capability!r}; known: {sorted(CAPABILITIES)}")
+        return capability in self.capabilities
+
+    def make(self, **params):
+        """A fresh estimator with ``params`` set (a meta-estimator wraps a fresh ``inner()``)."""
+        model = self.cls(self.inner()) if self.inner is not None else self.cls()
+        return model.set_params(**params)
+
+
+def _caps(*names: str) -> frozenset:
+    return frozenset(names)
+
+
+_STATS = ("proba", "partial_fit", "chunks")  # every model fitted from class statistics
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry(LinearDiscriminantAnalysis, "lda", "Gaussian classes, shared covariance",
+          _caps(*_STATS, "transform", "gaussian", "linear"),
+          ({}, {"shrinkage": "ledoit-wolf"}, {"shrinkage": "oas", "n_components": 1})),
+    Entry(QuadraticDiscriminantAnalysis, "qda", "Gaussian classes, own covariance each",
+          _caps(*_STATS, "gaussian"), ({}, {"reg_param": 0.01}, {"shrinkage": "ledoit-wolf"})),
+    Entry(GaussianNB, "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian")),
+    Entry(GaussianDiscriminantAnalysis, "gda", "Gaussian, covariance_type=tied|full|diag|...",
+          _caps(*_STATS, "gaussian", "linear"),
+          tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical"))),
+    Entry(BernoulliNB, "bernoulli-nb", "naive Bayes for binary features",
+          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),
+    Entry(MultinomialNB, "multinomial-nb", "naive Bayes for counts",
+          _caps(*_STATS, "sparse", "counts", "linear")),
+    Entry(PoissonNB, "poisson-nb", "naive Bayes, Poisson counts",
+          _caps(*_STATS, "sparse", "counts", "linear")),
+    Entry(LogisticRegression, "logistic", "logistic / softmax regression",
+          _caps("proba", "chunks", "linear", "curve", "seeded"),
+          tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))),
+    Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
+          _caps("partial_fit", "linear", "curve", "seeded"),
+          ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
+    Entry(FisherDiscriminantAnalysis, "fisher", "Fisher's linear discriminant",
+          _caps(*_STATS, "transform", "linear"),
+          tuple({"solver": s} for s in ("svd", "eigen", "gsvd")) + ({"threshold": "midpoint"},)),
+    Entry(KernelFisherDiscriminantAnalysis, "kfda", "kernel Fisher discriminant",
+          _caps("proba", "transform", "kernel", "seeded"),
+          tuple({"solver": s} for s in ("ridge", "pinv", "gsvd"))
+          + ({"approximation": "nystroem", "n_landmarks": 40},)),
+    Entry(OneVsRestClassifier, "ovr-logistic", "one-vs-rest binary logistic",
+          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+    Entry(OneVsOneClassifier, "ovo-logistic", "one-vs-one binary logistic",
+          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+    Entry(KClassDiscriminant, None, "one K-class discriminant over a multi-class estimator",
+          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+)
+
+_BY_CLASS = {e.cls: e for e in ENTRIES}
+_BY_NAME = {e.name: e for e in ENTRIES}
+_BY_ALIAS = {e.alias: e for e in ENTRIES if e.alias is not None}
+
+
+def entries(*capabilities: str) -> tuple[Entry, ...]:
+    """The entries that have every one of ``capabilities`` (all entries when none is given)."""
+    return tuple(e for e in ENTRIES if all(e.can(c) for c in capabilities))
+
+
+def by_class(cls) -> Entry | None:
+    """The entry of exactly this class (a subclass has none)."""
+    return _BY_CLASS.get(cls)
+
+
+def by_name(name: str) -> Entry | None:
+    """The entry whose class is called ``name`` (the name model files record)."""
+    return _BY_NAME.get(name)
+
+
+def by_alias(alias: str) -> Entry | None:
+    """The entry of a command-line model name."""
+    return _BY_ALIAS.get(alias)

@@ -1,0 +1,219 @@
+"""Dask collections as input: fits by a map over chunks and a tree reduction, lazy predictions.
+
+Dask is an optional dependency (``pip install linclass[dask]``); this module imports it only when a
+Dask collection is actually passed, so ``import linclass`` never needs it.
+
+Fitting (see :mod:`linclass.chunks` for the summaries): :class:`DaskSource` turns X (a
+``dask.array.Array`` or ``dask.dataframe.DataFrame``), y (a Dask array or series, or NumPy) and
+sample_weight into aligned row blocks; every pass builds one task per block, combines the results in
+a tree of fan-in 8 and computes the root with whatever scheduler is active: the local threaded
+scheduler by default, or a ``distributed`` cluster when a ``Client`` exists.  Only the summaries travel
+(class statistics; d x d or dK x dK matrices for logistic regression), never rows.
+
+Iterative fits (logistic regression) read X once per iteration: ``X = X.persist()`` first keeps the
+blocks in (cluster) memory; without it each iteration recomputes X from its source (for example
+rereads the Parquet files), which bounds memory at the cost of time.
+
+Prediction: ``predict`` / ``predict_proba`` / ``predict_log_proba`` / ``decision_function`` /
+``transform`` on a Dask collection return a lazy ``dask.array.Array`` computed block by block.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+
+import numpy as np
+
+from linclass.sources.chunks import Chunk, combine_all
+
+__all__ = ["DaskSource", "is_dask_collection", "lazy_on_dask", "predict_blockwise"]
+
+_FAN_IN = 8
+
+
+def is_dask_collection(*objects) -> bool:
+    """Whether any of ``objects`` is a Dask collection (checked without importing Dask)."""
+    for obj in objects:
+        if obj is not None and type(obj).__module__.split(".")[0] == "dask" and hasattr(
+                obj, "__dask_graph__"):
+            return True
+    return False
+
+
+def _is_frame(obj) -> bool:
+    return is_dask_collection(obj) and hasattr(obj, "to_dask_array") and obj.ndim == 2
+
+
+def _is_series(obj) -> bool:
+    return is_dask_collection(obj) and hasattr(obj, "to_dask_array") and obj.ndim == 1
+
+
+def lazy_on_dask(method):
+    """Decorate a prediction method ``method(self, X)`` so that a Dask collection X gives a lazy
+    Dask array computed block by block by the same method."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        if is_dask_collection(X):
+            return predict_blockwise(self, name, X)
+        return method(self, X, *args, **kwargs)
+
+    return wrapper
+
+
+def _feature_names(columns):
+    names = list(columns)
+    if names and all(isinstance(c, str) for c in names):
+        return np.asarray(names, dtype=object)
+    return None
+
+
+class DaskSource:
+    """Aligned row blocks of X, y and sample_weight held by Dask (a chunk source of
+    :mod:`linclass.chunks`).
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features) or dask.dataframe.DataFrame
+    y : dask array / series, NumPy array or None
+    sample_weight : dask array / series, NumPy array, scalar or None
+    """
+
+    def __init__(self, X, y=None, sample_weight=None):
+        import dask.array as da
+
+        self.feature_names = None
+        if _is_frame(X):
+            self.feature_names = _feature_names(X.columns)
+            aligned = all(v is None or np.isscalar(v) or (_is_series(v) and v.npartitions ==
+                                                          X.npartitions) for v in (y, sample_weight))
+            if aligned:  # partition by partition, no lengths needed
+                self.n_features = len(X.columns)
+                self._blocks = [(x, _part(y, i), _part(sample_weight, i), None)
+                                for i, x in enumerate(X.to_delayed())]
+                return
+            X = X.to_dask_array(lengths=True)
+        if not isinstance(X, da.Array):
+            X = da.from_array(np.asarray(X), chunks=(max(1, len(X) // 8 or 1), -1))
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2D array X of shape (n_samples, n_features), got a {X.ndim}D "
+                             f"Dask array of shape {X.shape}.")
+        if any(math.isnan(c) for c in X.chunks[0]):
+            X = X.compute_chunk_sizes()
+        X = X.rechunk({1: -1})
+        rows = X.chunks[0]
+        self.n_features = int(X.shape[1])
+        ys = _aligned(y, rows, "y")
+        ws = _aligned(sample_weight, rows, "sample_weight")
+        starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
+        self._blocks = [(x, ys[i], ws[i], starts[i]) for i, x in enumerate(X.to_delayed().ravel())]
+
+    def map_reduce(self, fn, combine, *args):
+        """``combine`` over ``fn(Chunk, *args)`` for every block, as one Dask computation."""
+        import dask
+        from dask import delayed
+
+        shared = delayed(args, traverse=False)
+        parts = [delayed(_apply, pure=True)(fn, x, y, w, i, start, shared)
+                 for i, (x, y, w, start) in enumerate(self._blocks)]
+        group = delayed(_combine_group, pure=True)
+        while len(parts) > 1:
+            parts = [group(combine, *parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
+        (result,) = dask.compute(parts[0])
+        return result
+
+
+def _part(value, i):
+    if value is None or np.isscalar(value):
+        return value
+    return value.to_delayed()[i]
+
+
+def _aligned(value, rows, name):
+    """Per-block pieces of y / sample_weight matching X's row blocks ``rows``."""
+    import dask.array as da
+
+    if value is None or np.isscalar(value):
+        return [value] * len(rows)
+    if _is_series(value):
+        value = value.to_dask_array(lengths=True)
+    elif _is_frame(value):
+        raise ValueError(f"{name} must be one column (a Dask series or 1-D array), not a data frame.")
+    if not isinstance(value, da.Array):
+        value = np.asarray(value)
+        if value.ndim == 2 and value.shape[1] == 1:
+            value = value[:, 0]
+        if value.ndim != 1 or value.shape[0] != sum(rows):
+            raise ValueError(f"X and {name} have inconsistent numbers of samples: X has {sum(rows)} "
+                             f"rows but {name} has shape {value.shape}.")
+        bounds = np.cumsum((0,) + tuple(rows))
+        return [value[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    if value.ndim == 2 and value.shape[1] == 1:
+        value = value[:, 0]
+    if any(math.isnan(c) for c in value.chunks[0]):
+        value = value.compute_chunk_sizes()
+    if value.ndim != 1 or value.shape[0] != sum(rows):
+        raise ValueError(f"X and {name} have inconsistent numbers of samples: X has {sum(rows)} rows "
+                         f"but {name} has shape {value.shape}.")
+    return list(value.rechunk((rows,)).to_delayed().ravel())
+
+
+def _apply(fn, X, y, w, index, start, args):
+    return fn(Chunk(X, y, w, index, start), *args)
+
+
+def _combine_group(combine, *parts):
+    return combine_all(combine, parts)
+
+
+# ---------------------------------------------------------------------------------- prediction
+def _call(block, estimator, method):
+    with warnings.catch_warnings():  # columns were matched on the client
+        warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
+        return getattr(estimator, method)(block)
+
+
+def predict_blockwise(estimator, method: str, X):
+    """``getattr(estimator, method)`` on every row block of the Dask collection X, as a lazy
+    ``dask.array.Array`` (rows of unknown count when X is a data frame)."""
+    import dask.array as da
+    from dask import delayed
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
+    d = estimator.n_features_in_
+    names = getattr(estimator, "feature_names_in_", None)
+    if _is_frame(X):
+        columns = [str(c) for c in X.columns]
+        if names is not None and columns != [str(n) for n in names]:
+            missing = [n for n in names if n not in columns]
+            detail = (f"missing column(s) {missing[:5]}" if missing
+                      else "the same columns in another order")
+            raise ValueError(f"The feature names should match those that were passed during fit: X "
+                             f"has {detail}; expected {list(names)}.")
+        if len(columns) != d:
+            raise ValueError(f"X has {len(columns)} features, but {type(estimator).__name__} is "
+                             f"expecting {d} features as input.")
+        import pandas as pd
+
+        probe = _call(pd.DataFrame(np.zeros((1, d)), columns=X.columns), estimator, method)
+        blocks = [da.from_delayed(delayed(_call, pure=True)(part, estimator, method),
+                                  shape=(np.nan,) + probe.shape[1:], dtype=probe.dtype)
+                  for part in X.to_delayed()]
+        return da.concatenate(blocks, axis=0)
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array X of shape (n_samples, n_features), got a {X.ndim}D "
+                         f"Dask array of shape {X.shape}.")
+    if X.shape[1] != d:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+                         f"{d} features as input.")
+    X = X.rechunk({1: -1})
+    probe = _call(np.zeros((1, d)), estimator, method)
+    if probe.ndim == 1:
+        return X.map_blocks(_call, estimator, method, dtype=probe.dtype, drop_axis=1,
+                            chunks=(X.chunks[0],))
+    return X.map_blocks(_call, estimator, method, dtype=probe.dtype,
+                        chunks=(X.chunks[0], probe.shape[1:]))
