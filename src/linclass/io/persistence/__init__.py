@@ -123,6 +123,7 @@ import numpy as np
 
 from linclass import registry
 from linclass.core.class_stats import ClassStats
+from linclass.io.atomic import atomic_write
 from linclass.generative.discrete import DiscreteModel
 from linclass.generative.fisher import FisherModel
 from linclass.generative.gaussian import GaussianModel
@@ -515,43 +516,8 @@ def save(model, path) -> Path:
         "arrays": None,
         "model": tree,
     }
-    _atomic_write(path, lambda fh: _write_archive(fh, encoder, metadata))
+    atomic_write(path, lambda fh: _write_archive(fh, encoder, metadata))
     return path
-
-
-def _atomic_write(path: Path, write) -> None:
-    directory = path.parent
-    for _ in range(100):
-        tmp = directory / f".{path.name}.{os.urandom(6).hex()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        except FileExistsError:
-            continue
-        break
-    else:  # pragma: no cover - 100 collisions of 48 random bits
-        raise FileExistsError(f"could not create a temporary file next to {path}")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable (POSIX; not possible on every platform)
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 # ------------------------------------------------------------------------------------------- load
