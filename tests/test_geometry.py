@@ -326,3 +326,28 @@ def test_hyperplanes_record_is_frozen():
     assert isinstance(H, Hyperplanes)
     with pytest.raises(AttributeError):
         H.w = None
+
+
+def test_subclasses_are_read_as_their_registered_class():
+    """The registry entry of the nearest registered base class decides (a wrapper stays a wrapper,
+    a kernel model stays a kernel model), and a Gaussian model's own record decides its structure."""
+    X, y = blobs(3)
+
+    class Wrapper(OneVsRestClassifier):
+        pass
+
+    class Kernel(KernelFisherDiscriminantAnalysis):
+        pass
+
+    class Tied(GaussianDiscriminantAnalysis):
+        pass
+
+    wrapped = Wrapper(LogisticRegression()).fit(X, y)
+    assert hyperplanes(wrapped).pairs == [(None, 0), (None, 1), (None, 2)]
+    with pytest.raises(TypeError, match="kernel's feature space"):
+        hyperplanes(Kernel().fit(X, y))
+    tied = Tied("tied").fit(X, y)
+    plain = GaussianDiscriminantAnalysis("tied").fit(X, y)
+    np.testing.assert_allclose(hyperplanes(tied).w, hyperplanes(plain).w)
+    with pytest.raises(TypeError, match="quadric"):
+        hyperplanes(Tied("spherical").fit(X, y))

@@ -18,23 +18,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from linclass import registry
 from linclass.core.validation import validate_predict
-from linclass.generative.gaussian import feature_scale, rank_scale
-from linclass.estimators import (
-    BernoulliNB,
-    GaussianDiscriminantAnalysis,
-    GaussianNB,
-    KernelFisherDiscriminantAnalysis,
-    LinearDiscriminantAnalysis,
-    Perceptron,
-    QuadraticDiscriminantAnalysis,
-)
-from linclass.estimators.discriminant_analysis import _GaussianBase
-from linclass.estimators.multiclass import (
-    KClassDiscriminant,
-    OneVsOneClassifier,
-    OneVsRestClassifier,
-)
+from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale, rank_scale
 
 __all__ = ["Hyperplanes", "generative_to_logistic", "hyperplanes", "signed_distance"]
 
@@ -72,24 +58,47 @@ def _plain(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+def _entry(model) -> registry.Entry | None:
+    """The registry entry of the model's class, or of the nearest registered class it derives from
+    (None for a class the registry does not know)."""
+    for cls in type(model).__mro__:
+        entry = registry.by_class(cls)
+        if entry is not None:
+            return entry
+    return None
+
+
+def _is_meta(model) -> bool:
+    """Whether the model wraps binary or K-class models whose hyperplanes are its own."""
+    entry = _entry(model)
+    return entry is not None and entry.can("meta")
+
+
 def _not_a_hyperplane(model) -> str | None:
-    """Why the model's boundary is not a hyperplane in x, or None when it is linear in x."""
+    """Why the fitted model's boundary is not a hyperplane in x, or None when it is linear in x.
+
+    Read from the registry (a kernel model, a model that is never linear) and from the fitted model
+    itself: a Gaussian record without linear coefficients has a covariance per class; a model with
+    basis functions is linear in them, not in x.
+    """
     name = type(model).__name__
-    if isinstance(model, (QuadraticDiscriminantAnalysis, GaussianNB)) or (
-        isinstance(model, _GaussianBase) and getattr(model, "model_", None) is not None
-        and model.model_.coef is None
-    ):
+    entry = _entry(model)
+    record = getattr(model, "model_", None)
+    if isinstance(record, GaussianModel) and record.coef is None:
         kind = getattr(model, "covariance_type", None)
         what = name if kind is None else f"{name}(covariance_type={kind!r})"
         return (f"{what} has a covariance per class, so its log-odds are quadratic in x: the "
                 "decision boundary is a quadric surface, not a hyperplane.")
-    if isinstance(model, KernelFisherDiscriminantAnalysis):
+    if entry is not None and entry.can("kernel"):
         return (f"{name} is linear in the kernel's feature space, not in x: its decision boundary is "
                 "not a hyperplane.")
-    if isinstance(model, Perceptron) and model.basis is not None:
-        return (f"{name}(basis={model.basis!r}) is linear in its basis functions phi(x), not in x: its "
+    basis = getattr(model, "basis", None)
+    if basis is not None:
+        return (f"{name}(basis={basis!r}) is linear in its basis functions phi(x), not in x: its "
                 "decision boundary is not a hyperplane.")
-    if not (hasattr(model, "coef_") and hasattr(model, "intercept_")):
+    if (entry is not None and not entry.can("linear")) or not (
+        hasattr(model, "coef_") and hasattr(model, "intercept_")
+    ):
         return (f"{name} has no coef_ / intercept_: it is not a linear classifier, so its decision "
                 "boundary is not a hyperplane.")
     return None
@@ -159,37 +168,42 @@ def hyperplanes(model) -> Hyperplanes:
     -------
     Hyperplanes
     """
-    if isinstance(model, (OneVsRestClassifier, OneVsOneClassifier)):
+    if _is_meta(model):
         check_is_fitted(model)
-        parts = [_model_hyperplanes(est) for est in model.estimators_]
-        classes = [_plain(c) for c in model.classes_]
-        if isinstance(model, OneVsOneClassifier):
-            pairs = [(classes[i], classes[j]) for i, j in model.pairs_]
-        elif len(classes) == 2:
-            pairs = [(classes[0], classes[1])]
-        else:
-            pairs = [(None, c) for c in classes]
-        return Hyperplanes(
-            w=np.vstack([p.w for p in parts]), w0=np.concatenate([p.w0 for p in parts]), pairs=pairs
-        )
-    if isinstance(model, KClassDiscriminant):
-        check_is_fitted(model)
-        return _model_hyperplanes(model.estimator_)
+        return _wrapper_hyperplanes(model)
     return _model_hyperplanes(model)
+
+
+def _wrapper_hyperplanes(model) -> Hyperplanes:
+    """Hyperplanes of a fitted multi-class wrapper, told apart by what it fitted: one model per pair
+    (``pairs_``), one K-class model (``estimator_``), or one model per class against the rest."""
+    if hasattr(model, "estimator_"):
+        return _model_hyperplanes(model.estimator_)
+    parts = [_model_hyperplanes(est) for est in model.estimators_]
+    classes = [_plain(c) for c in model.classes_]
+    if hasattr(model, "pairs_"):
+        pairs = [(classes[i], classes[j]) for i, j in model.pairs_]
+    elif len(classes) == 2:
+        pairs = [(classes[0], classes[1])]
+    else:
+        pairs = [(None, c) for c in classes]
+    return Hyperplanes(
+        w=np.vstack([p.w for p in parts]), w0=np.concatenate([p.w0 for p in parts]), pairs=pairs
+    )
 
 
 def _inputs(model, X):
     """X validated against the model, mapped to the space its hyperplanes live in (BernoulliNB:
     the binarized features)."""
     X = validate_predict(model, X, accept_sparse=True)
-    inner = model.estimators_[0] if isinstance(
-        model, (OneVsRestClassifier, OneVsOneClassifier, KClassDiscriminant)) else model
-    if isinstance(inner, BernoulliNB) and inner.binarize is not None:
-        if sp.issparse(X) and inner.binarize >= 0:
+    inner = model.estimators_[0] if _is_meta(model) else model
+    threshold = getattr(inner, "binarize", None)  # a model of binary features: x > threshold
+    if threshold is not None:
+        if sp.issparse(X) and threshold >= 0:
             X = X.copy()
-            X.data = (X.data > inner.binarize).astype(np.float64)
+            X.data = (X.data > threshold).astype(np.float64)
         else:
-            X = (X.toarray() if sp.issparse(X) else X) > inner.binarize
+            X = (X.toarray() if sp.issparse(X) else X) > threshold
             X = X.astype(np.float64)
     return X
 
@@ -228,20 +242,24 @@ def signed_distance(model, X) -> np.ndarray:
 
 
 def _tied_model(model) -> None:
-    ok = isinstance(model, LinearDiscriminantAnalysis) or (
-        isinstance(model, GaussianDiscriminantAnalysis) and model.covariance_type in ("tied", "tied_diag")
-    )
-    if not ok:
+    """Refuse all but a fitted binary Gaussian model with one shared covariance: a Gaussian model
+    (by the registry, or by its fitted record) whose record has a linear covariance structure."""
+    entry = _entry(model)
+    gaussian = entry.can("gaussian") if entry is not None else isinstance(
+        getattr(model, "model_", None), GaussianModel)
+    if gaussian:
+        check_is_fitted(model)
+    if not gaussian or model.model_.covariance_type not in LINEAR_TYPES:
         what = type(model).__name__
-        if isinstance(model, GaussianDiscriminantAnalysis):
-            what += f"(covariance_type={model.covariance_type!r})"
+        kind = getattr(model, "covariance_type", None)
+        if kind is not None:
+            what += f"(covariance_type={kind!r})"
         raise TypeError(
             f"generative_to_logistic needs a fitted binary Gaussian model with one shared covariance "
             f"(LinearDiscriminantAnalysis, or GaussianDiscriminantAnalysis with covariance_type 'tied' "
             f"or 'tied_diag'); got {what}. Only a shared covariance makes the log-odds linear in x "
             "(seed 002)."
         )
-    check_is_fitted(model)
     if len(model.classes_) != 2:
         raise ValueError(
             f"generative_to_logistic maps a two-class model; this one has {len(model.classes_)} classes. "
