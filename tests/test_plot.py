@@ -36,6 +36,7 @@ from matplotlib.patches import Ellipse  # noqa: E402
 
 import linclass  # noqa: E402
 from linclass.inspect import plot  # noqa: E402
+from linclass.inspect.plot import canvas  # noqa: E402
 
 RES = 150  # grid resolution used in the tests (the default 300 is only slower)
 
@@ -159,6 +160,26 @@ def test_decision_regions_hyperplane_only_when_it_is_the_boundary():
     ax = plot.decision_regions(Expanded(), X, y, resolution=RES).axes[0]
     assert not by_gid(ax, "hyperplane")
     assert boundary_vertices(ax).size
+
+
+def test_decision_regions_hyperplane_comes_from_the_geometry():
+    """Any two-class model whose boundary linclass.inspect.geometry reads as a hyperplane gets it
+    drawn, a one-versus-rest wrapper (no coef_ of its own) included."""
+    from linclass.estimators.multiclass import OneVsRestClassifier
+    from linclass.inspect.geometry import hyperplanes
+
+    X, y = correlated(n=60)
+    for model in (linclass.LogisticRegression(), OneVsRestClassifier(linclass.LogisticRegression()),
+                  linclass.GaussianDiscriminantAnalysis("tied_diag")):
+        model.fit(X, y)
+        H = hyperplanes(model)
+        ax = plot.decision_regions(model, X, y, resolution=RES).axes[0]
+        (line,) = by_gid(ax, "hyperplane")
+        ends = np.vstack([line._xy1, line._xy2])
+        np.testing.assert_allclose(ends @ H.w[0] + H.w0[0], 0.0, atol=1e-9 * np.abs(H.w0[0]) + 1e-9)
+    # a two-class model with a quadric boundary gets none
+    ax = plot.decision_regions(linclass.GaussianNB().fit(X, y), X, y, resolution=RES).axes[0]
+    assert not by_gid(ax, "hyperplane")
 
 
 def test_decision_regions_non_linear_model_y_none_and_dataframe():
@@ -430,6 +451,35 @@ def test_gaussian_surface_heights():
     assert np.max(qda.priors_ * peaks) * 0.99 <= top <= np.sum(qda.priors_ * peaks)
 
 
+def test_gaussian_figures_read_the_fitted_record():
+    """The densities come from the model's GaussianModel record (model_), not from attributes that
+    merely look like a Gaussian model's."""
+    from scipy.stats import multivariate_normal
+
+    X, y = blobs(K=2, n=60)
+    gda = linclass.GaussianDiscriminantAnalysis("spherical").fit(X, y)
+    ax = plot.gaussian_surface(gda, class_index=1).axes[0]
+    peak = multivariate_normal(gda.means_[1], gda.covariance_[1] * np.eye(2)).pdf(gda.means_[1])
+    assert ax.get_zlim()[1] / 1.05 == pytest.approx(peak, rel=5e-3)
+
+    class LooksGaussian:
+        classes_ = gda.classes_
+        means_, covariance_ = gda.means_, gda.covariance_
+
+    with pytest.raises(ValueError, match="means_ and covariance_"):
+        plot.gaussian_contours(LooksGaussian())
+
+
+def test_gaussian_surface_of_a_singular_class_is_refused():
+    X, y = blobs(K=2, n=30)
+    X[y == 0, 1] = 2 * X[y == 0, 0]  # class 0 on a line
+    with pytest.warns(linclass.SingularCovarianceWarning):
+        qda = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
+    with pytest.raises(ValueError, match="singular"):
+        plot.gaussian_surface(qda, class_index=0)
+    assert by_gid(plot.gaussian_surface(qda, class_index=1).axes[0], "density")
+
+
 # ---------------------------------------------------------------------------------------------- training
 def test_training_curve_logistic_and_perceptron():
     X, y = blobs(K=2, n=40)
@@ -488,8 +538,11 @@ def test_saving_errors_leave_nothing(tmp_path):
     lr = linclass.LogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match=r"\.png"):
         plot.training_curve(lr, path=tmp_path / "curve.jpg")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError) as missing:
         plot.training_curve(lr, path=tmp_path / "missing" / "curve.png")
+    # the message names the directory the user gave, not a temporary file
+    assert f"directory {str(tmp_path / 'missing')!r} does not exist" in str(missing.value)
+    assert ".tmp" not in str(missing.value)
     fig = plot.training_curve(lr)
 
     def broken(*args, **kwargs):
@@ -497,5 +550,5 @@ def test_saving_errors_leave_nothing(tmp_path):
 
     fig.savefig = broken
     with pytest.raises(RuntimeError, match="disk full"):
-        plot._save(fig, str(tmp_path / "curve.png"))
+        canvas.save(fig, str(tmp_path / "curve.png"))
     assert os.listdir(tmp_path) == []

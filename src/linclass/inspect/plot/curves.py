@@ -1,0 +1,52 @@
+"""The training-curve figure: a fitted model's objective per iteration or mistakes per epoch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from linclass.inspect.plot import canvas
+
+__all__ = ["training_curve"]
+
+
+def training_curve(model: Any, *, ax=None, path=None):
+    """The objective per iteration (``loss_curve_``, :class:`linclass.LogisticRegression`: the mean
+    penalised log-loss at the start and after each iteration) or the mistakes per epoch
+    (``errors_``, :class:`linclass.Perceptron`).
+
+    Parameters
+    ----------
+    model : fitted model with ``loss_curve_`` or ``errors_``
+    ax : matplotlib Axes, default=None
+    path : str or path-like ending in .png, .svg or .pdf, default=None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    canvas.figure_class()
+    path = canvas.check_path(path)
+    if getattr(model, "loss_curve_", None) is not None:
+        values = np.asarray(model.loss_curve_, dtype=float)
+        steps, xlabel, ylabel = np.arange(values.size), "iteration", "objective (mean log-loss + penalty)"
+    elif getattr(model, "errors_", None) is not None:
+        values = np.asarray(model.errors_, dtype=float)
+        steps, xlabel, ylabel = np.arange(1, values.size + 1), "epoch", "training errors (updates)"
+    else:
+        raise ValueError(
+            f"training_curve needs a fitted model with loss_curve_ (linclass.LogisticRegression) or "
+            f"errors_ (linclass.Perceptron); {type(model).__name__} has neither (not fitted yet?)."
+        )
+    fig, ax = canvas.new_axes(ax)
+    (line,) = ax.plot(steps, values, marker="o", markersize=3)
+    line.set_gid("curve")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    converged = getattr(model, "converged_", None)
+    note = "" if converged is None else (", converged" if converged else ", not converged")
+    ax.set_title(f"{type(model).__name__}: {values.size} {xlabel}s recorded{note}")
+    ax.grid(True, alpha=0.3)
+    canvas.save(fig, path)
+    return fig

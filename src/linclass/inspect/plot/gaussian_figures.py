@@ -1,0 +1,172 @@
+"""Figures of Gaussian class densities: ellipses at 1, 2 and 3 standard deviations, and the 3-D
+density surface of one class or of the mixture.
+
+Both read the fitted :class:`~linclass.generative.gaussian.GaussianModel` record (``model_``) through
+:mod:`linclass.generative.densities`: the covariance of every structure as a full matrix, and the
+exact log density.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from linclass.generative.densities import class_log_density, covariance_matrices
+from linclass.generative.gaussian import GaussianModel
+from linclass.inspect.plot import canvas
+from linclass.inspect.plot.points import as_two_features, axis_names, class_positions
+
+__all__ = ["gaussian_contours", "gaussian_surface"]
+
+_SIGMAS = (1, 2, 3)
+_SURFACE_GRID = 120
+
+
+def _record(model, what: str) -> GaussianModel:
+    """The fitted Gaussian record of a model of two features, or a ValueError saying what to pass."""
+    record = getattr(model, "model_", None)
+    if not isinstance(record, GaussianModel):
+        raise ValueError(
+            f"{type(model).__name__} has no fitted means_ and covariance_: pass a fitted Gaussian model "
+            "(LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis, GaussianNB or "
+            "GaussianDiscriminantAnalysis)."
+        )
+    d = np.shape(record.means)[1]
+    if d != 2:
+        raise ValueError(f"{what} draws models of two features; this one has {d}.")
+    return record
+
+
+def _classes(model, K: int) -> np.ndarray:
+    return np.asarray(getattr(model, "classes_", np.arange(K)))
+
+
+def gaussian_contours(model: Any, X=None, y=None, *, ax=None, path=None):
+    """Contours of each class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)` at 1, 2
+    and 3 standard deviations (Mahalanobis distance), the class means, and optionally the data.
+
+    Parameters
+    ----------
+    model : fitted LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis, GaussianNB or
+        GaussianDiscriminantAnalysis on two features
+    X : array-like of shape (n_samples, 2), default=None
+    y : array-like of shape (n_samples,), default=None
+        Labels colouring X (grey without).
+    ax : matplotlib Axes, default=None
+    path : str or path-like ending in .png, .svg or .pdf, default=None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    The contour :math:`(x-\\mu)^T\\Sigma^{-1}(x-\\mu) = n^2` is the ellipse with semi-axes
+    :math:`n\\sqrt{\\lambda_i}` along the eigenvectors of :math:`\\Sigma` (seed 002).
+    """
+    canvas.figure_class()
+    from matplotlib.patches import Ellipse
+
+    path = canvas.check_path(path)
+    record = _record(model, "gaussian_contours")
+    means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
+    if X is not None:
+        X = as_two_features(X, "gaussian_contours")
+    classes = _classes(model, len(means))
+    colours = canvas.colours(len(means))
+    fig, ax = canvas.new_axes(ax)
+    if X is not None:
+        if y is None:
+            c = "0.6"
+        else:
+            c = [colours[i] for i in class_positions(classes, np.asarray(y), "y")]
+        points = ax.scatter(X[:, 0], X[:, 1], c=c, s=12, alpha=0.7, edgecolors="none")
+        points.set_gid("data")
+    for k, (mu, sigma) in enumerate(zip(means, covs)):
+        evals, evecs = np.linalg.eigh(sigma)
+        evals = np.maximum(evals, 0.0)
+        angle = np.degrees(np.arctan2(evecs[1, 1], evecs[0, 1]))  # the major axis
+        for n in _SIGMAS:
+            ellipse = Ellipse(tuple(mu), 2 * n * np.sqrt(evals[1]), 2 * n * np.sqrt(evals[0]),
+                              angle=angle, fill=False, edgecolor=colours[k], linewidth=1.4 / n ** 0.5,
+                              gid=f"ellipse-{k}-{n}")
+            ax.add_patch(ellipse)
+    centres = ax.scatter(means[:, 0], means[:, 1], c=colours, marker="X", s=90, edgecolors="k",
+                         zorder=3)
+    centres.set_gid("means")
+    ax.autoscale_view()
+    canvas.class_legend(ax, classes, colours, loc="best", fontsize="small")
+    names = axis_names(None, model, np.empty((0, 2)))
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.set_title(f"{type(model).__name__}: class densities at {', '.join(map(str, _SIGMAS))} sigma")
+    canvas.save(fig, path)
+    return fig
+
+
+def gaussian_surface(model: Any, *, class_index: int | None = None, path=None):
+    """3-D surface of a class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, or of
+    the mixture :math:`p(x) = \\sum_k \\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, as in seed 002's
+    plotting code (mplot3d ``plot_surface``, 'Spectral' colours, view 30/30).
+
+    Parameters
+    ----------
+    model : fitted Gaussian model on two features (see :func:`gaussian_contours`)
+    class_index : int, default=None
+        Position in ``classes_`` of the class to draw; None draws the mixture, weighted by the
+        model's priors (classes of prior zero left out).
+    path : str or path-like ending in .png, .svg or .pdf, default=None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        When a class drawn has a singular covariance (no density; regularise the model).
+    """
+    Figure = canvas.figure_class()
+    from scipy.special import logsumexp
+
+    path = canvas.check_path(path)
+    record = _record(model, "gaussian_surface")
+    means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
+    K = len(means)
+    if class_index is not None and not (isinstance(class_index, (int, np.integer)) and 0 <= class_index < K):
+        raise ValueError(f"class_index must be an integer in [0, {K}); got {class_index!r}.")
+    log_priors = np.asarray(record.log_priors, dtype=float)
+    if class_index is None:
+        shown = [k for k in range(K) if np.isfinite(log_priors[k])]
+    else:
+        shown = [int(class_index)]
+    sd = np.sqrt(np.array([np.diag(covs[k]) for k in shown]))
+    lo = np.min(means[shown] - 3.5 * sd, axis=0)
+    hi = np.max(means[shown] + 3.5 * sd, axis=0)
+    xs, ys = np.linspace(lo[0], hi[0], _SURFACE_GRID), np.linspace(lo[1], hi[1], _SURFACE_GRID)
+    xx, yy = np.meshgrid(xs, ys)
+    points = np.column_stack([xx.ravel(), yy.ravel()])
+    logp = class_log_density(record, points, classes=shown)
+    if class_index is None:
+        logp = logsumexp(logp + log_priors[shown], axis=1)
+        title = r"mixture $p(x) = \sum_k \pi_k\,\mathcal{N}(x \mid \mu_k, \Sigma_k)$"
+    else:
+        logp = logp[:, 0]
+        label = _classes(model, K)[shown[0]]
+        title = rf"$p(x \mid C_k) = \mathcal{{N}}(x \mid \mu_k, \Sigma_k)$, class {label}"
+    density = np.exp(logp).reshape(xx.shape)
+    fig = Figure(figsize=(7, 6), layout="constrained")
+    ax = fig.add_subplot(projection="3d")
+    surf = ax.plot_surface(xx, yy, density, cmap="Spectral", edgecolor="none", alpha=0.8,
+                           rcount=60, ccount=60)
+    surf.set_gid("density")
+    names = axis_names(None, model, np.empty((0, 2)))
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.set_zlabel("density")
+    ax.set_zlim(0, float(density.max()) * 1.05)
+    ax.view_init(30, 30)
+    ax.set_title(title)
+    canvas.save(fig, path)
+    return fig
