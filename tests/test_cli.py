@@ -309,6 +309,32 @@ def test_help_lists_every_model(capsys):
     assert code == 0 and "example:" in out and "--models" in out and "ovo-logistic" in out
 
 
+def test_help_and_refusals_come_from_the_registry(files, tmp_path, monkeypatch, capsys):
+    from linclass import registry
+
+    monkeypatch.chdir(tmp_path)
+
+    code, out, _ = cli(["--help"], capsys)
+    assert code == 0
+    for entry in registry.ENTRIES:
+        if entry.alias is not None:
+            assert re.search(rf"^\s+{re.escape(entry.alias)}\s+{entry.name}: {re.escape(entry.summary)}$",
+                             out, flags=re.M), entry.alias
+    chunked = [e.alias for e in registry.entries("chunks") if e.alias is not None]
+    code, out, _ = cli(["fit", "--help"], capsys)
+    assert code == 0 and ", ".join(chunked[:2]) in " ".join(out.split())
+    code, out, err = cli(["fit", "--model", "kfda", "--data", files["csv"], "--target", "label",
+                          "--chunksize", "10", "--out", "never.linclass"], capsys)
+    assert code == 2
+    assert_one_error_line(code, err, out)
+    assert f"chunked fits work for {', '.join(chunked)}" in err
+    curves = [e.alias for e in registry.entries("curve") if e.alias is not None]
+    code, out, err = cli(["plot", "--model", "lda", "--dataset", "iris", "--kind", "curve",
+                          "--out", "never.png"], capsys)
+    assert code == 2 and f"--kind curve draws {', '.join(curves)} models; not lda" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("text, expected", [
     ("C=0.5", ("C", 0.5)), ("max_iter=50", ("max_iter", 50)), ("fit_intercept=false", ("fit_intercept", False)),
     ("pocket=True", ("pocket", True)), ("shrinkage=None", ("shrinkage", None)), ("C=inf", ("C", np.inf)),
@@ -373,9 +399,9 @@ def test_compare_includes_count_models_on_counts(files, capsys):
 
 
 def test_compare_explicit_models_and_kfda_approximation(files, capsys, monkeypatch):
-    import linclass.cli as cli_module
+    import linclass.cli.commands as commands_module
 
-    monkeypatch.setattr(cli_module, "_KERNEL_EXACT_MAX_ROWS", 50)
+    monkeypatch.setattr(commands_module, "_KERNEL_EXACT_MAX_ROWS", 50)
     code, out, err = cli(["compare", "--data", files["csv"], "--target", "label", "--cv", "3",
                           "--models", "kfda", "gnb"], capsys)
     assert code == 0, err
@@ -436,6 +462,27 @@ def test_predict_errors_with_a_model(files, lda_file, tmp_path, capsys):
     code, out, err = cli(["predict", "--model-file", lda_file, "--data", files["csv"],
                           "--out", tmp_path / "absent-dir" / "p.csv"], capsys)
     assert code == 1 and "does not exist" in err
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "plot"])
+def test_out_in_a_missing_directory_is_one_clean_error(command, files, lda_file, tmp_path, capsys):
+    if command == "plot" and not HAS_PLOT:
+        pytest.skip("linclass.plot or matplotlib missing")
+    missing = tmp_path / "absent-dir"
+    args = {
+        "fit": ["fit", "--model", "gnb", "--data", files["csv"], "--target", "label",
+                "--out", missing / "m.linclass"],
+        "predict": ["predict", "--model-file", lda_file, "--data", files["csv"],
+                    "--out", missing / "p.csv"],
+        "plot": ["plot", "--model", "lda", "--dataset", "iris", "--kind", "regions",
+                 "--out", missing / "f.png"],
+    }[command]
+    code, out, err = cli(args, capsys)
+    assert code == 1
+    assert_one_error_line(code, err, out)
+    assert f"directory {str(missing)!r} does not exist" in err
+    assert ".tmp" not in err  # the user's path, never the temporary file's
+    assert not missing.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_predict_proba_of_a_perceptron_is_an_error(files, tmp_path, capsys):

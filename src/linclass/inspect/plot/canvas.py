@@ -24,6 +24,7 @@ FORMATS = (".png", ".svg", ".pdf")
 def figure_class():
     """:class:`matplotlib.figure.Figure`, or an ImportError that says how to install matplotlib."""
     try:
+        import matplotlib  # noqa: F401  (first: its submodules may be cached while it is blocked)
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(

@@ -1,0 +1,55 @@
+"""Text the command prints: aligned tables, means with their spread, one-line values."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["mean_sd", "one_line", "plus_minus", "short", "table"]
+
+
+def one_line(text) -> str:
+    """``text`` with every run of white space (newlines included) made one space."""
+    return " ".join(str(text).split())
+
+
+def table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    """A plain-text table: columns padded to their widest cell, a dashed rule under the header, the
+    columns in ``right`` aligned right."""
+    widths = [max(len(str(r[j])) for r in [header, *rows]) for j in range(len(header))]
+
+    def line(row):
+        cells = [str(c).rjust(w) if j in right else str(c).ljust(w)
+                 for j, (c, w) in enumerate(zip(row, widths))]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
+
+
+def plus_minus() -> str:
+    """'±' where stdout can show it, else '+/-'."""
+    try:
+        "±".encode(getattr(sys.stdout, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "+/-"
+    return "±"
+
+
+def mean_sd(values) -> str:
+    """``'0.953 ± 0.021'``: the mean and standard deviation of ``values``."""
+    return f"{np.mean(values):.3f} {plus_minus()} {np.std(values):.3f}"
+
+
+def short(value) -> str:
+    """A fitted attribute or parameter in one line: an array's shape, type and first values; a
+    scalar's repr; a container's repr cut at 80 characters; else its type."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, precision=4, threshold=8, edgeitems=2, max_line_width=10_000)
+        return f"shape {value.shape}, {value.dtype}: {one_line(text)}"
+    if isinstance(value, (int, float, str, bool, np.generic)) or value is None:
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    if isinstance(value, (list, tuple, dict)):
+        text = one_line(repr(value))
+        return text if len(text) <= 80 else text[:77] + "..."
+    return type(value).__name__

@@ -1,0 +1,137 @@
+"""The ``linclass`` argument parser: its commands, options, argument types and help text."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from linclass.cli.errors import UsageError
+from linclass.cli.models import MODELS, model_name, models_that, parse_param
+from linclass.inspect.plot.canvas import FORMATS as FIGURE_FORMATS
+from linclass.io.datasets import DATASETS
+
+__all__ = ["FIGURE_KINDS", "build_parser"]
+
+#: ``plot --kind`` values
+FIGURE_KINDS = ("regions", "fisher", "contours", "curve")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake raises :class:`UsageError` (one line, no usage dump)."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ------------------------------------------------------------------------------ argument types
+def _integer_at_least(minimum: int, what: str):
+    """An argparse type: an integer >= ``minimum``, refused with a message naming ``what``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer >= {minimum}; got "
+                                             f"{text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer >= {minimum}; got {value}")
+        return value
+    return parse
+
+
+_folds = _integer_at_least(2, "--cv")
+_rows = _integer_at_least(1, "--chunksize")
+
+
+def _dataset_name(text: str) -> str:
+    key = text.strip().lower().replace("-", "_")
+    if key not in DATASETS:
+        raise argparse.ArgumentTypeError(f"unknown data set {text!r}; choose from: {', '.join(DATASETS)}")
+    return key
+
+
+def _figure_path(text: str) -> str:
+    if Path(text).suffix.lower() not in FIGURE_FORMATS:
+        raise argparse.ArgumentTypeError(f"--out {text!r} must end in {', '.join(FIGURE_FORMATS)}")
+    return text
+
+
+# ----------------------------------------------------------------------------------- options
+def _model_help() -> str:
+    width = max(map(len, MODELS))
+    lines = [f"  {alias.ljust(width)}  {e.name}: {e.summary}" for alias, e in MODELS.items()]
+    return "models (--model):\n" + "\n".join(lines) + "\n\ndata sets (--dataset): " + ", ".join(DATASETS)
+
+
+def _add_data(parser, *, target_required_note: str = "required with --data") -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--data", metavar="FILE", help="CSV (.csv, .tsv, .csv.gz) or Parquet file")
+    source.add_argument("--dataset", metavar="NAME", type=_dataset_name,
+                        help=f"bundled data set: {', '.join(DATASETS)}")
+    parser.add_argument("--target", metavar="COL", help=f"label column of --data ({target_required_note})")
+
+
+def _add_model(parser, *, required: bool = True) -> None:
+    parser.add_argument("--model", metavar="NAME", type=model_name, required=required,
+                        help=f"model: {', '.join(MODELS)}")
+    parser.add_argument("--param", metavar="KEY=VALUE", type=parse_param, action="append", default=[],
+                        dest="params", help="model parameter, repeatable (e.g. --param C=0.5)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``linclass`` argument parser; ``args.command`` names the command to run."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog="linclass", formatter_class=fmt, epilog=_model_help(),
+                     description="Fit, evaluate and compare the classic linear classifiers.")
+    from linclass import __version__
+
+    parser.add_argument("--version", action="version", version=f"linclass {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name, text, example):
+        return commands.add_parser(name, help=text, description=text, formatter_class=fmt,
+                                   epilog=f"example:\n  {example}\n\n{_model_help()}")
+
+    p = command("fit", "fit a model and save it", "linclass fit --model lda --dataset iris --out lda.linclass")
+    _add_model(p)
+    _add_data(p)
+    p.add_argument("--out", metavar="MODEL_FILE", required=True, help="where to save the model")
+    p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
+                   help="read --data this many rows at a time (memory stays bounded whatever the "
+                        f"file's size; for {', '.join(models_that('chunks'))})")
+
+    p = command("predict", "predict with a saved model (CSV on stdout or --out)",
+                "linclass predict --model-file lda.linclass --data new.csv --proba")
+    p.add_argument("--model-file", metavar="FILE", required=True)
+    _add_data(p, target_required_note="optional: then it is not a feature, and accuracy is reported")
+    p.add_argument("--proba", action="store_true", help="add a probability column per class")
+    p.add_argument("--out", metavar="CSV", help="write here (atomically) instead of stdout")
+
+    p = command("evaluate", "cross-validated accuracy, log-loss, confusion matrix, fit time",
+                "linclass evaluate --model logistic --dataset wine --cv 5")
+    _add_model(p)
+    _add_data(p)
+    p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
+
+    p = command("compare", "cross-validate every applicable model on one data set",
+                "linclass compare --dataset iris --cv 5 --models lda qda logistic")
+    _add_data(p)
+    p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
+    p.add_argument("--models", metavar="NAME", nargs="+", type=model_name,
+                   help="models to compare (default: every applicable one)")
+    p.add_argument("--format", choices=("table", "csv"), default="table")
+
+    p = command("plot", "draw a figure: decision regions, Fisher projections, Gaussian contours, "
+                "training curve", "linclass plot --model qda --dataset iris --kind regions --out r.png")
+    _add_model(p, required=False)
+    _add_data(p)
+    p.add_argument("--kind", choices=FIGURE_KINDS, required=True)
+    p.add_argument("--features", metavar="F", nargs=2,
+                   help="two features (index from 0 or name) for 2-D plots (default: the first two)")
+    p.add_argument("--classes", metavar="C", nargs="+", help="keep only these classes")
+    p.add_argument("--out", metavar="FIG", type=_figure_path, required=True,
+                   help=f"figure file ({', '.join(FIGURE_FORMATS)})")
+
+    p = command("summary", "describe a saved model (and LogisticRegression's inference table)",
+                "linclass summary --model-file logistic.linclass")
+    p.add_argument("--model-file", metavar="FILE", required=True)
+    return parser
