@@ -216,9 +216,9 @@ def mutate(original: bytes, rnd: random.Random) -> bytes:
 
 # ------------------------------------------------------------------------------------- property
 def _allowlisted(model) -> bool:
-    from linclass.io import persistence
+    from linclass.io.persistence.allowlist import estimator_class
 
-    return persistence._estimator_class(type(model).__name__) is type(model)
+    return estimator_class(type(model).__name__) is type(model)
 
 
 def check_one(data: bytes, path: Path) -> str:
