@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,9 +27,6 @@ from linclass.io.persistence.allowlist import (
     record_class,
 )
 from linclass.io.persistence.format import SCALAR_KINDS, Invalid, json_type, parse_dtype
-
-if TYPE_CHECKING:
-    from linclass.io.persistence.archive import ArrayReader
 
 __all__ = ["Decoder", "is_estimator_node"]
 
@@ -63,11 +59,11 @@ class Decoder:
 
     Parameters
     ----------
-    reader : ArrayReader
-        Gives the arrays that ``ndarray`` nodes name.
+    reader : linclass.io.persistence.archive.ArrayReader
+        Gives the arrays that ``ndarray`` nodes name: ``reader.get(entry, as_object, where)``.
     """
 
-    def __init__(self, reader: ArrayReader):
+    def __init__(self, reader):
         self.reader = reader
         self.objects: list = []  # estimators and records in node order (_PENDING while decoding)
 
