@@ -1,14 +1,19 @@
-"""Tests of linclass.datasets: bundled data sets, CSV and Parquet readers, and their errors."""
+"""Tests of the data readers: bundled data sets (linclass.io.datasets), CSV and Parquet tables
+(linclass.sources.tables), files as chunk sources (linclass.sources.files), their errors, and the
+old paths of these names."""
 
 from __future__ import annotations
 
 import gzip
+import importlib
 import sys
 
 import numpy as np
 import pytest
 
-from linclass.io.datasets import DATASETS, DataError, load_dataset, read_table
+from linclass.io.datasets import DATASETS, load_dataset
+from linclass.sources.files import FileSource
+from linclass.sources.tables import DataError, read_table
 
 ENGINES = ["pandas", "csv"]
 
@@ -277,3 +282,65 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     with pytest.raises(DataError, match=r"pip install linclass\[parquet\]"):
         read_table(path, "y")
+
+
+# ------------------------------------------------------------------------------------ FileSource
+def test_file_source_chunks_cover_the_file_in_order(tmp_path):
+    rows = "".join(f"{i},{2 * i},{'ab'[i % 2]}\n" for i in range(10))
+    path = write(tmp_path / "rows.csv", "x,z,t\n" + rows)
+    source = FileSource(path, "t", 4)
+    assert source.n_features == 2
+    assert source.feature_names.tolist() == ["x", "z"] and source.feature_names.dtype == object
+    chunks = list(source.chunks())
+    assert [c.index for c in chunks] == [0, 1, 2]
+    assert [c.start for c in chunks] == [0, 4, 8]
+    assert [c.X.shape for c in chunks] == [(4, 2), (4, 2), (2, 2)]
+    assert all(c.sample_weight is None for c in chunks)
+    np.testing.assert_array_equal(np.concatenate([c.X for c in chunks])[:, 0], np.arange(10))
+    assert np.concatenate([c.y for c in chunks]).tolist() == list("ab" * 5)
+    # every pass rereads the file: a second one gives the same chunks
+    assert [c.start for c in source.chunks()] == [0, 4, 8]
+
+
+def test_file_source_map_reduce_and_features(tmp_path):
+    path = write(tmp_path / "rows.csv", "x,z,t\n" + "".join(f"{i},{-i},0\n" for i in range(7)))
+    source = FileSource(path, "t", 3, features=["z"])
+    assert source.n_features == 1 and source.feature_names.tolist() == ["z"]
+    total = source.map_reduce(lambda chunk, scale: scale * chunk.X.sum(), lambda a, b: a + b, 2.0)
+    assert total == 2.0 * -sum(range(7))
+    # a chunk that carries nothing (None) is skipped
+    assert source.map_reduce(lambda chunk: None, lambda a, b: a + b) is None
+
+
+def test_file_source_errors_name_the_file(tmp_path):
+    with pytest.raises(DataError, match=r"absent\.csv': no such file"):
+        FileSource(tmp_path / "absent.csv", "t", 10)
+    header_only = write(tmp_path / "header.csv", "x,t\n")
+    with pytest.raises(DataError, match=r"header\.csv' has column names but no data rows"):
+        FileSource(header_only, "t", 10)
+    path = write(tmp_path / "rows.csv", "x,t\n1,a\n")
+    with pytest.raises(DataError, match=r"rows\.csv' has no column 'label'"):
+        FileSource(path, "label", 10)
+
+
+# ------------------------------------------------------------------------------------- old paths
+@pytest.mark.parametrize("old, name, home", [
+    ("linclass.datasets", "FileSource", "linclass.sources.files"),
+    ("linclass.datasets", "read_table", "linclass.sources.tables"),
+    ("linclass.datasets", "DataError", "linclass.sources.tables"),
+    ("linclass.datasets", "load_dataset", "linclass.io.datasets"),
+    ("linclass.datasets", "DATASETS", "linclass.io.datasets"),
+    ("linclass.io.datasets", "FileSource", "linclass.sources.files"),
+    ("linclass.io.datasets", "read_table", "linclass.sources.tables"),
+    ("linclass.io.datasets", "DataError", "linclass.sources.tables"),
+    ("linclass.chunks", "fit_chunked", "linclass.sources.chunks"),
+])
+def test_old_paths_name_the_same_objects(old, name, home):
+    assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(home), name)
+
+
+def test_star_import_of_the_old_module_gives_its_names():
+    namespace = {}
+    exec("from linclass.datasets import *", namespace)
+    assert {"DATASETS", "DataError", "FileSource", "load_dataset", "read_table"} <= set(namespace)
+    assert namespace["FileSource"] is FileSource
