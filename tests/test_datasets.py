@@ -142,6 +142,18 @@ def test_chunksize_must_be_positive(basic_csv):
         read_table(basic_csv, "label", chunksize=0)
 
 
+@pytest.mark.parametrize("chunksize", [-1, 1.5, "a", "3", float("nan"), float("inf"), [2], True])
+def test_chunksize_that_is_not_a_whole_number_is_named(basic_csv, chunksize):
+    with pytest.raises(ValueError, match=r"chunksize must be a positive integer or None; got"):
+        read_table(basic_csv, "label", chunksize=chunksize)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_chunksize_of_a_whole_float_counts_as_the_integer(basic_csv, engine):
+    chunks = list(read_table(basic_csv, "label", chunksize=2.0, engine=engine))
+    assert [len(c[0]) for c in chunks] == [2, 1]
+
+
 def test_csv_without_pandas_uses_the_standard_library(basic_csv, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now raises ImportError
     X, y, names = read_table(basic_csv, "label")

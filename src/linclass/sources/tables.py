@@ -71,9 +71,8 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
         column that is not numeric (its name and the first bad value and row), a missing or infinite
         value (column and row), an empty file.
     """
-    if chunksize is not None and (isinstance(chunksize, bool) or int(chunksize) != chunksize
-                                  or chunksize < 1):
-        raise ValueError(f"chunksize must be a positive integer or None; got {chunksize!r}.")
+    if chunksize is not None:
+        chunksize = _positive_integer(chunksize)
     if engine not in (None, "pandas", "csv"):
         raise ValueError(f"engine must be 'pandas', 'csv' or None; got {engine!r}.")
     path = Path(path)
@@ -91,6 +90,17 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     y = None if target is None else (np.concatenate([p[1] for p in parts]) if len(parts) > 1
                                      else parts[0][1])
     return X, y, parts[0][2]
+
+
+def _positive_integer(chunksize) -> int:
+    """``chunksize`` as an int (2.0 is 2); anything that is not a whole number >= 1 is refused."""
+    try:
+        whole = not isinstance(chunksize, bool) and int(chunksize) == chunksize and chunksize >= 1
+    except (TypeError, ValueError, OverflowError):  # 'a', nan, inf, a list...
+        whole = False
+    if not whole:
+        raise ValueError(f"chunksize must be a positive integer or None; got {chunksize!r}.")
+    return int(chunksize)
 
 
 def _file_kind(path: Path) -> str:
