@@ -1,4 +1,5 @@
-"""The one place where user input is checked, converted and label-encoded.
+"""The one place where user input is checked, converted and label-encoded: X, labels, sample
+weights, priors and the ``classes`` of ``partial_fit``.
 
 Every estimator calls :func:`validate_fit` / :func:`validate_predict`; nothing else in the package
 inspects raw user input.  Errors are :class:`ValueError` (or :class:`TypeError` for the wrong kind of
@@ -6,10 +7,10 @@ object) whose message says what was wrong and how to fix it.
 
 Dtype policy: X is converted to C-contiguous float64 (no copy when it already is).
 
-Finiteness: a NaN or infinity in X makes every product over X non-finite, so the estimators check the
-(small) results they compute anyway, the class statistics at fit and the scores at predict, and only
-when those are not finite is X scanned to say where the bad value is (:func:`explain_non_finite`).
-Callers that compute nothing from X first use ``validate_*(..., check_finite=True)``, which sums X once.
+Finiteness: ``validate_*(..., check_finite=True)`` scans X for NaN / infinity at once (one sum);
+with ``check_finite=False`` the caller checks the results it computes from X instead
+(:mod:`linclass.core.finiteness`).  Chunks of a chunked source are checked by
+:mod:`linclass.core.chunk_validation`.
 """
 
 from __future__ import annotations
@@ -18,20 +19,18 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from linclass.core.finiteness import check_finite
+
 __all__ = [
     "FitData",
-    "check_finite",
     "check_label_type",
-    "check_magnitude",
-    "explain_underflow",
     "encode_labels",
-    "explain_non_finite",
-    "validate_fit",
     "validate_classes",
+    "validate_fit",
+    "validate_labels",
     "validate_predict",
     "validate_priors",
     "validate_sample_weight",
@@ -60,62 +59,6 @@ class FitData:
     sample_weight: np.ndarray | None
 
 
-def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
-    rows, cols = np.nonzero(bad)
-    col = cols[0]
-    name = repr(str(feature_names[col])) if feature_names is not None else str(col)
-    return f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {name})"
-
-
-def check_finite(X, *, name: str = "X", feature_names=None) -> None:
-    """Raise a ValueError naming where X holds NaN or infinity.
-
-    One summation decides the common case; the element-wise scan runs only when the sum is not finite
-    (which also happens, harmlessly, when finite values are so large that their sum overflows).
-    For scipy.sparse X the stored values are checked.
-    """
-    if sp.issparse(X):
-        with np.errstate(over="ignore", invalid="ignore"):
-            if np.isfinite(X.data.sum()):
-                return
-        X = X.tocoo()
-        values = X.data
-        bad = ~np.isfinite(values)
-        if bad.any():
-            first = np.flatnonzero(bad)[0]
-            kind = "NaN" if np.isnan(values[first]) else "infinity"
-            raise ValueError(
-                f"Input {name} contains {kind} in {int(bad.sum())} stored entr"
-                f"{'y' if bad.sum() == 1 else 'ies'} (first at row {X.row[first]}, column "
-                f"{X.col[first]}). Drop, impute or replace those values first."
-            )
-        raise ValueError(
-            f"Input {name} contains values too large for float64 arithmetic; rescale the features."
-        )
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = float(np.add.reduce(X, axis=None)) if X.size else 0.0
-    if np.isfinite(total):
-        return
-    nan = np.isnan(X)
-    if nan.any():
-        raise ValueError(
-            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names)}. "
-            "Drop or impute the missing values first (for example with sklearn.impute.SimpleImputer)."
-        )
-    inf = np.isinf(X)
-    if inf.any():
-        raise ValueError(
-            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names)}. "
-            "Replace or drop the infinite values first."
-        )
-    # finite but the sum overflowed: values near the float64 limit; squares will overflow too
-    raise ValueError(
-        f"Input {name} contains values too large for float64 arithmetic (largest magnitude "
-        f"{np.max(np.abs(X)):.3g}). Rescale the features (for example with "
-        "sklearn.preprocessing.StandardScaler)."
-    )
-
-
 def _label(value) -> str:
     """A label as the user wrote it: 'a', 3, True (not np.str_('a'))."""
     return repr(value.item() if isinstance(value, np.generic) else value)
@@ -133,37 +76,6 @@ def _check_2d(X, estimator) -> None:
         )
 
 
-def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
-    """Raise the right error when a result computed from X is not finite.
-
-    Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
-    position; otherwise the values of X were too large for the arithmetic (squares overflow).
-    In a 2-D result (class scores) ``-inf`` entries are accepted (they mark classes that cannot be
-    predicted) as long as every row keeps a finite entry; a 1-D result (a mean, a moment) must be
-    finite.
-    """
-
-    def fine(r):
-        if r.size == 0:
-            return True
-        ok = np.isfinite(r)
-        if r.ndim < 2:
-            return bool(np.all(ok))
-        if not np.all(ok | np.isneginf(r)):
-            return False
-        return bool(np.all(ok.any(axis=-1)))
-
-    if all(fine(r) for r in results):
-        return
-    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
-    largest = abs(X).max()
-    raise ValueError(
-        f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
-        f"magnitude {largest:.3g}: their squares overflow float64). Rescale the features "
-        "(for example with sklearn.preprocessing.StandardScaler)."
-    )
-
-
 def _refuse_dask(X, estimator) -> None:
     if type(X).__module__.split(".")[0] == "dask" and hasattr(X, "__dask_graph__"):
         raise TypeError(
@@ -171,58 +83,6 @@ def _refuse_dask(X, estimator) -> None:
             "naive Bayes, FisherDiscriminantAnalysis and LogisticRegression (newton / bohning / "
             "lbfgs) do; for this estimator call X.compute() first if the data fit in memory."
         )
-
-
-_SQRT_TINY = float(np.sqrt(np.finfo(np.float64).tiny))  # ~1.5e-154: smaller values square to subnormals
-
-
-def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray) -> ValueError:
-    names = getattr(estimator, "feature_names_in_", None)
-    shown = [str(names[j]) if names is not None else int(j) for j in columns[:5]]
-    return ValueError(
-        f"Input X holds values too small for {type(estimator).__name__}'s arithmetic: feature(s) "
-        f"{shown} have magnitude at most {float(np.max(magnitude[columns])):.3g}, so their squares "
-        "underflow float64 and the features would be treated as constant. Rescale the features (for "
-        "example with sklearn.preprocessing.StandardScaler)."
-    )
-
-
-def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> None:
-    """Raise when the class statistics show features whose values are too small to square.
-
-    ``means`` (n_classes, d) are the class means of the classes present and ``variance`` (d,) the
-    total variances computed from them: a feature whose means are not all zero but below
-    :math:`\\sqrt{\\text{tiny}}` and whose variance is subnormal or zero lost its spread to underflow
-    (a zero feature is constant, not too small).  Costs nothing: no pass over X.
-    """
-    magnitude = np.max(np.abs(means), axis=0) if means.size else np.zeros(variance.shape)
-    bad = (magnitude > 0) & (magnitude < _SQRT_TINY) & (variance < np.finfo(np.float64).tiny)
-    if np.any(bad):
-        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
-
-
-def check_magnitude(estimator, X: np.ndarray) -> None:
-    """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
-    activations) would overflow or underflow float64, naming the features.
-
-    For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
-    and :func:`explain_underflow`); two passes over X (its column maxima and minima).
-    """
-    if X.size == 0:
-        return
-    magnitude = np.maximum(np.abs(X.max(axis=0)), np.abs(X.min(axis=0)))
-    if not np.all(np.isfinite(magnitude)):
-        check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
-    limit = np.sqrt(np.finfo(np.float64).max / X.size)
-    if np.any(magnitude > limit):
-        raise ValueError(
-            f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
-            f"magnitude {float(magnitude.max()):.3g}: sums of their squares overflow float64). Rescale "
-            "the features (for example with sklearn.preprocessing.StandardScaler)."
-        )
-    bad = (magnitude > 0) & (magnitude < _SQRT_TINY)
-    if np.any(bad):
-        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
 
 
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
@@ -260,7 +120,11 @@ def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, index.reshape(-1).astype(np.intp, copy=False)
 
 
-def _as_labels(y, n_samples: int, estimator) -> np.ndarray:
+def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
+    """Check class labels: present, 1-D, one per sample, finite, discrete, of one sortable type.
+
+    Returns y as a 1-D array (its dtype kept).  ``estimator`` (or None) names the caller in errors.
+    """
     if y is None:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None. "
@@ -391,7 +255,7 @@ def validate_fit(
         Accept scipy.sparse X (kept sparse, CSR or CSC).
     """
     X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse)
-    y = _as_labels(y, X.shape[0], estimator)
+    y = validate_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
         if not reset and hasattr(estimator, "classes_"):
@@ -458,65 +322,3 @@ def validate_priors(priors, n_classes: int) -> np.ndarray | None:
     if abs(p.sum() - 1.0) > 1e-6:
         raise ValueError(f"priors must sum to 1; they sum to {p.sum():.6g}.")
     return p / p.sum()
-
-
-# ---------------------------------------------------------------------------------- chunked sources
-def _chunk_matrix(X, n_features: int, check: bool = True) -> np.ndarray:
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame (a Dask partition)
-        bad = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
-        if bad:
-            raise ValueError(f"X must be numeric, but column {bad[0]!r} has dtype "
-                             f"{X.dtypes.iloc[list(map(str, X.columns)).index(bad[0])]}.")
-        X = X.to_numpy(dtype=np.float64)
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2D array X of shape (n_samples, n_features), got {X.ndim}D "
-                         f"(shape {X.shape}).")
-    if X.dtype.kind not in "biuf":
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"X must be numeric; got dtype {X.dtype} that does not convert to "
-                             "float64.") from None
-    if X.shape[1] != n_features:
-        raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if check:
-        check_finite(X)
-    return X
-
-
-def validate_chunk(chunk, n_features: int, *, again: bool = False):
-    """Check and convert one chunk of a chunked source (:mod:`linclass.chunks`).
-
-    Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
-    (or None), w float64 non-negative weights or None.  Unlike :func:`validate_sample_weight`, a chunk
-    whose weights are all zero is accepted (the whole source is checked after the reduction).
-    Errors name the chunk (and its first row when known).  ``again=True`` (a later pass over data
-    that a first pass validated: the iterations of logistic regression) skips the scans for NaN /
-    infinity and of the labels' type.
-    """
-    try:
-        X = _chunk_matrix(chunk.X, n_features, check=not again)
-        n = X.shape[0]
-        y = None
-        if chunk.y is not None:
-            y = chunk.y.to_numpy() if hasattr(chunk.y, "to_numpy") else chunk.y
-            y = np.asarray(y).reshape(-1) if again or not n else _as_labels(np.asarray(y), n, None)
-        w = chunk.sample_weight
-        if w is not None:
-            w = w.to_numpy() if hasattr(w, "to_numpy") else w
-            arr = np.asarray(w)
-            if arr.shape == (n,) and arr.dtype.kind in "iufb" and n and not np.any(arr):
-                w = np.zeros(n)
-            else:
-                w = validate_sample_weight(w, n)
-    except ValueError as exc:
-        raise ValueError(f"{chunk.where()}: {exc}") from None
-    return X, y, w
-
-
-def validate_chunk_labels(labels: np.ndarray) -> np.ndarray:
-    """Check the distinct labels gathered from every chunk (sorted), as :func:`validate_fit` checks
-    y: discrete, finite, of one type."""
-    return _as_labels(labels, labels.shape[0], None)

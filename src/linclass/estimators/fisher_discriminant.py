@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.generative import fisher
 from linclass.sources.dask import lazy_on_dask
-from linclass.core.validation import explain_non_finite, validate_predict
+from linclass.core.finiteness import explain_non_finite
+from linclass.core.validation import validate_predict
 from linclass.estimators.stats_classifier import StatsClassifier
 
 __all__ = ["FisherDiscriminantAnalysis"]

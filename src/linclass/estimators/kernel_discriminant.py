@@ -16,13 +16,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.generative import gaussian, kernel_fisher
-from linclass.core.validation import (
-    check_magnitude,
-    explain_non_finite,
-    validate_fit,
-    validate_predict,
-    validate_priors,
-)
+from linclass.core.finiteness import check_magnitude, explain_non_finite
+from linclass.core.validation import validate_fit, validate_predict, validate_priors
 from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
 from linclass.core.posterior import log_posterior, posterior
 

@@ -16,12 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.validation import (
-    check_magnitude,
-    explain_non_finite,
-    validate_fit,
-    validate_predict,
-)
+from linclass.core.finiteness import check_magnitude, explain_non_finite
+from linclass.core.validation import validate_fit, validate_predict
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
 from linclass.linear.inference import summarize

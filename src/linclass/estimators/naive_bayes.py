@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
 from linclass.generative import discrete
-from linclass.core.validation import check_finite
+from linclass.core.finiteness import check_finite
 from linclass.core.priors import class_log_priors
 from linclass.estimators.discriminant_analysis import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier

@@ -12,13 +12,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.linear import perceptron_rule as perceptron
-from linclass.core.validation import (
-    check_magnitude,
-    explain_non_finite,
-    validate_classes,
-    validate_fit,
-    validate_predict,
-)
+from linclass.core.finiteness import check_magnitude, explain_non_finite
+from linclass.core.validation import validate_classes, validate_fit, validate_predict
 
 __all__ = ["Perceptron"]
 

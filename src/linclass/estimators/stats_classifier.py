@@ -12,9 +12,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from linclass.core.finiteness import explain_non_finite, explain_underflow
 from linclass.core.validation import (
-    explain_non_finite,
-    explain_underflow,
     validate_classes,
     validate_fit,
     validate_predict,

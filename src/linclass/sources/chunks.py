@@ -20,7 +20,7 @@ the chunk lives: a Dask worker, or the reading process) and combines the results
 chunk that carries no weight, is skipped).  :mod:`linclass.dask` provides one for Dask collections,
 :func:`linclass.datasets.FileSource` one for CSV / Parquet files read a block at a time.
 
-Each chunk is validated where it is read (:func:`linclass._validation.validate_chunk`: shape,
+Each chunk is validated where it is read (:func:`linclass.core.chunk_validation.validate_chunk`: shape,
 numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its row.
 """
 
@@ -32,12 +32,8 @@ from functools import reduce
 
 import numpy as np
 
-from linclass.core.validation import (
-    check_label_type,
-    encode_labels,
-    validate_chunk,
-    validate_chunk_labels,
-)
+from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
+from linclass.core.validation import check_label_type, encode_labels
 from linclass.linear.objective import _LOW_PRECISION_MIN, ObjectiveLayout, class_weights
 from linclass.core.class_stats import ClassStats
 

@@ -1,0 +1,158 @@
+"""Whether X's values fit float64 arithmetic: NaN, infinity, overflow and underflow, with errors
+that name the row, the column or the features.
+
+A NaN or infinity in X makes every product over X non-finite, so the estimators check the (small)
+results they compute anyway, the class statistics at fit and the scores at predict, and only when
+those are not finite is X scanned to say where the bad value is (:func:`explain_non_finite`).
+Callers that compute nothing from X first use :func:`check_finite` (one summation of X).  Estimators
+that square X without computing class statistics first (Gram matrices, kernels, Hessians, perceptron
+activations) call :func:`check_magnitude`; the statistics models learn of underflow from their
+statistics (:func:`explain_underflow`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["check_finite", "check_magnitude", "explain_non_finite", "explain_underflow"]
+
+
+def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
+    rows, cols = np.nonzero(bad)
+    col = cols[0]
+    name = repr(str(feature_names[col])) if feature_names is not None else str(col)
+    return f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {name})"
+
+
+def check_finite(X, *, name: str = "X", feature_names=None) -> None:
+    """Raise a ValueError naming where X holds NaN or infinity.
+
+    One summation decides the common case; the element-wise scan runs only when the sum is not finite
+    (which also happens, harmlessly, when finite values are so large that their sum overflows).
+    For scipy.sparse X the stored values are checked.
+    """
+    if sp.issparse(X):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(X.data.sum()):
+                return
+        X = X.tocoo()
+        values = X.data
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = np.flatnonzero(bad)[0]
+            kind = "NaN" if np.isnan(values[first]) else "infinity"
+            raise ValueError(
+                f"Input {name} contains {kind} in {int(bad.sum())} stored entr"
+                f"{'y' if bad.sum() == 1 else 'ies'} (first at row {X.row[first]}, column "
+                f"{X.col[first]}). Drop, impute or replace those values first."
+            )
+        raise ValueError(
+            f"Input {name} contains values too large for float64 arithmetic; rescale the features."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.add.reduce(X, axis=None)) if X.size else 0.0
+    if np.isfinite(total):
+        return
+    nan = np.isnan(X)
+    if nan.any():
+        raise ValueError(
+            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names)}. "
+            "Drop or impute the missing values first (for example with sklearn.impute.SimpleImputer)."
+        )
+    inf = np.isinf(X)
+    if inf.any():
+        raise ValueError(
+            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names)}. "
+            "Replace or drop the infinite values first."
+        )
+    # finite but the sum overflowed: values near the float64 limit; squares will overflow too
+    raise ValueError(
+        f"Input {name} contains values too large for float64 arithmetic (largest magnitude "
+        f"{np.max(np.abs(X)):.3g}). Rescale the features (for example with "
+        "sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
+    """Raise the right error when a result computed from X is not finite.
+
+    Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
+    position; otherwise the values of X were too large for the arithmetic (squares overflow).
+    In a 2-D result (class scores) ``-inf`` entries are accepted (they mark classes that cannot be
+    predicted) as long as every row keeps a finite entry; a 1-D result (a mean, a moment) must be
+    finite.
+    """
+
+    def fine(r):
+        if r.size == 0:
+            return True
+        ok = np.isfinite(r)
+        if r.ndim < 2:
+            return bool(np.all(ok))
+        if not np.all(ok | np.isneginf(r)):
+            return False
+        return bool(np.all(ok.any(axis=-1)))
+
+    if all(fine(r) for r in results):
+        return
+    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    largest = abs(X).max()
+    raise ValueError(
+        f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
+        f"magnitude {largest:.3g}: their squares overflow float64). Rescale the features "
+        "(for example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+_SQRT_TINY = float(np.sqrt(np.finfo(np.float64).tiny))  # ~1.5e-154: smaller values square to subnormals
+
+
+def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray) -> ValueError:
+    names = getattr(estimator, "feature_names_in_", None)
+    shown = [str(names[j]) if names is not None else int(j) for j in columns[:5]]
+    return ValueError(
+        f"Input X holds values too small for {type(estimator).__name__}'s arithmetic: feature(s) "
+        f"{shown} have magnitude at most {float(np.max(magnitude[columns])):.3g}, so their squares "
+        "underflow float64 and the features would be treated as constant. Rescale the features (for "
+        "example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> None:
+    """Raise when the class statistics show features whose values are too small to square.
+
+    ``means`` (n_classes, d) are the class means of the classes present and ``variance`` (d,) the
+    total variances computed from them: a feature whose means are not all zero but below
+    :math:`\\sqrt{\\text{tiny}}` and whose variance is subnormal or zero lost its spread to underflow
+    (a zero feature is constant, not too small).  Costs nothing: no pass over X.
+    """
+    magnitude = np.max(np.abs(means), axis=0) if means.size else np.zeros(variance.shape)
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY) & (variance < np.finfo(np.float64).tiny)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
+
+
+def check_magnitude(estimator, X: np.ndarray) -> None:
+    """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
+    activations) would overflow or underflow float64, naming the features.
+
+    For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
+    and :func:`explain_underflow`); two passes over X (its column maxima and minima).
+    """
+    if X.size == 0:
+        return
+    magnitude = np.maximum(np.abs(X.max(axis=0)), np.abs(X.min(axis=0)))
+    if not np.all(np.isfinite(magnitude)):
+        check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    limit = np.sqrt(np.finfo(np.float64).max / X.size)
+    if np.any(magnitude > limit):
+        raise ValueError(
+            f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
+            f"magnitude {float(magnitude.max()):.3g}: sums of their squares overflow float64). Rescale "
+            "the features (for example with sklearn.preprocessing.StandardScaler)."
+        )
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
+
