@@ -1,7 +1,8 @@
 """Gaussian discriminant analysis: LDA, QDA and the general covariance structures.
 
 validate -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls) ->
-:func:`linclass.gaussian.estimate` -> :func:`linclass.gaussian.joint_log_likelihood` ->
+:func:`linclass.generative.gaussian.estimate` ->
+:func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
 :func:`linclass.posterior.log_posterior`.  No mathematics lives here.
 """
 
@@ -16,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.validation import validate_predict
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import fisher, gaussian
+from linclass.generative import fisher, gaussian, gaussian_scores
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = [
@@ -63,7 +64,7 @@ class _GaussianBase(StatsClassifier):
         return gaussian.estimate(stats, self._covariance_type(), priors=priors, **self._settings())
 
     def _joint_log_likelihood(self, model, X):
-        return gaussian.joint_log_likelihood(model, X)
+        return gaussian_scores.joint_log_likelihood(model, X)
 
     def _describe(self, model) -> None:
         """Expose the fitted parameters under their usual names."""
@@ -180,7 +181,7 @@ class QuadraticDiscriminantAnalysis(_GaussianBase):
     def _describe(self, model) -> None:
         super()._describe(model)
         self.rank_ = model.rank
-        self.quadratic_, self.linear_, self.constant_ = gaussian.quadratic_form(model)
+        self.quadratic_, self.linear_, self.constant_ = gaussian_scores.quadratic_form(model)
 
 
 class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _GaussianBase):

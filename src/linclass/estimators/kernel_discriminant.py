@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.generative import gaussian, kernel_fisher
+from linclass.generative import gaussian, gaussian_scores, kernel_fisher
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict, validate_priors
 from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
@@ -235,7 +235,7 @@ class KernelFisherDiscriminantAnalysis(
 
     def _scores(self, X):
         Z = self.transform(X)
-        return gaussian.joint_log_likelihood(self.classifier_, Z)
+        return gaussian_scores.joint_log_likelihood(self.classifier_, Z)
 
     def decision_function(self, X):
         """Class scores on the projection; for two classes the score of ``classes_[1]`` minus that of

@@ -1,4 +1,5 @@
-"""Gaussian class-conditional models: parameters from class statistics, and their scores.
+"""Gaussian class-conditional models: their parameters from class statistics (scores of new points:
+:mod:`linclass.generative.gaussian_scores`).
 
 For every covariance structure the classifier is :math:`\\arg\\max_k p(x\\mid C_k)\\,p(C_k)` with
 :math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (seed 004; seed 003 sec. 4.2.1-4.2.2).
@@ -29,6 +30,7 @@ implemented here, is :math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_
 
 computed by whitening: :math:`\\Sigma_k = U_k \\Lambda_k U_k^T`,
 :math:`\\lVert (x-\\mu_k)^T U_k \\Lambda_k^{-1/2} \\rVert^2`, for all classes in one matrix product.
+A singular covariance follows the rank rule of :mod:`linclass.core.precision`.
 """
 
 from __future__ import annotations
@@ -39,25 +41,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from linclass.core import covariance as cov_
-from linclass.exceptions import SingularCovarianceWarning
-from linclass.core.priors import class_log_priors
 from linclass.core.class_stats import ClassStats
+from linclass.core.precision import feature_scale, precision_root, rank_scale, scaled_eigh
+from linclass.core.priors import class_log_priors
+from linclass.exceptions import SingularCovarianceWarning
 
+# feature_scale and rank_scale (the rank rule's units) are named here too, where the first release
+# defined them
 __all__ = [
     "COVARIANCE_TYPES",
-    "feature_scale",
-    "rank_scale",
     "GaussianModel",
     "estimate",
-    "joint_log_likelihood",
-    "quadratic_form",
+    "feature_scale",
+    "rank_scale",
     "stats_kind",
 ]
 
 COVARIANCE_TYPES = ("tied", "full", "diag", "tied_diag", "spherical")
 LINEAR_TYPES = ("tied", "tied_diag")
 _LOG_2PI = np.log(2 * np.pi)
-_ROWS = 1024  # row block for scores: temporaries stay in cache
 _FAR = 100.0  # |training mean| / spread above which linear scores centre X first
 
 
@@ -90,7 +92,8 @@ class GaussianModel:
     whiten : ndarray of shape (d, K*d), 'full' only
         :math:`[H_1, \\dots, H_K]`, upper-triangular :math:`H_k` with :math:`H_kH_k^T = \\Sigma_k^{-1}`.
     whiten_panels : tuple of ndarray, 'full' only
-        The same with the class offsets, split for :func:`_whitened_scores` (see :func:`_panels`).
+        The same with the class offsets, split for the scores of :mod:`linclass.generative.gaussian_scores` (see
+        :func:`_panels`).
     offsets : ndarray of shape (K*d,), 'full' only
         Whitened class means relative to ``center``.
     inv_var : ndarray of shape (K, d), 'diag' and 'spherical' only
@@ -260,36 +263,6 @@ def estimate(
     )
 
 
-def feature_scale(stats: ClassStats) -> np.ndarray:
-    """Each feature's total standard deviation (all classes together), the unit in which rank and
-    floor decisions are made; 1 for a feature that is constant (total variance zero, or at the
-    rounding level of its mean), as in :func:`linclass.fisher.solve`."""
-    var = stats.total_variance()
-    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
-    return np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
-
-
-def _scaled_eigh(sigma: np.ndarray, scale: np.ndarray):
-    """Eigendecomposition of :math:`R = D^{-1}\\Sigma D^{-1}` with :math:`D = \\mathrm{diag}(scale)`, the
-    features' total standard deviations (:func:`_feature_scale`), so that rank decisions do not depend
-    on feature units.  Standardising by the total rather than the within-class variance keeps a
-    feature that is constant within the classes (but not between them) at a near-zero eigenvalue
-    whether its within-class variance is exactly zero or at rounding level, so both cases get the
-    same treatment (dropped or floored, with a warning).  Where regularisation made a variance larger
-    than the total variance, that variance is the unit (:func:`rank_scale`).  Returns
-    ``(D, eigenvalues, U)``.
-    """
-    scale = rank_scale(np.diag(sigma), scale)
-    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
-    return scale, evals, U
-
-
-def rank_scale(variances: np.ndarray, feature_scale: np.ndarray) -> np.ndarray:
-    """The unit D of each feature for rank decisions: its total standard deviation, or the model's own
-    standard deviation where regularisation (shrinkage, ``reg_param``) made that larger."""
-    return np.maximum(np.sqrt(np.maximum(variances, 0.0)), feature_scale)
-
-
 def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     """Linear discriminants :math:`w_k = \\Sigma^{-1}\\mu_k`, :math:`w_{k0} = -\\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k
     + \\ln p(C_k)` (seed 003 eqs. 4.69-4.70).
@@ -299,22 +272,18 @@ def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     dropped (a generalized inverse on the range of :math:`\\Sigma`, with a warning).
     """
     means, log_priors = fields["means"], fields["log_priors"]
-    if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
-        keep = sigma > tol * rank_scale(sigma, fallback_scale) ** 2  # in the units used below
-        if not np.all(keep):
-            _warn_singular("shared per-feature variance", int(keep.sum()), sigma.size,
+    root, rank = precision_root(sigma, tol, fallback_scale)
+    if rank < sigma.shape[0]:
+        if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
+            _warn_singular("shared per-feature variance", rank, sigma.size,
                            "Features with zero within-class variance are ignored.")
-        h = np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0)  # H = diag(h)
-        rank = int(keep.sum())
-        whiten, unwhiten = (lambda A: A * h), (lambda Z: Z * h)
+        else:
+            _warn_singular("shared covariance", rank, sigma.shape[0],
+                           "Using a pseudo-inverse on its range.")
+    if root.ndim == 1:  # H = diag(root)
+        whiten, unwhiten = (lambda A: A * root), (lambda Z: Z * root)
     else:
-        scale, evals, U = _scaled_eigh(sigma, fallback_scale)
-        keep = evals > tol * max(float(evals[-1]), 0.0)
-        rank = int(keep.sum())
-        if rank < sigma.shape[0]:
-            _warn_singular("shared covariance", rank, sigma.shape[0], "Using a pseudo-inverse on its range.")
-        half = U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
-        whiten, unwhiten = (lambda A: A @ half), (lambda Z: Z @ half.T)
+        whiten, unwhiten = (lambda A: A @ root), (lambda Z: Z @ root.T)
     Z = whiten(means)  # coef = Sigma^+ mu = H H^T mu
     coef = unwhiten(Z)
     intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
@@ -335,14 +304,15 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
     :math:`\\tilde\\Sigma_k = DU\\tilde\\Lambda U^TD = L_kL_k^T` is factored by Cholesky and
     :math:`H_k = L_k^{-T}` (upper triangular), so that :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the
     Mahalanobis distance and :math:`\\ln|\\tilde\\Sigma_k| = 2\\sum_j\\ln L_{k,jj}`.  The triangular
-    shape lets the scores skip the zero half of every :math:`H_k` (:func:`_whitened_scores`)."""
+    shape lets the scores skip the zero half of every :math:`H_k`
+    (:mod:`linclass.generative.gaussian_scores`)."""
     K, d = stats.n_classes, stats.n_features
     present = stats.counts > 0
     W = np.empty((K, d, d))
     log_det = np.zeros(K)
     ranks = np.zeros(K, dtype=int)
     singular = []
-    eigen = {k: _scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
+    eigen = {k: scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
     # one floor for every class (in the shared standardized units): a direction that is degenerate in
     # every class (a constant feature) then adds the same log-determinant to each and cancels
     top = max((float(e[1][-1]) for e in eigen.values()), default=0.0)
@@ -390,86 +360,3 @@ def _panels(whiten: np.ndarray, offsets: np.ndarray, K: int, n_panels: int = 4) 
         for lo, hi in zip(cuts[:-1], cuts[1:])
         if hi > lo
     )
-
-
-def joint_log_likelihood(model: GaussianModel, X: np.ndarray) -> np.ndarray:
-    """Class scores of shape (n_samples, n_classes).
-
-    Quadratic types: :math:`\\ln p(x, C_k)` exactly.  Linear types: :math:`a_k(x) = w_k^Tx + w_{k0}` up to a
-    constant shared by all classes, i.e. :math:`\\ln p(x, C_k)` minus a term common to all classes (so
-    posteriors are exact).
-    """
-    if model.coef is not None:
-        return _linear_scores(model, X)
-    if model.whiten is not None:
-        return _whitened_scores(model, X)
-    return _diagonal_scores(model, X)
-
-
-def _blocks(n: int):
-    for start in range(0, n, _ROWS):
-        yield slice(start, min(start + _ROWS, n))
-
-
-def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
-    """:math:`(x - c)^T w_k` + centred intercept.  When the training data sit near the origin (relative
-    to their spread) the centring is folded into the intercept and X is used as it is: one product."""
-    if not model.centre_first:
-        return X @ model.coef.T + (model.centred_intercept - model.coef @ model.center)
-    out = np.empty((X.shape[0], model.coef.shape[0]))
-    for block in _blocks(X.shape[0]):
-        out[block] = (X[block] - model.center) @ model.coef.T + model.centred_intercept
-    return out
-
-
-def _whitened_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
-    """All classes' Mahalanobis distances with a few products per row block: with
-    :math:`a = [1, x - c]`, panel j gives columns :math:`[c_j, c_{j+1})` of every
-    :math:`(x-\\mu_k)^TH_k` from the first :math:`1 + c_{j+1}` entries of :math:`a` (:math:`H_k` is upper
-    triangular), and their squares are summed per class without temporaries."""
-    K = model.means.shape[0]
-    d = X.shape[1]
-    out = np.empty((X.shape[0], K))
-    Xa = np.empty((min(_ROWS, X.shape[0]), d + 1))
-    Xa[:, 0] = 1.0
-    for block in _blocks(X.shape[0]):
-        m = block.stop - block.start
-        np.subtract(X[block], model.center, out=Xa[:m, 1:])
-        sq = np.zeros((m, K))
-        for panel in model.whiten_panels:
-            Z = (Xa[:m, : panel.shape[0]] @ panel).reshape(m, K, -1)
-            sq += np.einsum("ikj,ikj->ik", Z, Z)
-        out[block] = model.const - 0.5 * sq
-    return out
-
-
-def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
-    """:math:`-\\tfrac12\\sum_j (x_j-\\mu_{kj})^2/\\sigma_{kj}^2` expanded into two products per row block
-    (on centred data, so the expansion does not cancel for data far from the origin)."""
-    M, P = model.offsets, model.inv_var
-    MP = (M * P).T
-    tail = np.einsum("kj,kj->k", M * M, P)
-    out = np.empty((X.shape[0], P.shape[0]))
-    for block in _blocks(X.shape[0]):
-        Xc = X[block] - model.center
-        out[block] = model.const - 0.5 * ((Xc * Xc) @ P.T - 2.0 * (Xc @ MP) + tail)
-    return out
-
-
-def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The generalized quadratic discriminant of seed 003 sec. 4.2.2 for each class:
-    :math:`\\ln p(x, C_k) = x^T Q_k x + l_k^T x + c_k` with :math:`Q_k = -\\tfrac12\\Sigma_k^{-1}`,
-    :math:`l_k = \\Sigma_k^{-1}\\mu_k`, :math:`c_k = -\\tfrac12\\mu_k^T\\Sigma_k^{-1}\\mu_k - \\tfrac12\\ln|\\Sigma_k|
-    - \\tfrac d2\\ln2\\pi + \\ln p(C_k)`.  Returns ``(Q, l, c)`` of shapes (K, d, d), (K, d), (K,)."""
-    K, d = model.means.shape
-    if model.whiten is not None:
-        W = model.whiten.reshape(d, K, d).transpose(1, 0, 2)  # H_k
-        precision = W @ W.transpose(0, 2, 1)
-    elif model.inv_var is not None:
-        precision = model.inv_var[:, :, None] * np.eye(d)
-    else:
-        raise ValueError("quadratic_form applies to the 'full', 'diag' and 'spherical' models.")
-    lin = np.einsum("kij,kj->ki", precision, model.means)
-    with np.errstate(invalid="ignore"):
-        const = model.const - 0.5 * np.einsum("ki,ki->k", model.means, lin)
-    return -0.5 * precision, lin, const

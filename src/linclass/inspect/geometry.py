@@ -268,23 +268,12 @@ def _tied_model(model) -> None:
 
 
 def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndarray) -> np.ndarray:
-    """:math:`\\Sigma^{-1}v` (the pseudo-inverse on the range of :math:`\\Sigma`, with the model's rank rule).
+    """:math:`\\Sigma^{-1}v` (the pseudo-inverse on the range of :math:`\\Sigma`) with the rank rule the
+    model used when it was fitted (:func:`linclass.core.precision.precision_times`), so the result
+    equals its ``coef_`` also for singular :math:`\\Sigma`."""
+    from linclass.core.precision import precision_times
 
-    Full :math:`\\Sigma`: eigendecomposition of its standardized form :math:`R = D^{-1}\\Sigma D^{-1}`
-    (D from the features' total standard deviations ``units``, see
-    :func:`linclass.gaussian.rank_scale`), keeping eigenvalues above ``tol`` times the largest (the
-    rule the model used when it was fitted, so the result equals its ``coef_`` also for singular
-    :math:`\\Sigma`).  Diagonal :math:`\\Sigma` (shape (d,)): :math:`v_j/\\sigma_j^2`, and 0 for features
-    whose variance is at most ``tol`` in those units.
-    """
-    if sigma.ndim == 1:
-        keep = sigma > tol * rank_scale(sigma, units) ** 2
-        return np.where(keep, v / np.where(keep, sigma, 1.0), 0.0)
-    scale = rank_scale(np.diag(sigma), units)
-    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
-    keep = evals > tol * max(float(evals[-1]), 0.0)
-    U = U[:, keep]
-    return (U @ ((U.T @ (v / scale)) / evals[keep])) / scale
+    return precision_times(sigma, v, tol, units)
 
 
 def generative_to_logistic(model) -> tuple[np.ndarray, float]:

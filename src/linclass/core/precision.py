@@ -1,0 +1,105 @@
+"""The rank rule: how a (possibly singular) covariance is inverted, in units where the decision does
+not depend on the features' units.
+
+A covariance :math:`\\Sigma` is written :math:`\\Sigma = DRD` with :math:`D = \\mathrm{diag}(s)`, s each
+feature's total standard deviation (all classes together, :func:`feature_scale`; or the model's own
+standard deviation where regularisation made that larger, :func:`rank_scale`).  The eigenvalues of
+the standardized form :math:`R = U\\Lambda U^T` at or below ``tol`` times the largest count as zero.
+Standardising by the total rather than the within-class variance keeps a feature that is constant
+within the classes (but not between them) at a near-zero eigenvalue whether its within-class variance
+is exactly zero or at rounding level, so both cases get the same treatment.
+
+The tied Gaussian models drop those directions (a generalized inverse on the range of
+:math:`\\Sigma`, :func:`precision_root`); the per-class models floor them (with
+:func:`scaled_eigh`).  :func:`precision_times` applies the same generalized inverse to a vector, so
+that quantities derived later from a fitted model (its logistic form, in
+:mod:`linclass.inspect.geometry`) equal the model's own coefficients, also for a singular
+:math:`\\Sigma`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.core.class_stats import ClassStats
+
+__all__ = ["feature_scale", "precision_root", "precision_times", "rank_scale", "scaled_eigh"]
+
+
+def feature_scale(stats: ClassStats) -> np.ndarray:
+    """Each feature's total standard deviation (all classes together), the unit in which rank and
+    floor decisions are made; 1 for a feature that is constant (total variance zero, or at the
+    rounding level of its mean), as in :func:`linclass.generative.fisher.solve`."""
+    var = stats.total_variance()
+    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
+    return np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
+
+
+def rank_scale(variances: np.ndarray, feature_scale: np.ndarray) -> np.ndarray:
+    """The unit D of each feature for rank decisions: its total standard deviation, or the model's own
+    standard deviation where regularisation (shrinkage, ``reg_param``) made that larger."""
+    return np.maximum(np.sqrt(np.maximum(variances, 0.0)), feature_scale)
+
+
+def scaled_eigh(sigma: np.ndarray, scale: np.ndarray):
+    """Eigendecomposition of :math:`R = D^{-1}\\Sigma D^{-1}` with :math:`D` from :func:`rank_scale`
+    of :math:`\\Sigma`'s diagonal and the features' total standard deviations ``scale``.
+
+    Returns ``(D, eigenvalues, U)``: D of shape (d,), eigenvalues ascending, U of shape (d, d).
+    """
+    scale = rank_scale(np.diag(sigma), scale)
+    evals, U = np.linalg.eigh(sigma / scale[:, None] / scale[None, :])
+    return scale, evals, U
+
+
+def precision_root(sigma: np.ndarray, tol: float, units: np.ndarray) -> tuple[np.ndarray, int]:
+    """A root H of the generalized inverse, :math:`\\Sigma^{+} = HH^T`, under the rank rule.
+
+    Full :math:`\\Sigma` (shape (d, d)): :math:`H = D^{-1}U_r\\Lambda_r^{-1/2}` of shape (d, r), from
+    the eigenvalues of :math:`R` above ``tol`` times the largest.  Diagonal :math:`\\Sigma` (shape (d,),
+    the variances): :math:`H = \\mathrm{diag}(h)`, returned as h of shape (d,), with
+    :math:`h_j = \\Sigma_{jj}^{-1/2}` and 0 for features whose variance is at most ``tol`` in the units of
+    :func:`rank_scale` (there :math:`R = I` on the features that vary).
+
+    Parameters
+    ----------
+    sigma : ndarray of shape (d, d) or (d,)
+    tol : float
+    units : ndarray of shape (d,)
+        The features' total standard deviations (:func:`feature_scale`).
+
+    Returns
+    -------
+    root : ndarray of shape (d, rank) or (d,)
+    rank : int
+    """
+    if sigma.ndim == 1:
+        keep = sigma > tol * rank_scale(sigma, units) ** 2
+        root = np.where(keep, 1.0 / np.sqrt(np.where(keep, sigma, 1.0)), 0.0)
+        return root, int(keep.sum())
+    scale, evals, U = scaled_eigh(sigma, units)
+    keep = evals > tol * max(float(evals[-1]), 0.0)
+    return U[:, keep] / np.sqrt(evals[keep]) / scale[:, None], int(keep.sum())
+
+
+def precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndarray) -> np.ndarray:
+    """:math:`\\Sigma^{+}v = H(H^Tv)` with the root of :func:`precision_root` (the pseudo-inverse on the
+    range of :math:`\\Sigma` under the rank rule; :math:`\\Sigma^{-1}v` when :math:`\\Sigma` has full
+    rank).
+
+    Parameters
+    ----------
+    sigma : ndarray of shape (d, d), or (d,) for a diagonal covariance
+    v : ndarray of shape (d,) or (d, m)
+    tol : float
+    units : ndarray of shape (d,)
+
+    Returns
+    -------
+    ndarray of the shape of v
+    """
+    root, _ = precision_root(sigma, tol, units)
+    if root.ndim == 1:
+        h = root if v.ndim == 1 else root[:, None]
+        return h * (h * v)
+    return root @ (root.T @ v)
