@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from scipy.special import expit, logsumexp
 
 from linclass.linear import losses, objective as objective_module
-from linclass.linear.objective import LinearObjective, contrast_basis
+from linclass.linear.objective import LinearObjective
+from linclass.linear.objective_layout import contrast_basis
 
 H_STEP = 1e-5
 
@@ -437,7 +438,7 @@ def test_low_precision_hessian_is_close(monkeypatch, K, weighted):
     exact = obj.hessian(theta)
     # below the size threshold the flag is ignored: the same float64 computation
     np.testing.assert_array_equal(obj.hessian(theta, low_precision=True), exact)
-    monkeypatch.setattr(objective_module, "_LOW_PRECISION_MIN", 100)
+    monkeypatch.setattr(objective_module, "LOW_PRECISION_MIN", 100)
     low = obj.hessian(theta, low_precision=True)
     assert obj._low is not None and obj._low.dtype == np.float32  # the float32 path was taken
     assert not np.array_equal(low, exact)

@@ -21,7 +21,8 @@ from linclass.core.validation import validate_fit, validate_predict
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
 from linclass.linear.inference import summarize
-from linclass.linear.objective import LinearObjective, class_weights
+from linclass.linear.class_weights import weight_by_class
+from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
 from linclass.linear.separation import separation
 from linclass.linear.solvers import SOLVERS, SymmetricSolver
@@ -146,7 +147,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         previous = self._warm_coefficients()
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
-        weight = _class_weighted(data, self.class_weight)
+        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         with np.errstate(invalid="ignore", over="ignore"):
             objective = LinearObjective(data.X, data.y, data.classes.size, weight, l2=self._l2(),
                                         fit_intercept=self.fit_intercept)
@@ -322,20 +323,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """The most probable class."""
         scores = self._class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
-
-
-def _class_weighted(data, class_weight):
-    """Sample weights times the class weights (None when both are trivial)."""
-    totals = np.bincount(data.y, weights=data.sample_weight, minlength=data.classes.size)
-    per_class = class_weights(data.classes, totals, class_weight)
-    if per_class is None:
-        return data.sample_weight
-    weight = per_class[data.y]
-    if data.sample_weight is not None:
-        weight = weight * data.sample_weight
-    if not np.any(weight > 0):
-        raise ValueError("Every sample has zero weight after applying class_weight.")
-    return weight
 
 
 def _reporting_map(objective) -> np.ndarray:

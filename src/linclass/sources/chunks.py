@@ -34,7 +34,8 @@ import numpy as np
 
 from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
 from linclass.core.validation import check_label_type, encode_labels
-from linclass.linear.objective import _LOW_PRECISION_MIN, ObjectiveLayout, class_weights
+from linclass.linear.class_weights import class_weights
+from linclass.linear.objective_layout import LOW_PRECISION_MIN, ObjectiveLayout
 from linclass.core.class_stats import ClassStats
 
 __all__ = [
@@ -275,7 +276,7 @@ class ChunkedObjective(ObjectiveLayout):
         self._cache = None  # (theta, value, gradient, hessian, low precision) of the last evaluation
         self.passes = 1
         # float32 curvature products on large data, as LinearObjective.hessian(low_precision=True)
-        self.low_precision = source.n_features * float(stats.n_rows.sum()) >= _LOW_PRECISION_MIN
+        self.low_precision = source.n_features * float(stats.n_rows.sum()) >= LOW_PRECISION_MIN
 
     def _evaluate(self, theta: np.ndarray, with_hessian: bool):
         theta = np.array(theta, dtype=np.float64).reshape(self.shape)
