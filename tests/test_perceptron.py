@@ -13,6 +13,7 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.preprocessing import PolynomialFeatures
 
 from linclass import Perceptron
+from linclass.linear import basis_functions
 from linclass.linear import perceptron_rule as rule
 
 no_convergence_warning = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -185,11 +186,11 @@ def test_xor_needs_a_basis():
 @pytest.mark.parametrize("d, degree", [(1, 3), (3, 1), (3, 2), (4, 3), (2, 5)])
 def test_poly_features_are_all_monomials(d, degree):
     X = np.random.default_rng(d).uniform(0.5, 2.0, (7, d))
-    powers = rule.poly_powers(d, degree)
+    powers = basis_functions.poly_powers(d, degree)
     assert powers.shape == (comb(d + degree, degree) - 1, d)
     assert len({tuple(p) for p in powers}) == len(powers)
     assert powers.sum(axis=1).min() == 1 and powers.sum(axis=1).max() == degree
-    Phi = rule.poly_features(X, degree)
+    Phi = basis_functions.poly_features(X, degree)
     np.testing.assert_allclose(Phi, np.prod(X[:, None, :] ** powers[None], axis=2), rtol=1e-13)
     sk = PolynomialFeatures(degree, include_bias=False).fit(X)  # a reference only
     assert {tuple(p) for p in sk.powers_} == {tuple(p) for p in powers}
@@ -205,7 +206,7 @@ def test_callable_basis():
 
     model = Perceptron(basis=radius, random_state=0).fit(X, y)
     assert model.converged_ and model.score(X, y) == 1.0 and model.coef_.shape == (1, 3)
-    same = Perceptron(basis=lambda Z: rule.poly_features(Z, 2), random_state=1).fit(X, y)
+    same = Perceptron(basis=lambda Z: basis_functions.poly_features(Z, 2), random_state=1).fit(X, y)
     poly = Perceptron(basis="poly", random_state=1).fit(X, y)
     np.testing.assert_array_equal(same.coef_, poly.coef_)
 

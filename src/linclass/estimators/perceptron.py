@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.linear import perceptron_rule as perceptron
+from linclass.linear.basis_functions import basis_features
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
 
@@ -95,7 +96,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def _features(self, X: np.ndarray, fitted: bool) -> np.ndarray:
         n_output = self.coef_.shape[1] if fitted and callable(self.basis) else None
-        return perceptron.basis_features(X, self.basis, self.degree, n_output)
+        return basis_features(X, self.basis, self.degree, n_output)
 
     def fit(self, X, y, sample_weight=None):
         """Train from zero weights until an epoch makes no mistake or ``max_epochs`` have run.
