@@ -29,17 +29,13 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from linclass import GaussianNB, LinearDiscriminantAnalysis, LogisticRegression
+from linclass.core.voting import couple_pairwise, ovo_scores, ovo_votes, ovr_ambiguous, top_tied
 from linclass.estimators.multiclass import (
     KClassDiscriminant,
-    MulticlassSummary,
     OneVsOneClassifier,
     OneVsRestClassifier,
-    couple_pairwise,
-    ovo_scores,
-    ovo_votes,
-    ovr_ambiguous,
-    top_tied,
 )
+from linclass.estimators.multiclass_base import MulticlassSummary
 
 PAIRS3 = np.array([(0, 1), (0, 2), (1, 2)])
 
