@@ -58,6 +58,11 @@ def run(name, obj, theta0=None, **kw):
     return SOLVERS[name](obj, theta0, **options)
 
 
+def seed(name):
+    """``random_state`` for the solver that takes one (sgd); the others take no such option."""
+    return {"random_state": 0} if name == "sgd" else {}
+
+
 CASES = [pytest.param(K, l2, wt, fi, id=f"K{K}-l2={l2}-{'w' if wt else 'unw'}-{'int' if fi else 'noint'}")
          for K, l2, wt, fi in [(2, 0.0, False, True), (2, 1.0, True, True), (2, 0.0, True, False),
                                (3, 0.0, False, True), (3, 5.0, True, True), (4, 0.0, True, False)]]
@@ -166,7 +171,7 @@ def test_deterministic_solvers_repeat_exactly(name):
 @pytest.mark.parametrize("max_iter", [1, 2])
 def test_max_iter_is_respected(name, max_iter):
     obj = make_objective(3)
-    result = SOLVERS[name](obj, obj.null_start(), tol=1e-12, max_iter=max_iter, random_state=0)
+    result = SOLVERS[name](obj, obj.null_start(), tol=1e-12, max_iter=max_iter, **seed(name))
     assert result.n_iter <= max_iter
     assert result.converged is False
     assert result.gradient_norm > 1e-12
@@ -184,12 +189,23 @@ def test_start_at_the_optimum_needs_no_iteration(name):
     np.testing.assert_array_equal(result.theta, ref.theta)
 
 
+@pytest.mark.parametrize("name", ["newton", "bohning", "lbfgs", "sgd"])
+def test_unknown_option_is_an_error(name):
+    """Each solver takes exactly its own options: a misspelled or foreign one is not ignored."""
+    obj = make_objective(2)
+    with pytest.raises(TypeError, match="max_iters"):
+        SOLVERS[name](obj, obj.null_start(), max_iters=3)
+    foreign = {"newton": "eta0", "bohning": "random_state", "lbfgs": "batch_size", "sgd": "low_precision"}
+    with pytest.raises(TypeError, match=foreign[name]):
+        SOLVERS[name](obj, obj.null_start(), max_iter=1, **{foreign[name]: 1})
+
+
 def test_solvers_do_not_modify_theta0():
     obj = make_objective(3)
     theta0 = obj.null_start()
     keep = theta0.copy()
     for name in SOLVERS:
-        SOLVERS[name](obj, theta0, max_iter=3, random_state=0)
+        SOLVERS[name](obj, theta0, max_iter=3, **seed(name))
         np.testing.assert_array_equal(theta0, keep)
 
 

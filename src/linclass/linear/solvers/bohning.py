@@ -23,7 +23,7 @@ from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradi
 __all__ = ["bohning"]
 
 
-def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, **_) -> SolverResult:
+def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100) -> SolverResult:
     """Minimise ``objective`` with the fixed bound matrix; see the module docstring."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     system = SymmetricSolver(objective.hessian_bound_block())

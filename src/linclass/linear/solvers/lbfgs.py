@@ -17,7 +17,7 @@ from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradi
 __all__ = ["lbfgs"]
 
 
-def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, **_) -> SolverResult:
+def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100) -> SolverResult:
     """Minimise ``objective`` with L-BFGS-B; see the module docstring."""
     shape = objective.shape
     system = SymmetricSolver(objective.hessian_bound_block())

@@ -23,8 +23,8 @@ _ARMIJO = 1e-4
 _MAX_HALVINGS = 40
 
 
-def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, low_precision: bool = True,
-           **_) -> SolverResult:
+def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
+           low_precision: bool = True) -> SolverResult:
     """Minimise ``objective`` by damped Newton steps; see the module docstring."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     f, g = objective.value_gradient(theta)

@@ -27,7 +27,7 @@ __all__ = ["sgd"]
 
 
 def sgd(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, random_state=None,
-        batch_size: int = 256, eta0: float = 0.5, n_iter_no_change: int = 5, **_) -> SolverResult:
+        batch_size: int = 256, eta0: float = 0.5, n_iter_no_change: int = 5) -> SolverResult:
     """Minimise ``objective`` by preconditioned mini-batch SGD; see the module docstring."""
     rng = np.random.default_rng(random_state)
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
