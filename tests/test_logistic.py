@@ -12,6 +12,7 @@ optimum in the probabilities, hence atol=1e-6 there.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,7 +22,8 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
-from linclass import LogisticRegression, SeparationWarning, SingularCovarianceWarning
+from linclass import LogisticRegression, SeparationWarning, SingularCovarianceWarning, load
+from linclass.linear.inference import LogisticInference
 from linclass.linear.separation import separation
 
 SOLVER_NAMES = ["newton", "bohning", "lbfgs", "sgd"]
@@ -221,6 +223,56 @@ def test_summary_of_penalised_fit_says_so():
         model.summary(alpha=0.0)
     with pytest.raises(ValueError, match="alpha"):
         model.summary(alpha=1.5)
+
+
+def test_inference_record_round_trips_through_its_stored_form():
+    X, y = spector()
+    model = LogisticRegression(C=2.0).fit(X, y)
+    state = model._inference
+    assert isinstance(state, dict)  # the form model files of format version 1 hold
+    record = LogisticInference.from_state(state, model.log_likelihood_)
+    assert record.log_likelihood == model.log_likelihood_
+    assert record.null_log_likelihood == state["null"] and record.n_obs == state["n_obs"] == len(y)
+    assert record.notes and "penalised fit (C=2)" in record.notes[0]
+    again = record.as_state()
+    assert set(again) == set(state) == {"notes", "covariance", "reason", "null", "n_obs"}
+    np.testing.assert_array_equal(again["covariance"], state["covariance"])
+    with pytest.raises(TypeError, match="inference state"):
+        LogisticInference.from_state(None, 0.0)
+
+
+def test_model_too_large_for_standard_errors_says_why(monkeypatch):
+    from linclass.linear import inference
+
+    X, y = spector()
+    monkeypatch.setattr(inference, "MAX_PARAMS", 3)
+    model = LogisticRegression(C=np.inf).fit(X, y)  # 4 parameters
+    assert model._inference["covariance"] is None
+    with pytest.raises(ValueError, match="4 parameters; standard errors are formed for at most 3"):
+        model.summary()
+
+
+@pytest.mark.parametrize("case", ["logistic_mle_binary", "logistic_bohning"])
+def test_summary_of_a_golden_file_equals_a_fresh_fit(case):
+    """Files written before the inference record existed store a dict; their summary is the one a
+    fresh fit of the same model on the same data gives (tests/data/make_golden.py)."""
+    from sklearn.datasets import load_iris
+
+    loaded = load(Path(__file__).parent / "data" / f"golden_v1_{case}.linclass")
+    assert isinstance(loaded._inference, dict)
+    X, y = load_iris(return_X_y=True)
+    if case == "logistic_mle_binary":
+        X, y = X[50:], y[50:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fresh = LogisticRegression(**loaded.get_params()).fit(X, y)
+    old, new = loaded.summary(), fresh.summary()
+    assert old.title == new.title and old.names == new.names and old.notes == new.notes
+    np.testing.assert_allclose(old.coef, new.coef, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(old.std_err, new.std_err, rtol=1e-9, atol=1e-12)
+    assert old.log_likelihood == pytest.approx(new.log_likelihood, rel=1e-12)
+    assert old.null_log_likelihood == pytest.approx(new.null_log_likelihood, rel=1e-12)
+    assert old.n_obs == new.n_obs
 
 
 def test_integer_weights_are_repeated_rows():

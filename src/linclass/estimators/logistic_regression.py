@@ -1,8 +1,9 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
-validate -> :class:`~linclass.objective.LinearObjective` -> a solver of :mod:`linclass.solvers` ->
-``coef_`` / ``intercept_`` -> scores -> :mod:`linclass.posterior`; inference from
-:mod:`linclass.inference`, separation from :mod:`linclass.separation`.  No mathematics here.
+validate -> :class:`~linclass.linear.objective.LinearObjective` -> a solver of
+:mod:`linclass.linear.solvers` -> ``coef_`` / ``intercept_`` -> scores -> :mod:`linclass.core.posterior`;
+the separation check from :mod:`linclass.linear.separation`, the inference state from
+:func:`linclass.linear.inference.logistic_inference`.  No mathematics here.
 """
 
 from __future__ import annotations
@@ -19,20 +20,18 @@ from sklearn.utils.validation import check_is_fitted
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
-from linclass.linear.inference import summarize
+from linclass.linear.inference import LogisticInference, logistic_inference
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
-from linclass.linear.separation import separation
-from linclass.linear.solvers import SOLVERS, SymmetricSolver
+from linclass.linear.separation import check_separation
+from linclass.linear.solvers import SOLVERS
 
 __all__ = ["LogisticRegression"]
 
 # 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
 # weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
 _AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
-_INFERENCE_MAX_PARAMS = 2000  # the covariance of larger models is not formed
 
 
 class LogisticRegression(ClassifierMixin, BaseEstimator):
@@ -193,10 +192,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             previous[1].shape == (1 if K == 2 else K, objective.n_features)
         ):
             theta0 = objective.from_coefficients(previous[1], previous[2])
-        result = SOLVERS[solver](
-            objective, theta0, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
-            batch_size=self.batch_size, eta0=self.eta0,
-        )
+        options = {"tol": self.tol, "max_iter": self.max_iter}
+        if solver == "sgd":
+            options.update(random_state=self.random_state, batch_size=self.batch_size, eta0=self.eta0)
+        result = SOLVERS[solver](objective, theta0, **options)
         if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
             raise FloatingPointError(
                 "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -207,8 +206,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self.loss_curve_ = result.history
         self.solver_ = solver
-        self.log_likelihood_ = -(result.value * objective.total - 0.5 * objective.l2 * float(
-            np.sum(result.theta[: objective.n_features] ** 2)))
         self._finish(objective, result, data, weight)
         return self
 
@@ -219,49 +216,22 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _finish(self, objective, result, data, weight) -> None:
         """Separation check, inference state and warnings."""
-        notes = []
         self.separation_ = None
         if objective.l2 == 0.0:
-            self.separation_ = _check_separation(objective, result.theta, data, weight,
-                                                 converged=result.converged)
-            if self.separation_ is not None:
-                notes.append(f"{self.separation_} separation: the maximum-likelihood estimate does "
-                             "not exist; coefficients, standard errors and p-values are meaningless.")
-        else:
-            notes.append(f"penalised fit (C={self.C:g}): estimates are shrunk towards zero and the "
-                         "standard errors come from the penalised Hessian; tests and intervals are "
-                         "not valid frequentist inference. Refit with C=np.inf for those.")
+            X, y = (None, None) if data is None else (data.X, data.y)
+            self.separation_ = check_separation(objective, result.theta, X, y, weight,
+                                                converged=result.converged)
         if not result.converged:
-            notes.append(f"the solver did not converge in {result.n_iter} iterations.")
             warnings.warn(
                 f"LogisticRegression (solver={self.solver_!r}) did not converge in max_iter="
                 f"{self.max_iter} iterations: the largest gradient entry is {result.gradient_norm:.3g} "
                 f"> tol={self.tol:g}. Increase max_iter, or use solver='newton'.",
                 ConvergenceWarning, stacklevel=4,
             )
-        self._inference = {"notes": notes, "covariance": None, "reason": None}
-        if objective.n_params > _INFERENCE_MAX_PARAMS:
-            self._inference["reason"] = (f"the model has {objective.n_params} parameters; standard "
-                                         f"errors are formed for at most {_INFERENCE_MAX_PARAMS}")
-        else:
-            information = objective.hessian(result.theta) * objective.total
-            system = SymmetricSolver(information)
-            if system.singular and objective.l2 == 0.0 and self.separation_ is None:
-                warnings.warn(
-                    "The information matrix X^T W X is singular: some features are constant or "
-                    "collinear, so their coefficients are not identifiable (the minimum-norm solution "
-                    "is returned and standard errors are undefined). Drop the redundant features or "
-                    "use a finite C.",
-                    SingularCovarianceWarning, stacklevel=4,
-                )
-                self._inference["reason"] = "the information matrix is singular (collinear features)"
-            else:
-                J = _reporting_map(objective)
-                self._inference["covariance"] = J @ system.solve(J.T)
-        counts = objective.class_weight[objective.class_weight > 0]
-        self._inference["null"] = (float(counts @ np.log(counts / counts.sum()))
-                                   if self.fit_intercept else -objective.total * np.log(self.classes_.size))
-        self._inference["n_obs"] = objective.total
+        inference = logistic_inference(objective, result, separation=self.separation_)
+        self.log_likelihood_ = inference.log_likelihood
+        # stored as model files of format version 1 hold it (a dict), read by summary()
+        self._inference = inference.as_state()
 
     # ------------------------------------------------------------------ inference
     def summary(self, alpha: float = 0.05):
@@ -275,21 +245,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-        state = self._inference
-        if state["covariance"] is None:
-            raise ValueError(f"No standard errors for this fit: {state['reason']}.")
+        inference = LogisticInference.from_state(self._inference, self.log_likelihood_)
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = [f"x{j}" for j in range(self.n_features_in_)]
-        if self.classes_.size == 2:
-            coef, intercept = self.coef_, self.intercept_
-        else:
-            coef, intercept = self.coef_[1:] - self.coef_[0], self.intercept_[1:] - self.intercept_[0]
-        return summarize(
-            coef=coef, intercept=intercept, covariance=state["covariance"],
-            log_likelihood=self.log_likelihood_, null_log_likelihood=state["null"],
-            n_obs=state["n_obs"], classes=self.classes_, feature_names=names,
-            fit_intercept=self.fit_intercept, alpha=alpha, notes=state["notes"],
+        return inference.summary(
+            coef=self.coef_, intercept=self.intercept_, classes=self.classes_, feature_names=names,
+            fit_intercept=self.fit_intercept, alpha=alpha,
         )
 
     # ------------------------------------------------------------------ prediction
@@ -323,52 +285,3 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """The most probable class."""
         scores = self._class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
-
-
-def _reporting_map(objective) -> np.ndarray:
-    """Matrix J with (reported parameters) = J @ theta.ravel(): per equation the intercept (when
-    fitted) and the coefficients; softmax equations are contrasts against class 0."""
-    columns = []
-    for j in range(objective.n_params):
-        e = np.zeros(objective.n_params)
-        e[j] = 1.0
-        coef, intercept = objective.coefficients(e)
-        if coef.shape[0] > 1:
-            coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
-        block = np.hstack([intercept[:, None], coef]) if objective.fit_intercept else coef
-        columns.append(block.ravel())
-    return np.array(columns).T
-
-
-def _check_separation(objective, theta, data, weight, converged=True):
-    """'complete' / 'quasi' / 'suspected' / None, warning with SeparationWarning when not None.
-
-    Runs the linear programme when some row is fitted with probability 1, and also when the solver
-    stopped early (a slow solver on separated data may not have reached such rows yet)."""
-    perfect = objective.count_perfect(theta)
-    if perfect == 0 and (converged or data is None):
-        return None
-    if data is None:  # chunked data: the linear programme needs every row at once
-        kind = "suspected"
-    else:
-        try:
-            kind = separation(data.X, data.y, data.classes.size, weight, objective.fit_intercept)
-        except ValueError:
-            kind = "suspected"
-    if kind is None:
-        return None
-    what = {"complete": "completely separated by a hyperplane",
-            "quasi": "quasi-completely separated (a hyperplane separates them with some rows on it)",
-            "suspected": "apparently separated"}[kind]
-    warnings.warn(
-        f"The classes are {what}: "
-        + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
-           "the solver stopped before it reached the boundary")
-        + ", and the "
-        "maximum-likelihood estimate does not exist (the unpenalised coefficients diverge). The "
-        "returned coefficients are finite only because the iteration stopped; their size, standard "
-        "errors and p-values are meaningless. Use a finite C (for example C=1.0) for a penalised "
-        "estimate, which always exists.",
-        SeparationWarning, stacklevel=5,
-    )
-    return kind

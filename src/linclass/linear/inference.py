@@ -21,16 +21,33 @@ identifiable (the sum-to-zero coefficients themselves are not separately estimab
 constraint).  Penalised fits use the penalised Hessian (the covariance of the Gaussian-prior posterior
 approximation); their estimates are shrunk towards zero, so the tests and intervals are not valid
 frequentist inference, and the summary says so.
+
+:func:`logistic_inference` computes, once at the end of a fit, everything the table needs besides the
+coefficients: the log-likelihood, the null log-likelihood, :math:`J H^{-1} J^T` and the caveats, in a
+:class:`LogisticInference` record; :meth:`LogisticInference.summary` turns it into the table.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import chi2, norm
 
-__all__ = ["Summary", "summarize"]
+from linclass.exceptions import SingularCovarianceWarning
+from linclass.linear.solvers import SymmetricSolver
+
+__all__ = [
+    "MAX_PARAMS",
+    "LogisticInference",
+    "Summary",
+    "logistic_inference",
+    "reporting_map",
+    "summarize",
+]
+
+MAX_PARAMS = 2000  # the covariance of larger models is not formed
 
 
 @dataclass(frozen=True)
@@ -173,3 +190,169 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
         aic=float(-2 * log_likelihood + 2 * k), bic=float(-2 * log_likelihood + k * np.log(n_obs)),
         n_obs=float(n_obs), alpha=float(alpha), title=title, notes=list(notes),
     )
+
+
+# ----------------------------------------------------------------------------- at the end of a fit
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticInference:
+    """What a fitted logistic / softmax regression needs for its :class:`Summary`, besides its
+    coefficients.
+
+    Attributes
+    ----------
+    log_likelihood : float
+        :math:`\\ell` at the fitted parameters (without the penalty).
+    null_log_likelihood : float
+        :math:`\\ell_0` of the intercept-only model (with no intercept: uniform probabilities).
+    n_obs : float
+        Number of observations (sum of the frequency weights).
+    covariance : ndarray of shape (n_params, n_params) or None
+        :math:`J H^{-1} J^T` of the reported parameters (:func:`reporting_map`); None when it is not
+        formed (``reason`` says why).
+    reason : str or None
+    notes : tuple of str
+        Caveats (penalised fit, separation, non-convergence).
+    """
+
+    log_likelihood: float
+    null_log_likelihood: float
+    n_obs: float
+    covariance: np.ndarray | None = None
+    reason: str | None = None
+    notes: tuple = ()
+
+    def as_state(self) -> dict:
+        """The record as model files of format version 1 store it (the estimator's ``_inference``):
+        a dict of ``notes``, ``covariance``, ``reason``, ``null`` and ``n_obs``; the log-likelihood
+        is the estimator's ``log_likelihood_``."""
+        return {"notes": list(self.notes), "covariance": self.covariance, "reason": self.reason,
+                "null": self.null_log_likelihood, "n_obs": self.n_obs}
+
+    @classmethod
+    def from_state(cls, state, log_likelihood: float) -> LogisticInference:
+        """The inverse of :meth:`as_state` (also for files written before this record existed).
+
+        Raises
+        ------
+        TypeError
+            When ``state`` is not such a dict (a damaged or hand-edited model file).
+        KeyError
+            When one of its entries is missing.
+        """
+        if not isinstance(state, dict):
+            raise TypeError(f"the inference state is a {type(state).__name__}, not a dict of "
+                            "'notes', 'covariance', 'reason', 'null' and 'n_obs'")
+        covariance = state["covariance"]
+        return cls(
+            log_likelihood=float(log_likelihood), null_log_likelihood=float(state["null"]),
+            n_obs=float(state["n_obs"]),
+            covariance=None if covariance is None else np.asarray(covariance, dtype=np.float64),
+            reason=state["reason"], notes=tuple(state["notes"]),
+        )
+
+    def summary(self, *, coef, intercept, classes, feature_names, fit_intercept,
+                alpha: float = 0.05) -> Summary:
+        """The :class:`Summary` of the fitted ``coef`` / ``intercept`` (shapes (1, d) and (1,) for two
+        classes, else (K, d) and (K,)): the log-odds for two classes, each class's contrast against
+        the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``)."""
+        if self.covariance is None:
+            raise ValueError(f"No standard errors for this fit: {self.reason}.")
+        coef, intercept = np.asarray(coef), np.asarray(intercept)
+        if coef.shape[0] > 1:
+            coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
+        return summarize(
+            coef=coef, intercept=intercept, covariance=self.covariance,
+            log_likelihood=self.log_likelihood, null_log_likelihood=self.null_log_likelihood,
+            n_obs=self.n_obs, classes=classes, feature_names=feature_names,
+            fit_intercept=fit_intercept, alpha=alpha, notes=self.notes,
+        )
+
+
+def reporting_map(layout) -> np.ndarray:
+    """Matrix J with (reported parameters) = J @ theta.ravel(): per equation the intercept (when
+    fitted) and the coefficients; softmax equations are contrasts against class 0.
+
+    ``layout`` is the fit's :class:`~linclass.linear.objective_layout.ObjectiveLayout`.  Returns an
+    array of shape (n_reported, n_params).
+    """
+    columns = []
+    for j in range(layout.n_params):
+        e = np.zeros(layout.n_params)
+        e[j] = 1.0
+        coef, intercept = layout.coefficients(e)
+        if coef.shape[0] > 1:
+            coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
+        block = np.hstack([intercept[:, None], coef]) if layout.fit_intercept else coef
+        columns.append(block.ravel())
+    return np.array(columns).T
+
+
+def logistic_inference(objective, result, *, separation: str | None = None,
+                       max_params: int | None = None) -> LogisticInference:
+    """Inference state at the end of a fit: log-likelihoods, :math:`J H^{-1} J^T` and caveats.
+
+    .. math::  \\ell = -(N f(\\hat\\theta) - \\tfrac{\\lambda}{2}\\lVert\\hat W\\rVert^2), \\qquad
+               \\ell_0 = \\sum_k N_k \\ln\\frac{N_k}{N} \\;\\text{(with an intercept; else } -N\\ln K),
+
+    and the covariance :math:`J H^{-1} J^T` with the (penalised) Hessian of the summed objective
+    :math:`H = N\\nabla^2 f` (seed 000 sec. 2.3) at the optimum and :math:`J` of
+    :func:`reporting_map`.  A singular :math:`H` of an unpenalised, unseparated fit warns with
+    :class:`~linclass.SingularCovarianceWarning` and leaves the covariance out; so does a model with
+    more than ``max_params`` parameters.
+
+    Parameters
+    ----------
+    objective : LinearObjective or ChunkedObjective
+        The objective the solver minimised.
+    result : SolverResult
+        Its outcome.
+    separation : {'complete', 'quasi', 'suspected'} or None
+        What :func:`linclass.linear.separation.check_separation` found (unpenalised fits).
+    max_params : int or None
+        None: :data:`MAX_PARAMS`.
+
+    Returns
+    -------
+    LogisticInference
+    """
+    theta = result.theta
+    W = theta.reshape(objective.shape)[: objective.n_features]
+    log_likelihood = -(result.value * objective.total - 0.5 * objective.l2 * float(np.sum(W**2)))
+    counts = objective.class_weight[objective.class_weight > 0]
+    null = (float(counts @ np.log(counts / counts.sum())) if objective.fit_intercept
+            else -objective.total * np.log(objective.n_classes))
+    notes = []
+    if objective.l2 == 0.0:
+        if separation is not None:
+            notes.append(f"{separation} separation: the maximum-likelihood estimate does not exist; "
+                         "coefficients, standard errors and p-values are meaningless.")
+    else:
+        notes.append(f"penalised fit (C={1.0 / objective.l2:g}): estimates are shrunk towards zero "
+                     "and the standard errors come from the penalised Hessian; tests and intervals "
+                     "are not valid frequentist inference. Refit with C=np.inf for those.")
+    if not result.converged:
+        notes.append(f"the solver did not converge in {result.n_iter} iterations.")
+    covariance, reason = None, None
+    max_params = MAX_PARAMS if max_params is None else max_params
+    if objective.n_params > max_params:
+        reason = (f"the model has {objective.n_params} parameters; standard errors are formed for at "
+                  f"most {max_params}")
+    else:
+        system = SymmetricSolver(objective.hessian(theta) * objective.total)
+        if system.singular and objective.l2 == 0.0 and separation is None:
+            warnings.warn(
+                "The information matrix X^T W X is singular: some features are constant or "
+                "collinear, so their coefficients are not identifiable (the minimum-norm solution "
+                "is returned and standard errors are undefined). Drop the redundant features or "
+                "use a finite C.",
+                SingularCovarianceWarning, stacklevel=5,  # the caller of fit
+            )
+            reason = "the information matrix is singular (collinear features)"
+        else:
+            J = reporting_map(objective)
+            covariance = J @ system.solve(J.T)
+    return LogisticInference(log_likelihood=float(log_likelihood), null_log_likelihood=float(null),
+                             n_obs=float(objective.total), covariance=covariance, reason=reason,
+                             notes=tuple(notes))

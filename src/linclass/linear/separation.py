@@ -11,15 +11,22 @@ negative log-likelihood for ever.  That is a linear programme (Konis 2007): maxi
 :math:`\\sum_{i,j} \\tilde x_i^T(V_{y_i} - V_j)` subject to those constraints and :math:`|V| \\le 1`; the
 optimum is positive exactly when the data are separated.  Complete separation additionally makes every
 inequality strict; otherwise it is quasi-complete.
+
+:func:`check_separation` is the check a fit runs at its end: the cheap symptom first (rows fitted with
+probability one), the linear programme only then, and a :class:`~linclass.SeparationWarning`.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-__all__ = ["separation", "suspicious_rows"]
+from linclass.exceptions import SeparationWarning
+
+__all__ = ["check_separation", "separation", "suspicious_rows"]
 
 _SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perfectly"
 _LP_MAX_NONZEROS = 20_000_000  # larger linear programmes are not attempted
@@ -72,3 +79,52 @@ def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,
     strict = linprog(np.r_[np.zeros(p * K), -1.0], A_ub=sp.hstack([-A, ones]), b_ub=np.zeros(r.size),
                      bounds=[(-1, 1)] * (p * K) + [(0, 1)], method="highs")
     return "complete" if strict.status == 0 and -strict.fun > 1e-6 else "quasi"
+
+
+def check_separation(objective, theta, X=None, y=None, sample_weight=None, *,
+                     converged: bool = True) -> str | None:
+    """'complete', 'quasi', 'suspected' or None, warning with :class:`~linclass.SeparationWarning`
+    when not None.
+
+    Runs the linear programme of :func:`separation` when some row is fitted with probability 1
+    (``objective.count_perfect``), and also when the solver stopped early (a slow solver on
+    separated data may not have reached such rows yet).  Without the rows (``X`` None: chunked data,
+    where the programme would need every row at once) or when the programme is too large, the
+    symptom alone gives 'suspected'.
+
+    Parameters
+    ----------
+    objective : LinearObjective or ChunkedObjective
+    theta : ndarray of shape objective.shape
+        The fitted parameters.
+    X, y, sample_weight : the rows in memory (y class indices; the weights the objective used), or None
+    converged : bool
+        Whether the solver met its stopping rule.
+    """
+    perfect = objective.count_perfect(theta)
+    if perfect == 0 and (converged or X is None):
+        return None
+    if X is None:
+        kind = "suspected"
+    else:
+        try:
+            kind = separation(X, y, objective.n_classes, sample_weight, objective.fit_intercept)
+        except ValueError:
+            kind = "suspected"
+    if kind is None:
+        return None
+    what = {"complete": "completely separated by a hyperplane",
+            "quasi": "quasi-completely separated (a hyperplane separates them with some rows on it)",
+            "suspected": "apparently separated"}[kind]
+    warnings.warn(
+        f"The classes are {what}: "
+        + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
+           "the solver stopped before it reached the boundary")
+        + ", and the "
+        "maximum-likelihood estimate does not exist (the unpenalised coefficients diverge). The "
+        "returned coefficients are finite only because the iteration stopped; their size, standard "
+        "errors and p-values are meaningless. Use a finite C (for example C=1.0) for a penalised "
+        "estimate, which always exists.",
+        SeparationWarning, stacklevel=5,  # the caller of fit
+    )
+    return kind
