@@ -743,3 +743,38 @@ def test_directions_diagonalise_both_scatters_and_maximise_J(seed, K, d, extra):
         results[solver] = lam
     np.testing.assert_allclose(results["svd"], results["eigen"], rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(results["gsvd"], results["eigen"], rtol=1e-8, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- explained variance
+
+
+def test_explained_variance_ratio_rule():
+    """One rule for every Fisher projection: shares of the sum of all eigenvalues; infinite
+    eigenvalues share the ratio equally; a zero total gives zeros."""
+    np.testing.assert_allclose(fisher.explained_variance_ratio(np.array([3.0, 1.0])), [0.75, 0.25])
+    np.testing.assert_allclose(fisher.explained_variance_ratio(np.array([3.0, 1.0]), 1), [0.75])
+    inf = np.inf
+    np.testing.assert_array_equal(fisher.explained_variance_ratio(np.array([inf, inf, 2.0])), [0.5, 0.5, 0.0])
+    np.testing.assert_array_equal(fisher.explained_variance_ratio(np.array([inf, inf, 2.0]), 1), [0.5])
+    np.testing.assert_array_equal(fisher.explained_variance_ratio(np.array([inf, 5.0]), 2), [1.0, 0.0])
+    np.testing.assert_array_equal(fisher.explained_variance_ratio(np.zeros(2)), [0.0, 0.0])
+    assert fisher.explained_variance_ratio(np.zeros(0)).shape == (0,)
+
+
+def test_lda_fisher_and_kernel_fisher_share_the_explained_variance_rule():
+    from linclass import KernelFisherDiscriminantAnalysis, LinearDiscriminantAnalysis
+
+    X, y = make_problem(27, n=150, d=4, K=4)
+    fda = FisherDiscriminantAnalysis(n_components=2).fit(X, y)
+    np.testing.assert_array_equal(fda.explained_variance_ratio_,
+                                  fisher.explained_variance_ratio(fda.eigenvalues_, 2))
+    kfda = KernelFisherDiscriminantAnalysis(kernel="linear").fit(X, y)
+    np.testing.assert_array_equal(kfda.explained_variance_ratio_,
+                                  fisher.explained_variance_ratio(kfda.eigenvalues_))
+    lda = LinearDiscriminantAnalysis(n_components=2).fit(X, y)
+    full = LinearDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(lda.explained_variance_ratio_, full.explained_variance_ratio_[:2], rtol=1e-14)
+    np.testing.assert_allclose(full.explained_variance_ratio_.sum(), 1.0, rtol=1e-14)
+    # LDA's directions are Fisher's on the same statistics: the same shares
+    np.testing.assert_allclose(full.explained_variance_ratio_, FisherDiscriminantAnalysis().fit(X, y)
+                               .explained_variance_ratio_, rtol=1e-10)

@@ -267,10 +267,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         evals, directions = fisher.discriminant_directions(between, model.covariance, self.tol)
         self._max_components = min(max_components, directions.shape[1])
         n_out = self._max_components if self.n_components is None else min(self.n_components, directions.shape[1])
-        total = evals.sum()
-        ratio = evals / total if total > 0 else np.zeros_like(evals)
         self.scalings_ = directions
-        self.explained_variance_ratio_ = ratio[:n_out]
+        self.explained_variance_ratio_ = fisher.explained_variance_ratio(evals, n_out)
         self.xbar_ = self.stats_.grand_mean()
         self._n_features_out = n_out
 

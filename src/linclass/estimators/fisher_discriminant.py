@@ -116,13 +116,7 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         lam = model.eigenvalues
         self.scalings_ = model.directions
         self.eigenvalues_ = lam
-        kept = lam[: model.n_components]
-        if np.any(np.isinf(lam)):
-            ratio = np.isinf(kept) / np.sum(np.isinf(lam))
-        else:
-            total = lam.sum()
-            ratio = kept / total if total > 0 else np.zeros_like(kept)
-        self.explained_variance_ratio_ = ratio
+        self.explained_variance_ratio_ = fisher.explained_variance_ratio(lam, model.n_components)
         self.canonical_correlations_ = fisher.canonical_correlations(lam)
         self.wilks_lambda_ = fisher.wilks_lambda(lam)
         self.xbar_ = model.center

@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.generative import gaussian, gaussian_scores, kernel_fisher
+from linclass.generative import fisher, gaussian, gaussian_scores, kernel_fisher
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict, validate_priors
 from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
@@ -207,8 +207,7 @@ class KernelFisherDiscriminantAnalysis(
         self.classes_ = classes
         self.priors_ = np.exp(self.classifier_.log_priors)
         self.eigenvalues_ = model.eigenvalues
-        total = model.eigenvalues.sum()
-        self.explained_variance_ratio_ = model.eigenvalues / total if total > 0 else model.eigenvalues * 0.0
+        self.explained_variance_ratio_ = fisher.explained_variance_ratio(model.eigenvalues)
         self.n_components_ = self._n_features_out = model.coef.shape[1]
         self.X_fit_ = model.train
         self.dual_coef_ = model.coef

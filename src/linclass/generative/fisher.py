@@ -46,6 +46,7 @@ __all__ = [
     "between_class_covariance",
     "discriminant_directions",
     "estimate",
+    "explained_variance_ratio",
     "scores",
     "solve",
     "wilks_test",
@@ -327,6 +328,33 @@ class WilksTest:
     statistic: float
     df: int
     pvalue: float
+
+
+def explained_variance_ratio(eigenvalues: np.ndarray, n_components: int | None = None) -> np.ndarray:
+    """Each kept direction's share of the discriminant's total, :math:`\\lambda_i / \\sum_j \\lambda_j`.
+
+    The one rule of every Fisher projection (LDA's ``transform``, Fisher's discriminant, kernel
+    Fisher).  The sum runs over all ``eigenvalues``; the first ``n_components`` shares (None: all) are
+    returned.  Infinite eigenvalues (directions in the null space of :math:`S_W` that separate the
+    classes, from 'gsvd') share the ratio equally and the finite ones get 0; a zero total gives
+    zeros.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (n_directions,), by decreasing value
+    n_components : int or None
+
+    Returns
+    -------
+    ndarray of shape (n_components,)
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    kept = lam[:n_components]
+    infinite = np.isinf(lam)
+    if np.any(infinite):
+        return np.isinf(kept) / np.sum(infinite)
+    total = lam.sum()
+    return kept / total if total > 0 else np.zeros_like(kept)
 
 
 def canonical_correlations(eigenvalues: np.ndarray) -> np.ndarray:
