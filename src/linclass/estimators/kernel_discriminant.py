@@ -20,6 +20,7 @@ from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict, validate_priors
 from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
 from linclass.core.posterior import log_posterior, posterior
+from linclass.estimators.fitted_state import clear_fitted_state
 
 __all__ = ["KernelFisherDiscriminantAnalysis"]
 
@@ -165,8 +166,7 @@ class KernelFisherDiscriminantAnalysis(
         self
         """
         self._validate_params()
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)  # no stale attributes from an earlier fit (landmark_indices_)
+        clear_fitted_state(self)  # no stale attributes from an earlier fit (landmark_indices_)
         data = validate_fit(self, X, y)
         X, y, classes = data.X, data.y, data.classes
         n = X.shape[0]

@@ -24,6 +24,7 @@ from linclass.linear.inference import LogisticInference, logistic_inference
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
+from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.linear.separation import check_separation
 from linclass.linear.solvers import SOLVERS
 
@@ -155,10 +156,30 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
                            weight)
 
+    def fit_source(self, source):
+        """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`); the result
+        equals ``fit`` on all rows at once (to the solver's tolerance).
+
+        One pass for the labels, class totals, centring and Gram matrix, then one pass per solver
+        iteration; 'sgd' needs the rows in memory and is refused.  An earlier fit is forgotten first
+        (``warm_start`` does not apply).
+
+        Parameters
+        ----------
+        source : a chunk source (:class:`linclass.sources.chunks.ChunkSource`: a
+            :class:`~linclass.io.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        clear_fitted_state(self)
+        return self._fit_source(source)
+
     def _fit_source(self, source):
-        """``fit`` from a chunk source (:mod:`linclass.chunks`: Dask collections, files read in
-        blocks).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
-        solver iteration; 'sgd' needs the rows in memory and is refused."""
+        """``fit`` from a chunk source, keeping the fitted state (``fit`` on Dask collections, where
+        ``warm_start`` applies as in memory)."""
         from linclass.sources.chunks import ChunkedObjective, record_features, require_two_classes
 
         self._validate_params()

@@ -22,6 +22,7 @@ from linclass.core.validation import (
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.core.posterior import log_posterior, posterior
 from linclass.core.class_stats import ClassStats
+from linclass.estimators.fitted_state import clear_fitted_state
 
 __all__ = ["StatsClassifier"]
 
@@ -61,10 +62,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)  # a refit with other settings must not keep stale fitted attributes
-        self._partial_classes = None
+        self._start_fit()
         if is_dask_collection(X, y, sample_weight):
             from linclass.sources.dask import DaskSource
 
@@ -73,6 +71,29 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse
         )
         return self._absorb(data)
+
+    def fit_source(self, source):
+        """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`): one pass, each
+        chunk's class statistics merged; the result equals ``fit`` on all rows at once.
+
+        Parameters
+        ----------
+        source : a chunk source (:class:`linclass.sources.chunks.ChunkSource`: a
+            :class:`~linclass.io.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
+
+        Returns
+        -------
+        self
+        """
+        self._start_fit()
+        return self._fit_source(source)
+
+    def _start_fit(self) -> None:
+        """What every fit from scratch does first: check the parameters, forget any earlier fit
+        (fitted attributes, the ``classes`` of ``partial_fit``)."""
+        self._validate_params()
+        clear_fitted_state(self)  # a refit with other settings must not keep stale fitted attributes
+        self._partial_classes = None
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with a batch; the result equals ``fit`` on all batches together.
@@ -123,8 +144,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         return self._install(batch)
 
     def _fit_source(self, source, *, first: bool = True):
-        """``fit`` (or ``partial_fit``) from a chunk source (:mod:`linclass.chunks`: Dask collections,
-        files read in blocks): one pass, each chunk's class statistics merged."""
+        """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
+        pass, each chunk's class statistics merged into the running ones."""
         from linclass.core.validation import check_label_type
         from linclass.sources.chunks import class_stats, record_features, require_two_classes
 

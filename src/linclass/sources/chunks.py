@@ -14,11 +14,13 @@ logistic / softmax     loss, gradient (p x m) and, for Newton, the      sums (``
                        curvature (pm x pm) at the current theta         partial_sums``)
 =====================  ===============================================  =============================
 
-A *source* is any object with ``n_features``, ``feature_names`` and
+A *source* (:class:`ChunkSource`) is any object with ``n_features``, ``feature_names`` and
 ``map_reduce(fn, combine, *args)``, which calls ``fn(chunk, *args)`` on every :class:`Chunk` (where
 the chunk lives: a Dask worker, or the reading process) and combines the results (``None``, from a
-chunk that carries no weight, is skipped).  :mod:`linclass.dask` provides one for Dask collections,
-:func:`linclass.datasets.FileSource` one for CSV / Parquet files read a block at a time.
+chunk that carries no weight, is skipped).  :mod:`linclass.sources.dask` provides one for Dask
+collections, :class:`linclass.io.datasets.FileSource` one for CSV / Parquet files read a block at a
+time.  An estimator fits from a source when it implements :class:`ChunkFittable` (a public
+``fit_source(source)``); :func:`fit_chunked` calls it.
 
 Each chunk is validated where it is read (:func:`linclass.core.chunk_validation.validate_chunk`: shape,
 numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its row.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import reduce
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -40,6 +43,8 @@ from linclass.core.class_stats import ClassStats
 
 __all__ = [
     "Chunk",
+    "ChunkFittable",
+    "ChunkSource",
     "ChunkedObjective",
     "class_stats",
     "combine_all",
@@ -48,25 +53,62 @@ __all__ = [
 ]
 
 
+class ChunkSource(Protocol):
+    """Where the rows of a chunked fit come from (a Dask collection, a file read in blocks, ...).
+
+    Attributes
+    ----------
+    n_features : int
+    feature_names : ndarray of str or None
+        The column names (``feature_names_in_`` of the fitted estimator), when the source has them.
+    """
+
+    n_features: int
+    feature_names: Any
+
+    def map_reduce(self, fn, combine, *args):
+        """``combine`` (a function of two results) over ``fn(chunk, *args)`` for every
+        :class:`Chunk`, skipping ``None``; None when no chunk gave a result."""
+
+
+@runtime_checkable
+class ChunkFittable(Protocol):
+    """An estimator that fits from a chunk source: the protocol behind the registry's "chunks"
+    capability, :func:`supports_chunks` and :func:`fit_chunked`.
+
+    ``fit_source(source)`` is ``fit`` on every row of ``source`` at once, read chunk by chunk: it
+    checks the estimator's parameters, forgets any earlier fit (fitted attributes and
+    ``partial_fit`` state), validates each chunk where it is read and returns the fitted estimator,
+    whose attributes equal those of ``fit(X, y, sample_weight)`` on the concatenated chunks (exactly
+    for the models of class statistics; to the solver's tolerance for logistic regression).
+    """
+
+    def fit_source(self, source: ChunkSource) -> Any:
+        """Fit on the rows of ``source``; returns the estimator."""
+
+
 def supports_chunks(estimator) -> bool:
-    """Whether ``estimator`` fits from a chunk source (statistics models and LogisticRegression)."""
-    return callable(getattr(estimator, "_fit_source", None))
+    """Whether ``estimator`` fits from a chunk source (implements :class:`ChunkFittable`: the
+    statistics models and LogisticRegression)."""
+    return isinstance(estimator, ChunkFittable)
 
 
 def fit_chunked(estimator, source):
-    """Fit ``estimator`` on a chunk source (a :class:`linclass.datasets.FileSource`, a
-    :class:`linclass.dask.DaskSource`, or any object with ``n_features``, ``feature_names`` and
-    ``map_reduce``); the result equals ``estimator.fit`` on all rows at once.  Returns the estimator.
+    """Fit ``estimator`` on a chunk source (a :class:`linclass.io.datasets.FileSource`, a
+    :class:`linclass.sources.dask.DaskSource`, or any :class:`ChunkSource`) by its
+    :meth:`ChunkFittable.fit_source`; the result equals ``estimator.fit`` on all rows at once.
+    Returns the estimator.
+
+    Raises
+    ------
+    TypeError
+        When the estimator does not implement :class:`ChunkFittable`.
     """
     if not supports_chunks(estimator):
         raise TypeError(f"{type(estimator).__name__} needs all rows in memory; chunked fits work for "
                         "the Gaussian models, naive Bayes, FisherDiscriminantAnalysis and "
                         "LogisticRegression.")
-    estimator._partial_classes = None
-    estimator._validate_params()
-    for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]:
-        delattr(estimator, name)
-    return estimator._fit_source(source)
+    return estimator.fit_source(source)
 
 
 @dataclass(frozen=True)
