@@ -58,8 +58,8 @@ def precision_root(sigma: np.ndarray, tol: float, units: np.ndarray) -> tuple[np
     Full :math:`\\Sigma` (shape (d, d)): :math:`H = D^{-1}U_r\\Lambda_r^{-1/2}` of shape (d, r), from
     the eigenvalues of :math:`R` above ``tol`` times the largest.  Diagonal :math:`\\Sigma` (shape (d,),
     the variances): :math:`H = \\mathrm{diag}(h)`, returned as h of shape (d,), with
-    :math:`h_j = \\Sigma_{jj}^{-1/2}` and 0 for features whose variance is at most ``tol`` in the units of
-    :func:`rank_scale` (there :math:`R = I` on the features that vary).
+    :math:`h_j = \\Sigma_{jj}^{-1/2}` and 0 for features whose variance is at most ``tol`` in the
+    units of :func:`rank_scale` (there :math:`R = I` on the features that vary).
 
     Parameters
     ----------

@@ -131,9 +131,10 @@ class OneVsOneClassifier(MulticlassBase):
 
     ``predict_proba`` couples the pairwise probabilities :math:`P(j \\mid \\{i, j\\}, x)` by Wu, Lin &
     Weng's least-squares method (:func:`~linclass.core.voting.couple_pairwise`): a genuine probability
-    estimate, which sums to one and is never NaN.  Like LIBSVM's, its arg max is the vote's winner except, possibly, near the
-    pairwise boundaries, where the coupled probabilities weigh confidences that the vote counts as
-    whole votes.  With two classes it is the single binary model's probability.
+    estimate, which sums to one and is never NaN.  Like LIBSVM's, its arg max is the vote's winner
+    except, possibly, near the pairwise boundaries, where the coupled probabilities weigh confidences
+    that the vote counts as whole votes.  With two classes it is the single binary model's
+    probability.
 
     Parameters
     ----------
@@ -192,8 +193,9 @@ class OneVsOneClassifier(MulticlassBase):
         return ovo_ambiguous(self._votes_and_confidence(X)[0])
 
     def decision_function(self, X):
-        """Vote-based scores :math:`s_k(x)` of :func:`~linclass.core.voting.ovo_scores`, shape (n_samples, n_classes); for two
-        classes, :math:`s_1 - s_0` of shape (n_samples,) (positive towards ``classes_[1]``)."""
+        """Vote-based scores :math:`s_k(x)` of :func:`~linclass.core.voting.ovo_scores`, shape
+        (n_samples, n_classes); for two classes, :math:`s_1 - s_0` of shape (n_samples,) (positive
+        towards ``classes_[1]``)."""
         S = self._scores(self._X(X))
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 

@@ -22,8 +22,9 @@ collections, :class:`linclass.io.datasets.FileSource` one for CSV / Parquet file
 time.  An estimator fits from a source when it implements :class:`ChunkFittable` (a public
 ``fit_source(source)``); :func:`fit_chunked` calls it.
 
-Each chunk is validated where it is read (:func:`linclass.core.chunk_validation.validate_chunk`: shape,
-numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its row.
+Each chunk is validated where it is read (:func:`linclass.core.chunk_validation.validate_chunk`:
+shape, numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its
+row.
 """
 
 from __future__ import annotations
