@@ -24,7 +24,7 @@ from linclass import (
     SingularCovarianceWarning,
 )
 from linclass.generative.densities import class_log_density, covariance_matrices
-from linclass.generative.gaussian import joint_log_likelihood
+from linclass.generative.gaussian_scores import joint_log_likelihood
 
 STRUCTURES = ("tied", "full", "diag", "tied_diag", "spherical")
 

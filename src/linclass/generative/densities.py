@@ -1,6 +1,6 @@
 """Class-conditional Gaussian densities of a fitted :class:`~linclass.generative.gaussian.GaussianModel`.
 
-The scores of :func:`linclass.generative.gaussian.joint_log_likelihood` are what classification
+The scores of :func:`linclass.generative.gaussian_scores.joint_log_likelihood` are what classification
 needs (for the linear structures, only up to a term shared by all classes).  The functions here
 give the densities themselves, for every covariance structure:
 
