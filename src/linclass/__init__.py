@@ -5,9 +5,9 @@ Public names only.  The package is arranged by role, in the order data flows thr
 ``core``        validation, class statistics, covariance estimates, priors, posteriors
 ``generative``  Gaussian models, discrete naive Bayes, Fisher and kernel Fisher discriminants
 ``linear``      losses, the logistic objective, its solvers, separation, inference, the perceptron
-``sources``     where rows come from in pieces: chunks, Dask collections, files
+``sources``     where rows come from: CSV / Parquet tables, chunks, Dask collections, files
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
-``io``          model files (``save`` / ``load``), bundled data sets and file readers
+``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer
 ``inspect``     geometry of the boundaries, figures
 ``cli``         the ``linclass`` command
 ``registry``    every estimator once, with what it can do

@@ -22,6 +22,7 @@ Capabilities
 ``curve``        records a training curve (``loss_curve_`` or ``errors_``)
 ``seeded``       has a ``random_state``
 ``meta``         wraps another estimator (the ``estimator`` parameter)
+``inference``    ``summary()``: coefficients with standard errors, tests and intervals
 ``kernel``       works in a kernel's feature space (cost grows with n^2 unless approximated)
 """
 
@@ -50,7 +51,7 @@ __all__ = ["CAPABILITIES", "ENTRIES", "Entry", "by_alias", "by_class", "by_name"
 
 CAPABILITIES = frozenset({
     "proba", "transform", "partial_fit", "chunks", "sparse", "counts", "gaussian", "linear",
-    "curve", "seeded", "meta", "kernel",
+    "curve", "seeded", "meta", "kernel", "inference",
 })
 
 
@@ -126,7 +127,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(PoissonNB, "poisson-nb", "naive Bayes, Poisson counts",
           _caps(*_STATS, "sparse", "counts", "linear")),
     Entry(LogisticRegression, "logistic", "logistic / softmax regression",
-          _caps("proba", "chunks", "linear", "curve", "seeded"),
+          _caps("proba", "chunks", "linear", "curve", "seeded", "inference"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))),
     Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded"),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from linclass import registry
 from linclass.cli.data import Data, feature_indices, frame, keep_classes, load
 from linclass.cli.errors import UsageError
 from linclass.cli.evaluation import accuracy, check_folds, cross_validate, print_warnings
@@ -152,9 +153,8 @@ def summary(args) -> int:
     print("\nfitted attributes:")
     for key in sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_")):
         print(f"  {key}: {short(getattr(model, key))}")
-    from linclass.estimators import LogisticRegression
-
-    if isinstance(model, LogisticRegression):  # the one model with an inference table
+    entry = registry.by_class(type(model))
+    if entry is not None and entry.can("inference"):
         print()
         try:
             print(model.summary())

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass import registry
 from linclass.core.validation import validate_predict
-from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale, rank_scale
+from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale
 
 __all__ = ["Hyperplanes", "generative_to_logistic", "hyperplanes", "signed_distance"]
 

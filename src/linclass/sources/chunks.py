@@ -18,7 +18,7 @@ A *source* (:class:`ChunkSource`) is any object with ``n_features``, ``feature_n
 ``map_reduce(fn, combine, *args)``, which calls ``fn(chunk, *args)`` on every :class:`Chunk` (where
 the chunk lives: a Dask worker, or the reading process) and combines the results (``None``, from a
 chunk that carries no weight, is skipped).  :mod:`linclass.sources.dask` provides one for Dask
-collections, :class:`linclass.io.datasets.FileSource` one for CSV / Parquet files read a block at a
+collections, :class:`linclass.sources.files.FileSource` one for CSV / Parquet files read a block at a
 time.  An estimator fits from a source when it implements :class:`ChunkFittable` (a public
 ``fit_source(source)``); :func:`fit_chunked` calls it.
 
@@ -95,7 +95,7 @@ def supports_chunks(estimator) -> bool:
 
 
 def fit_chunked(estimator, source):
-    """Fit ``estimator`` on a chunk source (a :class:`linclass.io.datasets.FileSource`, a
+    """Fit ``estimator`` on a chunk source (a :class:`linclass.sources.files.FileSource`, a
     :class:`linclass.sources.dask.DaskSource`, or any :class:`ChunkSource`) by its
     :meth:`ChunkFittable.fit_source`; the result equals ``estimator.fit`` on all rows at once.
     Returns the estimator.
