@@ -9,8 +9,12 @@ An outcome is either
   ``predict_proba`` is finite with rows summing to 1 within 1e-12; and ``check`` (the case's own
   soundness test: accuracy, equivalence with the clean problem, ...) holds.
 
-Outcomes that differ by estimator are written per estimator in the case's table.  The numerical
-stress tests (far points, rescaled data, float32) are at the end of the file.
+The estimators are the registry's entries and variants (``conftest.CASES``); whether a row applies
+(``partial_fit``, ``sample_weight``) and which data an estimator gets (Gaussian blobs, counts, 0/1
+bits) are read from the registry's capabilities and the signature of ``fit``.  A row's default outcome
+is what every estimator should do; outcomes that differ are written in the row's table for groups and
+classes (and variants) of estimators, so a new estimator meets every row with the default outcomes.
+The numerical stress tests (far points, rescaled data, float32) are at the end of the file.
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ from typing import Callable
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils.validation import has_fit_parameter
 
 import linclass
+from conftest import CASES, Case, case_id, data_kind
+from conftest import blobs as shared_blobs
 from linclass import SeparationWarning, SingularCovarianceWarning
 
 pd = pytest.importorskip("pandas")
@@ -35,75 +42,120 @@ SCW, CW, SW = SingularCovarianceWarning, ConvergenceWarning, SeparationWarning
 # ============================================================================ the estimators
 @dataclass(frozen=True)
 class Spec:
-    make: Callable
-    family: str  # 'gauss', 'fisher', 'kfda', 'discrete', 'logistic', 'perceptron', 'multi'
-    partial_fit: bool = False
-    sample_weight: bool = True
-    proba: bool = True
+    """A registry case and what the matrix needs to know of it (read from the registry's capabilities
+    and the signature of ``fit``)."""
+    case: Case
+    partial_fit: bool
+    sample_weight: bool
+    proba: bool
+
+    def make(self):
+        return self.case.make()
 
 
 ESTIMATORS = {
-    "LDA": Spec(lambda: linclass.LinearDiscriminantAnalysis(), "gauss", partial_fit=True),
-    "QDA": Spec(lambda: linclass.QuadraticDiscriminantAnalysis(), "gauss", partial_fit=True),
-    **{
-        f"GDA-{t}": Spec(lambda t=t: linclass.GaussianDiscriminantAnalysis(covariance_type=t), "gauss",
-                         partial_fit=True)
-        for t in ("tied", "full", "diag", "tied_diag", "spherical")
-    },
-    "GaussianNB": Spec(lambda: linclass.GaussianNB(), "gauss", partial_fit=True),
-    "BernoulliNB": Spec(lambda: linclass.BernoulliNB(), "discrete", partial_fit=True),
-    "MultinomialNB": Spec(lambda: linclass.MultinomialNB(), "discrete", partial_fit=True),
-    "PoissonNB": Spec(lambda: linclass.PoissonNB(), "discrete", partial_fit=True),
-    "Fisher": Spec(lambda: linclass.FisherDiscriminantAnalysis(), "fisher", partial_fit=True),
-    "KFDA": Spec(lambda: linclass.KernelFisherDiscriminantAnalysis(), "kfda", sample_weight=False),
-    **{
-        f"LR-{s}": Spec(lambda s=s: linclass.LogisticRegression(solver=s, random_state=0), "logistic")
-        for s in ("newton", "bohning", "lbfgs", "sgd")
-    },
-    "Perceptron": Spec(lambda: linclass.Perceptron(random_state=0), "perceptron", partial_fit=True,
-                       proba=False),
-    "OvR": Spec(lambda: linclass.OneVsRestClassifier(linclass.LogisticRegression()), "multi"),
-    "OvO": Spec(lambda: linclass.OneVsOneClassifier(linclass.LogisticRegression()), "multi"),
-    "KClass": Spec(lambda: linclass.KClassDiscriminant(linclass.LogisticRegression()), "multi"),
+    c.id: Spec(c, partial_fit=c.can("partial_fit"), proba=c.can("proba"),
+               sample_weight=has_fit_parameter(c.make(), "sample_weight"))
+    for c in CASES
 }
 ALL = tuple(ESTIMATORS)
-DISCRETE = {k for k, s in ESTIMATORS.items() if s.family == "discrete"}
 PARTIAL = tuple(k for k, s in ESTIMATORS.items() if s.partial_fit)
-STATS_PARTIAL = tuple(k for k in PARTIAL if k != "Perceptron")
-WEIGHTED = tuple(k for k, s in ESTIMATORS.items() if s.sample_weight)
-# groups used in the tables
-TIED = {"LDA", "GDA-tied"}
-FULL = {"QDA", "GDA-full"}
-DIAG = {"GDA-diag", "GDA-spherical", "GaussianNB", "GDA-tied_diag"}
-LOGISTIC = {"LR-newton", "LR-bohning", "LR-lbfgs", "LR-sgd", "OvR", "OvO", "KClass"}
-# what does its arithmetic by squaring X (refuses values whose squares overflow / underflow)
-SQUARING = {k for k, s in ESTIMATORS.items() if s.family != "discrete"}
+UNWEIGHTED = {k for k, s in ESTIMATORS.items() if not s.sample_weight}
+
+
+def kind(name):
+    """'gauss', 'counts' or 'binary': the data the estimator models (conftest.data_kind)."""
+    return data_kind(ESTIMATORS[name].case)
+
+
+_ABSENT = object()
+
+
+def where(cls, **settings):
+    """The ids of the cases of ``cls`` whose variant has these settings (every variant when none)."""
+    return {k for k, s in ESTIMATORS.items()
+            if s.case.cls is cls and all(s.case.variant.get(p, _ABSENT) == v for p, v in settings.items())}
+
+
+def covariance(case):
+    """The covariance structure of a Gaussian model: 'tied', 'full', 'diag', 'tied_diag', 'spherical'."""
+    if case.cls is linclass.GaussianDiscriminantAnalysis:
+        return case.variant.get("covariance_type", "tied")
+    return {linclass.LinearDiscriminantAnalysis: "tied", linclass.QuadraticDiscriminantAnalysis: "full",
+            linclass.GaussianNB: "diag"}.get(case.cls)
+
+
+def regularised(case):
+    return bool(case.variant.get("shrinkage") or case.variant.get("reg_param"))
+
+
+def _group(test):
+    return {k for k, s in ESTIMATORS.items() if test(s.case)}
+
+
+# groups used in the tables (keyed by class and variant)
+DISCRETE = _group(lambda c: c.can("counts"))
+TIED = _group(lambda c: covariance(c) == "tied" and not regularised(c))
+FULL = _group(lambda c: covariance(c) == "full" and not regularised(c))
+DIAG = _group(lambda c: covariance(c) in ("diag", "spherical", "tied_diag"))
+QUADRATIC = _group(lambda c: covariance(c) in ("full", "diag", "spherical"))  # scores square x
+# shrunk towards a multiple of the identity (the mean variance): no singular covariance, and an extra
+# feature changes the target and the intensity (a little, for every feature)
+SHRUNK = _group(lambda c: covariance(c) in ("tied", "full") and c.variant.get("shrinkage") is not None)
+GNB = where(linclass.GaussianNB)
+GDA_TIED_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="tied_diag")
+GDA_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="diag")
+GDA_SPHERICAL = where(linclass.GaussianDiscriminantAnalysis, covariance_type="spherical")
+BERNOULLI = where(linclass.BernoulliNB)
+BERNOULLI_BINARY = where(linclass.BernoulliNB, binarize=None)
+BERNOULLI_THRESHOLD = BERNOULLI - BERNOULLI_BINARY
+MULTINOMIAL = where(linclass.MultinomialNB)
+POISSON = where(linclass.PoissonNB)
+FISHER = where(linclass.FisherDiscriminantAnalysis)
+# LDA/GSVD keeps the directions in the null space of S_W: made for singular S_W, without a warning
+FISHER_GSVD = where(linclass.FisherDiscriminantAnalysis, solver="gsvd")
+KFDA = where(linclass.KernelFisherDiscriminantAnalysis)
+LR_SLOW = where(linclass.LogisticRegression, solver="bohning") | where(linclass.LogisticRegression, solver="sgd")
+PERCEPTRON = where(linclass.Perceptron)
+
+
+def the(cls, **settings):
+    """The id of the variant of ``cls`` with exactly these settings (the default one when none)."""
+    name = case_id(cls.__name__, settings)
+    assert name in ESTIMATORS, f"{name} is not a registry variant"
+    return name
+
+
+LDA = the(linclass.LinearDiscriminantAnalysis)
+QDA = the(linclass.QuadraticDiscriminantAnalysis)
+FISHER_SVD = the(linclass.FisherDiscriminantAnalysis, solver="svd")  # the default solver
 
 
 # ============================================================================ data
 def blobs(name, n=40, d=3, seed=0, shift=1.0, n_classes=2):
     """Two (or more) overlapping classes, balanced, in the form the estimator models: Gaussian blobs,
-    or non-negative integer counts for the discrete naive Bayes models."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % n_classes
-    if name in DISCRETE:
-        rates = np.full((n_classes, d), 2.0)
-        rates[np.arange(n_classes), np.arange(n_classes) % d] = 2.0 + 2.0 * shift
-        X = rng.poisson(rates[y]).astype(float)
-    else:
-        X = rng.normal(size=(n, d))
-        X[:, 0] += shift * y
-    return X, y
+    non-negative integer counts for the discrete naive Bayes models, 0/1 bits for BernoulliNB with
+    binarize=None (conftest.blobs)."""
+    return shared_blobs(kind(name), n=n, d=d, seed=seed, shift=shift, n_classes=n_classes)
 
 
-def separable(name, n=40, d=3, seed=1):
-    """Perfectly separable classes (for the discrete models: disjoint supports / a 0-1 indicator)."""
+def _bits(X, name):
+    """Counts cut at 2 for the models of 0/1 features; the counts themselves for the others."""
+    return (X > 2).astype(float) if kind(name) == "binary" else X
+
+
+def separable(name, n=40, d=3, seed=1, counts=None):
+    """Perfectly separable classes (for the discrete models: disjoint supports / a 0-1 indicator).
+    ``counts(X, y)`` edits the discrete models' counts before they are cut to bits."""
     rng = np.random.default_rng(seed)
     y = np.arange(n) % 2
     if name in DISCRETE:
         X = rng.poisson(2.0, size=(n, d)).astype(float)
         X[:, 0] = np.where(y == 1, 3.0 + X[:, 0], 0.0)
         X[:, 1] = np.where(y == 0, 3.0 + X[:, 1], 0.0)
+        if counts is not None:
+            counts(X, y)
+        X = _bits(X, name)
     else:
         X = rng.normal(size=(n, d))
         X[:, 0] += 8.0 * y
@@ -223,20 +275,14 @@ def checks(*fns):
     return check
 
 
-def per(default, **overrides):
-    """The table of one case: ``default`` outcome, with per-estimator (or per-group) overrides.
-    Keys of ``overrides`` are estimator names with '-' written as '_' (e.g. ``LR_sgd``)."""
-    table = {name: default for name in ALL}
-    for key, outcome in overrides.items():
-        table[key.replace("_", "-", 1) if key.replace("_", "-", 1) in table else key] = outcome
-    return table
-
-
-def groups(table, **by_group):
-    """Apply outcomes to whole groups: ``groups(table, TIED=ok(...))`` with the group sets above."""
-    named = {"TIED": TIED, "FULL": FULL, "DIAG": DIAG, "LOGISTIC": LOGISTIC, "DISCRETE": DISCRETE}
-    for group, outcome in by_group.items():
-        for name in named[group]:
+def per(default, *overrides, over=ALL):
+    """The table of one case: ``default`` outcome for every estimator (of ``over``), then
+    ``(ids, outcome)`` pairs, in order (a later pair wins), for the groups and classes above."""
+    table = {name: default for name in over}
+    for names, outcome in overrides:
+        names = set(names) & set(over)
+        assert names, "an override that selects no estimator"
+        for name in names:
             table[name] = outcome
     return table
 
@@ -263,12 +309,13 @@ def predict_on(make_X):
 
 
 def singleton_class(name):
-    X, y = separable(name, n=21)
-    y = np.r_[np.zeros(20, int), 1]
-    if name in DISCRETE:
+    def one_row_of_class_1(X, y):
         X[:20, 0] = 0.0
         X[20] = [6.0, 0.0, 0.0]
-    else:
+
+    X, y = separable(name, n=21, counts=one_row_of_class_1)
+    y = np.r_[np.zeros(20, int), 1]
+    if name not in DISCRETE:
         X[20] = [8.0, 8.0, 8.0]
     model = fit(name, X, y)
     return Result(model, X, y)
@@ -281,20 +328,24 @@ def d_greater_than_n(name):
     if name in DISCRETE:
         X = rng.poisson(1.0, size=(n, d)).astype(float)
         X[:, :5] += 4.0 * y[:, None]
+        X = _bits(X, name)
     else:
         X = rng.normal(size=(n, d))
         X[:, :5] += 2.0 * y[:, None]
     return Result(fit(name, X, y), X, y)
 
 
-def extra_feature(kind):
+def extra_feature(what):
     """Fit with an added column (constant / duplicate / collinear) and keep the clean fit to compare."""
     def action(name):
         X, y = blobs(name, n=60)
-        if kind == "constant":
-            new = np.full(X.shape[0], 3.0)
-        elif kind == "duplicate":
+        bits = kind(name) == "binary"
+        if what == "constant":
+            new = np.full(X.shape[0], 1.0 if bits else 3.0)
+        elif what == "duplicate":
             new = X[:, 1]
+        elif bits:  # collinear: an exact affine combination that stays 0/1
+            new = 1.0 - X[:, 1]
         else:  # collinear: an exact combination (non-negative integers for the count models)
             new = 2.0 * X[:, 1] + X[:, 2]
         Xb = np.c_[X, new]
@@ -379,6 +430,7 @@ def zero_weight_class(name):
 NAN = Err(ValueError, r"NaN .*first at row 1, column 2")
 INF = Err(ValueError, r"infinity .*first at row 1, column 2")
 NO_WEIGHT = Err(TypeError, r"unexpected keyword argument 'sample_weight'")
+NOT_BITS = Err(ValueError, r"needs features that are 0 or 1")
 
 SINGLETON_CHECK = checks(
     accuracy_at_least(20 / 21),
@@ -409,107 +461,122 @@ CASES = {
                   per(Err(ValueError, r"only one class \(0\)"))),
     "one_class_with_positive_weight": (
         zero_weight_class,
-        per(Err(ValueError, r"only one class \(0\) with positive sample_weight"), KFDA=NO_WEIGHT),
+        per(Err(ValueError, r"only one class \(0\) with positive sample_weight"), (UNWEIGHTED, NO_WEIGHT)),
     ),
     "class_with_single_row": (
         singleton_class,
-        groups(per(ok(check=SINGLETON_CHECK)),
-               FULL=ok(SCW, check=SINGLETON_CHECK), DIAG=ok(SCW, check=SINGLETON_CHECK))
-        | {"GaussianNB": ok(check=SINGLETON_CHECK),  # var_smoothing keeps the variance positive
-           "GDA-tied_diag": ok(check=SINGLETON_CHECK),  # pooled variances: class 0 gives them
-           # the slow solvers stop at max_iter on 20:1 classes
-           "LR-bohning": ok(CW, check=SINGLETON_CHECK), "LR-sgd": ok(CW, check=SINGLETON_CHECK)},
+        per(ok(check=SINGLETON_CHECK),
+            (FULL | DIAG, ok(SCW, check=SINGLETON_CHECK)),
+            (GNB, ok(check=SINGLETON_CHECK)),  # var_smoothing keeps the variance positive
+            (GDA_TIED_DIAG, ok(check=SINGLETON_CHECK)),  # pooled variances: class 0 gives them
+            # one row: its scatter is 0, and so is the shrinkage target (its mean variance)
+            (SHRUNK & _group(lambda c: covariance(c) == "full"), ok(SCW, check=SINGLETON_CHECK)),
+            # the slow solvers stop at max_iter on 20:1 classes
+            (LR_SLOW, ok(CW, check=SINGLETON_CHECK))),
     ),
     "more_features_than_samples": (
         d_greater_than_n,
         # the pseudo-inverse of the within-class covariance (rank n - K) discards the mean difference
         # outside its range: chance accuracy, as scikit-learn's LDA; the warning says to regularise
         # (see test_lda_more_features_than_samples_with_shrinkage)
-        groups(per(ok(check=accuracy_at_least(1.0))), TIED=ok(SCW),
-               FULL=ok(SCW, check=accuracy_at_least(1.0)))
-        | {"Fisher": ok(SCW),
-           "LR-bohning": ok(CW, check=accuracy_at_least(1.0)),
-           "LR-sgd": ok(CW, check=accuracy_at_least(1.0))},
+        per(ok(check=accuracy_at_least(1.0)),
+            (TIED, ok(SCW)),
+            (FULL, ok(SCW, check=accuracy_at_least(1.0))),
+            (FISHER, ok(SCW)),
+            (FISHER_GSVD, ok(check=accuracy_at_least(1.0))),
+            (LR_SLOW, ok(CW, check=accuracy_at_least(1.0)))),
     ),
     # ---------------------------------------------------------------- degenerate features
     "constant_feature": (
         extra_feature("constant"),
-        groups(per(ok(check=REDUNDANT_SAME)),
-               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=REDUNDANT_SAME))
-        | {"GDA-diag": ok(SCW, check=REDUNDANT_SAME),       # zero variances floored
-           "GDA-tied_diag": ok(SCW, check=REDUNDANT_SAME),  # the feature is ignored
-           "GDA-spherical": ok(check=agrees_with_clean(0.9)),  # one variance for all features
-           "Fisher": ok(SCW, check=REDUNDANT_SAME),
-           "MultinomialNB": ok(check=agrees_with_clean(0.9)),  # a count feature changes the totals
-           "Perceptron": ok(CW, check=agrees_with_clean(0.6)),  # acts as a second bias
-           # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
-           "KFDA": ok(check=agrees_with_clean(0.9))},
+        per(ok(check=REDUNDANT_SAME),
+            (TIED | FULL, ok(SCW, check=REDUNDANT_SAME)),
+            (GDA_DIAG, ok(SCW, check=REDUNDANT_SAME)),       # zero variances floored
+            (GDA_TIED_DIAG, ok(SCW, check=REDUNDANT_SAME)),  # the feature is ignored
+            (GDA_SPHERICAL, ok(check=agrees_with_clean(0.9))),  # one variance for all features
+            (FISHER, ok(SCW, check=REDUNDANT_SAME)),
+            (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
+            (SHRUNK, ok(check=agrees_with_clean(0.8))),
+            (MULTINOMIAL, ok(check=agrees_with_clean(0.9))),  # a count feature changes the totals
+            (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6))),  # acts as a second bias
+            # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
+            (KFDA, ok(check=agrees_with_clean(0.9)))),
     ),
     "duplicated_feature": (
         extra_feature("duplicate"),
         # naive Bayes models count a duplicated feature twice, by their independence assumption
-        groups(per(ok(check=agrees_with_clean(0.9))), DIAG=ok(check=agrees_with_clean(0.75)),
-               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=agrees_with_clean(0.9)))
-        | {"Fisher": ok(SCW, check=REDUNDANT_SAME),
-           "Perceptron": ok(CW, check=agrees_with_clean(0.6))},
+        per(ok(check=agrees_with_clean(0.9)),
+            (DIAG, ok(check=agrees_with_clean(0.75))),
+            (TIED, ok(SCW, check=REDUNDANT_SAME)),
+            (FULL, ok(SCW, check=agrees_with_clean(0.9))),
+            (FISHER, ok(SCW, check=REDUNDANT_SAME)),
+            (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
+            (SHRUNK, ok(check=agrees_with_clean(0.8))),
+            (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6)))),
     ),
     "collinear_feature": (
         extra_feature("collinear"),
-        groups(per(ok(check=agrees_with_clean(0.85))), DIAG=ok(check=agrees_with_clean(0.75)),
-               TIED=ok(SCW, check=REDUNDANT_SAME), FULL=ok(SCW, check=agrees_with_clean(0.85)))
-        # one variance for all features: a wider extra feature changes it for every feature
-        | {"GDA-spherical": ok(check=agrees_with_clean(0.6))}
-        | {"Fisher": ok(SCW, check=REDUNDANT_SAME),
-           "Perceptron": ok(CW, check=agrees_with_clean(0.6))},
+        per(ok(check=agrees_with_clean(0.85)),
+            (DIAG, ok(check=agrees_with_clean(0.75))),
+            (TIED, ok(SCW, check=REDUNDANT_SAME)),
+            (FULL, ok(SCW, check=agrees_with_clean(0.85))),
+            # one variance for all features: a wider extra feature changes it for every feature
+            (GDA_SPHERICAL, ok(check=agrees_with_clean(0.6))),
+            (FISHER, ok(SCW, check=REDUNDANT_SAME)),
+            (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
+            (SHRUNK, ok(check=agrees_with_clean(0.8))),
+            (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6)))),
     ),
     "perfectly_separable": (
         separable_fit,
-        per(ok(check=accuracy_at_least(1.0)),
-            LR_bohning=ok(CW, check=accuracy_at_least(1.0)), LR_sgd=ok(CW, check=accuracy_at_least(1.0))),
+        per(ok(check=accuracy_at_least(1.0)), (LR_SLOW, ok(CW, check=accuracy_at_least(1.0)))),
     ),
     # ---------------------------------------------------------------- extreme scales
     "features_at_1e-300": (
         scaled(1e-300),
         per(Err(ValueError, r"too small"),
-            BernoulliNB=ok(check=same_as_clean(proba_atol=1e-12)),  # binarized: only signs count
+            (BERNOULLI_THRESHOLD, ok(check=same_as_clean(proba_atol=1e-12))),  # binarized: only signs count
             # counts of 1e-300 are no events at all: the posterior is the prior, by the model
-            MultinomialNB=ok(check=lambda r, n: np.testing.assert_allclose(
-                r.model.predict_proba(r.X), 0.5, atol=1e-12)),
-            PoissonNB=ok(check=lambda r, n: np.testing.assert_allclose(
+            (MULTINOMIAL | POISSON, ok(check=lambda r, n: np.testing.assert_allclose(
                 r.model.predict_proba(r.X), 0.5, atol=1e-12))),
+            (BERNOULLI_BINARY, NOT_BITS)),
     ),
     "features_at_1e+300": (
         scaled(1e300),
         per(Err(ValueError, r"too large"),
-            BernoulliNB=ok(check=same_as_clean(proba_atol=1e-12)),
-            MultinomialNB=ok(check=accuracy_at_least(0.75)),  # 1e300 events: certain posteriors
-            PoissonNB=ok(check=accuracy_at_least(0.75))),
+            (BERNOULLI_THRESHOLD, ok(check=same_as_clean(proba_atol=1e-12))),
+            (MULTINOMIAL | POISSON, ok(check=accuracy_at_least(0.75))),  # 1e300 events: certain posteriors
+            (BERNOULLI_BINARY, NOT_BITS)),
     ),
     # predicting far outside the training data: models linear in x give finite scores of ~1e300
     # (certain posteriors); quadratic ones would square 1e300 and refuse
     "predict_at_1e+300": (
         predict_on(lambda X, n: X * 1e300),
-        groups(per(ok(check=lambda r, n: np.testing.assert_array_equal(
-                    np.isin(r.model.predict_proba(r.X), [0.0, 1.0]).mean(axis=1) > 0, True))),
-               FULL=Err(ValueError, r"too large"), DIAG=Err(ValueError, r"too large"))
-        | {"GDA-tied_diag": ok(), "BernoulliNB": ok(), "KFDA": ok(), "Perceptron": ok(CW)},
+        per(ok(check=lambda r, n: np.testing.assert_array_equal(
+                np.isin(r.model.predict_proba(r.X), [0.0, 1.0]).mean(axis=1) > 0, True)),
+            (QUADRATIC, Err(ValueError, r"too large")),
+            (GDA_TIED_DIAG | BERNOULLI_THRESHOLD | KFDA, ok()),
+            (PERCEPTRON, ok(CW)),
+            # its degree-2 features are products of the inputs
+            (where(linclass.Perceptron, basis="poly"), Err(ValueError, r"polynomial features of X overflow")),
+            (BERNOULLI_BINARY, NOT_BITS)),
     ),
     # ---------------------------------------------------------------- sample_weight
     "sample_weight_negative": (
         fit_on(lambda X, n: X, sample_weight=-np.ones(40)),
-        per(Err(ValueError, r"Negative values in sample_weight"), KFDA=NO_WEIGHT),
+        per(Err(ValueError, r"Negative values in sample_weight"), (UNWEIGHTED, NO_WEIGHT)),
     ),
     "sample_weight_all_zero": (
         fit_on(lambda X, n: X, sample_weight=np.zeros(40)),
-        per(Err(ValueError, r"Every sample_weight is zero"), KFDA=NO_WEIGHT),
+        per(Err(ValueError, r"Every sample_weight is zero"), (UNWEIGHTED, NO_WEIGHT)),
     ),
     "sample_weight_wrong_length": (
         fit_on(lambda X, n: X, sample_weight=np.ones(39)),
-        per(Err(ValueError, r"sample_weight.shape == \(39,\), expected \(40,\)"), KFDA=NO_WEIGHT),
+        per(Err(ValueError, r"sample_weight.shape == \(39,\), expected \(40,\)"), (UNWEIGHTED, NO_WEIGHT)),
     ),
     "sample_weight_nan": (
         fit_on(lambda X, n: X, sample_weight=with_value(np.ones(40), np.nan, at=3)),
-        per(Err(ValueError, r"sample_weight contains NaN"), KFDA=NO_WEIGHT),
+        per(Err(ValueError, r"sample_weight contains NaN"), (UNWEIGHTED, NO_WEIGHT)),
     ),
     # ---------------------------------------------------------------- labels
     "labels_with_nan": (fit_on(lambda X, n: X, lambda y: np.where(y == 1, np.nan, 0.0)),
@@ -540,40 +607,40 @@ CASES = {
 PARTIAL_CASES = {
     "partial_fit_class_absent_from_chunk_with_classes": (
         partial_absent(with_classes=True),
-        {name: ok(check=lambda r, n: (
-            np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]),
-            # the class never seen has no weight: probability exactly 0, never predicted
-            np.testing.assert_array_equal(r.model.predict_proba(r.X)[:, 2], 0.0),
-            np.testing.assert_array_equal(np.isin(r.model.predict(r.X), [0, 1]), True)))
-         for name in STATS_PARTIAL}
-        | {"Perceptron": ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]))},
+        per(ok(check=lambda r, n: (
+                np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]),
+                # the class never seen has no weight: probability exactly 0, never predicted
+                np.testing.assert_array_equal(r.model.predict_proba(r.X)[:, 2], 0.0),
+                np.testing.assert_array_equal(np.isin(r.model.predict(r.X), [0, 1]), True))),
+            (PERCEPTRON, ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]))),
+            over=PARTIAL),
     ),
     "partial_fit_one_class_chunk_without_classes": (
         partial_absent(with_classes=False),
-        {name: Err(ValueError, r"seen only one class \(0\).*`classes`") for name in STATS_PARTIAL}
-        | {"Perceptron": Err(ValueError, r"only one class \(0\)")},
+        per(Err(ValueError, r"seen only one class \(0\).*`classes`"),
+            (PERCEPTRON, Err(ValueError, r"only one class \(0\)")), over=PARTIAL),
     ),
     "partial_fit_new_label_without_classes": (
         partial_new_label,
-        {name: ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2]))
-         for name in STATS_PARTIAL}
-        # the perceptron fixes its classes on the first call
-        | {"Perceptron": Err(ValueError, r"label\(s\) \[2\] that are not in classes=\[0, 1\]")},
+        per(ok(check=lambda r, n: np.testing.assert_array_equal(r.model.classes_, [0, 1, 2])),
+            # the perceptron fixes its classes on the first call
+            (PERCEPTRON, Err(ValueError, r"label\(s\) \[2\] that are not in classes=\[0, 1\]")),
+            over=PARTIAL),
     ),
     "partial_fit_str_then_int_labels": (
         partial_str_then_int(with_classes=False),
-        {name: Err(ValueError, r"labels of type int.*str") for name in STATS_PARTIAL}
-        | {"Perceptron": Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]")},
+        per(Err(ValueError, r"labels of type int.*str"),
+            (PERCEPTRON, Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]")),
+            over=PARTIAL),
     ),
     "partial_fit_str_then_int_labels_with_classes": (
         partial_str_then_int(with_classes=True),
-        {name: Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]")
-         for name in PARTIAL},
+        per(Err(ValueError, r"label\(s\) \[0, 1\] that are not in classes=\['a', 'b'\]"), over=PARTIAL),
     ),
 }
 
 
-def _params(cases, names_for=lambda table: table):
+def _params(cases):
     out = []
     for case, (action, table) in cases.items():
         for name, expected in table.items():
@@ -602,7 +669,7 @@ def test_every_case_covers_every_estimator():
 # ============================================================================ specific rows
 @pytest.mark.parametrize("solver", ["newton", "bohning", "lbfgs", "sgd"])
 def test_unpenalised_logistic_on_separable_data_warns_and_stays_finite(solver):
-    X, y = separable("LR")
+    X, y = separable(the(linclass.LogisticRegression, solver=solver))
     expected = {SW} if solver in ("newton", "lbfgs") else {SW, CW}
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -625,35 +692,41 @@ WITHIN_CONSTANT = {
 
 
 @pytest.mark.parametrize("case", list(WITHIN_CONSTANT))
-@pytest.mark.parametrize("name", ["LDA", "GDA-tied", "GDA-tied_diag", "Fisher", "QDA", "GDA-diag"])
+@pytest.mark.parametrize("name", [
+    LDA, *(the(linclass.GaussianDiscriminantAnalysis, covariance_type=t) for t in ("tied", "tied_diag")),
+    FISHER_SVD, QDA, the(linclass.GaussianDiscriminantAnalysis, covariance_type="diag")])
 def test_feature_constant_within_classes_is_handled_consistently(name, case):
     """Rank decisions are made relative to each feature's total variance (as Fisher's discriminant
     does): the within-class variance of such a feature is zero, or at rounding level, either way the
-    same outcome: a SingularCovarianceWarning and finite, moderate coefficients."""
-    X, y = blobs("LDA", n=40)
+    same outcome: a SingularCovarianceWarning, finite, moderate coefficients, and the scores of the
+    exact case."""
+    X, y = blobs(LDA, n=40)
     Xb = np.c_[X, WITHIN_CONSTANT[case](y)]
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         warnings.simplefilter("error", RuntimeWarning)
         model = fit(name, Xb, y)
-        P = model.predict_proba(Xb)
+        model.predict_proba(Xb)
     assert {w.category for w in record} == {SCW}
     _all_proba_sound(model, [Xb])
+    X_exact = np.c_[X, y.astype(float)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SCW)
-        reference = fit(name, np.c_[X, y.astype(float)], y)  # the exact case
-    np.testing.assert_array_equal(model.predict(Xb), reference.predict(np.c_[X, y.astype(float)]))
-    if hasattr(model, "coef_"):
+        reference = fit(name, X_exact, y)  # the exact case
+    np.testing.assert_array_equal(model.predict(Xb), reference.predict(X_exact))
+    # the quadratic models' scores are large (~1e10: the floored variance makes the feature decisive),
+    # and the same in every case
+    np.testing.assert_allclose(model.decision_function(Xb), reference.decision_function(X_exact),
+                               rtol=1e-9, atol=1e-9)
+    if hasattr(model, "coef_"):  # the linear ones (QDA and GDA-diag have per-class quadratic terms)
         assert np.abs(model.coef_).max() < 1e6, model.coef_
-    else:
-        assert P.min() >= 0.0
 
 
 def test_lda_more_features_than_samples_with_shrinkage():
     """The remedy the SingularCovarianceWarning names: shrinkage separates the d > n training data."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SCW)
-        r = d_greater_than_n("LDA")
+        r = d_greater_than_n(LDA)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model = linclass.LinearDiscriminantAnalysis(shrinkage="ledoit-wolf").fit(r.X, r.y)
@@ -665,7 +738,7 @@ PROBA = tuple(k for k, s in ESTIMATORS.items() if s.proba)
 
 
 @pytest.mark.parametrize("distance", [1e6, 1e150])
-@pytest.mark.parametrize("name", PROBA)
+@pytest.mark.parametrize("name", [k for k in PROBA if kind(k) != "binary"])  # 0/1 features have no far
 def test_posteriors_far_from_every_class_mean(name, distance):
     X, y = blobs(name, n=40, shift=2.0)
     model = fit(name, X, y)
@@ -680,8 +753,10 @@ def test_posteriors_far_from_every_class_mean(name, distance):
 
 
 # estimators whose fit is equivariant under x -> a x + b (same labels, same posteriors)
-AFFINE = ["LDA", "QDA", "GDA-tied", "GDA-full", "GDA-diag", "GDA-tied_diag", "GDA-spherical",
-          "GaussianNB", "Fisher", "KFDA"]
+AFFINE = [LDA, QDA,
+          *(the(linclass.GaussianDiscriminantAnalysis, covariance_type=t)
+            for t in ("tied", "full", "diag", "tied_diag", "spherical")),
+          the(linclass.GaussianNB), FISHER_SVD, the(linclass.KernelFisherDiscriminantAnalysis, solver="ridge")]
 
 
 @pytest.mark.parametrize("name, transform", [
@@ -692,7 +767,7 @@ AFFINE = ["LDA", "QDA", "GDA-tied", "GDA-full", "GDA-diag", "GDA-tied_diag", "GD
 ])
 def test_rescaled_data_give_equivalent_predictions(name, transform):
     rng = np.random.default_rng(11)
-    X, y = blobs("LDA", n=200, d=3, shift=1.5, seed=4)
+    X, y = blobs(LDA, n=200, d=3, shift=1.5, seed=4)
     X[:, 1] += 0.5 * X[:, 0]  # correlated, well conditioned
     X_new = rng.normal(size=(50, 3)) + [0.75, 0.3, 0.0]
     f = (lambda A: A * 1e6) if transform == "scale_1e6" else (lambda A: A + 1e6)
