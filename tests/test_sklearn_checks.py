@@ -50,6 +50,12 @@ def expected_failures(estimator):
                 "a weighted update is not the same as visiting a repeated sample twice"
             )
         }
+    if isinstance(estimator, LogisticRegression) and not estimator.fit_intercept:
+        # the check weights one class 1000:0.0001 on blobs far from the origin and expects it to be
+        # predicted almost everywhere: without an intercept the boundary must pass through the origin
+        return {
+            "check_class_weight_classifiers": "no intercept: class weights cannot move the boundary off the origin"
+        }
     full = isinstance(estimator, QuadraticDiscriminantAnalysis) or (
         isinstance(estimator, GaussianDiscriminantAnalysis) and estimator.covariance_type == "full"
     )

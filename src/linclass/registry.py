@@ -128,7 +128,8 @@ ENTRIES: tuple[Entry, ...] = (
           _caps(*_STATS, "sparse", "counts", "linear")),
     Entry(LogisticRegression, "logistic", "logistic / softmax regression",
           _caps("proba", "chunks", "linear", "curve", "seeded", "inference"),
-          tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))),
+          tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))
+          + ({"class_weight": "balanced"}, {"fit_intercept": False})),
     Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded"),
           ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
