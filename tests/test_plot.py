@@ -3,8 +3,8 @@
 * decision_regions: one legend entry per class, every point scattered, boundary contours that lie on
   the model's own boundary (two-class LDA: |w^T x + w_0| / ||w|| within a grid cell; three classes:
   the two best linear scores tie there), the exact hyperplane for binary linear models only, the
-  ambiguous shading (stub with ``ambiguous``; the real one-vs-rest / one-vs-one wrappers when
-  ``linclass.multiclass`` exists) and its fraction in the title; errors for X without two features.
+  ambiguous shading (stub with ``ambiguous``; the real one-vs-rest / one-vs-one wrappers) and its
+  fraction in the title; errors for X without two features.
 * fisher_figure: two panels whose J values equal Fisher's criterion computed here from the raw data
   (J_fisher = d^T S_W^{-1} d is the maximum, >= J of the mean difference), histograms of every point.
 * gaussian_contours: three ellipses per class at Mahalanobis distance 1, 2, 3 under the covariance
@@ -242,18 +242,9 @@ def test_decision_regions_ambiguous_shading_and_fraction():
 
 
 def test_decision_regions_real_multiclass_wrappers():
-    multiclass = pytest.importorskip("linclass.multiclass")
     X, y = blobs(K=3)
-    wrappers = [obj for name, obj in vars(multiclass).items()
-                if isinstance(obj, type) and callable(getattr(obj, "ambiguous", None))
-                and name.lower().startswith("onevs")]
-    if not wrappers:
-        pytest.skip("linclass.multiclass has no wrapper with an ambiguous method yet")
-    for cls in wrappers:
-        try:
-            model = cls(linclass.LogisticRegression()).fit(X, y)
-        except TypeError as exc:  # constructor not as assumed here
-            pytest.skip(f"{cls.__name__}(estimator) failed: {exc}")
+    for cls in (linclass.OneVsRestClassifier, linclass.OneVsOneClassifier):
+        model = cls(linclass.LogisticRegression()).fit(X, y)
         ax = plot.decision_regions(model, X, y, resolution=RES).axes[0]
         assert re.search(r"ambiguous region [\d.]+%", ax.get_title())
         assert len(legend_labels(ax)) == 3
