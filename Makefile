@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test quick bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ demo: $(VENV)/.demo
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
+
+# the suite without the tests marked slow (subprocesses of the command, a Dask cluster, memory
+# ceilings, the bit-flip sweep, the slowest property runs): for a quick check while working
+quick: $(VENV)/.test
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider -m "not slow"
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_gaussian.py

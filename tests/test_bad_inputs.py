@@ -646,11 +646,15 @@ PARTIAL_CASES = {
 }
 
 
+# rows whose fits take seconds (marked slow; `make quick` leaves them out): 250 features
+SLOW_ROWS = {"more_features_than_samples"}
+
+
 def _params(cases):
     out = []
     for case, (action, table) in cases.items():
+        marks = [pytest.mark.slow] if case in SLOW_ROWS else []
         for name, expected in table.items():
-            marks = getattr(expected, "marks", ())
             out.append(pytest.param(action, expected, name, id=f"{case}-{name}", marks=marks))
     return out
 
@@ -728,6 +732,7 @@ def test_feature_constant_within_classes_is_handled_consistently(name, case):
         assert np.abs(model.coef_).max() < 1e6, model.coef_
 
 
+@pytest.mark.slow
 def test_lda_more_features_than_samples_with_shrinkage():
     """The remedy the SingularCovarianceWarning names: shrinkage separates the d > n training data."""
     with warnings.catch_warnings():

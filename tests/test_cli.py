@@ -1,9 +1,9 @@
 """Tests of the ``linclass`` command.
 
 End to end in a subprocess (``python -m linclass``) for every command, on bundled data and on small
-CSV / Parquet files written here; the many error paths and option details run in-process through
-``main(argv)`` (the same code, without the 2-4 s interpreter start-up), and once more in a
-subprocess under the ``slow`` mark.
+CSV / Parquet files written here (marked ``slow``: each start-up of the interpreter costs 2-4 s); the
+many error paths and option details run in-process through ``main(argv)`` (the same code, without
+the start-up), and once more in a subprocess, also under the ``slow`` mark.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ def read_predictions(text: str):
 
 
 # ---------------------------------------------------------------------------- end to end (subprocess)
+@pytest.mark.slow
 def test_fit_predict_summary_end_to_end(files, tmp_path):
     from linclass.io.persistence import load
 
@@ -151,6 +152,7 @@ def test_fit_predict_summary_end_to_end(files, tmp_path):
     assert row and float(row.group(1)) == pytest.approx(reference.coef_[0, 0], rel=1e-3)
 
 
+@pytest.mark.slow
 def test_compare_end_to_end_on_iris(tmp_path):
     result = run(["compare", "--dataset", "iris", "--cv", "3"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -171,6 +173,7 @@ def test_compare_end_to_end_on_iris(tmp_path):
     assert "\r" not in result.stderr and "it/s" not in result.stderr  # no progress bar when piped
 
 
+@pytest.mark.slow
 def test_evaluate_end_to_end_on_parquet(files, tmp_path):
     source = files["parquet"] or files["csv"]
     result = run(["evaluate", "--model", "lda", "--data", source, "--target", "label", "--cv", "3"],
@@ -188,6 +191,7 @@ def test_evaluate_end_to_end_on_parquet(files, tmp_path):
     assert np.trace(counts) / 60 == pytest.approx(accuracy, abs=0.02)
 
 
+@pytest.mark.slow
 @needs_plot
 def test_plot_end_to_end(tmp_path):
     result = run(["plot", "--model", "qda", "--dataset", "iris", "--kind", "regions",
@@ -196,6 +200,7 @@ def test_plot_end_to_end(tmp_path):
     assert (tmp_path / "regions.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_errors_end_to_end(files, tmp_path):
     usage = run(["fit", "--model", "svm", "--dataset", "iris", "--out", "m.linclass"], cwd=tmp_path)
     assert usage.returncode == 2

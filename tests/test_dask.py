@@ -163,7 +163,7 @@ def log_loss(model, X, y):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("solver", ["newton", "bohning", "lbfgs"])
+@pytest.mark.parametrize("solver", ["newton", *(pytest.param(s, marks=pytest.mark.slow) for s in ("bohning", "lbfgs"))])
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("options", [{}, {"class_weight": "balanced", "weights": True},
                                      {"fit_intercept": False, "C": 10.0}])

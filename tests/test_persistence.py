@@ -575,6 +575,7 @@ def test_bit_flip_in_array_data(good):
     expect_error(good, "corrupted")
 
 
+@pytest.mark.slow
 def test_bit_flip_sweep_never_yields_a_different_model(tmp_path):
     """Flip one bit of every byte of a small file: each load raises ModelFileError or (for bits that
     carry no information, such as zip timestamps) gives back exactly the same model."""

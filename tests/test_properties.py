@@ -164,8 +164,15 @@ MIDSTREAM_REFUSALS = (
 )
 
 
+# configurations whose property tests take seconds each (marked slow; `make quick` leaves them out):
+# lbfgs needs hundreds of iterations to reach tol=1e-11; kernel Fisher's gsvd is an SVD of (K + n) x n
+SLOW = {"LogisticRegression-solver=lbfgs", "KernelFisherDiscriminantAnalysis-solver=gsvd"}
+
+
 def applies(prop):
-    return [name for name, (_, _, props) in ESTIMATORS.items() if prop in props]
+    """The configurations ``prop`` applies to, as parameters (the slow ones marked)."""
+    return [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name
+            for name, (_, _, props) in ESTIMATORS.items() if prop in props]
 
 
 def make(name):
