@@ -31,7 +31,7 @@ import pytest
 
 from linclass import registry
 
-__all__ = ["CASES", "Case", "blobs", "case_id", "cases", "data_kind", "params", "random_problem"]
+__all__ = ["CASES", "CASE_IDS", "Case", "blobs", "case_id", "data_kind", "params", "random_problem"]
 
 
 # ------------------------------------------------------------------------------------ registry cases
@@ -89,11 +89,6 @@ class Case:
 CASES: tuple[Case, ...] = tuple(Case(e, dict(v)) for e in registry.ENTRIES for v in e.variants)
 CASE_IDS: tuple[str, ...] = tuple(c.id for c in CASES)
 assert len(set(CASE_IDS)) == len(CASE_IDS), "two registry variants share an id"
-
-
-def cases(*capabilities: str, without: tuple[str, ...] = ()) -> tuple[Case, ...]:
-    """The cases whose entry has every one of ``capabilities`` and none of ``without``."""
-    return tuple(c for c in CASES if all(c.can(k) for k in capabilities) and not any(c.can(k) for k in without))
 
 
 def params(selected=CASES) -> list:

@@ -45,10 +45,13 @@ def test_the_registry_lists_every_public_estimator_once():
     names = [e.name for e in registry.ENTRIES]
     assert sorted(names) == sorted(linclass.estimators.__all__)
     assert len(CASE_IDS) == sum(len(e.variants) for e in registry.ENTRIES)
-    for case in CASES:
-        model = case.make()
-        assert type(model) is case.cls
-        assert {k: model.get_params(deep=False)[k] for k in case.variant} == case.variant, case.id
+
+
+def test_each_case_builds_its_variant(registry_case):
+    model = registry_case.make()
+    assert type(model) is registry_case.cls
+    assert {k: model.get_params(deep=False)[k] for k in registry_case.variant} == registry_case.variant
+    assert registry_case.make() is not model
 
 
 def test_every_case_gets_the_estimator_checks():
