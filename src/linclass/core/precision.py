@@ -23,16 +23,22 @@ import numpy as np
 
 from linclass.core.class_stats import ClassStats
 
-__all__ = ["feature_scale", "precision_root", "precision_times", "rank_scale", "scaled_eigh"]
+__all__ = ["constant_features", "feature_scale", "precision_root", "precision_times", "rank_scale", "scaled_eigh"]
+
+
+def constant_features(stats: ClassStats) -> np.ndarray:
+    """Boolean mask of shape (d,): features whose total variance is zero or at the rounding level of
+    their mean (numerically constant)."""
+    var = stats.total_variance()
+    return (var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2) | (var <= 0)
 
 
 def feature_scale(stats: ClassStats) -> np.ndarray:
     """Each feature's total standard deviation (all classes together), the unit in which rank and
-    floor decisions are made; 1 for a feature that is constant (total variance zero, or at the
-    rounding level of its mean), as in :func:`linclass.generative.fisher.solve`."""
+    floor decisions are made (Gaussian models, Fisher's directions); 1 for a feature that is
+    constant (:func:`constant_features`)."""
     var = stats.total_variance()
-    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
-    return np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
+    return np.where(constant_features(stats), 1.0, np.sqrt(np.maximum(var, 0.0)))
 
 
 def rank_scale(variances: np.ndarray, feature_scale: np.ndarray) -> np.ndarray:

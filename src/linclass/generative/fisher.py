@@ -39,6 +39,7 @@ from scipy import stats as sps
 from linclass.exceptions import SingularCovarianceWarning
 from linclass.core.priors import class_log_priors
 from linclass.core.class_stats import ClassStats
+from linclass.core.precision import constant_features, feature_scale
 
 __all__ = [
     "FisherModel",
@@ -208,9 +209,8 @@ def solve(stats: ClassStats, solver: str = "svd", tol: float = 1e-10) -> tuple[n
     # solver's rank decisions are then independent of feature units, and a feature that is constant
     # within the classes but not between them keeps its near-zero within-class variance.  A feature
     # whose total variance is at rounding level (numerically constant) is removed.
-    var = stats.total_variance()
-    constant = var <= (100 * np.finfo(float).eps * np.abs(stats.grand_mean())) ** 2
-    scale = np.where(constant | (var <= 0), 1.0, np.sqrt(np.maximum(var, 0.0)))
+    constant = constant_features(stats)
+    scale = feature_scale(stats)
     Sw = Sw / scale[:, None] / scale[None, :]
     Hb = Hb / scale
     Sw[constant, :] = 0.0
