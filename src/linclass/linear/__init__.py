@@ -1,0 +1,4 @@
+"""Discriminative linear models: the logistic / softmax losses in score space (losses), the
+penalised objective over the coefficients (objective, objective_layout, class_weights), its solvers
+(solvers/), separation checks (separation), statistical inference (inference), and the perceptron's
+learning rule (perceptron_rule, basis_functions)."""
