@@ -34,6 +34,7 @@ from linclass.estimators import (
     PoissonNB,
     QuadraticDiscriminantAnalysis,
 )
+from linclass.estimators.leave_one_out import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save
 
@@ -59,6 +60,8 @@ __all__ = [
     "SeparationWarning",
     "SingularCovarianceWarning",
     "load",
+    "loo_predict_proba",
+    "loo_score",
     "save",
     "__version__",
 ]

@@ -15,9 +15,9 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.validation import validate_predict
+from linclass.core.validation import validate_predict, validate_priors
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import fisher, gaussian, gaussian_scores
+from linclass.generative import fisher, gaussian, gaussian_scores, leave_one_out
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = [
@@ -65,6 +65,17 @@ class _GaussianBase(StatsClassifier):
 
     def _joint_log_likelihood(self, model, X):
         return gaussian_scores.joint_log_likelihood(model, X)
+
+    def _loo_scores(self, data):
+        """Class scores of each training row under the model fitted without it (the rows ``data``
+        this model was fitted on; :func:`linclass.loo_predict_proba`)."""
+        settings = self._settings()
+        del settings["tol"]
+        priors = validate_priors(self.priors, self.stats_.n_classes)
+        return leave_one_out.loo_joint_log_likelihood(
+            self.stats_, self.model_, data.X, data.y, data.sample_weight, self._covariance_type(), priors=priors,
+            **settings,
+        )
 
     def _describe(self, model) -> None:
         """Expose the fitted parameters under their usual names."""

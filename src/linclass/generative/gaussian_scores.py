@@ -14,7 +14,7 @@ import numpy as np
 
 from linclass.generative.gaussian import GaussianModel
 
-__all__ = ["joint_log_likelihood", "quadratic_form"]
+__all__ = ["joint_log_likelihood", "mahalanobis", "quadratic_form"]
 
 _ROWS = 1024  # row block for scores: temporaries stay in cache
 
@@ -50,10 +50,23 @@ def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
 
 
 def _whitened_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
-    """All classes' Mahalanobis distances with a few products per row block: with
-    :math:`a = [1, x - c]`, panel j gives columns :math:`[c_j, c_{j+1})` of every
-    :math:`(x-\\mu_k)^TH_k` from the first :math:`1 + c_{j+1}` entries of :math:`a` (:math:`H_k` is upper
-    triangular), and their squares are summed per class without temporaries."""
+    """:math:`\\ln p(x, C_k) = c_k - \\tfrac12 (x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k)` from :func:`mahalanobis`."""
+    out = mahalanobis(model, X)
+    out *= -0.5
+    out += model.const
+    return out
+
+
+def mahalanobis(model: GaussianModel, X: np.ndarray) -> np.ndarray:
+    """Squared Mahalanobis distances :math:`(x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k)` of a 'full' model,
+    shape (n_samples, n_classes).
+
+    All classes with a few products per row block: with :math:`a = [1, x - c]`, panel j gives
+    columns :math:`[c_j, c_{j+1})` of every :math:`(x-\\mu_k)^TH_k` from the first :math:`1 + c_{j+1}`
+    entries of :math:`a` (:math:`H_k` is upper triangular), and their squares are summed per class
+    without temporaries."""
+    if model.whiten is None:
+        raise ValueError("mahalanobis applies to the 'full' model.")
     K = model.means.shape[0]
     d = X.shape[1]
     out = np.empty((X.shape[0], K))
@@ -66,7 +79,7 @@ def _whitened_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
         for panel in model.whiten_panels:
             Z = (Xa[:m, : panel.shape[0]] @ panel).reshape(m, K, -1)
             sq += np.einsum("ikj,ikj->ik", Z, Z)
-        out[block] = model.const - 0.5 * sq
+        out[block] = sq
     return out
 
 
