@@ -77,8 +77,13 @@ def where(cls, **settings):
             if s.case.cls is cls and all(s.case.variant.get(p, _ABSENT) == v for p, v in settings.items())}
 
 
+RDA_CLASSES = (linclass.RegularizedDiscriminantAnalysis, linclass.RegularizedDiscriminantAnalysisCV)
+
+
 def covariance(case):
     """The covariance structure of a Gaussian model: 'tied', 'full', 'diag', 'tied_diag', 'spherical'."""
+    if case.cls in RDA_CLASSES:  # a full covariance per class, always regularised
+        return "full"
     if case.cls is linclass.GaussianDiscriminantAnalysis:
         return case.variant.get("covariance_type", "tied")
     return {linclass.LinearDiscriminantAnalysis: "tied", linclass.QuadraticDiscriminantAnalysis: "full",
@@ -86,7 +91,7 @@ def covariance(case):
 
 
 def regularised(case):
-    return bool(case.variant.get("shrinkage") or case.variant.get("reg_param"))
+    return case.cls in RDA_CLASSES or bool(case.variant.get("shrinkage") or case.variant.get("reg_param"))
 
 
 def _group(test):
@@ -101,7 +106,12 @@ DIAG = _group(lambda c: covariance(c) in ("diag", "spherical", "tied_diag"))
 QUADRATIC = _group(lambda c: covariance(c) in ("full", "diag", "spherical"))  # scores square x
 # shrunk towards a multiple of the identity (the mean variance): no singular covariance, and an extra
 # feature changes the target and the intensity (a little, for every feature)
-SHRUNK = _group(lambda c: covariance(c) in ("tied", "full") and c.variant.get("shrinkage") is not None)
+SHRUNK = _group(lambda c: covariance(c) in ("tied", "full") and c.variant.get("shrinkage") is not None
+                and c.cls not in RDA_CLASSES)
+# regularised discriminant analysis: the shrinkage target tr(Sigma)/d I averages over every feature
+RDA = where(linclass.RegularizedDiscriminantAnalysis) | where(linclass.RegularizedDiscriminantAnalysisCV)
+RDA_CV_KFOLD = where(linclass.RegularizedDiscriminantAnalysisCV, cv=3)
+RDA_CV_LOO = where(linclass.RegularizedDiscriminantAnalysisCV) - RDA_CV_KFOLD
 GNB = where(linclass.GaussianNB)
 GDA_TIED_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="tied_diag")
 GDA_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="diag")
@@ -476,7 +486,10 @@ CASES = {
             (SHRUNK & _group(lambda c: covariance(c) == "full"), ok(SCW, check=SINGLETON_CHECK)),
             # the slow solvers stop at max_iter on 20:1 classes
             (LR_SLOW, ok(CW, check=SINGLETON_CHECK)),
-            (NO_INTERCEPT, ok(check=checks(accuracy_at_least(0.7), SINGLETON_CHECK_CLASSES)))),
+            (NO_INTERCEPT, ok(check=checks(accuracy_at_least(0.7), SINGLETON_CHECK_CLASSES))),
+            # leaving the row out removes its class; folds cannot all hold it
+            (RDA_CV_LOO, Err(ValueError, r"single row")),
+            (RDA_CV_KFOLD, Err(ValueError, r"rows of every class"))),
     ),
     "more_features_than_samples": (
         d_greater_than_n,
@@ -505,7 +518,8 @@ CASES = {
             (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6))),  # acts as a second bias
             (NO_INTERCEPT, ok(check=agrees_with_clean(0.9))),  # acts as the intercept it lacks
             # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
-            (KFDA, ok(check=agrees_with_clean(0.9)))),
+            (KFDA, ok(check=agrees_with_clean(0.9))),
+            (RDA, ok(check=agrees_with_clean(0.8)))),
     ),
     "duplicated_feature": (
         extra_feature("duplicate"),
@@ -530,6 +544,7 @@ CASES = {
             (FISHER, ok(SCW, check=REDUNDANT_SAME)),
             (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
             (SHRUNK, ok(check=agrees_with_clean(0.8))),
+            (RDA, ok(check=agrees_with_clean(0.75))),
             (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6)))),
     ),
     "perfectly_separable": (

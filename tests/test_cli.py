@@ -248,7 +248,7 @@ ERRORS = {
     "bad figure name": (["plot", "--model", "lda", "--dataset", "iris", "--kind", "regions",
                          "--out", "f.jpg"], 2, "must end in .png"),
     "plot kind and model": (["plot", "--model", "logistic", "--dataset", "iris", "--kind", "contours",
-                             "--out", "f.png"], 2, "--kind contours draws lda, qda, gnb, gda models"),
+                             "--out", "f.png"], 2, "--kind contours draws lda, qda, gnb, gda, rda, rda-cv models"),
     "unknown feature": (["plot", "--model", "lda", "--dataset", "iris", "--kind", "regions",
                          "--features", "0", "colour", "--out", "f.png"], 2, "neither an index nor"),
     "nothing to compare": (["compare", "--data", "{csv}", "--target", "label", "--models",

@@ -189,6 +189,8 @@ CASES |= {
     "logistic-class-weight": (lambda: LogisticRegression(class_weight={0: 1.0, 1: 2.5, 2: 0.5}), "iris"),
     "logistic-balanced-no-intercept": (lambda: LogisticRegression(
         class_weight="balanced", fit_intercept=False, solver="lbfgs"), "iris"),
+    "rda": (lambda: linclass.RegularizedDiscriminantAnalysis(0.3, 0.2), "iris"),
+    "rda-cv": (lambda: linclass.RegularizedDiscriminantAnalysisCV(poolings=3, shrinkages=3), "iris"),
     "ovr": (lambda: linclass.OneVsRestClassifier(LogisticRegression(C=2.0)), "iris"),
     "ovo": (lambda: linclass.OneVsOneClassifier(LinearDiscriminantAnalysis()), "iris"),
     "kclass": (lambda: linclass.KClassDiscriminant(Perceptron(random_state=0, max_epochs=20)), "iris"),

@@ -33,6 +33,8 @@ from linclass.estimators import (
     Perceptron,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysisCV,
 )
 from linclass.estimators.leave_one_out import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
@@ -57,6 +59,8 @@ __all__ = [
     "Perceptron",
     "PoissonNB",
     "QuadraticDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysisCV",
     "SeparationWarning",
     "SingularCovarianceWarning",
     "load",

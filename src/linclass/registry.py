@@ -45,6 +45,8 @@ from linclass.estimators import (
     Perceptron,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysisCV,
 )
 
 __all__ = ["CAPABILITIES", "ENTRIES", "Entry", "by_alias", "by_class", "by_name", "entries"]
@@ -120,6 +122,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(GaussianDiscriminantAnalysis, "gda", "Gaussian, covariance_type=tied|full|diag|...",
           _caps(*_STATS, "gaussian", "linear"),
           tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical"))),
+    Entry(RegularizedDiscriminantAnalysis, "rda", "Friedman's regularised discriminant analysis",
+          _caps(*_STATS, "gaussian"),
+          ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05})),
+    Entry(RegularizedDiscriminantAnalysisCV, "rda-cv",
+          "regularised discriminant analysis, parameters cross-validated",
+          _caps("proba", "gaussian"),
+          ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"})),
     Entry(BernoulliNB, "bernoulli-nb", "naive Bayes for binary features",
           _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),
     Entry(MultinomialNB, "multinomial-nb", "naive Bayes for counts",

@@ -50,6 +50,8 @@ def cases() -> dict:
         "qda_lw": (lc.QuadraticDiscriminantAnalysis(shrinkage="ledoit-wolf"), iris),
         "lda_oas": (lc.LinearDiscriminantAnalysis(shrinkage="oas", n_components=1), iris),
         "gnb": (lc.GaussianNB(), iris),
+        "rda": (lc.RegularizedDiscriminantAnalysis(0.3, 0.2), iris),
+        "rda_cv": (lc.RegularizedDiscriminantAnalysisCV(poolings=4, shrinkages=4), iris),
         "bernoulli_nb": (lc.BernoulliNB(alpha=0.5), binary),
         "multinomial_nb": (lc.MultinomialNB(), counts),
         "poisson_nb": (lc.PoissonNB(), counts),

@@ -21,7 +21,7 @@ import numpy as np
 
 from linclass.core.class_stats import ClassStats
 
-__all__ = ["RowDowndates", "fourth_without", "row_downdates", "total_variance_without"]
+__all__ = ["RowDowndates", "fourth_without", "row_downdates", "total_variance_without", "without"]
 
 
 class RowDowndates:
@@ -149,3 +149,35 @@ def fourth_without(stats: ClassStats, rows: RowDowndates, r_S_r: np.ndarray,
     dd = t * t * rr
     return (F1 - 4 * t * T1_r + 4 * t * t * S1_rr + 2 * tr_S1 * dd + m * dd * dd
             + 4 * w * dd * (t * rr))
+
+
+def without(stats: ClassStats, part: ClassStats) -> ClassStats:
+    """The statistics of the rows of ``stats`` that are not in ``part`` (a subset of them, same
+    classes and kind 'full' or 'tied'): the merge formula of
+    :meth:`ClassStats.merge` solved for one of its operands,
+
+    .. math::
+
+        n_a = n - n_b, \\quad \\mu_a = \\frac{n\\mu - n_b\\mu_b}{n_a}, \\quad
+        S_a = S - S_b - \\frac{n_a n_b}{n}(\\mu_b - \\mu_a)(\\mu_b - \\mu_a)^T
+
+    (a class with no weight left gets zeros).  This is how K-fold cross-validation gets every
+    training fold's statistics from one pass over the data.
+    """
+    n = stats.counts
+    n_a = n - part.counts
+    keep = n_a > 0
+    mu_a = np.zeros_like(stats.means)
+    np.divide(stats.means * n[:, None] - part.means * part.counts[:, None], n_a[:, None],
+              out=mu_a, where=keep[:, None])
+    delta = part.means - mu_a
+    c = np.divide(n_a * part.counts, n, out=np.zeros_like(n), where=n > 0)
+    if stats.kind == "full":
+        scatter = stats.scatter - part.scatter - c[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+        scatter[~keep] = 0.0
+    elif stats.kind == "tied":
+        scatter = stats.scatter - part.scatter - (delta.T * c) @ delta
+    else:
+        raise ValueError(f"without() needs 'full' or 'tied' statistics, not {stats.kind!r}.")
+    return ClassStats(stats.classes, n_a, stats.n_rows - part.n_rows, mu_a,
+                      (scatter + np.swapaxes(scatter, -1, -2)) / 2, stats.kind)

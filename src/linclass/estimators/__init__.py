@@ -11,6 +11,10 @@ from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
 from linclass.estimators.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB, PoissonNB
 from linclass.estimators.perceptron import Perceptron
+from linclass.estimators.regularized_discriminant import (
+    RegularizedDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysisCV,
+)
 
 __all__ = [
     "BernoulliNB",
@@ -27,4 +31,6 @@ __all__ = [
     "Perceptron",
     "PoissonNB",
     "QuadraticDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysisCV",
 ]

@@ -12,13 +12,13 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
+from linclass.core import scoring as scoring_
 from linclass.core.posterior import log_posterior
 from linclass.core.validation import validate_fit
 from linclass.exceptions import SingularCovarianceWarning
 
 __all__ = ["loo_predict_proba", "loo_score"]
 
-SCORINGS = ("accuracy", "neg_log_loss")
 
 
 def _gaussian(estimator) -> bool:
@@ -27,8 +27,8 @@ def _gaussian(estimator) -> bool:
     return isinstance(estimator, _GaussianBase)
 
 
-def _loo(estimator, X, y, sample_weight):
-    """Log of :func:`loo_predict_proba` (computed in log space) and the validated data."""
+def _loo_scores(estimator, X, y, sample_weight):
+    """Leave-one-out class scores :math:`\\ln p^{(-i)}(x_i, C_j)` and the validated data."""
     if not _gaussian(estimator):
         raise TypeError(
             f"loo_predict_proba needs a Gaussian model fitted from class statistics "
@@ -59,7 +59,7 @@ def _loo(estimator, X, y, sample_weight):
                 "(shrinkage, reg_param or var_smoothing)."
             )
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return log_posterior(model._loo_scores(data)), data
+    return model._loo_scores(data), data
 
 
 def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
@@ -93,30 +93,26 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
         When a class has a single row, or when a covariance (of the full data, or without some
         row) is singular, so that no downdate reproduces a refit.
     """
-    return np.exp(_loo(estimator, X, y, sample_weight)[0])
+    return np.exp(log_posterior(_loo_scores(estimator, X, y, sample_weight)[0]))
 
 
 def loo_score(estimator, X, y, sample_weight=None, *, scoring: str = "accuracy") -> float:
-    """The leave-one-out estimate of a Gaussian model's performance, from
+    """The leave-one-out estimate of a Gaussian model's performance, from the same downdates as
     :func:`loo_predict_proba`.
 
     Parameters
     ----------
     estimator, X, y, sample_weight : as in :func:`loo_predict_proba`
-    scoring : {'accuracy', 'neg_log_loss'}, default='accuracy'
+    scoring : {'accuracy', 'neg_log_loss', 'log_likelihood'}, default='accuracy'
         'accuracy': the (weighted) share of rows whose leave-one-out prediction is their label
-        (ties go to the first class, as ``predict`` does); 'neg_log_loss': minus the (weighted)
-        mean of :math:`-\\ln p^{(-i)}(y_i \\mid x_i)`.
+        (ties go to the first class, as ``predict`` does); 'neg_log_loss': the (weighted) mean of
+        :math:`\\ln p^{(-i)}(y_i \\mid x_i)`; 'log_likelihood': the mean of the joint
+        :math:`\\ln p^{(-i)}(x_i, y_i)` (:mod:`linclass.core.scoring`).
 
     Returns
     -------
     float (higher is better)
     """
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}.")
-    log_proba, data = _loo(estimator, X, y, sample_weight)
-    y_idx, w = data.y, data.sample_weight
-    if scoring == "accuracy":
-        hits = (np.argmax(log_proba, axis=1) == y_idx).astype(float)
-        return float(np.average(hits, weights=w))
-    return float(np.average(log_proba[np.arange(y_idx.size), y_idx], weights=w))
+    scoring_.check_scoring(scoring)
+    scores, data = _loo_scores(estimator, X, y, sample_weight)
+    return scoring_.weighted_mean(scoring_.row_values(scores, data.y, scoring), data.sample_weight)

@@ -53,6 +53,7 @@ __all__ = [
     "GaussianModel",
     "estimate",
     "feature_scale",
+    "full_model",
     "rank_scale",
     "stats_kind",
 ]
@@ -261,6 +262,26 @@ def estimate(
         **fields, covariance=covariance, center=center, inv_var=inv_var,
         offsets=M, const=const,
     )
+
+
+def full_model(stats: ClassStats, sigmas: np.ndarray, *, priors: np.ndarray | None = None,
+               tol: float = 1e-10, shrinkage=None) -> GaussianModel:
+    """A 'full' model (QDA's structure) from per-class covariances the caller estimated (regularised
+    discriminant analysis, robust fits), with the rank rule of :func:`estimate`.
+
+    Parameters
+    ----------
+    stats : ClassStats (counts and means are used)
+    sigmas : ndarray of shape (n_classes, d, d)
+    priors : ndarray of shape (n_classes,) or None
+    tol : float
+    shrinkage : float, ndarray or None
+        Recorded in the model (``GaussianModel.shrinkage``).
+    """
+    fields = dict(covariance_type="full", means=stats.means,
+                  log_priors=class_log_priors(stats, priors))
+    return _full(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol,
+                 stats.grand_mean(), feature_scale(stats))
 
 
 def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:

@@ -37,7 +37,7 @@ from linclass.core.downdate import RowDowndates, fourth_without, row_downdates, 
 from linclass.generative import gaussian_scores
 from linclass.generative.gaussian import GaussianModel
 
-__all__ = ["loo_joint_log_likelihood"]
+__all__ = ["loo_joint_log_likelihood", "loo_log_priors"]
 
 _LOG_2PI = np.log(2 * np.pi)
 _SINGULAR = 1e-10  # relative eigenvalue (or determinant factor) at or below which a downdate is singular
@@ -91,10 +91,10 @@ def loo_joint_log_likelihood(
         scores = _tied_diag(stats, X, rows, **settings)
     else:
         scores = _diag(stats, X, rows, spherical=covariance_type == "spherical", **settings)
-    return scores + _log_priors(stats, rows, priors)
+    return scores + loo_log_priors(stats, rows, priors)
 
 
-def _log_priors(stats: ClassStats, rows: RowDowndates, priors) -> np.ndarray:
+def loo_log_priors(stats: ClassStats, rows: RowDowndates, priors) -> np.ndarray:
     """Shape (n, K): the given priors, or :math:`(n_j - w_i[j = y_i]) / (n - w_i)`."""
     K = stats.n_classes
     with np.errstate(divide="ignore"):

@@ -1,0 +1,43 @@
+"""How well class scores predict held-out labels: the criteria of leave-one-out and
+cross-validation (:func:`linclass.loo_score`, the cross-validated estimators).
+
+Each criterion is a weighted mean over rows of a per-row value computed from the row's class scores
+:math:`a_j(x_i) = \\ln p(x_i, C_j)` (up to a constant per row for the linear models), higher is
+better:
+
+``'neg_log_loss'``    :math:`\\ln p(y_i \\mid x_i)`, the log posterior of the true class
+``'accuracy'``        1 where the most probable class is the true one (ties: the first class)
+``'log_likelihood'``  :math:`\\ln p(x_i, y_i)`, the generative model's joint log-likelihood (exact
+                      scores only)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.core.posterior import log_posterior
+
+__all__ = ["SCORINGS", "check_scoring", "row_values", "weighted_mean"]
+
+SCORINGS = ("neg_log_loss", "accuracy", "log_likelihood")
+
+
+def check_scoring(scoring: str, allowed=SCORINGS) -> str:
+    if scoring not in allowed:
+        raise ValueError(f"scoring must be one of {allowed}; got {scoring!r}.")
+    return scoring
+
+
+def row_values(scores: np.ndarray, y: np.ndarray, scoring: str) -> np.ndarray:
+    """Per-row values of ``scoring``, shape (n_samples,), from class scores of shape
+    (n_samples, n_classes) and class indices y."""
+    idx = np.arange(y.size)
+    if scoring == "accuracy":
+        return (np.argmax(scores, axis=1) == y).astype(float)
+    if scoring == "log_likelihood":
+        return scores[idx, y]
+    return log_posterior(scores)[idx, y]
+
+
+def weighted_mean(values: np.ndarray, sample_weight: np.ndarray | None) -> float:
+    return float(np.average(values, weights=sample_weight))

@@ -1,0 +1,210 @@
+"""Regularised discriminant analysis (Friedman 1989), and its cross-validated choice of the two
+regularisation parameters.
+
+validate -> :class:`~linclass.core.class_stats.ClassStats` -> (the grid's scores,
+:mod:`linclass.generative.regularized_cv`) -> :func:`linclass.generative.regularized.estimate` ->
+QDA's scores -> :mod:`linclass.core.posterior`.  No mathematics lives here.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+
+from linclass.core.class_stats import ClassStats
+from linclass.core.finiteness import explain_non_finite, explain_underflow
+from linclass.core.scoring import SCORINGS
+from linclass.core.validation import validate_priors
+from linclass.estimators.discriminant_analysis import _GaussianBase
+from linclass.estimators.stats_classifier import StatsClassifier
+from linclass.generative import gaussian_scores, regularized, regularized_cv, regularized_loo
+
+__all__ = ["RegularizedDiscriminantAnalysis", "RegularizedDiscriminantAnalysisCV"]
+
+
+class RegularizedDiscriminantAnalysis(_GaussianBase):
+    """Friedman's regularised discriminant analysis: between QDA and LDA, and towards the identity.
+
+    Each class's covariance is
+
+    .. math::
+
+        \\Sigma_k(\\lambda) = \\frac{(1-\\lambda) S_k + \\lambda S_W}{(1-\\lambda) n_k + \\lambda n},
+        \\qquad
+        \\Sigma_k(\\lambda, \\gamma) = (1-\\gamma)\\,\\Sigma_k(\\lambda)
+            + \\gamma\\,\\frac{\\mathrm{tr}\\,\\Sigma_k(\\lambda)}{d}\\, I
+
+    (:mod:`linclass.generative.regularized`), and classes are scored as in QDA.  ``pooling=1,
+    shrinkage=0`` is LDA (every class gets :math:`S_W/n`), ``pooling=0, shrinkage=0`` is QDA (the
+    maximum-likelihood :math:`S_k/n_k`).  To choose both parameters by cross-validation use
+    :class:`RegularizedDiscriminantAnalysisCV`.
+
+    Parameters
+    ----------
+    pooling : float in [0, 1], default=0.5
+        :math:`\\lambda`: weight of the pooled covariance.
+    shrinkage : float in [0, 1], default=0.1
+        :math:`\\gamma`: shrinkage towards :math:`(\\mathrm{tr}\\,\\Sigma_k(\\lambda)/d)\\,I`, in the
+        units of X (standardize features of very different scales first).
+    priors : array-like of shape (n_classes,), default=None
+    tol : float, default=1e-10
+        A singular :math:`\\Sigma_k(\\lambda,\\gamma)` (possible only with ``shrinkage=0``) has its
+        eigenvalues floored at ``tol`` times the largest, with a
+        :class:`~linclass.SingularCovarianceWarning`.
+
+    Attributes
+    ----------
+    classes_, class_count_, priors_, means_, stats_, model_ : see GaussianDiscriminantAnalysis
+    covariance_ : ndarray of shape (n_classes, d, d)
+        :math:`\\Sigma_k(\\lambda, \\gamma)`.
+    rank_ : ndarray of shape (n_classes,)
+    quadratic_, linear_, constant_ : ndarrays of shape (K, d, d), (K, d), (K,)
+        The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k`.
+    """
+
+    _parameter_constraints = {
+        "pooling": [Interval(Real, 0, 1, closed="both")],
+        "shrinkage": [Interval(Real, 0, 1, closed="both")],
+        "priors": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, pooling: float = 0.5, shrinkage: float = 0.1, *, priors=None,
+                 tol: float = 1e-10):
+        self.pooling = pooling
+        self.shrinkage = shrinkage
+        self.priors = priors
+        self.tol = tol
+
+    def _regularisation(self) -> tuple[float, float]:
+        return float(self.pooling), float(self.shrinkage)
+
+    def _covariance_type(self) -> str:
+        return "full"
+
+    def _stats_request(self) -> tuple[str, bool]:
+        return "full", False
+
+    def _estimate(self, stats, priors):
+        pooling, shrinkage = self._regularisation()
+        return regularized.estimate(stats, pooling, shrinkage, priors=priors, tol=self.tol)
+
+    def _loo_scores(self, data):
+        """Leave-one-out class scores (:func:`linclass.loo_predict_proba`)."""
+        pooling, shrinkage = self._regularisation()
+        priors = validate_priors(self.priors, self.stats_.n_classes)
+        (scores,) = regularized_loo.loo_scores(self.stats_, data.X, data.y, data.sample_weight,
+                                               pooling, [shrinkage], priors=priors)
+        if scores is None:
+            raise ValueError(
+                "Leaving out some rows makes a class covariance singular: the closed-form "
+                "leave-one-out needs non-singular covariances. Set shrinkage > 0."
+            )
+        return scores
+
+    def _describe(self, model) -> None:
+        super()._describe(model)
+        self.rank_ = model.rank
+        self.quadratic_, self.linear_, self.constant_ = gaussian_scores.quadratic_form(model)
+
+
+def _search_only(self) -> bool:
+    """partial_fit and chunked fits need the rows of every fold: not available with a search."""
+    return False
+
+
+class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
+    """Regularised discriminant analysis with :math:`(\\lambda, \\gamma)` chosen on a grid by
+    cross-validation, then refitted on all rows.
+
+    The whole grid comes from one set of class statistics: closed-form leave-one-out (``cv=None``;
+    rank-one downdates, :mod:`linclass.generative.regularized_loo`) or K-fold, each training fold's
+    statistics being the full statistics minus the fold's (:mod:`linclass.generative.regularized_cv`).
+    Both are exact: the score of a grid point equals refitting the model for every left-out part.
+
+    Parameters
+    ----------
+    poolings : int or array-like, default=10
+        Grid of :math:`\\lambda` in [0, 1] (an int: that many equally spaced values from 0 to 1).
+    shrinkages : int or array-like, default=10
+        Grid of :math:`\\gamma` in [0, 1].
+    cv : None, int, a scikit-learn splitter or an iterable of (train, test) indices, default=None
+        None: leave-one-out in closed form; an int: that many stratified folds (in row order);
+        a splitter or given splits: those folds (a training part that is the complement of its
+        test part is obtained by subtracting statistics, any other by its own pass).
+    scoring : {'neg_log_loss', 'accuracy', 'log_likelihood'}, default='neg_log_loss'
+        The criterion maximised (:mod:`linclass.core.scoring`): the held-out log posterior of the
+        true class (a proper score, smooth in the parameters), the share classified correctly
+        (Friedman's criterion; coarse, with ties broken towards the first grid point), or the
+        held-out joint log-likelihood :math:`\\ln p(x, y)` of the Gaussian model.
+    priors : array-like of shape (n_classes,), default=None
+    tol : float, default=1e-10
+
+    Attributes
+    ----------
+    pooling_, shrinkage_ : float
+        The chosen :math:`\\lambda, \\gamma` (the first best grid point, poolings first).
+    poolings_, shrinkages_ : ndarray
+        The grids.
+    cv_scores_ : ndarray of shape (n_poolings, n_shrinkages)
+        The criterion at every grid point (``-inf`` where a left-out fit is singular).
+    best_score_ : float
+    (and every attribute of RegularizedDiscriminantAnalysis)
+    """
+
+    _parameter_constraints = {
+        "poolings": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        "shrinkages": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object", None],
+        "scoring": [StrOptions(set(SCORINGS))],
+        "priors": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, poolings=10, shrinkages=10, *, cv=None, scoring: str = "neg_log_loss",
+                 priors=None, tol: float = 1e-10):
+        self.poolings = poolings
+        self.shrinkages = shrinkages
+        self.cv = cv
+        self.scoring = scoring
+        self.priors = priors
+        self.tol = tol
+
+    partial_fit = available_if(_search_only)(StatsClassifier.partial_fit)
+    fit_source = None  # not a chunk-fittable model (typing.Protocol reads None as "not implemented")
+
+    def _regularisation(self) -> tuple[float, float]:
+        return self.pooling_, self.shrinkage_
+
+    def _fit_source(self, source, *, first: bool = True):
+        raise ValueError(
+            f"{type(self).__name__} cross-validates on the rows themselves: fit it on arrays in "
+            "memory (or fit RegularizedDiscriminantAnalysis with chosen parameters on chunks)."
+        )
+
+    def _absorb(self, data):
+        kind, _ = self._stats_request()
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            stats = ClassStats.from_batch(data.X, data.y, data.classes, data.sample_weight, kind=kind)
+        explain_non_finite(self, data.X, *stats.arrays())
+        explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
+        poolings = regularized_cv.grid(self.poolings, "poolings")
+        shrinkages = regularized_cv.grid(self.shrinkages, "shrinkages")
+        priors = validate_priors(self.priors, stats.n_classes)
+        scores = regularized_cv.grid_scores(
+            stats, data.X, data.y, data.sample_weight, poolings, shrinkages, cv=self.cv,
+            scoring=self.scoring, priors=priors,
+        )
+        if not np.any(np.isfinite(scores)):
+            raise ValueError(
+                "Every grid point has a singular covariance once rows are left out; include "
+                "shrinkages above 0."
+            )
+        best = np.unravel_index(np.argmax(scores), scores.shape)
+        self.poolings_, self.shrinkages_, self.cv_scores_ = poolings, shrinkages, scores
+        self.pooling_, self.shrinkage_ = float(poolings[best[0]]), float(shrinkages[best[1]])
+        self.best_score_ = float(scores[best])
+        return self._install(stats)

@@ -1,0 +1,153 @@
+"""Choosing regularised discriminant analysis's :math:`(\\lambda, \\gamma)` on a grid by
+cross-validation, from class statistics.
+
+Two schemes, both exact (equal to refitting the model for every left-out part):
+
+* closed-form leave-one-out (:func:`linclass.generative.regularized_loo.loo_scores`): per pooling,
+  one product of the rows with the classes' eigenbases; every shrinkage then costs a few narrow
+  products;
+* K-fold: every fold's training statistics are the full statistics minus the fold's
+  (:func:`linclass.core.downdate.without`), all from one pass over X; per fold and pooling, the
+  held-out rows are scored in the eigenbases of :math:`A_j(\\lambda)`, where every shrinkage is a
+  diagonal: :math:`\\Sigma_j^{-1} = U_j\\,\\mathrm{diag}(D_j/((1-\\gamma)\\nu_j +
+  \\gamma\\,\\mathrm{tr}A_j/d))\\,U_j^T`.
+
+The criterion is one of :mod:`linclass.core.scoring`, a weighted mean over rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from linclass.core import scoring as scoring_
+from linclass.core.class_stats import ClassStats
+from linclass.core.downdate import without
+from linclass.core.priors import class_log_priors
+from linclass.generative.regularized import pooled_parts
+from linclass.generative.regularized_loo import loo_scores
+
+__all__ = ["grid", "grid_scores"]
+
+_LOG_2PI = np.log(2 * np.pi)
+_SINGULAR = 1e-10
+
+
+def grid(values, name: str) -> np.ndarray:
+    """A grid on [0, 1]: an int n gives ``n`` equally spaced points from 0 to 1; a sequence is
+    checked, sorted and de-duplicated."""
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        if values < 1:
+            raise ValueError(f"{name} must be a grid size >= 1 or a sequence of values; got {values}.")
+        return np.linspace(0.0, 1.0, int(values)) if values > 1 else np.array([0.0])
+    arr = np.unique(np.asarray(values, dtype=np.float64).reshape(-1))
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or arr[0] < 0 or arr[-1] > 1:
+        raise ValueError(f"{name} must hold values in [0, 1]; got {np.asarray(values).tolist()}.")
+    return arr
+
+
+def grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, poolings,
+                shrinkages, *, cv=None, scoring: str = "neg_log_loss", priors=None) -> np.ndarray:
+    """The cross-validated criterion at every grid point, shape (n_poolings, n_shrinkages);
+    ``-inf`` where a left-out fit is singular.
+
+    Parameters
+    ----------
+    stats : ClassStats of kind 'full' of (X, y, sample_weight)
+    X, y, sample_weight : the rows (y as class indices)
+    poolings, shrinkages : ndarray
+    cv : None, int, a splitter or an iterable of (train, test) index arrays
+        None: closed-form leave-one-out; an int: that many stratified folds (in row order, as
+        scikit-learn's ``StratifiedKFold`` without shuffling); a scikit-learn splitter (its
+        ``split(X, y)``) or the splits themselves.
+    scoring : one of :data:`linclass.core.scoring.SCORINGS`
+    priors : ndarray or None (None: learned on each training part)
+    """
+    if cv is None:
+        out = np.full((poolings.size, shrinkages.size), -np.inf)
+        for a, lam in enumerate(poolings):
+            for g, scores in enumerate(loo_scores(stats, X, y, sample_weight, lam, shrinkages,
+                                                  priors=priors)):
+                if scores is not None:
+                    out[a, g] = scoring_.weighted_mean(scoring_.row_values(scores, y, scoring),
+                                                       sample_weight)
+        return out
+    return _kfold(stats, X, y, sample_weight, poolings, shrinkages, _splits(cv, X, y), scoring,
+                  priors)
+
+
+def _splits(cv, X, y):
+    if isinstance(cv, (int, np.integer)):
+        counts = np.bincount(y)
+        if cv < 2 or cv > counts.min():
+            raise ValueError(
+                f"cv={cv} folds need at least {cv} rows of every class (the smallest class has "
+                f"{counts.min()}) and cv >= 2; use fewer folds, or cv=None for leave-one-out."
+            )
+        return StratifiedKFold(n_splits=int(cv)).split(np.zeros((y.size, 1)), y)
+    if hasattr(cv, "split"):
+        return cv.split(X, y)
+    return cv
+
+
+def _kfold(stats, X, y, w, poolings, shrinkages, splits, scoring, priors):
+    d, K = stats.n_features, stats.n_classes
+    gam = shrinkages[:, None, None]
+    total = np.zeros((poolings.size, shrinkages.size))
+    held_out = 0.0
+    for train_rows, test in splits:
+        test = np.asarray(test)
+        wt = None if w is None else w[test]
+        part = ClassStats.from_batch(X[test], y[test], stats.classes, wt, kind="full")
+        if len(train_rows) + test.size == y.size:  # the complement: statistics minus the fold's
+            train = without(stats, part)
+        else:
+            train_rows = np.asarray(train_rows)
+            train = ClassStats.from_batch(X[train_rows], y[train_rows], stats.classes,
+                                          None if w is None else w[train_rows], kind="full")
+        if np.any(train.counts <= 0):
+            raise ValueError("A training fold has a class without weight; use fewer folds.")
+        held_out += test.size if wt is None else wt.sum()
+        log_priors = class_log_priors(train, priors)
+        c = train.grand_mean()
+        Xt = None if scoring == "log_likelihood" else X[test] - c
+        for a, lam in enumerate(poolings):
+            A, D = pooled_parts(train, lam)
+            nu, U = np.linalg.eigh((A + A.transpose(0, 2, 1)) / 2)
+            traces = np.trace(A, axis1=1, axis2=2)
+            # every shrinkage: Sigma_j = U_j diag(h_gj) U_j^T, h of shape (G, K, d)
+            h = ((1.0 - gam) * np.maximum(nu, 0.0) + gam * (traces / d)[None, :, None]) / D[:, None]
+            singular = np.any(h[:, :, 0] <= _SINGULAR * h[:, :, -1], axis=1)
+            h[singular] = 1.0
+            log_det = np.log(h).sum(axis=2)  # (G, K)
+            if Xt is None:
+                total[a] += _heldout_log_likelihood(part, train, U, h, log_det, log_priors)
+            else:
+                Z = Xt @ np.concatenate(list(U), axis=1)
+                Z -= np.einsum("kd,kde->ke", train.means - c, U).reshape(-1)
+                Z2 = (Z * Z).reshape(-1, K, d).transpose(1, 0, 2)  # (K, m, d)
+                maha = np.matmul(Z2, (1.0 / h).transpose(1, 2, 0))  # (K, m, G)
+                scores = -0.5 * (maha.transpose(2, 1, 0) + (log_det + d * _LOG_2PI)[:, None, :])
+                scores += log_priors
+                values = np.stack([scoring_.row_values(S, y[test], scoring) for S in scores])
+                total[a] += values.sum(axis=1) if wt is None else values @ wt
+            total[a, singular] = -np.inf
+    return total / held_out
+
+
+def _heldout_log_likelihood(part, train, U, h, log_det, log_priors) -> np.ndarray:
+    """:math:`\\sum_{i \\in F} w_i \\ln p(x_i, y_i)` of a fold from its statistics alone, for
+    every shrinkage, shape (G,): per class,
+    :math:`-\\tfrac12[n_{Fj}(d\\ln2\\pi + \\ln|\\Sigma_j|) + \\mathrm{tr}\\,\\Sigma_j^{-1}(S_{Fj} +
+    n_{Fj}\\delta\\delta^T)] + n_{Fj}\\ln\\pi_j` with :math:`\\delta = \\bar x_{Fj} - \\mu_j`, the trace
+    being :math:`\\sum_l (U_j^TMU_j)_{ll}/h_l` in the eigenbasis."""
+    d = part.n_features
+    delta = part.means - train.means
+    M = part.scatter + part.counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    diag = np.einsum("kdl,kde,kel->kl", U, M, U)  # (K, d)
+    trace = np.einsum("kl,gkl->gk", diag, 1.0 / h)
+    n_F = part.counts
+    terms = -0.5 * (n_F * (d * _LOG_2PI + log_det) + trace)
+    present = n_F > 0
+    terms[:, present] += n_F[present] * log_priors[present]
+    return terms[:, present].sum(axis=1)
