@@ -9,6 +9,7 @@ the separation check from :mod:`linclass.linear.separation`, the inference state
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +26,9 @@ from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
-from linclass.linear.separation import check_separation
+from linclass.linear.firth import FirthObjective
+from linclass.linear.firth_inference import firth_notes, firth_state, firth_summary
+from linclass.linear.separation import check_separation, separation
 from linclass.linear.solvers import SOLVERS
 
 __all__ = ["LogisticRegression"]
@@ -47,8 +50,19 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     (the intercept is not penalised).  ``C=np.inf`` is the plain maximum-likelihood estimate of the
     seed, the one statistical inference is about.
 
+    With ``penalty='firth'`` (two classes) it maximises Firth's penalised likelihood
+    :math:`\\ell(\\theta) + \\tfrac12\\ln|X^TWX|` instead (:mod:`linclass.linear.firth`): the
+    bias-reduced estimate of R's logistf and brglm2, finite under complete and quasi-complete
+    separation, with :meth:`summary` as logistf reports it.
+
     Parameters
     ----------
+    penalty : {'l2', 'firth'}, default='l2'
+        'l2': the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2` above.  'firth': Firth's
+        penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not used): IRLS with
+        the hat-matrix adjustment, standard errors from the Fisher information at the penalised
+        estimate (as brglm2 and logistf report them), profile penalised-likelihood intervals and
+        likelihood-ratio tests with ``summary(ci='profile')``.
     C : float, default=1.0
         Inverse penalty strength, on the same scale as scikit-learn's (so the same C gives the same
         model).  The default is scikit-learn's: a mild penalty keeps the estimate defined on separable
@@ -94,11 +108,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     log_likelihood_ : float
         Log-likelihood of the training data at the fitted parameters (without the penalty).
     separation_ : {'complete', 'quasi', 'suspected'} or None
-        Set on unpenalised fits whose maximum-likelihood estimate does not exist.
+        Set on unpenalised fits whose maximum-likelihood estimate does not exist, and on Firth fits
+        whose data are separated (where the Firth estimate exists all the same).
     n_features_in_, feature_names_in_ : as in scikit-learn
     """
 
     _parameter_constraints: dict = {
+        "penalty": [StrOptions({"l2", "firth"})],
         "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
         "solver": [StrOptions({"auto", "newton", "bohning", "lbfgs", "sgd"})],
         "fit_intercept": ["boolean"],
@@ -111,9 +127,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         "eta0": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, C=1.0, *, solver="auto", fit_intercept=True, tol=1e-6, max_iter=100,
-                 class_weight=None, warm_start=False, random_state=None, batch_size=256, eta0=0.5):
+    def __init__(self, C=1.0, *, penalty="l2", solver="auto", fit_intercept=True, tol=1e-6,
+                 max_iter=100, class_weight=None, warm_start=False, random_state=None, batch_size=256,
+                 eta0=0.5):
         self.C = C
+        self.penalty = penalty
         self.solver = solver
         self.fit_intercept = fit_intercept
         self.tol = tol
@@ -149,10 +167,16 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         with np.errstate(invalid="ignore", over="ignore"):
-            objective = LinearObjective(data.X, data.y, data.classes.size, weight, l2=self._l2(),
-                                        fit_intercept=self.fit_intercept)
+            if self.penalty == "firth":
+                self._check_firth(data.classes.size)
+                objective = FirthObjective(data.X, data.y, weight, fit_intercept=self.fit_intercept)
+            else:
+                objective = LinearObjective(data.X, data.y, data.classes.size, weight,
+                                            l2=self._l2(), fit_intercept=self.fit_intercept)
         explain_non_finite(self, data.X, objective.offset)
         check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
+        if self.penalty == "firth":
+            objective.check_identifiable(objective.null_start())
         return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
                            weight)
 
@@ -183,6 +207,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         from linclass.sources.chunks import ChunkedObjective, record_features, require_two_classes
 
         self._validate_params()
+        if self.penalty == "firth":
+            raise ValueError("penalty='firth' needs the rows in memory (its hat matrix); fit on "
+                             "arrays, or use penalty='l2' on Dask or file input.")
         if self.solver == "sgd":
             raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
                              "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
@@ -196,9 +223,20 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return self._solve(objective, objective.classes, solver, previous, None, None)
 
     def _l2(self) -> float:
-        return 0.0 if np.isinf(self.C) else 1.0 / self.C
+        return 0.0 if np.isinf(self.C) or self.penalty == "firth" else 1.0 / self.C
+
+    def _check_firth(self, n_classes: int) -> None:
+        if n_classes != 2:
+            raise ValueError(f"penalty='firth' is implemented for two classes; y has {n_classes}. "
+                             "Use one-vs-rest (OneVsRestClassifier) for a Firth fit per class.")
+        if self.solver not in ("auto", "newton"):
+            raise ValueError(f"penalty='firth' is fitted by Newton's method (IRLS with the "
+                             f"hat-matrix adjustment); use solver='newton' or 'auto', not "
+                             f"{self.solver!r}.")
 
     def _resolve_solver(self, objective) -> str:
+        if self.penalty == "firth":
+            return "newton"
         if self.solver != "auto":
             return self.solver
         limit = _AUTO_NEWTON_MAX_PARAMS[objective.n_classes == 2]
@@ -238,6 +276,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def _finish(self, objective, result, data, weight) -> None:
         """Separation check, inference state and warnings."""
         self.separation_ = None
+        if self.penalty == "firth":
+            return self._finish_firth(objective, result, data, weight)
         if objective.l2 == 0.0:
             X, y = (None, None) if data is None else (data.X, data.y)
             self.separation_ = check_separation(objective, result.theta, X, y, weight,
@@ -254,10 +294,42 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         # stored as model files of format version 1 hold it (a dict), read by summary()
         self._inference = inference.as_state()
 
+    def _finish_firth(self, objective, result, data, weight) -> None:
+        """Firth's fit: the separation check without a warning (the estimate exists), the inference
+        state with logistf's profile quantities (:mod:`linclass.linear.firth_inference`)."""
+        try:
+            self.separation_ = separation(data.X, data.y, 2, weight, self.fit_intercept)
+        except ValueError:  # too large a linear programme to attempt
+            self.separation_ = None
+        if not result.converged:
+            warnings.warn(
+                f"LogisticRegression (penalty='firth') did not converge in max_iter={self.max_iter} "
+                f"iterations: the largest entry of the modified score is {result.gradient_norm:.3g} "
+                f"> tol={self.tol:g}. Increase max_iter.", ConvergenceWarning, stacklevel=4,
+            )
+        inference = logistic_inference(objective, result)
+        self.log_likelihood_ = objective.log_likelihood(result.theta)
+        state = inference.as_state()
+        se = np.sqrt(np.clip(np.diag(inference.covariance), 0.0, None)) if (
+            inference.covariance is not None) else np.full(objective.n_params, np.nan)
+        state["firth"] = firth_state(data.X, data.y, weight, self.fit_intercept, self.coef_,
+                                     self.intercept_, se, self.separation_)
+        state["notes"] = firth_notes(state["firth"], result.converged, result.n_iter)
+        self._inference = state
+
     # ------------------------------------------------------------------ inference
-    def summary(self, alpha: float = 0.05):
+    def summary(self, alpha: float = 0.05, ci: str = "wald"):
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            The intervals are :math:`1-\\alpha` confidence intervals.
+        ci : {'wald', 'profile'}, default='wald'
+            'profile' (``penalty='firth'`` fits): profile penalised-likelihood intervals and
+            penalised likelihood-ratio p-values, as R's logistf reports them (computed at the fit,
+            for ``alpha=0.05``).  Standard errors and z are Wald's either way.
 
         Returns
         -------
@@ -266,14 +338,24 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+        if ci not in ("wald", "profile"):
+            raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
+        firth = self._inference.get("firth") if isinstance(self._inference, dict) else None
+        if ci == "profile" and firth is None:
+            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth'); "
+                             "this model was fitted with penalty='l2'.")
         inference = LogisticInference.from_state(self._inference, self.log_likelihood_)
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = [f"x{j}" for j in range(self.n_features_in_)]
-        return inference.summary(
+        if firth is not None:
+            inference = replace(inference, log_likelihood=firth["penalised"],
+                                null_log_likelihood=firth["null_penalised"])
+        table = inference.summary(
             coef=self.coef_, intercept=self.intercept_, classes=self.classes_, feature_names=names,
             fit_intercept=self.fit_intercept, alpha=alpha,
         )
+        return table if firth is None else firth_summary(table, firth, ci)
 
     # ------------------------------------------------------------------ prediction
     def _class_scores(self, X) -> np.ndarray:

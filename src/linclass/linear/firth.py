@@ -1,0 +1,174 @@
+"""Firth's penalised likelihood for logistic regression: the objective piece, and fits with some
+parameters held fixed (for profile intervals and likelihood-ratio tests).
+
+Firth (1993) removes the :math:`O(1/n)` bias of the maximum-likelihood estimate by maximising
+
+.. math::  \\ell^*(\\theta) = \\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|, \\qquad
+           I(\\theta) = \\tilde X^T\\mathrm{diag}(w_i\\mu_i(1-\\mu_i))\\tilde X
+
+(Jeffreys' prior as a penalty), whose maximum is finite even under complete or quasi-complete
+separation (Heinze & Schemper 2002).  Its gradient is the modified score
+
+.. math::  U^*(\\theta) = \\tilde X^T\\big(w \\odot (y - \\mu) + h \\odot (\\tfrac12 - \\mu)\\big),
+           \\qquad h_i = w_i\\mu_i(1-\\mu_i)\\,\\tilde x_i^TI(\\theta)^{-1}\\tilde x_i
+
+(the diagonal of the hat matrix :math:`W^{1/2}\\tilde X I^{-1}\\tilde X^TW^{1/2}`).  The Newton solver
+of :mod:`linclass.linear.solvers` runs on it unchanged: :class:`FirthObjective` gives the value
+:math:`-\\ell^*/N`, its gradient :math:`-U^*/N` and, as curvature, the Fisher information
+:math:`I/N` (the IRLS step with the hat-matrix adjustment, as logistf and brglm2 take it), with the
+line search on :math:`\\ell^*`.  :math:`\\ell^*` does not depend on the centring of X (the change of
+coordinates has determinant one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.linear.objective import LinearObjective
+from linclass.linear.solvers import newton
+
+__all__ = ["FirthObjective", "Fixed", "constrained_fit"]
+
+
+class FirthObjective(LinearObjective):
+    """:math:`f(\\theta) = -\\ell^*(\\theta)/N` for two classes (see the module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,), int in {0, 1}
+    sample_weight : ndarray of shape (n_samples,) or None
+        Frequency weights.
+    fit_intercept : bool
+    offset : ndarray of shape (n_features,) or None
+        The centring point (default: the weighted mean with an intercept); zeros make ``theta``
+        the reported parameters themselves.
+    """
+
+    def __init__(self, X, y, sample_weight=None, *, fit_intercept=True, offset=None):
+        super().__init__(X, y, 2, sample_weight, l2=0.0, fit_intercept=fit_intercept,
+                         offset=offset)
+        self._penalty_at = None  # (theta, log|I|, h, I)
+
+    def _design(self) -> np.ndarray:
+        """:math:`\\tilde X` in the layout's order (centred features, then the intercept column)."""
+        Xt = self.X - self.offset
+        return np.hstack([Xt, np.ones((Xt.shape[0], 1))]) if self.fit_intercept else Xt
+
+    def penalty_parts(self, theta) -> tuple[float, np.ndarray, np.ndarray]:
+        """:math:`\\ln|I(\\theta)|`, the hat diagonal :math:`h` (shape (n,)) and :math:`I` (p, p)."""
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        if self._penalty_at is not None and np.array_equal(self._penalty_at[0], theta):
+            return self._penalty_at[1:]
+        info = self.curvature_sum(theta)
+        try:
+            L = np.linalg.cholesky(info)
+        except np.linalg.LinAlgError:  # numerically singular (far out along a line search)
+            self._penalty_at = (theta.copy(), -np.inf, np.full(self.X.shape[0], np.nan), info)
+            return self._penalty_at[1:]
+        log_det = 2.0 * float(np.sum(np.log(np.diag(L))))
+        A = np.linalg.solve(L, self._design().T)
+        mu = self.probabilities(theta)
+        c = mu * (1.0 - mu) if self.w is None else self.w * mu * (1.0 - mu)
+        h = c * np.einsum("ji,ji->i", A, A)
+        self._penalty_at = (theta.copy(), log_det, h, info)
+        return log_det, h, info
+
+    def check_identifiable(self, theta) -> None:
+        """Refuse a design whose information matrix is singular (constant or collinear features):
+        the penalty :math:`\\ln|I|` is then :math:`-\\infty` everywhere."""
+        info = self.curvature_sum(np.asarray(theta, dtype=np.float64).reshape(self.shape))
+        scale = np.sqrt(np.where(np.diag(info) > 0, np.diag(info), 1.0))
+        evals = np.linalg.eigvalsh(info / scale[:, None] / scale[None, :])
+        if evals[0] <= 1e-12 * max(evals[-1], np.finfo(float).tiny):
+            raise ValueError(
+                "Firth's penalty needs a non-singular information matrix X^T W X: some features "
+                "are constant or collinear. Drop the redundant features."
+            )
+
+    def value(self, theta: np.ndarray) -> float:
+        """:math:`-\\ell^*(\\theta)/N`."""
+        log_det, _, _ = self.penalty_parts(theta)
+        return super().value(theta) - 0.5 * log_det / self.total
+
+    def value_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """:math:`-\\ell^*/N` and :math:`-U^*/N`, with residuals
+        :math:`w(\\mu - y) - h(\\tfrac12 - \\mu)`."""
+        theta = theta.reshape(self.shape)
+        value, R, X = self._loss_residual(theta)
+        log_det, h, _ = self.penalty_parts(theta)
+        mu = self._last[1]
+        R = R - h * (0.5 - mu)
+        return (value - 0.5 * log_det) / self.total, self._gradient(theta, R, X, 1.0 / self.total)
+
+    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+        """The Fisher information :math:`I(\\theta)/N`, the curvature of Firth's IRLS step."""
+        return self.penalty_parts(theta)[2] / self.total
+
+    def log_likelihood(self, theta) -> float:
+        """:math:`\\ell(\\theta)` without the penalty."""
+        return -super().value(theta) * self.total
+
+    def penalised_log_likelihood(self, theta) -> float:
+        """:math:`\\ell^*(\\theta) = \\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|`."""
+        return -self.value(theta) * self.total
+
+    def batch_gradient(self, theta, rows):  # pragma: no cover - guarded by the estimator
+        raise ValueError("Firth's penalty needs every row at once (the hat matrix): use 'newton'.")
+
+
+class Fixed:
+    """An objective over the free parameters of another, the others held at given values.
+
+    Parameters
+    ----------
+    objective : the full objective (``shape`` (p, 1))
+    fixed : ndarray of bool of shape (p,)
+    values : ndarray of shape (p,)
+        The full parameter vector whose fixed entries are kept.
+    """
+
+    def __init__(self, objective, fixed: np.ndarray, values: np.ndarray):
+        self.objective = objective
+        self.free = ~np.asarray(fixed, dtype=bool)
+        self.template = np.array(values, dtype=np.float64).reshape(-1)
+        self.shape = (int(self.free.sum()), 1)
+
+    def full(self, t) -> np.ndarray:
+        theta = self.template.copy()
+        theta[self.free] = np.asarray(t).reshape(-1)
+        return theta.reshape(self.objective.shape)
+
+    def value(self, t) -> float:
+        return self.objective.value(self.full(t))
+
+    def value_gradient(self, t):
+        f, g = self.objective.value_gradient(self.full(t))
+        return f, g.reshape(-1)[self.free].reshape(self.shape)
+
+    def hessian(self, t, *, low_precision: bool = False) -> np.ndarray:
+        H = self.objective.hessian(self.full(t))
+        return H[np.ix_(self.free, self.free)]
+
+
+def constrained_fit(objective, fixed: np.ndarray, values: np.ndarray, *, tol: float = 1e-10,
+                    max_iter: int = 5000):
+    """Maximise the penalised likelihood over the parameters not ``fixed`` (Newton from ``values``).
+
+    Far along a profile, under separation, Fisher scoring converges only linearly: hence the
+    generous ``max_iter``.
+
+    Returns
+    -------
+    theta : ndarray of shape objective.shape
+    value : float
+        The objective (:math:`-\\ell^*/N`) there.
+    converged : bool
+    """
+    problem = Fixed(objective, fixed, values)
+    if problem.shape[0] == 0:
+        theta = problem.full(np.zeros(0))
+        return theta, objective.value(theta), True
+    result = newton(problem, problem.template[problem.free].reshape(problem.shape), tol=tol,
+                    max_iter=max_iter, low_precision=False)
+    return problem.full(result.theta), result.value, result.converged

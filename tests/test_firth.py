@@ -1,0 +1,154 @@
+"""Firth's penalised logistic regression (LogisticRegression(penalty='firth')) against brglm2 and
+against logistf's profile penalised-likelihood inference (computed in R by constrained fits:
+tests/data/r/firth.R and its output)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+
+import linclass as lc
+from linclass import SeparationWarning
+from linclass.linear.firth import FirthObjective
+
+R_DIR = Path(__file__).parent / "data" / "r"
+pd = pytest.importorskip("pandas")
+
+def endometrial():
+    """brglm2's endometrial data (Heinze & Schemper 2002): NV quasi-completely separates the
+    classes (written by tests/data/r/firth.R's companion line, see endometrial.csv)."""
+    table = pd.read_csv(R_DIR / "endometrial.csv")
+    return table[["NV", "PI", "EH"]].to_numpy(float), table["HG"].to_numpy(int)
+
+
+def complete():
+    x1 = np.array([-2.1, -1.3, -0.8, -0.4, -0.2, 0.3, 0.5, 0.9, 1.4, 2.2])
+    return x1[:, None], (x1 > 0).astype(int)
+
+
+def reference(case):
+    table = pd.read_csv(R_DIR / "firth_reference.csv", skipinitialspace=True)
+    return table[table["case"] == case]
+
+
+CASES = {
+    "endometrial": lambda: (*endometrial(), None),
+    "complete": lambda: (*complete(), None),
+    "endometrial_weighted": lambda: (*endometrial(), np.resize([1.0, 2.0, 3.0], 79)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_matches_brglm2_and_logistf_profile(case):
+    X, y, w = CASES[case]()
+    ref = reference(case)
+    model = lc.LogisticRegression(penalty="firth", tol=1e-10).fit(X, y, sample_weight=w)
+    params = np.r_[model.intercept_, model.coef_.ravel()]
+    np.testing.assert_allclose(params, ref["coef"], rtol=1e-7, atol=1e-8)
+    wald = model.summary()
+    np.testing.assert_allclose(wald.std_err.ravel(), ref["se"], rtol=1e-6)
+    profile = model.summary(ci="profile")
+    np.testing.assert_allclose(profile.ci_lower.ravel(), ref["lower"], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(profile.ci_upper.ravel(), ref["upper"], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(profile.p_value.ravel(), ref["p"], rtol=1e-5, atol=1e-9)
+    assert profile.log_likelihood == pytest.approx(ref["penalised"].iloc[0], rel=1e-9)
+    assert profile.null_log_likelihood == pytest.approx(ref["null_penalised"].iloc[0], rel=1e-9)
+
+
+def test_separation_gives_finite_estimates_a_note_and_no_warning():
+    X, y = complete()
+    with pytest.warns(SeparationWarning):
+        lc.LogisticRegression(C=np.inf).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = lc.LogisticRegression(penalty="firth").fit(X, y)
+    assert model.separation_ == "complete"
+    assert np.all(np.isfinite(model.coef_)) and np.abs(model.coef_).max() < 10
+    assert "complete separation is present" in str(model.summary())
+    X, y = endometrial()
+    assert lc.LogisticRegression(penalty="firth").fit(X, y).separation_ == "quasi"
+
+
+def test_modified_score_is_the_gradient_of_the_penalised_likelihood():
+    X, y = endometrial()
+    objective = FirthObjective(X, y, np.resize([1.0, 2.0], 79))
+    theta = np.array([0.5, -0.02, -1.0, 1.5])
+    _, g = objective.value_gradient(theta)
+    numeric = approx_fprime(theta, objective.value, 1e-7)
+    np.testing.assert_allclose(g.ravel(), numeric, rtol=1e-5, atol=1e-8)
+    # the penalty is Jeffreys' prior: 1/2 log|X~^T W X~| added to the log-likelihood
+    info = objective.curvature_sum(theta)
+    assert objective.penalised_log_likelihood(theta) == pytest.approx(
+        objective.log_likelihood(theta) + 0.5 * np.linalg.slogdet(info)[1])
+
+
+def test_a_weight_is_a_repeated_row():
+    X, y = endometrial()
+    w = np.resize([1.0, 2.0, 3.0], 79)
+    a = lc.LogisticRegression(penalty="firth").fit(X, y, sample_weight=w)
+    rows = np.repeat(np.arange(79), w.astype(int))
+    b = lc.LogisticRegression(penalty="firth").fit(X[rows], y[rows])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6)
+
+
+def test_unbiased_where_the_mle_is_biased_away_from_zero():
+    # on small samples the MLE overestimates |beta|; Firth's estimate removes the O(1/n) bias
+    # (the objective and solver directly: the estimator's fit also profiles every parameter)
+    from linclass.linear.solvers import newton
+
+    rng = np.random.default_rng(0)
+    mle, firth = [], []
+    for _ in range(200):
+        x = rng.normal(size=(40, 1))
+        y = (rng.random(40) < 1 / (1 + np.exp(-(0.5 + 1.0 * x[:, 0])))).astype(int)
+        if y.min() == y.max():
+            continue
+        objective = FirthObjective(x, y)
+        firth.append(newton(objective, objective.null_start(), tol=1e-10).theta[0, 0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SeparationWarning)
+            mle.append(lc.LogisticRegression(C=np.inf).fit(x, y).coef_[0, 0])
+    assert abs(np.mean(firth) - 1.0) < abs(np.mean(mle) - 1.0)
+    assert np.mean(mle) > 1.05
+
+
+def test_refusals():
+    X, y = endometrial()
+    with pytest.raises(ValueError, match="two classes"):
+        lc.LogisticRegression(penalty="firth").fit(X, np.arange(79) % 3)
+    with pytest.raises(ValueError, match="solver='newton'"):
+        lc.LogisticRegression(penalty="firth", solver="lbfgs").fit(X, y)
+    with pytest.raises(ValueError, match="penalty='firth'"):
+        lc.LogisticRegression().fit(X, y).summary(ci="profile")
+    with pytest.raises(ValueError, match="alpha=0.05"):
+        lc.LogisticRegression(penalty="firth").fit(X, y).summary(alpha=0.1, ci="profile")
+    with pytest.raises(ValueError, match="collinear"):
+        lc.LogisticRegression(penalty="firth").fit(np.column_stack([X, X[:, 1]]), y)
+
+
+def test_persistence_keeps_the_profile(tmp_path):
+    X, y = endometrial()
+    model = lc.LogisticRegression(penalty="firth").fit(X, y)
+    loaded = lc.load(lc.save(model, tmp_path / "firth.linclass"))
+    np.testing.assert_array_equal(loaded.summary(ci="profile").ci_lower,
+                                  model.summary(ci="profile").ci_lower)
+
+
+def test_estimator_contract_on_two_classes():
+    from sklearn.base import clone
+
+    X, y = endometrial()
+    model = lc.LogisticRegression(penalty="firth")
+    assert clone(model).get_params()["penalty"] == "firth"
+    assert model.fit(X, y) is model
+    P = model.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[P.argmax(axis=1)])
+    with pytest.raises(ValueError, match="NaN"):
+        lc.LogisticRegression(penalty="firth").fit(np.where(X == X[0, 1], np.nan, X), y)
+    with pytest.raises(ValueError, match="rows in memory"):
+        model.fit_source(None)
