@@ -13,11 +13,18 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.validation import validate_predict, validate_priors
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import fisher, gaussian, gaussian_scores, leave_one_out
+
+
+def _gaussian_method(self) -> bool:
+    """partial_fit merges Gaussian statistics; the t fit needs every row at once."""
+    return getattr(self, "method", "gaussian") == "gaussian"
+from linclass.core.finiteness import explain_non_finite
+from linclass.generative import fisher, gaussian, gaussian_scores, leave_one_out, predictive, robust
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = [
@@ -61,14 +68,37 @@ class _GaussianBase(StatsClassifier):
         return gaussian.stats_kind(self._covariance_type(), self._settings()["shrinkage"])
 
     def _estimate(self, stats, priors):
+        self._check_posterior(stats)
         return gaussian.estimate(stats, self._covariance_type(), priors=priors, **self._settings())
 
+    def _posterior(self) -> str:
+        return getattr(self, "posterior", "plug-in")
+
+    def _check_posterior(self, stats) -> None:
+        """MASS's other posteriors are functions of the unregularised statistics."""
+        posterior = self._posterior()
+        if posterior == "plug-in":
+            return
+        settings = self._settings()
+        if settings["shrinkage"] is not None or settings["reg_param"] or settings["var_smoothing"]:
+            raise ValueError(
+                f"posterior={posterior!r} is defined for the unregularised estimates; drop "
+                "shrinkage / reg_param / var_smoothing, or use posterior='plug-in'."
+            )
+        predictive.check_defined(stats, self._covariance_type(), posterior)
+
     def _joint_log_likelihood(self, model, X):
-        return gaussian_scores.joint_log_likelihood(model, X)
+        posterior = self._posterior()
+        if posterior == "plug-in":
+            return gaussian_scores.joint_log_likelihood(model, X)
+        return predictive.scores(self.stats_, X, self._covariance_type(), posterior,
+                                 model.log_priors)
 
     def _loo_scores(self, data):
         """Class scores of each training row under the model fitted without it (the rows ``data``
         this model was fitted on; :func:`linclass.loo_predict_proba`)."""
+        if self._posterior() != "plug-in":
+            raise ValueError("The closed-form leave-one-out is implemented for posterior='plug-in'.")
         settings = self._settings()
         del settings["tol"]
         priors = validate_priors(self.priors, self.stats_.n_classes)
@@ -166,7 +196,11 @@ class QuadraticDiscriminantAnalysis(_GaussianBase):
 
     Same as ``GaussianDiscriminantAnalysis(covariance_type='full')``.  Parameters as there; the
     default maximum-likelihood covariance (divided by :math:`n_k`) and ``reg_param`` are those of
-    scikit-learn 1.9's QDA, so the probabilities agree.
+    scikit-learn 1.9's QDA, so the probabilities agree.  ``posterior`` chooses among MASS's three
+    posteriors (``predict.qda(method=...)``): 'plug-in' (the estimates in Bayes' rule), 'predictive'
+    (the Bayesian predictive density, a multivariate t per class) or 'debiased' (unbiased estimates
+    of the Mahalanobis distance and log-determinant); see :mod:`linclass.generative.predictive`,
+    which lists where MASS's code differs from the textbook formulas implemented here.
 
     Attributes
     ----------
@@ -175,11 +209,17 @@ class QuadraticDiscriminantAnalysis(_GaussianBase):
     rank_ : ndarray of shape (n_classes,)
         Numerical rank of each :math:`\\Sigma_k` (below ``n_features``: eigenvalues were floored).
     quadratic_, linear_, constant_ : ndarrays of shape (K, d, d), (K, d), (K,)
-        The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k`.
+        The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k` (of the plug-in posterior).
     """
 
+    _parameter_constraints = {
+        **_GaussianBase._parameter_constraints,
+        "posterior": [StrOptions(set(predictive.POSTERIORS))],
+    }
+
     def __init__(self, *, priors=None, unbiased: bool = False, shrinkage=None, reg_param: float = 0.0,
-                 tol: float = 1e-10):
+                 tol: float = 1e-10, posterior: str = "plug-in"):
+        self.posterior = posterior
         self.priors = priors
         self.unbiased = unbiased
         self.shrinkage = shrinkage
@@ -224,6 +264,21 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     tol : float, default=1e-10
         Relative eigenvalue threshold below which :math:`\\Sigma` counts as singular; the
         pseudo-inverse is then used, with a :class:`~linclass.SingularCovarianceWarning`.
+    method : {'gaussian', 't'}, default='gaussian'
+        't': robust class means and shared covariance from a multivariate-t fit with ``nu``
+        degrees of freedom (MASS's ``lda(method="t")``, iterated to the fixed point;
+        :mod:`linclass.generative.robust`): rows far from their class are downweighted, so a few
+        gross outliers move neither the means nor the covariance much.  Needs every row at once
+        (no ``partial_fit`` or chunked fit); ``stats_`` then holds the t fit's means and
+        ``N`` times its covariance; ``n_iter_`` the EM iterations.
+    nu : float > 2, default=5
+        Degrees of freedom of the t (``method='t'``).
+    posterior : {'plug-in', 'predictive', 'debiased'}, default='plug-in'
+        MASS's three posteriors (``predict.lda(method=...)``): the estimates in Bayes' rule, the
+        Bayesian predictive density (a multivariate t per class; no longer linear in x), or
+        unbiased estimates of the Mahalanobis distances (:mod:`linclass.generative.predictive`,
+        which lists where MASS's code differs).  ``coef_`` and ``intercept_`` describe the plug-in
+        rule.
 
     Attributes
     ----------
@@ -244,18 +299,27 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "posterior": [StrOptions(set(predictive.POSTERIORS))],
+        "method": [StrOptions({"gaussian", "t"})],
+        "nu": [Interval(Real, 2, None, closed="neither")],
     }
 
     def __init__(
         self,
         *,
+        posterior: str = "plug-in",
         priors=None,
         unbiased: bool = False,
         shrinkage=None,
         n_components: int | None = None,
         var_smoothing: float = 0.0,
         tol: float = 1e-10,
+        method: str = "gaussian",
+        nu: float = 5.0,
     ):
+        self.method = method
+        self.nu = nu
+        self.posterior = posterior
         self.priors = priors
         self.unbiased = unbiased
         self.shrinkage = shrinkage
@@ -265,6 +329,26 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     def _covariance_type(self) -> str:
         return "tied"
+
+    partial_fit = available_if(_gaussian_method)(StatsClassifier.partial_fit)
+
+    def _absorb(self, data):
+        if self.method == "gaussian":
+            return super()._absorb(data)
+        if self.shrinkage is not None or self.unbiased or self.posterior != "plug-in":
+            raise ValueError("method='t' estimates the covariance itself: drop shrinkage, unbiased "
+                             "and posterior (or use method='gaussian').")
+        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
+            stats, weights, n_iter, converged = robust.t_statistics(
+                data.X, data.y, data.classes, data.sample_weight, nu=self.nu)
+        explain_non_finite(self, data.X, *stats.arrays())
+        self.n_iter_ = n_iter
+        return self._install(stats)
+
+    def _fit_source(self, source, *, first: bool = True):
+        if self.method != "gaussian":
+            raise ValueError("method='t' needs every row at once: fit it on arrays in memory.")
+        return super()._fit_source(source, first=first)
 
     def _describe(self, model) -> None:
         super()._describe(model)
