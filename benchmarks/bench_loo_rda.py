@@ -1,0 +1,105 @@
+"""Closed-form leave-one-out and cross-validated regularised discriminant analysis, timed against
+one QDA fit in the same process (issue 19's targets).
+
+Synthetic data: K Gaussian classes with their own random covariances (n=20,000, d=30, K=5 by
+default).  Every time is the minimum over ``--repeat`` runs after one warm-up run.  Printed:
+
+* one QDA fit (linclass, and scikit-learn's for reference) and the floor ``X.T @ X``;
+* ``linclass.loo_predict_proba(QDA)``: leave-one-out posteriors of every row by rank-one downdates
+  (brute force would be n QDA fits: the "n fits" column is that estimate, not run), and the largest
+  difference from real refits without a sample of rows;
+* ``RegularizedDiscriminantAnalysisCV`` over the 10 x 10 (pooling, shrinkage) grid: the default
+  (closed-form leave-one-out, scoring='neg_log_loss'), 5-fold with the same scoring, and 5-fold with
+  scoring='log_likelihood' (the whole grid from the folds' class statistics alone);
+* the targets, PASS / FAIL with the measured ratio to one QDA fit.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_loo_rda.py [--n 20000] [--d 30] [--k 5] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+
+import numpy as np
+import sklearn
+from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
+
+import linclass
+
+from _timing import best_time, blas_threads, print_targets, quiet
+
+
+def make_data(n: int, d: int, k: int, seed: int):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    means = rng.normal(scale=1.5 / np.sqrt(d) * 3, size=(k, d))
+    roots = [np.linalg.qr(rng.normal(size=(d, d)))[0] * rng.uniform(0.5, 1.5, d) for _ in range(k)]
+    X = rng.normal(size=(n, d))
+    for c in range(k):
+        rows = y == c
+        X[rows] = X[rows] @ roots[c].T + means[c]
+    return X, y
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--d", type=int, default=30)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    X, y = make_data(args.n, args.d, args.k, args.seed)
+    print(f"n={args.n} d={args.d} K={args.k} | Python {platform.python_version()}, numpy "
+          f"{np.__version__}, scikit-learn {sklearn.__version__}, linclass {linclass.__version__}")
+    print(f"BLAS threads: {blas_threads()}")
+    QDA = linclass.QuadraticDiscriminantAnalysis
+    floor = best_time(lambda: X.T @ X, args.repeat)
+    fit = best_time(lambda: QDA().fit(X, y), args.repeat)
+    sk_fit = best_time(quiet(lambda: SkQDA().fit(X, y)), args.repeat)
+    loo = best_time(lambda: linclass.loo_predict_proba(QDA(), X, y), args.repeat)
+
+    # correctness on a sample of rows: refit without each
+    P = linclass.loo_predict_proba(QDA(), X, y)
+    worst = 0.0
+    for i in np.random.default_rng(1).choice(args.n, 5, replace=False):
+        keep = np.arange(args.n) != i
+        ref = QDA().fit(X[keep], y[keep]).predict_proba(X[i:i + 1])[0]
+        worst = max(worst, float(np.abs(P[i] - ref).max()))
+
+    grid = dict(poolings=10, shrinkages=10)
+    RDACV = linclass.RegularizedDiscriminantAnalysisCV
+    cv_runs = {
+        "RDA-CV leave-one-out, neg_log_loss (default)": lambda: RDACV(**grid).fit(X, y),
+        "RDA-CV 5-fold, neg_log_loss": lambda: RDACV(**grid, cv=5).fit(X, y),
+        "RDA-CV 5-fold, log_likelihood (statistics only)":
+            lambda: RDACV(**grid, cv=5, scoring="log_likelihood").fit(X, y),
+    }
+    cv_times = {name: best_time(run, max(1, args.repeat // 2)) for name, run in cv_runs.items()}
+
+    width = 50
+    print(f"\n{'':<{width}} {'seconds':>10} {'/ QDA fit':>10} {'/ floor':>10}")
+    rows = [("floor: X.T @ X", floor), ("QDA fit (linclass)", fit), ("QDA fit (scikit-learn)", sk_fit),
+            ("loo_predict_proba(QDA)", loo), ("brute-force leave-one-out (n fits, estimated)",
+                                              fit * args.n)]
+    rows += list(cv_times.items())
+    for name, seconds in rows:
+        print(f"{name:<{width}} {seconds:>10.4f} {seconds / fit:>10.2f} {seconds / floor:>10.1f}")
+    print(f"\nleave-one-out vs refits without 5 sampled rows: max |difference| = {worst:.1e}")
+    best = RDACV(**grid).fit(X, y)
+    print(f"RDA-CV (leave-one-out) chose pooling={best.pooling_:.3f}, shrinkage={best.shrinkage_:.3f}")
+    print()
+    print_targets([
+        ("loo_predict_proba(QDA) within 3x one QDA fit", loo / fit, lambda r: r <= 3.0),
+        ("RDA-CV 10x10 grid (default: leave-one-out) within 5x one QDA fit",
+         cv_times["RDA-CV leave-one-out, neg_log_loss (default)"] / fit, lambda r: r <= 5.0),
+        ("RDA-CV 10x10 grid (5-fold, log_likelihood) within 5x one QDA fit",
+         cv_times["RDA-CV 5-fold, log_likelihood (statistics only)"] / fit, lambda r: r <= 5.0),
+    ], 68)
+
+
+if __name__ == "__main__":
+    main()
