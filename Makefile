@@ -42,6 +42,7 @@ quick: $(VENV)/.test
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_gaussian.py
+	$(BIN)/python benchmarks/bench_loo_rda.py
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
 	$(BIN)/python benchmarks/bench_perceptron.py
