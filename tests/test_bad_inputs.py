@@ -487,6 +487,8 @@ CASES = {
             # the slow solvers stop at max_iter on 20:1 classes
             (LR_SLOW, ok(CW, check=SINGLETON_CHECK)),
             (NO_INTERCEPT, ok(check=checks(accuracy_at_least(0.7), SINGLETON_CHECK_CLASSES))),
+            # no pooling: its scatter is 0, and so is the shrinkage target (its mean variance)
+            (where(linclass.RegularizedDiscriminantAnalysis, pooling=0.0), ok(SCW, check=SINGLETON_CHECK)),
             # leaving the row out removes its class; folds cannot all hold it
             (RDA_CV_LOO, Err(ValueError, r"single row")),
             (RDA_CV_KFOLD, Err(ValueError, r"rows of every class"))),

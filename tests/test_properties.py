@@ -34,6 +34,9 @@ Excluded, and why:
 * ``KernelFisherDiscriminantAnalysis`` from 3 and 4 (no ``sample_weight``, no ``partial_fit``), and
   its Nystroem approximation from 1 and 2 (landmarks are drawn by row index).
 * Logistic regression and the multi-class wrappers from 4 (no ``partial_fit``).
+* ``RegularizedDiscriminantAnalysisCV`` from 3 (cross-validation leaves a repeated row out one copy
+  at a time, a weighted row with all its weight, so another grid point may win) and, with K-fold,
+  from 1 (the folds follow the row order); from 4 (no ``partial_fit``).
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from linclass import (
     Perceptron,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysisCV,
 )
 
 RTOL = 1e-10
@@ -101,6 +105,10 @@ def by_design_not(model) -> str:
         return "PLWC"  # visiting order, ties towards the first class, partial_fit is one epoch
     if isinstance(model, KernelFisherDiscriminantAnalysis) and model.approximation == "nystroem":
         return "PL"  # landmarks drawn by row index
+    if isinstance(model, RegularizedDiscriminantAnalysisCV):
+        # cross-validation leaves rows out: a repeated row one copy at a time (K-fold: its copies in
+        # several folds), a weighted row with all its weight; K-fold folds follow the row order
+        return "W" + ("" if model.cv is None else "P")
     return ""
 
 
