@@ -92,7 +92,6 @@ def _splits(cv, X, y):
 
 def _kfold(stats, X, y, w, poolings, shrinkages, splits, scoring, priors):
     d, K = stats.n_features, stats.n_classes
-    gam = shrinkages[:, None, None]
     total = np.zeros((poolings.size, shrinkages.size))
     held_out = 0.0
     for train_rows, test in splits:
@@ -110,44 +109,50 @@ def _kfold(stats, X, y, w, poolings, shrinkages, splits, scoring, priors):
         held_out += test.size if wt is None else wt.sum()
         log_priors = class_log_priors(train, priors)
         c = train.grand_mean()
-        Xt = None if scoring == "log_likelihood" else X[test] - c
-        for a, lam in enumerate(poolings):
-            A, D = pooled_parts(train, lam)
-            nu, U = np.linalg.eigh((A + A.transpose(0, 2, 1)) / 2)
-            traces = np.trace(A, axis1=1, axis2=2)
-            # every shrinkage: Sigma_j = U_j diag(h_gj) U_j^T, h of shape (G, K, d)
-            h = ((1.0 - gam) * np.maximum(nu, 0.0) + gam * (traces / d)[None, :, None]) / D[:, None]
-            singular = np.any(h[:, :, 0] <= _SINGULAR * h[:, :, -1], axis=1)
-            h[singular] = 1.0
-            log_det = np.log(h).sum(axis=2)  # (G, K)
-            if Xt is None:
-                total[a] += _heldout_log_likelihood(part, train, U, h, log_det, log_priors)
-            else:
-                Z = Xt @ np.concatenate(list(U), axis=1)
-                Z -= np.einsum("kd,kde->ke", train.means - c, U).reshape(-1)
+        # every pooling at once: A_j(lambda) and its eigenbasis, shapes (L, K, d, d) and (L, K, d)
+        lam = poolings[:, None, None, None]
+        A = (1.0 - lam) * train.scatter[None] + lam * train.pooled_scatter()[None, None]
+        D = (1.0 - poolings[:, None]) * train.counts[None] + poolings[:, None] * train.total
+        nu, U = np.linalg.eigh((A + np.swapaxes(A, -1, -2)) / 2)
+        traces = np.trace(A, axis1=2, axis2=3)
+        # every shrinkage: Sigma_j = U_j diag(h) U_j^T, h of shape (G, L, K, d)
+        gam = shrinkages[:, None, None, None]
+        h = ((1.0 - gam) * np.maximum(nu, 0.0)[None] + gam * (traces / d)[None, :, :, None])
+        h /= D[None, :, :, None]
+        singular = np.any(h[..., 0] <= _SINGULAR * h[..., -1], axis=2)  # (G, L)
+        h[singular] = 1.0
+        log_det = np.log(h).sum(axis=3)  # (G, L, K)
+        if scoring == "log_likelihood":
+            total += _heldout_log_likelihood(part, train, U, h, log_det, log_priors).T
+        else:
+            Xt = X[test] - c
+            for a in range(poolings.size):
+                Z = Xt @ np.concatenate(list(U[a]), axis=1)
+                Z -= np.einsum("kd,kde->ke", train.means - c, U[a]).reshape(-1)
                 Z2 = (Z * Z).reshape(-1, K, d).transpose(1, 0, 2)  # (K, m, d)
-                maha = np.matmul(Z2, (1.0 / h).transpose(1, 2, 0))  # (K, m, G)
-                scores = -0.5 * (maha.transpose(2, 1, 0) + (log_det + d * _LOG_2PI)[:, None, :])
+                maha = np.matmul(Z2, (1.0 / h[:, a]).transpose(1, 2, 0))  # (K, m, G)
+                scores = -0.5 * (maha.transpose(2, 1, 0) + (log_det[:, a] + d * _LOG_2PI)[:, None, :])
                 scores += log_priors
                 values = np.stack([scoring_.row_values(S, y[test], scoring) for S in scores])
                 total[a] += values.sum(axis=1) if wt is None else values @ wt
-            total[a, singular] = -np.inf
+        total[singular.T] = -np.inf
     return total / held_out
 
 
 def _heldout_log_likelihood(part, train, U, h, log_det, log_priors) -> np.ndarray:
     """:math:`\\sum_{i \\in F} w_i \\ln p(x_i, y_i)` of a fold from its statistics alone, for
-    every shrinkage, shape (G,): per class,
+    every shrinkage and pooling, shape (G, L): per class,
     :math:`-\\tfrac12[n_{Fj}(d\\ln2\\pi + \\ln|\\Sigma_j|) + \\mathrm{tr}\\,\\Sigma_j^{-1}(S_{Fj} +
     n_{Fj}\\delta\\delta^T)] + n_{Fj}\\ln\\pi_j` with :math:`\\delta = \\bar x_{Fj} - \\mu_j`, the trace
-    being :math:`\\sum_l (U_j^TMU_j)_{ll}/h_l` in the eigenbasis."""
+    being :math:`\\sum_l (U_j^TMU_j)_{ll}/h_l` in the eigenbasis (U of shape (L, K, d, d), h of
+    shape (G, L, K, d))."""
     d = part.n_features
     delta = part.means - train.means
     M = part.scatter + part.counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-    diag = np.einsum("kdl,kde,kel->kl", U, M, U)  # (K, d)
-    trace = np.einsum("kl,gkl->gk", diag, 1.0 / h)
+    diag = np.sum(U * (M[None] @ U), axis=2)  # (L, K, d): diagonal of U^T M U
+    trace = np.sum(diag[None] / h, axis=3)  # (G, L, K)
     n_F = part.counts
     terms = -0.5 * (n_F * (d * _LOG_2PI + log_det) + trace)
     present = n_F > 0
-    terms[:, present] += n_F[present] * log_priors[present]
-    return terms[:, present].sum(axis=1)
+    terms[..., present] += n_F[present] * log_priors[present]
+    return terms[..., present].sum(axis=2)
