@@ -34,7 +34,7 @@ In :math:`A_j`'s eigenbasis (:math:`\\nu_{jl}`) the Sherman-Morrison and determi
     \\qquad q_l = \\frac{\\nu_{\\min}+\\bar\\rho}{\\nu_l+\\bar\\rho} \\le 1
 
 turns each shrinkage into one matrix product of all rows with a few columns, summed to rounding
-(the number of terms is chosen from the largest :math:`u`); rows with :math:`u > 0.05` are computed
+(the number of terms is chosen from the largest :math:`u`); rows with :math:`u > 0.01` are computed
 term by term instead.  :math:`\\gamma = 0` needs no series (:math:`\\delta = 0`), and
 :math:`\\gamma = 1` is :math:`\\Sigma = \\frac{\\mathrm{tr}A'}{D'd}I`.
 """
@@ -51,7 +51,7 @@ from linclass.generative.regularized import pooled_parts
 __all__ = ["loo_scores"]
 
 _LOG_2PI = np.log(2 * np.pi)
-_CUT = 0.05  # series ratio above which a row is summed term by term
+_CUT = 0.01  # series ratio above which a row is summed term by term
 _SINGULAR = 1e-10
 _ROWS = 4096
 
@@ -161,7 +161,7 @@ def _shifted_sums(P, nu, traces, gammas, beta_rr_d):
             u = ratio * beta_rr_d[:, j] / base[0]
             exact = u > _CUT
             umax = float(u[~exact].max()) if np.any(~exact) else 0.0
-            M = 1 if umax <= 0 else int(np.clip(np.ceil(np.log(1e-17) / np.log(umax)), 1, 40))
+            M = 1 if umax <= 0 else int(np.clip(np.ceil(np.log(1e-16) / np.log(umax)), 1, 40))
             powers = (base[0] / base)[:, None] ** np.arange(M)[None, :]  # (d, M): q^m
             plans.append((base, u, exact, M, powers))
             columns.append(powers / base[:, None])
