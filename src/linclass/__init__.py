@@ -36,7 +36,7 @@ from linclass.estimators import (
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
 )
-from linclass.estimators.leave_one_out import loo_predict_proba, loo_score
+from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save
 
