@@ -9,12 +9,14 @@ checks draw real-valued ones), must either pass a check or fail it because of th
 import unittest
 
 import pytest
+from sklearn.covariance import OAS
 from sklearn.utils.estimator_checks import _get_check_estimator_ids, estimator_checks_generator
 
 from conftest import CASES, case_id
 from linclass import (
     BernoulliNB,
     GaussianDiscriminantAnalysis,
+    LinearDiscriminantAnalysis,
     LogisticRegression,
     MultinomialNB,
     Perceptron,
@@ -30,6 +32,11 @@ EXTRA = [
     # unpenalised: separation detected and reported, the iteration stopped
     (LogisticRegression, {"C": float("inf"), "max_iter": 50}),
     (Perceptron, {"shuffle": False, "pocket": True, "max_epochs": 50}),
+    # scikit-learn's own covariance options: shrinkage from each class's standardized rows, a
+    # covariance estimator object (these need all rows at once: no partial_fit)
+    (LinearDiscriminantAnalysis, {"solver": "lsqr", "shrinkage": "auto"}),
+    (LinearDiscriminantAnalysis, {"solver": "eigen", "covariance_estimator": OAS()}),
+    (QuadraticDiscriminantAnalysis, {"solver": "eigen", "shrinkage": "auto", "reg_param": 0.01}),
 ]
 
 # id -> estimator: the registry's cases (seeded ones with random_state=0), then the extras
@@ -38,6 +45,11 @@ ESTIMATORS = {c.id: c.make() for c in CASES} | {case_id(cls.__name__, p): cls(**
 
 def expected_failures(estimator):
     """{check name: reason} of the checks this estimator fails by design (strict expected failures)."""
+    if getattr(estimator, "covariance_estimator", None) is not None:
+        # covariance estimator objects take no weights: unequal sample_weight is refused
+        why = "covariance objects take no weights: unequal sample_weight is refused"
+        return {"check_sample_weight_equivalence_on_dense_data": why,
+                "check_sample_weights_not_overwritten": why}
     if isinstance(estimator, (MultinomialNB, PoissonNB)):
         # this check draws Gaussian blobs with negative values and ignores the positive_only tag;
         # count models refuse negative counts with a clear error, as they should
@@ -56,9 +68,9 @@ def expected_failures(estimator):
         return {
             "check_class_weight_classifiers": "no intercept: class weights cannot move the boundary off the origin"
         }
-    full = isinstance(estimator, QuadraticDiscriminantAnalysis) or (
-        isinstance(estimator, GaussianDiscriminantAnalysis) and estimator.covariance_type == "full"
-    )
+    # (QuadraticDiscriminantAnalysis floors at tol**2 = 1e-8 of the largest eigenvalue by default, on
+    # scikit-learn's scale: far enough above rounding that weighted and repeated rows agree)
+    full = isinstance(estimator, GaussianDiscriminantAnalysis) and estimator.covariance_type == "full"
     if full and not estimator.reg_param and estimator.shrinkage is None:
         # the check's data have 30 features and 15 rows: each class's covariance is singular, and the
         # rank decisions on it (pseudo-inverse, variance floor) are made on values at rounding level,

@@ -166,7 +166,11 @@ def test_bad_priors(data):
     with pytest.raises(ValueError, match="priors has 2 entries but there are 3 classes"):
         LinearDiscriminantAnalysis(priors=[0.5, 0.5]).fit(X, y)
     with pytest.raises(ValueError, match="must sum to 1"):
-        LinearDiscriminantAnalysis(priors=[0.5, 0.5, 0.5]).fit(X, y)
+        GaussianNB(priors=[0.5, 0.5, 0.5]).fit(X, y)
+    # scikit-learn's LDA divides such priors by their sum, with a warning: so does linclass's
+    with pytest.warns(UserWarning, match="sum to 1.5, not 1"):
+        model = LinearDiscriminantAnalysis(priors=[0.5, 0.5, 0.5]).fit(X, y)
+    np.testing.assert_allclose(model.priors_, 1 / 3)
 
 
 def test_bad_parameters_are_named(data):

@@ -15,6 +15,8 @@ with ``check_finite=False`` the caller checks the results it computes from X ins
 
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -306,19 +308,24 @@ def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: 
     return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse)
 
 
-def validate_priors(priors, n_classes: int) -> np.ndarray | None:
+def validate_priors(priors, n_classes: int, *, renormalize: bool = False,
+                    name: str = "priors") -> np.ndarray | None:
     """Return the user's class priors as a float64 vector summing to one, or None.
 
     Priors that do not sum to one are an error unless they are off only by rounding (1e-6), in which
-    case they are renormalised.
+    case they are renormalised; with ``renormalize=True`` (scikit-learn's discriminant analysis and
+    discrete naive Bayes accept such priors) they are divided by their sum with a warning.
     """
     if priors is None:
         return None
     p = np.asarray(priors, dtype=np.float64).reshape(-1)
     if p.size != n_classes:
-        raise ValueError(f"priors has {p.size} entries but there are {n_classes} classes.")
+        raise ValueError(f"{name} has {p.size} entries but there are {n_classes} classes.")
     if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError("priors must be finite and non-negative.")
+        raise ValueError(f"{name} must be finite and non-negative.")
     if abs(p.sum() - 1.0) > 1e-6:
-        raise ValueError(f"priors must sum to 1; they sum to {p.sum():.6g}.")
+        if not renormalize or p.sum() <= 0:
+            raise ValueError(f"{name} must sum to 1; they sum to {p.sum():.6g}.")
+        warnings.warn(f"The {name} sum to {p.sum():.6g}, not 1; using them divided by their sum.",
+                      UserWarning, stacklevel=5)
     return p / p.sum()

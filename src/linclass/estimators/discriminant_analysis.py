@@ -1,4 +1,5 @@
-"""Gaussian discriminant analysis: LDA, QDA and the general covariance structures.
+"""Gaussian discriminant analysis: LDA, QDA and the general covariance structures (their shared
+machinery: :mod:`linclass.estimators.gaussian_base`).
 
 validate -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls) ->
 :func:`linclass.generative.gaussian.estimate` ->
@@ -13,18 +14,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.validation import validate_predict, validate_priors
-from linclass.estimators.stats_classifier import StatsClassifier
-
-
-def _gaussian_method(self) -> bool:
-    """partial_fit merges Gaussian statistics; the t fit needs every row at once."""
-    return getattr(self, "method", "gaussian") == "gaussian"
 from linclass.core.finiteness import explain_non_finite
-from linclass.generative import fisher, gaussian, gaussian_scores, leave_one_out, predictive, robust
+from linclass.core.validation import validate_predict
+from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
+from linclass.generative import fisher, gaussian, gaussian_scores, predictive, robust
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = [
@@ -32,90 +27,6 @@ __all__ = [
     "LinearDiscriminantAnalysis",
     "QuadraticDiscriminantAnalysis",
 ]
-
-_SHRINKAGE = [None, StrOptions({"ledoit-wolf", "oas"}), Interval(Real, 0, 1, closed="both")]
-
-
-class _GaussianBase(StatsClassifier):
-    """Gaussian class-conditional densities on the :class:`StatsClassifier` machinery.
-
-    Subclasses name their covariance structure in :meth:`_covariance_type` and may add fitted
-    attributes in :meth:`_describe`.
-    """
-
-    _parameter_constraints: dict = {
-        "priors": ["array-like", None],
-        "unbiased": ["boolean"],
-        "shrinkage": _SHRINKAGE,
-        "reg_param": [Interval(Real, 0, 1, closed="both")],
-        "var_smoothing": [Interval(Real, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-    }
-
-    def _covariance_type(self) -> str:
-        return self.covariance_type
-
-    def _settings(self) -> dict:
-        return {
-            "unbiased": getattr(self, "unbiased", False),
-            "shrinkage": getattr(self, "shrinkage", None),
-            "reg_param": getattr(self, "reg_param", 0.0),
-            "var_smoothing": getattr(self, "var_smoothing", 0.0),
-            "tol": getattr(self, "tol", 1e-10),
-        }
-
-    def _stats_request(self) -> tuple[str, bool]:
-        return gaussian.stats_kind(self._covariance_type(), self._settings()["shrinkage"])
-
-    def _estimate(self, stats, priors):
-        self._check_posterior(stats)
-        return gaussian.estimate(stats, self._covariance_type(), priors=priors, **self._settings())
-
-    def _posterior(self) -> str:
-        return getattr(self, "posterior", "plug-in")
-
-    def _check_posterior(self, stats) -> None:
-        """MASS's other posteriors are functions of the unregularised statistics."""
-        posterior = self._posterior()
-        if posterior == "plug-in":
-            return
-        settings = self._settings()
-        if settings["shrinkage"] is not None or settings["reg_param"] or settings["var_smoothing"]:
-            raise ValueError(
-                f"posterior={posterior!r} is defined for the unregularised estimates; drop "
-                "shrinkage / reg_param / var_smoothing, or use posterior='plug-in'."
-            )
-        predictive.check_defined(stats, self._covariance_type(), posterior)
-
-    def _joint_log_likelihood(self, model, X):
-        posterior = self._posterior()
-        if posterior == "plug-in":
-            return gaussian_scores.joint_log_likelihood(model, X)
-        return predictive.scores(self.stats_, X, self._covariance_type(), posterior,
-                                 model.log_priors)
-
-    def _loo_scores(self, data):
-        """Class scores of each training row under the model fitted without it (the rows ``data``
-        this model was fitted on; :func:`linclass.loo_predict_proba`)."""
-        if self._posterior() != "plug-in":
-            raise ValueError("The closed-form leave-one-out is implemented for posterior='plug-in'.")
-        settings = self._settings()
-        del settings["tol"]
-        priors = validate_priors(self.priors, self.stats_.n_classes)
-        return leave_one_out.loo_joint_log_likelihood(
-            self.stats_, self.model_, data.X, data.y, data.sample_weight, self._covariance_type(), priors=priors,
-            **settings,
-        )
-
-    def _describe(self, model) -> None:
-        """Expose the fitted parameters under their usual names."""
-        self.means_ = model.means
-        self.covariance_ = model.covariance
-        if model.coef is not None:  # sigmoid(theta^T x + theta_0) for two classes: seeds 000, 002
-            self._describe_linear(model.coef, model.intercept)
-        if model.shrinkage is not None:
-            self.shrinkage_ = model.shrinkage
-
 
 class GaussianDiscriminantAnalysis(_GaussianBase):
     """Gaussian discriminant analysis with a choice of covariance structure.
@@ -191,40 +102,89 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
         self.tol = tol
 
 
-class QuadraticDiscriminantAnalysis(_GaussianBase):
+class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     """Quadratic discriminant analysis: a full covariance per class (seed 003 sec. 4.2.2).
 
-    Same as ``GaussianDiscriminantAnalysis(covariance_type='full')``.  Parameters as there; the
-    default maximum-likelihood covariance (divided by :math:`n_k`) and ``reg_param`` are those of
-    scikit-learn 1.9's QDA, so the probabilities agree.  ``posterior`` chooses among MASS's three
-    posteriors (``predict.qda(method=...)``): 'plug-in' (the estimates in Bayes' rule), 'predictive'
-    (the Bayesian predictive density, a multivariate t per class) or 'debiased' (unbiased estimates
-    of the Mahalanobis distance and log-determinant); see :mod:`linclass.generative.predictive`,
-    which lists where MASS's code differs from the textbook formulas implemented here.
+    Same as ``GaussianDiscriminantAnalysis(covariance_type='full')``, with scikit-learn 1.9's
+    interface: the default maximum-likelihood covariance (divided by :math:`n_k`), ``reg_param``,
+    ``shrinkage`` and ``covariance_estimator`` are those of scikit-learn's QDA, so the probabilities
+    agree.  ``posterior`` chooses among MASS's three posteriors (``predict.qda(method=...)``):
+    'plug-in' (the estimates in Bayes' rule), 'predictive' (the Bayesian predictive density, a
+    multivariate t per class) or 'debiased' (unbiased estimates of the Mahalanobis distance and
+    log-determinant); see :mod:`linclass.generative.predictive`, which lists where MASS's code differs
+    from the textbook formulas implemented here.
+
+    Parameters
+    ----------
+    solver : {'svd', 'eigen'}, default='svd'
+        Both give the same model: scikit-learn's 'svd' takes the principal axes of each class from the
+        SVD of its centred rows, 'eigen' from the eigendecomposition of :math:`\\Sigma_k`; both are the
+        eigenvectors of :math:`\\Sigma_k`, which linclass computes (standardized) for every solver.
+        Unlike scikit-learn's 'svd', either accepts ``shrinkage`` and ``covariance_estimator``.
+    shrinkage : None, 'auto', float in [0, 1], 'ledoit-wolf' or 'oas', default=None
+        Per class.  A float: :math:`(1-\\alpha)\\Sigma_k + \\alpha(\\mathrm{tr}\\Sigma_k/d)I`.  'auto'
+        (scikit-learn's): Ledoit-Wolf on the class's standardized rows, i.e. shrinkage towards its own
+        diagonal (:mod:`linclass.core.row_covariance`; needs ``fit`` on all rows).  'ledoit-wolf' /
+        'oas' (linclass's): the intensity from the class's residuals in the units of X, from
+        statistics that stream (``partial_fit``).
+    priors : array-like of shape (n_classes,), default=None
+        None: :math:`n_k / n`.  Priors that do not sum to one are divided by their sum (a warning).
+    reg_param : float in [0, 1], default=0.0
+        :math:`(1-r)\\Sigma_k + rI` (scikit-learn's rule; linclass applies it with every solver and
+        covariance estimate).
+    store_covariance : bool, default=False
+        Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
+    tol : float, default=1e-4
+        Rank threshold on scikit-learn's scale: eigenvalues of the standardized :math:`\\Sigma_k` at or
+        below ``tol**2`` times the largest (singular values of the standardized class rows at or below
+        ``tol`` times the largest) count as zero and are floored there, with a
+        :class:`~linclass.SingularCovarianceWarning`.  scikit-learn compares the eigenvalues in the
+        units of X with ``tol`` and raises; with full-rank covariances ``tol`` changes nothing in either.
+    covariance_estimator : estimator object or None, default=None
+        Any object with scikit-learn's covariance API (``fit(X)``, then ``covariance_``), e.g.
+        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
+        on each class's rows and replaces :math:`S_k/n_k`.
+    unbiased : bool, default=False
+        :math:`S_k/(n_k-1)` instead of the maximum-likelihood :math:`S_k/n_k`.
+    posterior : {'plug-in', 'predictive', 'debiased'}, default='plug-in'
+        See above (the last two for the unregularised estimates).
 
     Attributes
     ----------
     classes_, class_count_, priors_, means_, stats_, model_ : see GaussianDiscriminantAnalysis
     covariance_ : ndarray of shape (n_classes, d, d)
+        The covariance of each class actually used (scikit-learn: a list of (d, d) arrays, which this
+        array indexes and iterates like).
+    rotations_ : list of n_classes ndarrays of shape (d, d)
+        Eigenvectors of each :math:`\\Sigma_k` (its principal axes), by decreasing eigenvalue.
+    scalings_ : list of n_classes ndarrays of shape (d,)
+        The eigenvalues: the variances along the principal axes.
     rank_ : ndarray of shape (n_classes,)
         Numerical rank of each :math:`\\Sigma_k` (below ``n_features``: eigenvalues were floored).
     quadratic_, linear_, constant_ : ndarrays of shape (K, d, d), (K, d), (K,)
         The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k` (of the plug-in posterior).
+    shrinkage_ : ndarray of shape (n_classes,), when ``shrinkage`` is set
     """
 
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
+        **_SKLEARN_COVARIANCE,
+        "solver": [StrOptions({"svd", "eigen"})],
         "posterior": [StrOptions(set(predictive.POSTERIORS))],
     }
 
-    def __init__(self, *, priors=None, unbiased: bool = False, shrinkage=None, reg_param: float = 0.0,
-                 tol: float = 1e-10, posterior: str = "plug-in"):
+    def __init__(self, *, solver: str = "svd", shrinkage=None, priors=None, reg_param: float = 0.0,
+                 store_covariance: bool = False, tol: float = 1e-4, covariance_estimator=None,
+                 unbiased: bool = False, posterior: str = "plug-in"):
         self.posterior = posterior
-        self.priors = priors
-        self.unbiased = unbiased
+        self.solver = solver
         self.shrinkage = shrinkage
+        self.priors = priors
         self.reg_param = reg_param
+        self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
+        self.unbiased = unbiased
 
     def _covariance_type(self) -> str:
         return "full"
@@ -234,36 +194,71 @@ class QuadraticDiscriminantAnalysis(_GaussianBase):
         self.rank_ = model.rank
         self.quadratic_, self.linear_, self.constant_ = gaussian_scores.quadratic_form(model)
 
+    def _principal_axes(self) -> list:
+        check_is_fitted(self)
+        axes = []
+        for sigma in self.covariance_:
+            evals, evecs = np.linalg.eigh(sigma)
+            axes.append((np.maximum(evals[::-1], 0.0), evecs[:, ::-1]))
+        return axes
 
-class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _GaussianBase):
+    @property
+    def rotations_(self) -> list:
+        """Eigenvectors of each class covariance, columns by decreasing eigenvalue: a list of
+        n_classes arrays of shape (n_features, n_features) (computed on access)."""
+        return [U for _, U in self._principal_axes()]
+
+    @property
+    def scalings_(self) -> list:
+        """Eigenvalues of each class covariance, decreasing: a list of n_classes arrays of shape
+        (n_features,) (computed on access)."""
+        return [lam for lam, _ in self._principal_axes()]
+
+
+class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _SklearnCovariance,
+                                 _GaussianBase):
     """Linear discriminant analysis: Gaussian classes with one shared covariance.
 
     The classifier of seeds 001, 002 and 004 (``GaussianDiscriminantAnalysis(covariance_type='tied')``),
-    with scikit-learn's LDA interface.  For two classes ``coef_`` and ``intercept_`` are exactly
+    with scikit-learn 1.9's LDA interface.  For two classes ``coef_`` and ``intercept_`` are exactly
     :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)` and :math:`\\theta_0` of seed 002, and ``predict_proba``
     is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's discriminant
     directions (:math:`S_B v = \\lambda \\Sigma v`, seed 003 sec. 4.1.4-4.1.6).
 
     Parameters
     ----------
+    solver : {'svd', 'lsqr', 'eigen'}, default='svd'
+        The same model and probabilities whichever is named (see Notes).  Unlike scikit-learn's,
+        every solver accepts ``shrinkage`` and ``covariance_estimator`` and supports ``transform``.
+    shrinkage : None, 'auto', float in [0, 1], 'ledoit-wolf' or 'oas', default=None
+        A float: :math:`(1-\\alpha)\\Sigma + \\alpha(\\mathrm{tr}\\Sigma/d)I`, scikit-learn's
+        ``shrinkage=float`` exactly.  'auto' (scikit-learn's): each class standardized by its own
+        standard deviations, Ledoit-Wolf on that, scaled back and pooled: shrinkage towards each
+        class's diagonal (:mod:`linclass.core.row_covariance`; needs ``fit`` on all rows).
+        'ledoit-wolf' and 'oas' (linclass's): the intensity from the pooled within-class residuals in
+        the units of X, from statistics that stream (``partial_fit``, chunks).
     priors : array-like of shape (n_classes,), default=None
-        None: maximum-likelihood priors :math:`n_k / n`.
+        None: maximum-likelihood priors :math:`n_k / n`.  Priors that do not sum to one are divided by
+        their sum (a warning), as in scikit-learn.
+    n_components : int, default=None
+        Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``).
+    store_covariance : bool, default=False
+        Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
+    tol : float, default=1e-4
+        Rank threshold on scikit-learn's scale: directions of the standardized :math:`\\Sigma` whose
+        standard deviation is at or below ``tol`` times the largest (eigenvalues at ``tol**2`` times
+        the largest) are dropped and the pseudo-inverse on the rest is used, with a
+        :class:`~linclass.SingularCovarianceWarning`.  (scikit-learn's 'svd' compares the singular
+        values of the within-class-standardized data with ``tol`` absolutely.)
+    covariance_estimator : estimator object or None, default=None
+        Any object with scikit-learn's covariance API (``fit(X)``, then ``covariance_``), e.g.
+        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
+        on each class's rows and the shared covariance is :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k`.
     unbiased : bool, default=False
         False: :math:`\\Sigma = S_W/n` (MLE, the seeds, and scikit-learn 1.9's LDA); True:
         :math:`S_W/(n-K)`.
-    shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
-        Shrinkage of :math:`\\Sigma` towards :math:`(\\mathrm{tr}\\Sigma/d)I`.  A float gives
-        scikit-learn's ``shrinkage=float`` exactly.  'ledoit-wolf' and 'oas' compute the intensity
-        from the pooled within-class residuals in the units of X; scikit-learn's ``shrinkage='auto'``
-        instead standardizes each class and shrinks towards the diagonal, so with features of very
-        different scales, standardize X first.
-    n_components : int, default=None
-        Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``).
     var_smoothing : float, default=0.0
         Adds this fraction of the largest feature variance to the diagonal of :math:`\\Sigma`.
-    tol : float, default=1e-10
-        Relative eigenvalue threshold below which :math:`\\Sigma` counts as singular; the
-        pseudo-inverse is then used, with a :class:`~linclass.SingularCovarianceWarning`.
     method : {'gaussian', 't'}, default='gaussian'
         't': robust class means and shared covariance from a multivariate-t fit with ``nu``
         degrees of freedom (MASS's ``lda(method="t")``, iterated to the fixed point;
@@ -280,6 +275,21 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         which lists where MASS's code differs).  ``coef_`` and ``intercept_`` describe the plug-in
         rule.
 
+    Notes
+    -----
+    Every solver reaches the same closed form.  scikit-learn's solvers are three numerical routes to
+    one model (Gaussian classes with a shared covariance, estimated by maximum likelihood): 'lsqr'
+    solves :math:`\\Sigma w_k = \\mu_k`, 'eigen' diagonalises :math:`S_B` against :math:`\\Sigma`, 'svd'
+    whitens the centred data by its singular value decomposition without forming :math:`\\Sigma`.
+    linclass computes the one answer they all approximate from the class statistics (one pass and
+    one :math:`d \\times d` product, never larger than X itself when n_samples >= n_features) and
+    the eigendecomposition of the standardized :math:`\\Sigma`, so ``solver`` selects no arithmetic
+    and the probabilities agree with each of scikit-learn's solvers to rounding.
+
+    The shared covariance is always pooled with the class shares :math:`n_k/n` (the
+    maximum-likelihood estimate); scikit-learn's 'lsqr' and 'eigen' pool the class covariances with
+    ``priors_``, which differs only when ``priors`` are given.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -292,12 +302,15 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each kept direction.
     xbar_ : ndarray of shape (n_features,)
-        Centre subtracted by ``transform`` (the weighted mean of the training data).
-    shrinkage_ : float, when ``shrinkage`` is set
+        Centre subtracted by ``transform``: :math:`\\sum_k \\pi_k\\mu_k` (``priors_ @ means_``, the
+        training mean unless ``priors`` are given), as in scikit-learn.
+    shrinkage_ : float (ndarray of shape (n_classes,) for 'auto'), when ``shrinkage`` is set
     """
 
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
+        **_SKLEARN_COVARIANCE,
+        "solver": [StrOptions({"svd", "lsqr", "eigen"})],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "posterior": [StrOptions(set(predictive.POSTERIORS))],
         "method": [StrOptions({"gaussian", "t"})],
@@ -306,38 +319,48 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     def __init__(
         self,
-        *,
-        posterior: str = "plug-in",
-        priors=None,
-        unbiased: bool = False,
+        solver: str = "svd",
         shrinkage=None,
+        priors=None,
         n_components: int | None = None,
+        store_covariance: bool = False,
+        tol: float = 1e-4,
+        covariance_estimator=None,
+        *,
+        unbiased: bool = False,
         var_smoothing: float = 0.0,
-        tol: float = 1e-10,
         method: str = "gaussian",
         nu: float = 5.0,
+        posterior: str = "plug-in",
     ):
         self.method = method
         self.nu = nu
         self.posterior = posterior
-        self.priors = priors
-        self.unbiased = unbiased
+        self.solver = solver
         self.shrinkage = shrinkage
+        self.priors = priors
         self.n_components = n_components
-        self.var_smoothing = var_smoothing
+        self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
+        self.unbiased = unbiased
+        self.var_smoothing = var_smoothing
 
     def _covariance_type(self) -> str:
         return "tied"
 
-    partial_fit = available_if(_gaussian_method)(StatsClassifier.partial_fit)
+    def _needs_rows(self) -> str | None:
+        if self.method != "gaussian":
+            return "method='t' (a fit iterated over the rows)"
+        return super()._needs_rows()
 
     def _absorb(self, data):
         if self.method == "gaussian":
             return super()._absorb(data)
-        if self.shrinkage is not None or self.unbiased or self.posterior != "plug-in":
-            raise ValueError("method='t' estimates the covariance itself: drop shrinkage, unbiased "
-                             "and posterior (or use method='gaussian').")
+        if (self.shrinkage is not None or self.unbiased or self.posterior != "plug-in"
+                or self.covariance_estimator is not None):
+            raise ValueError("method='t' estimates the covariance itself: drop shrinkage, unbiased, "
+                             "covariance_estimator and posterior (or use method='gaussian').")
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
             stats, weights, n_iter, converged = robust.t_statistics(
                 data.X, data.y, data.classes, data.sample_weight, nu=self.nu)
@@ -359,12 +382,13 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
                 f"n_classes - 1) = {max_components}."
             )
         between = fisher.between_class_covariance(self.stats_, self.priors_)
-        evals, directions = fisher.discriminant_directions(between, model.covariance, self.tol)
+        evals, directions = fisher.discriminant_directions(between, model.covariance,
+                                                           self._eigen_tol())
         self._max_components = min(max_components, directions.shape[1])
         n_out = self._max_components if self.n_components is None else min(self.n_components, directions.shape[1])
         self.scalings_ = directions
         self.explained_variance_ratio_ = fisher.explained_variance_ratio(evals, n_out)
-        self.xbar_ = self.stats_.grand_mean()
+        self.xbar_ = self.priors_ @ self.stats_.means
         self._n_features_out = n_out
 
     @lazy_on_dask

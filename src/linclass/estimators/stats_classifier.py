@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import explain_non_finite, explain_underflow
@@ -38,13 +39,36 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
     ``_joint_log_likelihood(m, X)`` class scores of shape (n_samples, n_classes)
     ``_describe(model)``            fitted attributes under their usual names
 
-    and set ``_accept_sparse`` when scipy.sparse input is supported.
+    and set ``_accept_sparse`` when scipy.sparse input is supported.  A model whose estimate needs
+    the rows themselves (not only statistics that merge) says so in ``_needs_rows()`` and computes
+    that part in ``_row_estimates(X, data, stats)``, passed to ``_estimate(stats, priors, rows)``;
+    ``partial_fit`` and chunked fits then refuse it.
     """
 
     _accept_sparse = False
 
     def _prepare(self, X):
         return X
+
+    def _needs_rows(self) -> str | None:
+        """What needs all rows at once (a phrase for the error of ``partial_fit``), or None."""
+        return None
+
+    def _row_estimates(self, X, data, stats):
+        """The part of the estimate computed from the rows (see :meth:`_needs_rows`)."""
+        return None
+
+    def _refuse_streaming(self, how: str) -> None:
+        need = self._needs_rows()
+        if need is not None:
+            raise ValueError(
+                f"{type(self).__name__} with {need} needs all training rows at once, so it cannot be "
+                f"fitted by {how}; use fit on the whole data."
+            )
+
+    def _priors(self, n_classes: int):
+        """The user's priors, checked (:func:`~linclass.core.validation.validate_priors`)."""
+        return validate_priors(self.priors, n_classes)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -95,6 +119,10 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         clear_fitted_state(self)  # a refit with other settings must not keep stale fitted attributes
         self._partial_classes = None
 
+    def _streamable(self) -> bool:
+        return self._needs_rows() is None
+
+    @available_if(_streamable)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with a batch; the result equals ``fit`` on all batches together.
 
@@ -112,6 +140,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         first = not hasattr(self, "stats_")
+        self._refuse_streaming("partial_fit")
         if first:
             self._validate_params()
             self._partial_classes = None if classes is None else validate_classes(classes)
@@ -141,7 +170,9 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                 X, data.y, data.classes, data.sample_weight, kind=kind, moments=moments
             )
         explain_non_finite(self, data.X, *batch.arrays())
-        return self._install(batch)
+        # (an estimate that needs the rows is refused by partial_fit and chunks: this is fit)
+        rows = self._row_estimates(X, data, batch) if self._needs_rows() is not None else None
+        return self._install(batch, rows)
 
     def _fit_source(self, source, *, first: bool = True):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
@@ -149,6 +180,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         from linclass.core.validation import check_label_type
         from linclass.sources.chunks import class_stats, record_features, require_two_classes
 
+        self._refuse_streaming("chunks")
         if first:
             record_features(self, source)
         elif source.n_features != self.n_features_in_:
@@ -163,8 +195,9 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
             require_two_classes(self, batch)
         return self._install(batch)
 
-    def _install(self, batch):
-        """Merge ``batch`` into the running statistics and derive every fitted attribute."""
+    def _install(self, batch, rows=None):
+        """Merge ``batch`` into the running statistics and derive every fitted attribute (``rows``:
+        the estimate's part computed from the rows, on ``fit``)."""
         stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
         if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
             explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
@@ -179,7 +212,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
                 "in `classes` on the first call to partial_fit."
             )
-        model = self._estimate(stats, validate_priors(self.priors, stats.n_classes))
+        priors = self._priors(stats.n_classes)
+        model = self._estimate(stats, priors) if rows is None else self._estimate(stats, priors, rows)
         self.model_ = model
         self.classes_ = stats.classes
         self.class_count_ = stats.counts

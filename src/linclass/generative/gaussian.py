@@ -43,6 +43,7 @@ import numpy as np
 from linclass.core import covariance as cov_
 from linclass.core.class_stats import ClassStats
 from linclass.core.precision import feature_scale, precision_root, rank_scale, scaled_eigh
+from linclass.core.row_covariance import RowCovariances
 from linclass.core.priors import class_log_priors
 from linclass.exceptions import SingularCovarianceWarning
 
@@ -126,10 +127,13 @@ def stats_kind(covariance_type: str, shrinkage) -> tuple[str, bool]:
     """Which :class:`ClassStats` kind a model needs, and whether it needs fourth moments.
 
     Ledoit-Wolf needs :math:`\\sum w\\lVert x-\\mu_k\\rVert^4`, which merges exactly only alongside
-    per-class scatter, so a tied model with ``shrinkage='ledoit-wolf'`` collects 'full' statistics.
+    per-class scatter, so a tied model with ``shrinkage='ledoit-wolf'`` collects 'full' statistics;
+    ``shrinkage='auto'`` (:mod:`linclass.core.row_covariance`) needs the per-class scatter too.
     """
     lw = shrinkage == "ledoit-wolf"
     if covariance_type == "tied":
+        if shrinkage == "auto":
+            return "full", False
         return ("full", True) if lw else ("tied", False)
     if covariance_type == "full":
         return "full", lw
@@ -182,6 +186,7 @@ def estimate(
     reg_param: float = 0.0,
     var_smoothing: float = 0.0,
     tol: float = 1e-10,
+    row_covariances: RowCovariances | None = None,
 ) -> GaussianModel:
     """Gaussian parameters of the given covariance structure, from class statistics.
 
@@ -204,6 +209,12 @@ def estimate(
     tol : float
         Eigenvalues / variances at or below ``tol`` times the largest are treated as zero: the tied
         models use the pseudo-inverse, the others floor them (each with a warning).
+    row_covariances : RowCovariances or None
+        Per-class covariances estimated from the rows ('tied' and 'full' only;
+        :mod:`linclass.core.row_covariance`: scikit-learn's ``shrinkage='auto'`` or a covariance
+        estimator object).  They replace the maximum-likelihood :math:`S_k/n_k`; 'tied' pools them as
+        :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k` (which is :math:`S_W/n` for the MLE).  ``shrinkage``
+        must then be None or 'auto' and ``unbiased`` False.
     """
     if covariance_type not in COVARIANCE_TYPES:
         raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}.")
@@ -212,6 +223,18 @@ def estimate(
             f"shrinkage applies to covariance_type 'tied' or 'full', not {covariance_type!r}; use "
             "var_smoothing for diagonal models."
         )
+    if row_covariances is not None:
+        if covariance_type not in ("tied", "full") or shrinkage not in (None, "auto") or unbiased:
+            raise ValueError(
+                "covariances estimated from the rows (shrinkage='auto' or a covariance_estimator) "
+                "apply to the 'tied' and 'full' models, without another shrinkage and with "
+                "unbiased=False."
+            )
+        return _from_rows(stats, covariance_type, row_covariances, priors, reg_param,
+                          var_smoothing, tol)
+    if shrinkage == "auto":
+        raise ValueError("shrinkage='auto' standardizes each class by its own rows: it needs "
+                         "row_covariances (linclass.core.row_covariance.standardized_ledoit_wolf).")
     d = stats.n_features
     log_priors = class_log_priors(stats, priors)
     eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
@@ -282,6 +305,23 @@ def full_model(stats: ClassStats, sigmas: np.ndarray, *, priors: np.ndarray | No
                   log_priors=class_log_priors(stats, priors))
     return _full(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol,
                  stats.grand_mean(), feature_scale(stats))
+
+
+def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, tol) -> GaussianModel:
+    """:func:`estimate` with the per-class covariances of ``rows`` in place of :math:`S_k/n_k`."""
+    log_priors = class_log_priors(stats, priors)
+    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
+    center = stats.grand_mean()
+    fallback = feature_scale(stats)
+    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    if covariance_type == "tied":
+        share = stats.counts / stats.total
+        sigma = np.einsum("k,kde->de", share, rows.covariances)
+        return _linear(fields, _ridge(sigma, reg_param, eps), rows.intensity, tol, center, fallback)
+    sigmas = rows.covariances.copy()
+    for k in np.flatnonzero(stats.counts > 0):
+        sigmas[k] = _ridge(sigmas[k], reg_param, eps)
+    return _full(fields, stats, sigmas, rows.intensity, tol, center, fallback)
 
 
 def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
