@@ -689,8 +689,9 @@ def test_single_class_is_refused():
         LogisticRegression().fit(X, y, sample_weight=w)
 
 
-@pytest.mark.parametrize("params", [{"C": 0.0}, {"C": -1.0}, {"solver": "liblinear"}, {"tol": 0.0},
-                                    {"max_iter": 0}, {"class_weight": "auto"}, {"eta0": 0.0}])
+@pytest.mark.parametrize("params", [{"C": 0.0}, {"C": -1.0}, {"solver": "cholesky"}, {"tol": -1.0},
+                                    {"max_iter": -1}, {"class_weight": "auto"}, {"eta0": 0.0},
+                                    {"penalty": "l3"}, {"l1_ratio": 2.0}, {"intercept_scaling": 0.0}])
 def test_bad_parameters(params):
     X, y = make_data(2, seed=21)
     with pytest.raises(ValueError, match=list(params)[0]):

@@ -13,8 +13,10 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -26,6 +28,8 @@ from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
+from linclass.estimators.logistic_options import LINCLASS_SOLVERS, SKLEARN_SOLVERS, resolve_penalty
+from linclass.linear import intercept_penalty
 from linclass.linear.firth import FirthObjective
 from linclass.linear.firth_inference import firth_notes, firth_state, firth_summary
 from linclass.linear.separation import check_separation, separation
@@ -37,8 +41,7 @@ __all__ = ["LogisticRegression"]
 # weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
 _AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
 
-
-class LogisticRegression(ClassifierMixin, BaseEstimator):
+class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with four
     solvers and a statsmodels-grade :meth:`summary`.
 
@@ -57,38 +60,75 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    penalty : {'l2', 'firth'}, default='l2'
-        'l2': the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2` above.  'firth': Firth's
-        penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not used): IRLS with
-        the hat-matrix adjustment, standard errors from the Fisher information at the penalised
-        estimate (as brglm2 and logistf report them), profile penalised-likelihood intervals and
-        likelihood-ratio tests with ``summary(ci='profile')``.
+    penalty : {'auto', 'l2', 'firth', None}, default='auto'
+        As in scikit-learn 1.9 (whose default 'deprecated' is accepted as 'auto'): 'auto' takes the
+        penalty from ``l1_ratio`` and ``C`` (``l1_ratio=0``: L2; ``C=np.inf``: none); 'l2' the ridge
+        penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2` above; None no penalty, whatever ``C``.
+        'firth': Firth's penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not
+        used): IRLS with the hat-matrix adjustment, standard errors from the Fisher information at
+        the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
+        intervals and likelihood-ratio tests with ``summary(ci='profile')``.  'l1' and 'elasticnet'
+        (and ``l1_ratio > 0``) raise a ValueError that says so: they come with the
+        coordinate-descent solver.
     C : float, default=1.0
         Inverse penalty strength, on the same scale as scikit-learn's (so the same C gives the same
         model).  The default is scikit-learn's: a mild penalty keeps the estimate defined on separable
-        or collinear data, where the maximum-likelihood estimate does not exist, and makes linclass a
-        drop-in replacement.  Use ``C=np.inf`` for the unpenalised fit (and valid p-values).
-    solver : {'auto', 'newton', 'bohning', 'lbfgs', 'sgd'}, default='auto'
-        'newton': Newton-Raphson / IRLS with line search (quadratic convergence; a dense Hessian per
-        iteration).  'bohning': the bounded-Hessian iteration (one factorisation, then cheap linear
-        steps).  'lbfgs': SciPy's L-BFGS-B, whitened by the Hessian bound.  'sgd': the seed's
-        stochastic gradient rule on mini-batches.  'auto' is 'newton' up to 1000 parameters for two
-        classes and up to 200 for softmax (whose Hessian costs K(K-1)/2 weighted products), else
-        'lbfgs'.
-    fit_intercept : bool, default=True
+        or collinear data, where the maximum-likelihood estimate does not exist.  Use ``C=np.inf`` (or
+        ``penalty=None``) for the unpenalised fit (and valid p-values).
+    l1_ratio : float in [0, 1], default=0.0
+        scikit-learn's elastic-net mixing; only 0 (pure L2) is available in this release.
+    dual : bool, default=False
+        scikit-learn's dual formulation exists for liblinear with the L2 penalty only, where its
+        optimum is the primal one: ``dual=True`` is accepted there (the primal is solved) and refused
+        with any other solver, as scikit-learn does.
     tol : float, default=1e-6
         Stop when the largest entry of the gradient of the mean objective is at most ``tol``
         ('sgd': when an epoch lowers the mean objective by less than ``tol``, 5 times in a row).
-    max_iter : int, default=100
-        Iterations (epochs for 'sgd').
+        scikit-learn's default is 1e-4 in each solver's own criterion; linclass's stricter default
+        reaches the optimum to about 1e-8 in the log-loss.
+    fit_intercept : bool, default=True
+    intercept_scaling : float > 0, default=1.0
+        solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
+        feature of this value and is penalised like the coefficients
+        (:mod:`linclass.linear.intercept_penalty`).  Other solvers never penalise the intercept.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each sample's weight by its class's weight; 'balanced' uses
         ``n_samples / (n_classes * count)``, with the counts (and n_samples) summing ``sample_weight``
         when it is given, as in scikit-learn.
-    warm_start : bool, default=False
-        Start from the previous fit's coefficients when the classes and features match.
     random_state : int, Generator or None, default=None
         Seeds the shuffling of 'sgd' (the other solvers are deterministic).
+    solver : str, default='auto'
+        linclass's solvers: 'newton' (Newton-Raphson / IRLS with line search, quadratic convergence,
+        a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
+        then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
+        (the seed's stochastic gradient rule on mini-batches), 'auto' ('newton' up to 1000
+        parameters for two classes and 200 for softmax, whose Hessian costs K(K-1)/2 weighted
+        products, else 'lbfgs').  scikit-learn's names are accepted and run the linclass solver that
+        reaches the same optimum (``solver_`` records it):
+
+        =================  ==========  ====================================================
+        scikit-learn       linclass    why
+        =================  ==========  ====================================================
+        'lbfgs'            'lbfgs'     the same method
+        'newton-cg'        'newton'    Newton steps; a direct inner solve instead of CG
+        'newton-cholesky'  'newton'    the same method
+        'sag', 'saga'      'auto'      stochastic average gradients converge to the same
+                                       optimum; a deterministic solver reaches it
+        'liblinear'        'newton'    on liblinear's objective (penalised intercept, see
+                                       ``intercept_scaling``); two classes only, as there
+        =================  ==========  ====================================================
+
+        Each reaches the optimum of the same objective, so the probabilities agree with
+        scikit-learn's to its tolerance (tested at 1e-6 with a tight scikit-learn ``tol``).
+    max_iter : int >= 0, default=100
+        Iterations (epochs for 'sgd').  0 returns the starting point: the intercept-only fit (or the
+        previous coefficients under ``warm_start``), with a ConvergenceWarning unless it is optimal.
+    verbose : int, default=0
+        > 0 prints the objective after each iteration once the fit ends.
+    warm_start : bool, default=False
+        Start from the previous fit's coefficients when the classes and features match.
+    n_jobs : int or None, default=None
+        No effect, as in scikit-learn 1.9 (the products use all BLAS threads).
     batch_size : int, default=256
         Mini-batch size of 'sgd'.
     eta0 : float, default=0.5
@@ -101,7 +141,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Two classes: the log-odds coefficients of ``classes_[1]``.  K classes: one row per class,
         summing to zero over the classes (seed 000's constraint).
     intercept_ : ndarray of shape (1,) or (n_classes,)
-    n_iter_ : int
+    n_iter_ : ndarray of shape (1,), int32
+        Iterations performed (scikit-learn's shape).
+    solver_ : str
+        The linclass solver that ran.
     converged_ : bool
     loss_curve_ : ndarray
         Mean objective at the start and after each iteration (epoch).
@@ -114,31 +157,42 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "penalty": [StrOptions({"l2", "firth"})],
+        "penalty": [StrOptions({"auto", "deprecated", "l2", "l1", "elasticnet", "firth"}), None],
         "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
-        "solver": [StrOptions({"auto", "newton", "bohning", "lbfgs", "sgd"})],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
+        "dual": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "warm_start": ["boolean"],
         "random_state": ["random_state"],
+        "solver": [StrOptions(set(LINCLASS_SOLVERS) | set(SKLEARN_SOLVERS))],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "n_jobs": [None, Integral],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "eta0": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, C=1.0, *, penalty="l2", solver="auto", fit_intercept=True, tol=1e-6,
-                 max_iter=100, class_weight=None, warm_start=False, random_state=None, batch_size=256,
-                 eta0=0.5):
-        self.C = C
+    def __init__(self, penalty="auto", *, C=1.0, l1_ratio=0.0, dual=False, tol=1e-6,
+                 fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
+                 solver="auto", max_iter=100, verbose=0, warm_start=False, n_jobs=None,
+                 batch_size=256, eta0=0.5):
         self.penalty = penalty
-        self.solver = solver
-        self.fit_intercept = fit_intercept
+        self.C = C
+        self.l1_ratio = l1_ratio
+        self.dual = dual
         self.tol = tol
-        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
-        self.warm_start = warm_start
         self.random_state = random_state
+        self.solver = solver
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.batch_size = batch_size
         self.eta0 = eta0
 
@@ -162,23 +216,39 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
             return self._fit_source(DaskSource(X, y, sample_weight))
         self._validate_params()
+        l2 = self._l2()
+        liblinear = self._liblinear(l2)
         previous = self._warm_coefficients()
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept)
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        X_fit, fit_intercept, scaling = data.X, self.fit_intercept, None
+        if liblinear:
+            if data.classes.size > 2:
+                raise ValueError(
+                    f"solver='liblinear' fits two classes only (y has {data.classes.size}), as in "
+                    "scikit-learn; use another solver for softmax regression, or wrap the model in "
+                    "linclass.OneVsRestClassifier."
+                )
+            if self.fit_intercept:  # liblinear's intercept: a penalised constant feature
+                scaling = float(self.intercept_scaling)
+                X_fit, fit_intercept = intercept_penalty.augment(data.X, scaling), False
+                if previous is not None:
+                    previous = (previous[0], np.hstack([previous[1], previous[2][:, None] / scaling]),
+                                np.zeros(1))
         with np.errstate(invalid="ignore", over="ignore"):
             if self.penalty == "firth":
                 self._check_firth(data.classes.size)
                 objective = FirthObjective(data.X, data.y, weight, fit_intercept=self.fit_intercept)
             else:
-                objective = LinearObjective(data.X, data.y, data.classes.size, weight,
-                                            l2=self._l2(), fit_intercept=self.fit_intercept)
+                objective = LinearObjective(X_fit, data.y, data.classes.size, weight, l2=l2,
+                                            fit_intercept=fit_intercept)
         explain_non_finite(self, data.X, objective.offset)
         check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
         if self.penalty == "firth":
             objective.check_identifiable(objective.null_start())
         return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
-                           weight)
+                           weight, scaling=scaling)
 
     def fit_source(self, source):
         """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`); the result
@@ -213,6 +283,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if self.solver == "sgd":
             raise ValueError("solver='sgd' needs the rows in memory; on Dask or file input use "
                              "solver='newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
+        if self._liblinear(self._l2()) and self.fit_intercept:
+            raise ValueError("solver='liblinear' (a penalised intercept) needs the rows in memory; on "
+                             "Dask or file input use solver='newton', 'bohning' or 'lbfgs'.")
         previous = self._warm_coefficients()
         record_features(self, source)
         objective = ChunkedObjective(source, class_weight=self.class_weight, l2=self._l2(),
@@ -223,28 +296,41 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return self._solve(objective, objective.classes, solver, previous, None, None)
 
     def _l2(self) -> float:
-        return 0.0 if np.isinf(self.C) or self.penalty == "firth" else 1.0 / self.C
+        if self.penalty == "firth":
+            return 0.0
+        return resolve_penalty(self.penalty, self.C, self.l1_ratio)
 
     def _check_firth(self, n_classes: int) -> None:
         if n_classes != 2:
             raise ValueError(f"penalty='firth' is implemented for two classes; y has {n_classes}. "
                              "Use one-vs-rest (OneVsRestClassifier) for a Firth fit per class.")
-        if self.solver not in ("auto", "newton"):
+        if SKLEARN_SOLVERS.get(self.solver, self.solver) not in ("auto", "newton"):
             raise ValueError(f"penalty='firth' is fitted by Newton's method (IRLS with the "
                              f"hat-matrix adjustment); use solver='newton' or 'auto', not "
                              f"{self.solver!r}.")
 
+    def _liblinear(self, l2: float) -> bool:
+        """Whether this is liblinear's objective (a penalised intercept); checks ``dual``."""
+        if self.dual and not (self.solver == "liblinear" and l2 > 0):
+            raise ValueError(
+                "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
+                "scikit-learn), where its optimum is the primal one; use dual=False."
+            )
+        return self.solver == "liblinear" and l2 > 0
+
     def _resolve_solver(self, objective) -> str:
-        if self.penalty == "firth":
-            return "newton"
-        if self.solver != "auto":
-            return self.solver
+        if self.max_iter == 0 or self.penalty == "firth":
+            return "newton"  # no iteration: any solver returns its starting point
+        solver = SKLEARN_SOLVERS.get(self.solver, self.solver)
+        if solver != "auto":
+            return solver
         limit = _AUTO_NEWTON_MAX_PARAMS[objective.n_classes == 2]
         return "newton" if objective.n_params <= limit else "lbfgs"
 
-    def _solve(self, objective, classes, solver, previous, data, weight):
+    def _solve(self, objective, classes, solver, previous, data, weight, scaling=None):
         """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
-        the in-memory rows, for the exact separation check; None for chunked data)."""
+        the in-memory rows, for the exact separation check; None for chunked data; ``scaling``: the
+        constant feature of liblinear's objective, whose weight times it is the intercept)."""
         K = classes.size
         theta0 = objective.null_start()
         if previous is not None and np.array_equal(previous[0], classes) and (
@@ -261,19 +347,25 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             )
         self.classes_ = classes
         self.coef_, self.intercept_ = objective.coefficients(result.theta)
-        self.n_iter_ = int(result.n_iter)
+        if scaling is not None:
+            self.coef_, self.intercept_ = intercept_penalty.split(self.coef_, scaling)
+        self.n_iter_ = np.array([result.n_iter], dtype=np.int32)
         self.converged_ = bool(result.converged)
         self.loss_curve_ = result.history
         self.solver_ = solver
-        self._finish(objective, result, data, weight)
+        self._finish(objective, result, data, weight, scaling)
+        if self.verbose:
+            for i, value in enumerate(result.history):
+                print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
         return self
 
     def _warm_coefficients(self):
         if self.warm_start and hasattr(self, "coef_"):
-            return self.classes_, self.coef_, self.intercept_
+            coef = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
+            return self.classes_, coef, self.intercept_
         return None
 
-    def _finish(self, objective, result, data, weight) -> None:
+    def _finish(self, objective, result, data, weight, scaling=None) -> None:
         """Separation check, inference state and warnings."""
         self.separation_ = None
         if self.penalty == "firth":
@@ -290,6 +382,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 ConvergenceWarning, stacklevel=4,
             )
         inference = logistic_inference(objective, result, separation=self.separation_)
+        if scaling is not None:
+            inference = intercept_penalty.reported_inference(inference, scaling, objective.class_weight)
         self.log_likelihood_ = inference.log_likelihood
         # stored as model files of format version 1 hold it (a dict), read by summary()
         self._inference = inference.as_state()
@@ -351,8 +445,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if firth is not None:
             inference = replace(inference, log_likelihood=firth["penalised"],
                                 null_log_likelihood=firth["null_penalised"])
+        coef = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
         table = inference.summary(
-            coef=self.coef_, intercept=self.intercept_, classes=self.classes_, feature_names=names,
+            coef=coef, intercept=self.intercept_, classes=self.classes_, feature_names=names,
             fit_intercept=self.fit_intercept, alpha=alpha,
         )
         return table if firth is None else firth_summary(table, firth, ci)
@@ -362,7 +457,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_predict(self, X, check_finite=False)
         with np.errstate(invalid="ignore", over="ignore"):
-            S = X @ self.coef_.T + self.intercept_
+            # coef_ may be scipy.sparse after sparsify(): the product is then sparse times dense
+            S = np.asarray(self.coef_ @ X.T).T if sp.issparse(self.coef_) else X @ self.coef_.T
+            S = S + self.intercept_
         explain_non_finite(self, X, S)
         return np.column_stack([np.zeros(S.shape[0]), S[:, 0]]) if S.shape[1] == 1 else S
 
