@@ -121,6 +121,11 @@ BERNOULLI_BINARY = where(linclass.BernoulliNB, binarize=None)
 BERNOULLI_THRESHOLD = BERNOULLI - BERNOULLI_BINARY
 MULTINOMIAL = where(linclass.MultinomialNB)
 POISSON = where(linclass.PoissonNB)
+COMPLEMENT = where(linclass.ComplementNB)
+CATEGORICAL = where(linclass.CategoricalNB)
+# naive Bayes fits a single class, as scikit-learn's does: a defined answer with a warning
+NAIVE_BAYES = _group(lambda c: c.cls in (linclass.GaussianNB, linclass.BernoulliNB, linclass.MultinomialNB,
+                                         linclass.PoissonNB, linclass.ComplementNB, linclass.CategoricalNB))
 FISHER = where(linclass.FisherDiscriminantAnalysis)
 # LDA/GSVD keeps the directions in the null space of S_W: made for singular S_W, without a warning
 FISHER_GSVD = where(linclass.FisherDiscriminantAnalysis, solver="gsvd")
@@ -253,6 +258,22 @@ def run_case(action, expected, name):
 
 
 # ============================================================================ soundness checks
+def only_class(label):
+    def check(r, name):
+        np.testing.assert_array_equal(r.model.classes_, [label])
+        np.testing.assert_array_equal(r.model.predict(r.X), label)
+        np.testing.assert_array_equal(r.model.predict_proba(r.X), 1.0)
+    return check
+
+
+def never_predicts(label):
+    def check(r, name):
+        X = blobs(name)[0] if r.X is None else r.X
+        assert not np.any(r.model.predict(X) == label)
+        np.testing.assert_array_equal(r.model.predict_proba(X)[:, list(r.model.classes_).index(label)], 0.0)
+    return check
+
+
 def accuracy_at_least(level):
     def check(r, name):
         acc = np.mean(r.model.predict(r.X) == r.y)
@@ -471,10 +492,13 @@ CASES = {
                        per(Err(ValueError, r"could not convert string to float: 'x'"))),
     # ---------------------------------------------------------------- classes
     "one_class": (fit_on(lambda X, n: X, lambda y: np.zeros_like(y)),
-                  per(Err(ValueError, r"only one class \(0\)"))),
+                  per(Err(ValueError, r"only one class \(0\)"),
+                      (NAIVE_BAYES, ok(UserWarning, check=only_class(0))))),
     "one_class_with_positive_weight": (
         zero_weight_class,
-        per(Err(ValueError, r"only one class \(0\) with positive sample_weight"), (UNWEIGHTED, NO_WEIGHT)),
+        per(Err(ValueError, r"only one class \(0\) with positive sample_weight"), (UNWEIGHTED, NO_WEIGHT),
+            # naive Bayes: the zero-weight class is a class that cannot be predicted
+            (NAIVE_BAYES, ok(check=never_predicts(1)))),
     ),
     "class_with_single_row": (
         singleton_class,
@@ -516,7 +540,7 @@ CASES = {
             (FISHER, ok(SCW, check=REDUNDANT_SAME)),
             (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
             (SHRUNK, ok(check=agrees_with_clean(0.8))),
-            (MULTINOMIAL, ok(check=agrees_with_clean(0.9))),  # a count feature changes the totals
+            (MULTINOMIAL | COMPLEMENT, ok(check=agrees_with_clean(0.9))),  # a count feature changes the totals
             (PERCEPTRON, ok(CW, check=agrees_with_clean(0.6))),  # acts as a second bias
             (NO_INTERCEPT, ok(check=agrees_with_clean(0.9))),  # acts as the intercept it lacks
             # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
@@ -560,7 +584,10 @@ CASES = {
         per(Err(ValueError, r"too small"),
             (BERNOULLI_THRESHOLD, ok(check=same_as_clean(proba_atol=1e-12))),  # binarized: only signs count
             # counts of 1e-300 are no events at all: the posterior is the prior, by the model
-            (MULTINOMIAL | POISSON, ok(check=lambda r, n: np.testing.assert_allclose(
+            (MULTINOMIAL | POISSON | COMPLEMENT, ok(check=lambda r, n: np.testing.assert_allclose(
+                r.model.predict_proba(r.X), 0.5, atol=1e-12))),
+            # codes are integers: 1e-300 truncates to category 0 everywhere (scikit-learn's rule)
+            (CATEGORICAL, ok(UserWarning, check=lambda r, n: np.testing.assert_allclose(
                 r.model.predict_proba(r.X), 0.5, atol=1e-12))),
             (BERNOULLI_BINARY, NOT_BITS)),
     ),
@@ -568,7 +595,8 @@ CASES = {
         scaled(1e300),
         per(Err(ValueError, r"too large"),
             (BERNOULLI_THRESHOLD, ok(check=same_as_clean(proba_atol=1e-12))),
-            (MULTINOMIAL | POISSON, ok(check=accuracy_at_least(0.75))),  # 1e300 events: certain posteriors
+            (MULTINOMIAL | POISSON | COMPLEMENT, ok(check=accuracy_at_least(0.75))),  # 1e300 events
+            (CATEGORICAL, Err(ValueError, r"too large to be a category code")),
             (BERNOULLI_BINARY, NOT_BITS)),
     ),
     # predicting far outside the training data: models linear in x give finite scores of ~1e300
@@ -578,7 +606,8 @@ CASES = {
         per(ok(check=lambda r, n: np.testing.assert_array_equal(
                 np.isin(r.model.predict_proba(r.X), [0.0, 1.0]).mean(axis=1) > 0, True)),
             (QUADRATIC, Err(ValueError, r"too large")),
-            (GDA_TIED_DIAG | BERNOULLI_THRESHOLD | KFDA, ok()),
+            # codes far above the training ones are unseen categories: a defined, unsure posterior
+            (GDA_TIED_DIAG | BERNOULLI_THRESHOLD | KFDA | CATEGORICAL, ok()),
             (PERCEPTRON, ok(CW)),
             # its degree-2 features are products of the inputs
             (where(linclass.Perceptron, basis="poly"), Err(ValueError, r"polynomial features of X overflow")),
@@ -641,7 +670,11 @@ PARTIAL_CASES = {
     "partial_fit_one_class_chunk_without_classes": (
         partial_absent(with_classes=False),
         per(Err(ValueError, r"seen only one class \(0\).*`classes`"),
-            (PERCEPTRON, Err(ValueError, r"only one class \(0\)")), over=PARTIAL),
+            (PERCEPTRON, Err(ValueError, r"only one class \(0\)")),
+            # naive Bayes takes the first one-class batch (with a warning), then the second class
+            (NAIVE_BAYES, ok(UserWarning, check=lambda r, n: np.testing.assert_array_equal(
+                r.model.classes_, [0, 1]))),
+            over=PARTIAL),
     ),
     "partial_fit_new_label_without_classes": (
         partial_new_label,

@@ -173,6 +173,9 @@ CASES |= {
     "bernoulli-nb": (lambda: BernoulliNB(alpha=0.5), "binary"),
     "bernoulli-nb-binarize": (lambda: BernoulliNB(binarize=2.5), "counts"),
     "poisson-nb": (lambda: PoissonNB(alpha=0.1), "counts"),
+    "multinomial-nb-alpha-array": (lambda: MultinomialNB(alpha=[0.5, 1.0, 2.0, 0.1], fit_prior=False),
+                                   "counts"),
+    "categorical-nb-min-categories": (lambda: linclass.CategoricalNB(min_categories=3), "counts"),
     "fisher-midpoint": (lambda: FisherDiscriminantAnalysis(threshold="midpoint", n_components=1), "iris"),
     **{f"kfda-{s}": (lambda s=s: KernelFisherDiscriminantAnalysis(solver=s, tol=1e-6), "iris")
        for s in ("ridge", "pinv", "gsvd")},

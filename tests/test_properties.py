@@ -54,6 +54,7 @@ from conftest import CASES, case_id, data_kind, random_problem
 from linclass import registry
 from linclass import (
     BernoulliNB,
+    ComplementNB,
     FisherDiscriminantAnalysis,
     GaussianDiscriminantAnalysis,
     GaussianNB,
@@ -62,6 +63,7 @@ from linclass import (
     LogisticRegression,
     OneVsRestClassifier,
     Perceptron,
+    MultinomialNB,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
@@ -144,6 +146,8 @@ EXTRA = [
     (GaussianNB, {"var_smoothing": 1e-2}),
     (BernoulliNB, {"alpha": 0.5, "binarize": 2.5}),  # a threshold above 0, on counts
     (PoissonNB, {"alpha": 0.1}),
+    (MultinomialNB, {"alpha": 0.4, "fit_prior": False}),
+    (ComplementNB, {"alpha": 0.3, "norm": True}),
     (FisherDiscriminantAnalysis, {"threshold": "midpoint", "n_components": 1}),
     (OneVsRestClassifier, {"estimator": LinearDiscriminantAnalysis()}),
 ]

@@ -15,6 +15,8 @@ from sklearn.utils.estimator_checks import _get_check_estimator_ids, estimator_c
 from conftest import CASES, case_id
 from linclass import (
     BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
     GaussianDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
     LogisticRegression,
@@ -32,6 +34,7 @@ EXTRA = [
     # unpenalised: separation detected and reported, the iteration stopped
     (LogisticRegression, {"C": float("inf"), "max_iter": 50}),
     (Perceptron, {"shuffle": False, "pocket": True, "max_epochs": 50}),
+    (MultinomialNB, {"alpha": 0.5, "fit_prior": False}),
     # scikit-learn's own covariance options: shrinkage from each class's standardized rows, a
     # covariance estimator object (these need all rows at once: no partial_fit)
     (LinearDiscriminantAnalysis, {"solver": "lsqr", "shrinkage": "auto"}),
@@ -50,7 +53,7 @@ def expected_failures(estimator):
         why = "covariance objects take no weights: unequal sample_weight is refused"
         return {"check_sample_weight_equivalence_on_dense_data": why,
                 "check_sample_weights_not_overwritten": why}
-    if isinstance(estimator, (MultinomialNB, PoissonNB)):
+    if isinstance(estimator, (MultinomialNB, PoissonNB, ComplementNB, CategoricalNB)):
         # this check draws Gaussian blobs with negative values and ignores the positive_only tag;
         # count models refuse negative counts with a clear error, as they should
         return {"check_decision_proba_consistency": "negative 'counts' are refused by design"}

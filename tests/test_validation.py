@@ -195,6 +195,8 @@ def test_partial_fit_errors(data):
     with pytest.raises(ValueError, match="X has 2 features"):
         model.partial_fit(X[:, :2], y)
     with pytest.raises(ValueError, match="seen only one class"):
+        LinearDiscriminantAnalysis().partial_fit(X[y == 0], y[y == 0])
+    with pytest.warns(UserWarning, match="only one class"):  # naive Bayes fits one class, as scikit-learn's
         GaussianNB().partial_fit(X[y == 0], y[y == 0])
     with pytest.raises(ValueError, match="at least two class labels"):
         GaussianNB().partial_fit(X, y, classes=[1])

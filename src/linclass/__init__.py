@@ -20,6 +20,8 @@ from linclass import _moved
 from linclass.core.class_stats import ClassStats
 from linclass.estimators import (
     BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
     FisherDiscriminantAnalysis,
     GaussianDiscriminantAnalysis,
     GaussianNB,
@@ -44,7 +46,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BernoulliNB",
+    "CategoricalNB",
     "ClassStats",
+    "ComplementNB",
     "FisherDiscriminantAnalysis",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",

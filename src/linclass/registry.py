@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 
 from linclass.estimators import (
     BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
     FisherDiscriminantAnalysis,
     GaussianDiscriminantAnalysis,
     GaussianNB,
@@ -135,6 +137,10 @@ ENTRIES: tuple[Entry, ...] = (
           _caps(*_STATS, "sparse", "counts", "linear")),
     Entry(PoissonNB, "poisson-nb", "naive Bayes, Poisson counts",
           _caps(*_STATS, "sparse", "counts", "linear")),
+    Entry(ComplementNB, "complement-nb", "complement naive Bayes for counts (imbalanced text)",
+          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"norm": True})),
+    Entry(CategoricalNB, "categorical-nb", "naive Bayes for categorical features (integer codes)",
+          _caps("proba", "partial_fit", "counts")),
     Entry(LogisticRegression, "logistic", "logistic / softmax regression",
           _caps("proba", "chunks", "linear", "curve", "seeded", "inference"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))

@@ -55,6 +55,8 @@ def cases() -> dict:
         "bernoulli_nb": (lc.BernoulliNB(alpha=0.5), binary),
         "multinomial_nb": (lc.MultinomialNB(), counts),
         "poisson_nb": (lc.PoissonNB(), counts),
+        "complement_nb": (lc.ComplementNB(norm=True), counts),
+        "categorical_nb": (lc.CategoricalNB(min_categories=4), counts),
         "fisher": (lc.FisherDiscriminantAnalysis(solver="eigen"), iris),
         "fisher_gsvd": (lc.FisherDiscriminantAnalysis(solver="gsvd", threshold="midpoint"), iris),
         "kfda": (lc.KernelFisherDiscriminantAnalysis(gamma=0.2), iris),

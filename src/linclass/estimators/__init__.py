@@ -1,5 +1,6 @@
 """scikit-learn estimators: thin glue from validation to the spine, no mathematics."""
 
+from linclass.estimators.categorical_nb import CategoricalNB
 from linclass.estimators.discriminant_analysis import (
     GaussianDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
@@ -9,7 +10,13 @@ from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
-from linclass.estimators.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB, PoissonNB
+from linclass.estimators.naive_bayes import (
+    BernoulliNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
+)
 from linclass.estimators.perceptron import Perceptron
 from linclass.estimators.regularized_discriminant import (
     RegularizedDiscriminantAnalysis,
@@ -18,6 +25,8 @@ from linclass.estimators.regularized_discriminant import (
 
 __all__ = [
     "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
     "FisherDiscriminantAnalysis",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",

@@ -1,4 +1,5 @@
-"""Naive Bayes: Gaussian, and the discrete family (Bernoulli, multinomial, Poisson)."""
+"""Naive Bayes: Gaussian, and the discrete family (Bernoulli, multinomial, Poisson, complement);
+categorical features in :mod:`linclass.estimators.categorical_nb`."""
 
 from __future__ import annotations
 
@@ -6,18 +7,42 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 
 from linclass.generative import discrete
 from linclass.core.finiteness import check_finite
 from linclass.core.priors import class_log_priors
+from linclass.core.validation import validate_priors
 from linclass.estimators.discriminant_analysis import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
+from linclass.sources.dask import lazy_on_dask
 
-__all__ = ["BernoulliNB", "GaussianNB", "MultinomialNB", "PoissonNB"]
+__all__ = ["BernoulliNB", "ComplementNB", "GaussianNB", "MultinomialNB", "PoissonNB"]
 
 
-class GaussianNB(_GaussianBase):
+class NaiveBayesMixin:
+    """What every naive Bayes model shares with scikit-learn's: ``predict_joint_log_proba`` and a
+    defined answer (with a warning) for a training set of one class."""
+
+    _single_class_ok = True
+
+    def _shared_log_term(self, X):
+        """The part of :math:`\\ln p(x, C_k)` that the class scores leave out (shared by all classes)."""
+        return 0.0
+
+    @lazy_on_dask
+    def predict_joint_log_proba(self, X):
+        """Joint log-likelihoods :math:`\\ln p(x, C_k) = \\ln p(x \\mid C_k) + \\ln p(C_k)`, shape
+        (n_samples, n_classes): the unnormalised log posterior (``predict_log_proba`` is this minus
+        its log-sum-exp over the classes).  As in scikit-learn, the multinomial and complement scores
+        leave out the term shared by all classes (the multinomial coefficient)."""
+        scores = self._scores(X)
+        extra = self._shared_log_term(X)
+        return scores if np.isscalar(extra) else scores + extra[:, None]
+
+
+class GaussianNB(NaiveBayesMixin, _GaussianBase):
     """Gaussian naive Bayes: independent features, a variance per class and feature.
 
     Parameters
@@ -31,6 +56,8 @@ class GaussianNB(_GaussianBase):
     Attributes
     ----------
     classes_, class_count_, priors_, stats_, model_ : see GaussianDiscriminantAnalysis
+    class_prior_ : ndarray of shape (n_classes,)
+        The priors (scikit-learn's name; also ``priors_``).
     theta_ : ndarray of shape (n_classes, n_features)
         Class means (scikit-learn's name; also ``means_``).
     var_ : ndarray of shape (n_classes, n_features)
@@ -49,6 +76,7 @@ class GaussianNB(_GaussianBase):
 
     def _describe(self, model) -> None:
         super()._describe(model)
+        self.class_prior_ = self.priors_
         self.theta_ = model.means
         self.var_ = model.covariance
         self.epsilon_ = self.var_smoothing * float(np.max(self.stats_.total_variance()))
@@ -59,26 +87,44 @@ def _values(X):
     return X.data if sp.issparse(X) else X
 
 
-class _DiscreteNB(StatsClassifier):
-    """Naive Bayes with one of the event models of :mod:`linclass.naive_bayes`.
+class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
+    """Naive Bayes with one of the event models of :mod:`linclass.generative.discrete`.
 
     Accepts scipy.sparse X without densifying it: the fit is one sparse product
     :math:`X^T\\mathrm{onehot}(y)`, prediction one product :math:`X W^T`.
+
+    scikit-learn's prior parameters: ``fit_prior=False`` gives uniform priors, ``class_prior`` fixed
+    ones (``priors`` is linclass's earlier name for it; give one of the two), else they are learned.
     """
 
     _event_model: str
     _accept_sparse = True
     _parameter_constraints: dict = {
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "force_alpha": ["boolean"],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
         "priors": ["array-like", None],
     }
 
     def _stats_request(self) -> tuple[str, bool]:
         return "mean", False
 
+    def _priors(self, n_classes: int):
+        if self.class_prior is not None and self.priors is not None:
+            raise ValueError("class_prior and priors name the same thing (priors is linclass's earlier "
+                             "name); give only class_prior.")
+        given = self.class_prior if self.class_prior is not None else self.priors
+        if given is not None:
+            return validate_priors(given, n_classes, renormalize=True, name="class_prior")
+        if not self.fit_prior:
+            return np.full(n_classes, 1.0 / n_classes)
+        return None
+
     def _estimate(self, stats, priors):
         return discrete.estimate(
-            stats, self._event_model, class_log_priors(stats, priors), self.alpha
+            stats, self._event_model, class_log_priors(stats, priors), self.alpha,
+            **({"norm": self.norm} if self._event_model == "complement" else {}),
         )
 
     def _joint_log_likelihood(self, model, X):
@@ -102,8 +148,12 @@ class _DiscreteNB(StatsClassifier):
 class _CountNB(_DiscreteNB):
     """Event models for counts: negative values are refused."""
 
-    def __init__(self, *, alpha: float = 1.0, priors=None):
+    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior=None, priors=None):
         self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
         self.priors = priors
 
     def _prepare(self, X):
@@ -135,11 +185,20 @@ class BernoulliNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Laplace / additive smoothing (1.0: add one success and one failure per class and feature).
+    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value or one per feature (1.0: one success and one failure added per class and feature).  Values below 1e-10 are raised
+        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
+        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
+    force_alpha : bool, default=True
+        Accepted for scikit-learn compatibility (see ``alpha``).
     binarize : float or None, default=0.0
         Features are 1 where ``x > binarize``; None means X is already 0/1 (checked).
+    fit_prior : bool, default=True
+        False: uniform class priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (divided by their sum, with a warning, when that is not 1).
     priors : array-like of shape (n_classes,), default=None
+        linclass's earlier name for ``class_prior`` (give one of the two).
 
     Attributes
     ----------
@@ -157,9 +216,13 @@ class BernoulliNB(_DiscreteNB):
     _event_model = "bernoulli"
     _parameter_constraints = {**_DiscreteNB._parameter_constraints, "binarize": [None, Real]}
 
-    def __init__(self, *, alpha: float = 1.0, binarize: float | None = 0.0, priors=None):
+    def __init__(self, *, alpha=1.0, force_alpha: bool = True, binarize: float | None = 0.0,
+                 fit_prior: bool = True, class_prior=None, priors=None):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
         self.priors = priors
 
     def _prepare(self, X):
@@ -187,13 +250,23 @@ class BernoulliNB(_DiscreteNB):
 class MultinomialNB(_CountNB):
     """Naive Bayes for counts (multinomial event model, e.g. word counts), additive smoothing.
 
-    :math:`\\theta_{kj} = (S_{kj} + \\alpha) / (\\sum_l S_{kl} + \\alpha d)`; class scores
+    :math:`\\theta_{kj} = (S_{kj} + \\alpha_j) / (\\sum_l S_{kl} + \\sum_l\\alpha_l)`; class scores
     :math:`x^T\\ln\\theta_k + \\ln\\pi_k`.  Same model as scikit-learn's MultinomialNB.
 
     Parameters
     ----------
-    alpha : float, default=1.0
+    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value or one per feature.  Values below 1e-10 are raised
+        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
+        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
+    force_alpha : bool, default=True
+        Accepted for scikit-learn compatibility (see ``alpha``).
+    fit_prior : bool, default=True
+        False: uniform class priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (divided by their sum, with a warning, when that is not 1).
     priors : array-like of shape (n_classes,), default=None
+        linclass's earlier name for ``class_prior`` (give one of the two).
 
     Attributes
     ----------
@@ -215,8 +288,18 @@ class PoissonNB(_CountNB):
 
     Parameters
     ----------
-    alpha : float, default=1.0
+    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value or one per feature.  Values below 1e-10 are raised
+        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
+        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
+    force_alpha : bool, default=True
+        Accepted for scikit-learn compatibility (see ``alpha``).
+    fit_prior : bool, default=True
+        False: uniform class priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (divided by their sum, with a warning, when that is not 1).
     priors : array-like of shape (n_classes,), default=None
+        linclass's earlier name for ``class_prior`` (give one of the two).
 
     Attributes
     ----------
@@ -231,3 +314,68 @@ class PoissonNB(_CountNB):
     def _describe(self, model) -> None:
         super()._describe(model)
         self.rates_ = model.params
+
+    def _shared_log_term(self, X):
+        """:math:`-\\sum_j \\ln x_j!` (:math:`\\ln\\Gamma(x+1)`, zero for the zeros of a sparse X)."""
+        if sp.issparse(X):
+            X = X.tocsr(copy=True)
+            X.data = gammaln(X.data + 1.0)
+            return -np.asarray(X.sum(axis=1)).ravel()
+        return -gammaln(np.asarray(X, dtype=np.float64) + 1.0).sum(axis=1)
+
+
+class ComplementNB(_CountNB):
+    """Complement naive Bayes (Rennie, Shih, Teevan & Karger 2003) for counts, as scikit-learn's
+    ComplementNB: suited to imbalanced text classes.
+
+    Each class is described by the smoothed counts of all *other* classes,
+    :math:`\\bar\\theta_{kj} = (\\bar S_{kj} + \\alpha_j) / \\sum_l(\\bar S_{kl} + \\alpha_l)`, and a row is
+    scored by :math:`x^Tw_k` with :math:`w_{kj} = -\\ln\\bar\\theta_{kj}` (``norm=True``:
+    :math:`\\ln\\bar\\theta_{kj}/\\sum_l\\ln\\bar\\theta_{kl}`); see :mod:`linclass.generative.discrete`.  The
+    class prior is not part of the score (the paper's rule, and scikit-learn's) unless there is a single
+    class; ``predict_proba`` is the softmax of the scores.  Fitted from the per-class feature totals
+    (class statistics), so ``partial_fit``, chunks and sparse X work as for MultinomialNB.
+
+    Parameters
+    ----------
+    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value or one per feature.  Values below 1e-10 are raised
+        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
+        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
+    force_alpha : bool, default=True
+        Accepted for scikit-learn compatibility (see ``alpha``).
+    fit_prior : bool, default=True
+        False: uniform class priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (divided by their sum, with a warning, when that is not 1).
+    priors : array-like of shape (n_classes,), default=None
+        linclass's earlier name for ``class_prior`` (give one of the two).
+    norm : bool, default=False
+        Normalise each class's weights (the paper's second normalisation).
+
+    Attributes
+    ----------
+    feature_count_ : ndarray of shape (n_classes, n_features)
+    feature_all_ : ndarray of shape (n_features,)
+        Total count of each feature over all classes.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The weights :math:`w_{kj}` (scikit-learn's name).
+    class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_ : as in
+    BernoulliNB
+    """
+
+    _event_model = "complement"
+    _parameter_constraints = {**_DiscreteNB._parameter_constraints, "norm": ["boolean"]}
+
+    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior=None, norm: bool = False, priors=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+        self.priors = priors
+
+    def _describe(self, model) -> None:
+        super()._describe(model)
+        self.feature_all_ = self.feature_count_.sum(axis=0)

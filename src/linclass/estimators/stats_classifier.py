@@ -7,6 +7,8 @@ Subclasses supply those steps; no mathematics lives here.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
@@ -46,6 +48,7 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _accept_sparse = False
+    _single_class_ok = False  # naive Bayes, as scikit-learn's, fits a single class (with a warning)
 
     def _prepare(self, X):
         return X
@@ -92,7 +95,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
 
             return self._fit_source(DaskSource(X, y, sample_weight))
         data = validate_fit(
-            self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse
+            self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
+            min_classes=1 if self._single_class_ok else 2,
         )
         return self._absorb(data)
 
@@ -207,7 +211,12 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         self.stats_ = stats
         for name in ("model_", "priors_"):
             self.__dict__.pop(name, None)
-        if stats.n_classes < 2:
+        if stats.n_classes < 2 and self._single_class_ok:
+            warnings.warn(
+                f"{type(self).__name__} has seen only one class ({stats.classes[0]!r}): every "
+                "prediction is that class, with probability 1.", UserWarning, stacklevel=4,
+            )
+        elif stats.n_classes < 2:
             raise ValueError(
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
                 "in `classes` on the first call to partial_fit."

@@ -1,4 +1,5 @@
-"""Naive Bayes for binary and count features: Bernoulli, multinomial and Poisson event models.
+"""Naive Bayes for binary and count features: Bernoulli, multinomial, Poisson and complement event
+models.
 
 Each is fitted from per-class weighted counts :math:`n_k` and feature totals
 :math:`S_{kj} = \\sum_{i \\in k} w_i x_{ij}` (:class:`~linclass.stats.ClassStats` of kind 'mean'), and
@@ -19,6 +20,14 @@ Poisson (x counts), :math:`\\alpha` pseudo-samples in which every feature counts
     :math:`\\lambda_{kj} = \\frac{S_{kj} + \\alpha}{n_k + \\alpha}` (the MLE :math:`S_{kj}/n_k` at
     :math:`\\alpha = 0`), :math:`w_{kj} = \\ln\\lambda_{kj}`, :math:`w_{k0} = -\\sum_j\\lambda_{kj} + \\ln\\pi_k`,
     :math:`g(x) = -\\sum_j \\ln x_j!`.
+Complement (Rennie, Shih, Teevan & Karger 2003, scikit-learn's ComplementNB), counts: each class is
+    described by the counts of every *other* class, :math:`\\bar\\theta_{kj} = \\frac{\\bar S_{kj} +
+    \\alpha_j}{\\sum_l (\\bar S_{kl} + \\alpha_l)}` with :math:`\\bar S_{kj} = \\sum_{c \\ne k} S_{cj}`, and scored
+    by :math:`w_{kj} = -\\ln\\bar\\theta_{kj}` (or, with ``norm``, :math:`\\ln\\bar\\theta_{kj} / \\sum_l
+    \\ln\\bar\\theta_{kl}`), :math:`w_{k0} = 0`: the class prior is not used (the paper's rule) unless
+    there is a single class.  Not a generative model of x, so its scores are not log-likelihoods.
+
+``alpha`` is a number or one value per feature (:math:`\\alpha_j`).
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from linclass.core.class_stats import ClassStats
 
 __all__ = ["EVENT_MODELS", "DiscreteModel", "estimate", "joint_log_likelihood"]
 
-EVENT_MODELS = ("bernoulli", "multinomial", "poisson")
+EVENT_MODELS = ("bernoulli", "multinomial", "poisson", "complement")
 _ALPHA_MIN = 1e-10
 
 
@@ -42,17 +51,18 @@ class DiscreteModel:
 
     Attributes
     ----------
-    event_model : {'bernoulli', 'multinomial', 'poisson'}
+    event_model : {'bernoulli', 'multinomial', 'poisson', 'complement'}
+    log_params : ndarray of shape (n_classes, n_features)
+        Their logarithms (complement: the weights :math:`w_{kj}`, scikit-learn's ``feature_log_prob_``).
     log_priors : ndarray of shape (n_classes,)
     params : ndarray of shape (n_classes, n_features)
-        :math:`\\phi_{kj}` (Bernoulli), :math:`\\theta_{kj}` (multinomial) or :math:`\\lambda_{kj}` (Poisson).
-    log_params : ndarray of shape (n_classes, n_features)
-        Their logarithms.
+        :math:`\\phi_{kj}` (Bernoulli), :math:`\\theta_{kj}` (multinomial), :math:`\\lambda_{kj}` (Poisson)
+        or :math:`\\bar\\theta_{kj}` (complement).
     coef : ndarray of shape (n_classes, n_features)
         :math:`w_k`.
     intercept : ndarray of shape (n_classes,)
         :math:`w_{k0}` (includes :math:`\\ln\\pi_k`; ``-inf`` for classes that cannot be predicted).
-    alpha : float
+    alpha : float or ndarray of shape (n_features,)
         The smoothing actually used.
     """
 
@@ -62,38 +72,51 @@ class DiscreteModel:
     log_params: np.ndarray
     coef: np.ndarray
     intercept: np.ndarray
-    alpha: float
+    alpha: float | np.ndarray
 
 
-def _alpha(alpha: float) -> float:
-    if alpha < _ALPHA_MIN:
+def smoothing(alpha, n_features: int):
+    """``alpha`` as a float or an array of shape (n_features,), raised to 1e-10 where smaller (with a
+    warning): a zero would make log-probabilities :math:`-\\infty` and the posterior of rows that
+    hold an unseen feature 0/0."""
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n_features):
+        raise ValueError(f"alpha must be a number or an array of shape (n_features,) = ({n_features},); "
+                         f"got shape {a.shape}.")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ValueError("alpha must hold finite values >= 0.")
+    if np.any(a < _ALPHA_MIN):
         warnings.warn(
             f"alpha={alpha} is too small: log(0) would make scores infinite for unseen features; "
-            f"using alpha={_ALPHA_MIN}.",
+            f"using alpha={_ALPHA_MIN} where it is smaller.",
             UserWarning,
             stacklevel=4,
         )
-        return _ALPHA_MIN
-    return float(alpha)
+        a = np.maximum(a, _ALPHA_MIN)
+    return float(a) if a.ndim == 0 else a
 
 
-def estimate(stats: ClassStats, event_model: str, log_priors: np.ndarray, alpha: float = 1.0) -> DiscreteModel:
+def estimate(stats: ClassStats, event_model: str, log_priors: np.ndarray, alpha=1.0,
+             *, norm: bool = False) -> DiscreteModel:
     """Smoothed maximum-likelihood parameters and the linear form of the class scores.
 
     Parameters
     ----------
     stats : ClassStats (any kind; only counts and means are used)
-    event_model : {'bernoulli', 'multinomial', 'poisson'}
+    event_model : {'bernoulli', 'multinomial', 'poisson', 'complement'}
     log_priors : ndarray of shape (n_classes,)
-    alpha : float
+    alpha : float or ndarray of shape (n_features,)
         Additive smoothing (values below 1e-10 are raised to 1e-10 with a warning).
+    norm : bool
+        Complement model only: normalise each class's weights by their sum.
     """
     if event_model not in EVENT_MODELS:
         raise ValueError(f"event_model must be one of {EVENT_MODELS}; got {event_model!r}.")
-    alpha = _alpha(alpha)
     S = stats.sums()
     n = stats.counts[:, None]
     d = S.shape[1]
+    alpha = smoothing(alpha, d)
+    total_alpha = float(np.sum(np.broadcast_to(alpha, (d,))))
     if event_model == "bernoulli":
         params = (S + alpha) / (n + 2 * alpha)
         log_params = np.log(params)
@@ -101,9 +124,17 @@ def estimate(stats: ClassStats, event_model: str, log_priors: np.ndarray, alpha:
         coef = log_params - log_not
         intercept = log_not.sum(axis=1) + log_priors
     elif event_model == "multinomial":
-        params = (S + alpha) / (S.sum(axis=1, keepdims=True) + alpha * d)
+        params = (S + alpha) / (S.sum(axis=1, keepdims=True) + total_alpha)
         log_params = coef = np.log(params)
         intercept = log_priors.copy()
+    elif event_model == "complement":
+        complement = S.sum(axis=0) + alpha - S  # counts of every other class, smoothed
+        params = complement / complement.sum(axis=1, keepdims=True)
+        logged = np.log(params)
+        log_params = coef = logged / logged.sum(axis=1, keepdims=True) if norm else -logged
+        # the paper's rule (and scikit-learn's): the prior enters only when there is one class; a
+        # class without training weight cannot be predicted (as in every linclass model)
+        intercept = log_priors.copy() if S.shape[0] == 1 else np.where(stats.counts > 0, 0.0, -np.inf)
     else:
         params = (S + alpha) / (n + alpha)
         log_params = coef = np.log(params)

@@ -1,0 +1,141 @@
+"""Naive Bayes for categorical features (scikit-learn's CategoricalNB), on the class-statistics spine:
+validate -> category codes -> one-hot indicators -> :class:`~linclass.core.class_stats.ClassStats`
+(the category counts per class) -> :func:`linclass.generative.categorical.estimate` -> scores.
+No mathematics here."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from linclass.core.class_stats import ClassStats
+from linclass.core.finiteness import check_finite, explain_non_finite
+from linclass.core.priors import class_log_priors
+from linclass.estimators.naive_bayes import _DiscreteNB
+from linclass.generative import categorical
+
+__all__ = ["CategoricalNB"]
+
+
+class CategoricalNB(_DiscreteNB):
+    """Naive Bayes for categorical features: feature j takes a category :math:`c \\in \\{0, \\dots,
+    m_j - 1\\}` with probability :math:`\\theta_{kjc} = (N_{kjc} + \\alpha) / (n_k + \\alpha m_j)` in
+    class k (:mod:`linclass.generative.categorical`).  Same model as scikit-learn's CategoricalNB.
+
+    The category counts :math:`N_{kjc}` are class statistics of the one-hot indicators of X, so the
+    fit is one sparse product and ``partial_fit`` streams (new categories in later batches widen
+    the model).  A category never seen in training gets count zero in every class (scikit-learn
+    raises an IndexError).
+
+    Parameters
+    ----------
+    alpha : float >= 0, default=1.0
+        Additive smoothing (values below 1e-10 are raised to 1e-10 with a warning).
+    force_alpha : bool, default=True
+        Accepted for scikit-learn compatibility (see ``alpha``).
+    fit_prior : bool, default=True
+        False: uniform class priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (divided by their sum, with a warning, when that is not 1).
+    min_categories : int, array-like of shape (n_features,) or None, default=None
+        Least number of categories per feature: :math:`m_j = \\max(\\text{min\\_categories}_j,
+        1 + \\max_i x_{ij})`.
+    priors : array-like of shape (n_classes,), default=None
+        Same as ``class_prior`` (the name of the other linclass naive Bayes models).
+
+    Attributes
+    ----------
+    n_categories_ : ndarray of shape (n_features,), int
+        :math:`m_j`.
+    category_count_ : list of n_features ndarrays of shape (n_classes, m_j)
+        :math:`N_{kjc}`, the (weighted) count of category c of feature j in class k.
+    feature_log_prob_ : list of n_features ndarrays of shape (n_classes, m_j)
+        :math:`\\ln\\theta_{kjc}`.
+    class_log_prior_, classes_, class_count_, priors_ : per class
+    stats_ : ClassStats of the indicators; model_ : DiscreteModel (``event_model='categorical'``)
+    n_features_in_, feature_names_in_ : as in scikit-learn
+    """
+
+    _event_model = "categorical"
+    _accept_sparse = False
+    _parameter_constraints = {
+        **_DiscreteNB._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "min_categories": [None, "array-like", Interval(Integral, 1, None, closed="left")],
+    }
+    fit_source = None  # chunked fits would need every category up front: not offered
+
+    def __init__(self, *, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior=None, min_categories=None, priors=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+        self.priors = priors
+
+    def _fit_source(self, source, *, first: bool = True):
+        raise ValueError("CategoricalNB needs the rows in memory (its categories are found as they "
+                         "come); fit it on a NumPy array or DataFrame.")
+
+    def _codes(self, X, known=None) -> np.ndarray:
+        check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
+        return categorical.check_categories(X, type(self).__name__, known)
+
+    def _least_categories(self, d: int) -> np.ndarray:
+        if self.min_categories is None:
+            return np.zeros(d, dtype=np.intp)
+        least = np.asarray(self.min_categories)
+        if least.ndim == 0:
+            return np.full(d, int(least), dtype=np.intp)
+        if least.shape != (d,) or not np.issubdtype(least.dtype, np.integer) or np.any(least < 1):
+            raise ValueError(f"min_categories must be an integer >= 1 or {d} of them (one per "
+                             f"feature); got {self.min_categories!r}.")
+        return least.astype(np.intp)
+
+    def _absorb(self, data, whole: bool = False):
+        codes = self._codes(data.X)
+        d = codes.shape[1]
+        seen = codes.max(axis=0) + 1 if codes.shape[0] else np.zeros(d, dtype=np.intp)
+        n_categories = np.maximum(seen, self._least_categories(d)).astype(np.intp)
+        if hasattr(self, "stats_"):  # partial_fit: new categories widen the running counts
+            old = self.n_categories_
+            n_categories = np.maximum(n_categories, old)
+            self.stats_ = categorical.widen(self.stats_, old, n_categories)
+        self.n_categories_ = n_categories
+        batch = ClassStats.from_batch(categorical.one_hot(codes, n_categories), data.y, data.classes,
+                                      data.sample_weight, kind="mean")
+        explain_non_finite(self, data.X, *batch.arrays())
+        return self._install(batch)
+
+    def _estimate(self, stats, priors):
+        return categorical.estimate(stats, self.n_categories_, class_log_priors(stats, priors),
+                                    self.alpha)
+
+    def _prepare(self, X):
+        return self._codes(X, self.n_categories_)
+
+    def _joint_log_likelihood(self, model, codes):
+        return categorical.joint_log_likelihood(model, codes, self.n_categories_, self.class_count_)
+
+    def _describe(self, model) -> None:
+        self.class_log_prior_ = model.log_priors
+
+    @property
+    def category_count_(self) -> list:
+        """:math:`N_{kjc}`: one array of shape (n_classes, m_j) per feature."""
+        return categorical.regroup(self.stats_.sums(), self.n_categories_)
+
+    @property
+    def feature_log_prob_(self) -> list:
+        """:math:`\\ln\\theta_{kjc}`: one array of shape (n_classes, m_j) per feature."""
+        return categorical.regroup(self.model_.log_params, self.n_categories_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True
+        return tags
