@@ -152,7 +152,9 @@ def test_single_update_reduces_the_patterns_error():
         P = rule.Patterns.build(phi, y, n_classes)
         W = -P.Z.copy()  # w^T z = -||z||^2 < 0: misclassified
         before = -(W[0] @ P.Z[0])
-        assert rule.run_epoch(P, W) == 1
+        made, criterion = rule.run_epoch(P, W)
+        assert made == 1
+        assert criterion == pytest.approx(before)  # the criterion measured at the visit
         after = -(W[0] @ P.Z[0])
         assert after < before
         np.testing.assert_allclose(before - after, 1.0 + phi @ phi.T)

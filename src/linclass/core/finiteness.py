@@ -142,10 +142,13 @@ def check_magnitude(estimator, X: np.ndarray) -> None:
     """
     if X.size == 0:
         return
-    magnitude = np.maximum(np.abs(X.max(axis=0)), np.abs(X.min(axis=0)))
+    high, low = X.max(axis=0), X.min(axis=0)
+    if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
+        high, low = high.toarray().ravel(), low.toarray().ravel()
+    magnitude = np.maximum(np.abs(high), np.abs(low))
     if not np.all(np.isfinite(magnitude)):
         check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
-    limit = np.sqrt(np.finfo(np.float64).max / X.size)
+    limit = np.sqrt(np.finfo(np.float64).max / (X.shape[0] * X.shape[1]))
     if np.any(magnitude > limit):
         raise ValueError(
             f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "

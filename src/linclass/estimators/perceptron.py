@@ -1,111 +1,212 @@
-"""scikit-learn estimator for Rosenblatt's perceptron (seed 003, section 6.1.4)."""
+"""scikit-learn estimator for Rosenblatt's perceptron (seed 003, section 6.1.4).
+
+validate -> basis functions (:mod:`linclass.linear.basis_functions`) -> the perceptron rule
+(:mod:`linclass.linear.perceptron_rule`, epochs and stopping in
+:mod:`linclass.linear.perceptron_training`) -> ``coef_`` / ``intercept_``.  No mathematics here.
+"""
 
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.linear import perceptron_rule as perceptron
-from linclass.linear.basis_functions import basis_features
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
+from linclass.linear import perceptron_rule as perceptron
+from linclass.linear import perceptron_training as training
+from linclass.linear.basis_functions import basis_features
+from linclass.linear.class_weights import weight_by_class
 
 __all__ = ["Perceptron"]
 
 
-class Perceptron(ClassifierMixin, BaseEstimator):
+class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     """The perceptron: a step function of a linear model in fixed basis functions.
 
     :math:`y(x) = f(w^T\\phi(x))` with :math:`f(a) = +1` for :math:`a \\ge 0` and :math:`-1` otherwise
     (seed 003, eq. 6.8), trained by cycling through the patterns and, for each misclassified one,
     :math:`w \\leftarrow w + \\phi_n t_n` (stochastic gradient descent on the perceptron criterion
-    :math:`E_P(w) = -\\sum_{n\\in\\mathcal{M}} w^T\\phi_n t_n`, eq. 6.9, learning rate 1).  Training stops
-    after the first epoch without a mistake, which the perceptron convergence theorem guarantees in
-    finitely many steps when the data are linearly separable in the basis.  For K > 2 classes, the
-    multi-class perceptron (one weight vector per class, see :mod:`linclass.perceptron`).
+    :math:`E_P(w) = -\\sum_{n\\in\\mathcal{M}} w^T\\phi_n t_n`, eq. 6.9, learning rate 1).  For K > 2
+    classes, the multi-class perceptron (one weight vector per class, see
+    :mod:`linclass.linear.perceptron_rule`).  The perceptron gives no probabilities, so there is no
+    ``predict_proba``.
 
-    The perceptron gives no probabilities, so there is no ``predict_proba``.
+    **Stopping.**  By default (``tol=None``) training stops after the first epoch without a mistake,
+    which the perceptron convergence theorem guarantees in finitely many steps when the data are
+    linearly separable in the basis (the seed's rule), or after ``max_iter`` epochs.  scikit-learn's
+    parameters change that rule as they do there: with ``tol`` set, training also stops once
+    ``n_iter_no_change`` epochs in a row fail to lower the epoch's perceptron criterion below the best
+    so far minus ``tol * n_samples``; with ``early_stopping=True``, a stratified
+    ``validation_fraction`` of the rows is held out and training stops once ``n_iter_no_change``
+    epochs fail to raise the validation accuracy above the best plus ``tol``.
 
     Parameters
     ----------
-    basis : None, 'poly' or callable, default=None
-        The basis functions :math:`\\phi(x)`; the bias :math:`\\phi_0 = 1` is always added (``intercept_``).
-        None: the inputs themselves.  'poly': every monomial of the inputs of degree 1 to ``degree``.
-        A callable ``phi(X)`` maps an (n_samples, n_features) array to an (n_samples, n_basis) array.
-    degree : int, default=2
-        Degree of ``basis='poly'`` (ignored otherwise).
-    max_epochs : int, default=1000
-        Passes over the training set before giving up (with a ConvergenceWarning).
+    penalty : {None, 'l2'}, default=None
+        'l2' adds :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` to the criterion: the weights (not the bias)
+        shrink by :math:`1-\\eta_0\\alpha` at every pattern visited.  'l1' and 'elasticnet'
+        (scikit-learn's truncated-gradient rule) are refused with a ValueError that says so.
+    alpha : float, default=1e-4
+        Penalty strength (with ``penalty``).
+    l1_ratio : float in [0, 1], default=0.15
+        scikit-learn's elastic-net mixing (with ``penalty='elasticnet'``, not available).
+    fit_intercept : bool, default=True
+        False: no bias, :math:`y(x) = f(w^T\\phi(x))` through the origin.
+    max_iter : int, default=1000
+        Epochs before giving up (with a ConvergenceWarning).
+    tol : float or None, default=None
+        None: the seed's stopping rule (see above).  scikit-learn's default is 1e-3.
     shuffle : bool, default=True
         Visit the patterns in a new random order each epoch.
-    random_state : int, numpy Generator, RandomState or None, default=None
-        Seeds the numpy Generator that draws the orders.
+    verbose : int, default=0
+        > 0 prints the mistakes and criterion of each epoch.
+    eta0 : float > 0, default=1.0
+        Learning rate: each update is :math:`\\eta_0\\phi_nt_n`.  From zero weights and without penalty it
+        only scales the weights (same predictions).
+    n_jobs : int or None, default=None
+        No effect (the rule is sequential; scikit-learn parallelises its one-vs-all binary fits).
+    random_state : int, numpy Generator, RandomState or None, default=0
+        Seeds the numpy Generator that draws the visiting orders and the early-stopping split.
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int, default=5
+        See Stopping above.
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies each pattern's update by its class's weight ('balanced':
+        ``n_samples / (n_classes * count)``).
+    warm_start : bool, default=False
+        ``fit`` starts from the previous weights when the classes and features match.
+    basis : None, 'poly' or callable, default=None
+        The basis functions :math:`\\phi(x)`; the bias :math:`\\phi_0 = 1` is added unless
+        ``fit_intercept=False``.  None: the inputs themselves (scipy.sparse X accepted, never
+        densified).  'poly': every monomial of the inputs of degree 1 to ``degree``.  A callable
+        ``phi(X)`` maps an (n_samples, n_features) array to an (n_samples, n_basis) array.
+    degree : int, default=2
+        Degree of ``basis='poly'``.
     pocket : bool, default=False
         The pocket algorithm for data that are not separable: keep the weights with the fewest
         (weighted) training errors among those after each epoch (and the starting weights).
+    max_epochs : int or None, default=None
+        The first release's name for ``max_iter`` (when given, it is used).
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_basis) for two classes, else (n_classes, n_basis)
         :math:`w` (two classes: ``classes_[1]`` is :math:`t = +1`) or the per-class :math:`w_k`.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        Weight of :math:`\\phi_0 = 1`.
+        Weight of :math:`\\phi_0 = 1` (zero without intercept).
     classes_ : ndarray of shape (n_classes,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str (when X has string column names)
+    n_iter_ : int
+        Epochs run by the last call to ``fit`` or ``partial_fit`` (scikit-learn's meaning).
     n_epochs_ : int
-        Epochs run (summed over ``partial_fit`` calls); ``n_iter_`` is the same number.
+        Epochs run in all, summed over ``partial_fit`` calls (the length of ``errors_``).
+    t_ : int
+        scikit-learn's count of update steps: patterns visited plus one.
     converged_ : bool
-        Whether the last epoch made no mistake.
-    errors_ : ndarray of shape (n_epochs_,)
+        Whether training stopped by its rule rather than at ``max_iter``.
+    errors_ : ndarray of shape (n_iter_,)
         Mistakes (updates) made in each epoch: the training curve.
+    n_features_in_, feature_names_in_ : as in scikit-learn
     """
 
     _parameter_constraints: dict = {
+        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "shuffle": ["boolean"],
+        "verbose": ["verbose"],
+        "eta0": [Interval(Real, 0, None, closed="neither")],
+        "n_jobs": [None, Integral],
+        "random_state": ["random_state", np.random.Generator],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
         "basis": [None, StrOptions({"poly"}), callable],
         "degree": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
         "pocket": ["boolean"],
+        "max_epochs": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(
-        self,
-        *,
-        basis=None,
-        degree: int = 2,
-        max_epochs: int = 1000,
-        shuffle: bool = True,
-        random_state=None,
-        pocket: bool = False,
-    ):
+    def __init__(self, *, penalty=None, alpha: float = 0.0001, l1_ratio: float = 0.15,
+                 fit_intercept: bool = True, max_iter: int = 1000, tol=None, shuffle: bool = True,
+                 verbose: int = 0, eta0: float = 1.0, n_jobs=None, random_state=0,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, class_weight=None, warm_start: bool = False, basis=None,
+                 degree: int = 2, pocket: bool = False, max_epochs: int | None = None):
+        self.penalty = penalty
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.eta0 = eta0
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.warm_start = warm_start
         self.basis = basis
         self.degree = degree
-        self.max_epochs = max_epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
         self.pocket = pocket
+        self.max_epochs = max_epochs
 
-    # ------------------------------------------------------------------ fitting
-    def _features(self, X: np.ndarray, fitted: bool) -> np.ndarray:
+    # ------------------------------------------------------------------ settings
+    def _epochs(self) -> int:
+        return self.max_iter if self.max_epochs is None else self.max_epochs
+
+    def _alpha(self) -> float:
+        if self.penalty in ("l1", "elasticnet"):
+            raise ValueError(
+                f"penalty={self.penalty!r} is not available for the Perceptron: scikit-learn's L1 "
+                "rule truncates every weight at every pattern, which the block-wise exact rule here "
+                "does not do. Use penalty='l2' or None."
+            )
+        return float(self.alpha) if self.penalty == "l2" else 0.0
+
+    def _rule_options(self) -> dict:
+        return {"eta": float(self.eta0), "alpha": self._alpha(), "bias": self.fit_intercept,
+                "pocket": self.pocket, "shuffle": self.shuffle,
+                "report": self._report if self.verbose else None}
+
+    def _report(self, epoch: int, mistakes: int, loss: float) -> None:
+        print(f"-- Epoch {epoch}: {mistakes} mistakes, mean objective {loss:.6g}")
+
+    def _features(self, X, fitted: bool):
         n_output = self.coef_.shape[1] if fitted and callable(self.basis) else None
         return basis_features(X, self.basis, self.degree, n_output)
 
-    def fit(self, X, y, sample_weight=None):
-        """Train from zero weights until an epoch makes no mistake or ``max_epochs`` have run.
+    def _dense_coef(self):
+        return self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Train from zero weights (or ``coef_init`` / ``intercept_init``, or the previous fit with
+        ``warm_start``) until the stopping rule holds or ``max_iter`` epochs have run.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Class labels (integers, strings, booleans, ...), kept in ``classes_``.
+        coef_init : ndarray of shape (1, n_basis) or (n_classes, n_basis), default=None
+        intercept_init : ndarray of shape (1,) or (n_classes,), default=None
         sample_weight : array-like of shape (n_samples,), default=None
             Each update :math:`\\phi_n t_n` is multiplied by the pattern's weight; zero-weight patterns
             never update.
@@ -115,29 +216,74 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        data = validate_fit(self, X, y, sample_weight)
+        options = self._rule_options()
+        previous = (self.classes_, self._dense_coef(), self.intercept_) if (
+            self.warm_start and hasattr(self, "coef_")) else None
+        data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None)
         check_magnitude(self, data.X)  # activations are sums of products of X's values
+        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         Phi = self._features(data.X, fitted=False)
-        self._rng = perceptron.make_rng(self.random_state)
-        result = perceptron.train(
-            Phi, data.y, data.classes.size, data.sample_weight, max_epochs=self.max_epochs,
-            shuffle=self.shuffle, rng=self._rng, pocket=self.pocket,
-        )
+        K = data.classes.size
+        coef, intercept = self._start(coef_init, intercept_init, previous, data.classes, Phi.shape[1])
+        self._rng = training.make_rng(self.random_state)
+        stopping, Phi, y_idx, weight = self._stopping(Phi, data.y, K, weight)
+        result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept,
+                                max_epochs=self._epochs(), rng=self._rng, stopping=stopping, **options)
         self.classes_ = data.classes
-        self._store(result, previous=None)
+        self._store(result, previous=None, n_rows=data.X.shape[0])
         if not result.converged:
-            self._warn(result, weighted=data.sample_weight is not None)
+            self._warn(result, weighted=weight is not None)
         return self
+
+    def _start(self, coef_init, intercept_init, previous, classes, n_basis):
+        """Starting weights: ``coef_init`` / ``intercept_init``, else the previous fit's (warm start,
+        same classes and shape), else None (zeros)."""
+        rows = 1 if classes.size == 2 else classes.size
+        if coef_init is None and intercept_init is None:
+            if previous is not None and np.array_equal(previous[0], classes) and (
+                    previous[1].shape == (rows, n_basis)):
+                return previous[1], previous[2]
+            return None, None
+        coef = np.zeros((rows, n_basis)) if coef_init is None else np.asarray(coef_init, dtype=np.float64)
+        intercept = np.zeros(rows) if intercept_init is None else np.asarray(intercept_init, np.float64)
+        if rows == 1 and coef.shape == (n_basis,):  # scikit-learn also takes a vector for two classes
+            coef = coef[None, :]
+        intercept = intercept.reshape(-1)
+        if coef.shape != (rows, n_basis) or intercept.shape != (rows,):
+            raise ValueError(f"coef_init must have shape ({rows}, {n_basis}) and intercept_init ({rows},) "
+                             f"for {classes.size} classes and {n_basis} basis functions; got "
+                             f"{np.shape(coef_init)} and {np.shape(intercept_init)}.")
+        return coef, intercept
+
+    def _stopping(self, Phi, y, K, weight):
+        """The stopping rule and, with early stopping, the training part of the rows."""
+        if not self.early_stopping:
+            return training.StoppingRule(self.tol, self.n_iter_no_change), Phi, y, weight
+        from sklearn.model_selection import StratifiedShuffleSplit
+
+        seed = int(self._rng.integers(np.iinfo(np.int32).max))
+        split = StratifiedShuffleSplit(1, test_size=self.validation_fraction, random_state=seed)
+        try:
+            train, held = next(split.split(np.zeros((y.size, 1)), y))
+        except ValueError as exc:
+            raise ValueError(f"early_stopping: validation_fraction={self.validation_fraction} cannot "
+                             f"hold out every class ({exc}); use a larger fraction or more rows.") from None
+        part = (lambda w, rows: None if w is None else w[rows])
+        validation = perceptron.Patterns.build(Phi[held], y[held], K, part(weight, held),
+                                               bias=self.fit_intercept)
+        rule = training.StoppingRule(self.tol, self.n_iter_no_change, validation)
+        return rule, Phi[train], y[train], part(weight, train)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch of the perceptron rule over a batch, starting from the current weights.
 
         With ``pocket=True`` the weights after the epoch are kept only if they misclassify less of
-        the batch than the weights before it.
+        the batch than the weights before it.  ``tol``, ``early_stopping`` and ``max_iter`` do not
+        apply (as in scikit-learn).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             Every label that will ever appear, on the first call (default: the labels of the first
@@ -159,27 +305,38 @@ class Perceptron(ClassifierMixin, BaseEstimator):
                     f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
                     f"partial_fit ({known.tolist()}); give `classes` once, on the first call."
                 )
+        if isinstance(self.class_weight, str):
+            raise ValueError("class_weight='balanced' needs every label's count, which partial_fit "
+                             "does not see; give class_weight as a dict (as scikit-learn requires).")
+        options = self._rule_options()
         data = validate_fit(
-            self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1
+            self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1,
+            accept_sparse=self.basis is None,
         )
         check_magnitude(self, data.X)
+        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         Phi = self._features(data.X, fitted=not first)
         if first:
-            self._rng = perceptron.make_rng(self.random_state)
-        result = perceptron.train(
-            Phi, data.y, data.classes.size, data.sample_weight,
-            coef=None if first else self.coef_, intercept=None if first else self.intercept_,
-            max_epochs=1, shuffle=self.shuffle, rng=self._rng, pocket=self.pocket,
+            self._rng = training.make_rng(self.random_state)
+        result = training.train(
+            Phi, data.y, data.classes.size, weight,
+            coef=None if first else self._dense_coef(), intercept=None if first else self.intercept_,
+            max_epochs=1, rng=self._rng, **options,
         )
         self.classes_ = data.classes
-        self._store(result, previous=None if first else self.errors_)
+        # (models saved by the first release have no t_: their count starts again at 1)
+        previous = None if first else (self.errors_, getattr(self, "t_", 1))
+        self._store(result, previous=previous, n_rows=Phi.shape[0])
         return self
 
-    def _store(self, result, previous) -> None:
+    def _store(self, result, previous, n_rows: int) -> None:
         self.coef_ = result.coef
         self.intercept_ = result.intercept
-        self.errors_ = result.mistakes if previous is None else np.concatenate([previous, result.mistakes])
-        self.n_epochs_ = self.n_iter_ = int(self.errors_.size)
+        errors, t = (np.zeros(0, dtype=np.intp), 1) if previous is None else previous
+        self.errors_ = np.concatenate([errors, result.mistakes])
+        self.n_epochs_ = int(self.errors_.size)
+        self.n_iter_ = int(result.mistakes.size)  # of this call, as scikit-learn's
+        self.t_ = int(t + result.mistakes.size * n_rows)
         self.converged_ = bool(result.converged)
 
     def _warn(self, result, weighted: bool) -> None:
@@ -191,7 +348,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             "(e.g. basis='poly')"
         )
         warnings.warn(
-            f"Perceptron did not converge in max_epochs={self.max_epochs} epochs: every epoch still "
+            f"Perceptron did not converge in max_iter={self._epochs()} epochs: every epoch still "
             f"misclassified some training patterns ({result.mistakes[-1]} in the last one), and "
             f"{kept} misclassify {result.error:g} training samples"
             f"{' (total sample weight)' if weighted else ''}. The data may not be "
@@ -204,9 +361,11 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     def _activations(self, X) -> np.ndarray:
         check_is_fitted(self)
         # a basis function sees X itself, so X is scanned first; else the activations tell
-        X = validate_predict(self, X, check_finite=self.basis is not None)
+        X = validate_predict(self, X, check_finite=self.basis is not None,
+                             accept_sparse=self.basis is None)
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
-            S = perceptron.scores(self._features(X, fitted=True), self.coef_, self.intercept_)
+            S = np.asarray(perceptron.scores(self._features(X, fitted=True), self._dense_coef(),
+                                             self.intercept_))
         explain_non_finite(self, X, S)
         return S
 
@@ -225,3 +384,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         """Class labels: ``classes_[1]`` where :math:`f(a) = +1` (two classes), else the arg max."""
         index = perceptron.predict_index(self._activations(X))
         return self.classes_[index]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.basis is None
+        return tags

@@ -22,29 +22,30 @@ For :math:`K > 2` classes this is the multi-class perceptron: one weight vector 
 :math:`\\arg\\max_k w_k^T\\phi` (ties go to the lowest index) and, on an error with true class t and
 predicted class p, :math:`w_t \\mathrel{+}= \\phi_n`, :math:`w_p \\mathrel{-}= \\phi_n`.
 
+scikit-learn's SGD options change the rule as follows (all off by default, which is the seed's rule):
+a learning rate :math:`\\eta` multiplies every update; an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`
+shrinks the weights (not the bias) by :math:`1-\\eta\\alpha` at every pattern visited, before its
+update (stochastic gradient descent on :math:`E_P + \\tfrac\\alpha2\\lVert w\\rVert^2`); without a bias
+the activation is :math:`w^T\\phi` alone.  Each epoch also reports its perceptron criterion
+:math:`\\sum_{n\\in\\mathcal M} -a_nt_n` (weighted; for K classes :math:`a_{p}-a_{t}`), measured at each
+pattern's visit, which scikit-learn's ``tol`` stopping rule reads.
+
 The rule is sequential, but most patterns are classified correctly and leave w unchanged, so
 :func:`run_epoch` scores a block of upcoming patterns with one matrix product, applies the update of the
 first misclassified one and rescans the rest of the block with the new weights.  The sequence of updates
-is exactly that of the per-sample loop; only the summation order inside each dot product differs.
+is exactly that of the per-sample loop; only the summation order inside each dot product differs.  With
+the L2 penalty the weights are kept as :math:`c\\,v` (a scalar times a vector): the shrinkage of each visit
+multiplies c, so a block's activations are still one product, :math:`c_k\\,(\\phi_k^Tv) + w_0`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+import scipy.sparse as sp
 
-__all__ = [
-    "PerceptronFit",
-    "make_rng",
-    "Patterns",
-    "predict_index",
-    "run_epoch",
-    "scores",
-    "train",
-]
+__all__ = ["Patterns", "predict_index", "run_epoch", "scores"]
 
 
 def scores(Phi: np.ndarray, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
@@ -69,6 +70,9 @@ def _tie_threshold() -> float:
     return float(tiny) if np.greater(tiny, 0.0) else float(np.finfo(np.float64).tiny)
 
 
+_DENSE_ENOUGH = 1 << 20  # sparse patterns with a dense copy this small are densified
+
+
 @dataclass(frozen=True, eq=False)
 class Patterns:
     """The training patterns as the rule scans them (one copy of the features).
@@ -87,23 +91,38 @@ class Patterns:
     threshold: np.ndarray | None
     rows: np.ndarray | None
     n_samples: int
+    bias: bool = True
 
     @classmethod
-    def build(cls, Phi, y, n_classes: int, sample_weight=None) -> Patterns:
+    def build(cls, Phi, y, n_classes: int, sample_weight=None, *, bias: bool = True) -> Patterns:
+        """``Phi`` dense, or scipy.sparse (then ``Z`` is CSR, never densified, unless its dense copy
+        would be small: below 2**20 entries the dense rule is faster); without ``bias`` the updates
+        leave the bias weight where it starts."""
         n = Phi.shape[0]
         rows = None
         if sample_weight is not None and not np.all(sample_weight > 0):
             rows = np.flatnonzero(sample_weight > 0)
             Phi, y, sample_weight = Phi[rows], y[rows], sample_weight[rows]
+        threshold = None
+        positive = y == 1
+        if sp.issparse(Phi) and Phi.shape[0] * (Phi.shape[1] + 1) <= _DENSE_ENOUGH:
+            Phi = Phi.toarray()
+        if sp.issparse(Phi):
+            ones = np.ones((Phi.shape[0], 1))
+            Z = sp.hstack([sp.csr_matrix(ones), Phi], format="csr")
+            if n_classes == 2:
+                Z = sp.diags(np.where(positive, 1.0, -1.0)) @ Z
+                threshold = np.where(positive, 0.0, _tie_threshold())
+            Z = Z.tocsr()
+            Z.sort_indices()  # the bias component first in every row
+            return cls(Z, y, sample_weight, threshold, rows, n, bias)
         Z = np.empty((Phi.shape[0], Phi.shape[1] + 1))
         Z[:, 0] = 1.0
         Z[:, 1:] = Phi
-        threshold = None
         if n_classes == 2:
-            positive = y == 1
             np.negative(Z, out=Z, where=~positive[:, None])
             threshold = np.where(positive, 0.0, _tie_threshold())
-        return cls(Z, y, sample_weight, threshold, rows, n)
+        return cls(Z, y, sample_weight, threshold, rows, n, bias)
 
     def visit_order(self, permutation: np.ndarray) -> np.ndarray:
         """A permutation of all n_samples patterns as positions in ``Z`` (zero weights skipped)."""
@@ -117,9 +136,9 @@ class Patterns:
     def error(self, W: np.ndarray) -> float:
         """Training errors (total weight of misclassified patterns) of augmented weights W, one pass."""
         if self.threshold is not None:
-            wrong = self.Z @ W[0] < self.threshold
+            wrong = np.asarray(self.Z @ W[0]).ravel() < self.threshold
         else:
-            wrong = (self.Z @ W.T).argmax(axis=1) != self.y
+            wrong = np.asarray(self.Z @ W.T).argmax(axis=1) != self.y
         return float(wrong.sum() if self.weight is None else self.weight @ wrong)
 
 
@@ -139,7 +158,13 @@ def _next_block(size: int, length: int, found: int, lo: int, hi: int) -> int:
     return min(max(2 * length // found, lo), hi)
 
 
-def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None) -> int:
+def _row(R, k: int) -> np.ndarray:
+    """Row k of a block (dense, or a CSR row as a dense vector)."""
+    return R[k].toarray().ravel() if sp.issparse(R) else R[k]
+
+
+def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *, eta: float = 1.0,
+              alpha: float = 0.0) -> tuple[int, float]:
     """One pass of the perceptron rule over the patterns, updating the weights W in place.
 
     Block-wise but exactly sequential: score the next block of patterns with the current weights (one
@@ -153,41 +178,61 @@ def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None) -> in
         Augmented weights :math:`(w_0, w)`, modified in place.
     order : ndarray or None
         Positions in ``P.Z`` in the order to visit them (None: stored order).
+    eta : float
+        Learning rate: each update is :math:`\\eta\\,\\phi_nt_n` (times the pattern's weight).
+    alpha : float
+        Strength of an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`: the weights (not the bias)
+        shrink by :math:`1 - \\eta\\alpha` at every visit, after the pattern is scored and before its
+        update (scikit-learn's order).
 
     Returns
     -------
-    int
-        The number of misclassified patterns met, i.e. of updates made.
+    (int, float)
+        The number of misclassified patterns met (updates made), and the epoch's objective summed
+        over the visits as scikit-learn's stopping rule reads it: each pattern's perceptron criterion
+        at its visit (unweighted), plus :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` at each visit.
     """
+    if alpha:
+        return _run_epoch_decayed(P, W, order, eta, alpha)
+    if sp.issparse(P.Z):
+        return _run_epoch_sparse(P, W, order, eta)
     Z, n = P.Z, P.Z.shape[0] if order is None else order.size
     binary, w, views = P.threshold is not None, W[0], list(W)  # views: rows of W, updated in place
     lo, hi = _block_bounds(*W.shape[::-1])
-    size, pos, mistakes = lo, 0, 0
+    size, pos, mistakes, loss = lo, 0, 0, 0.0
     while pos < n:
         end = min(pos + size, n)
         if order is None:
             idx, R = slice(pos, end), Z[pos:end]
         else:
             idx = order[pos:end]
-            R = Z.take(idx, axis=0)
+            R = Z[idx] if sp.issparse(Z) else Z.take(idx, axis=0)
         yb = P.y[idx]
         tb = P.threshold[idx] if binary else None
         sb = None if P.weight is None else P.weight[idx]
         start, found, length = 0, 0, end - pos
         while start < length:
             if binary:
-                wrong = np.dot(R[start:], w) < tb[start:]
+                margin = np.asarray(R[start:] @ w).ravel()
+                wrong = margin < tb[start:]
             else:
-                pred = np.dot(R[start:], W.T).argmax(axis=1)
+                S = np.asarray(R[start:] @ W.T)
+                pred = S.argmax(axis=1)
                 wrong = pred != yb[start:]
             i = int(wrong.argmax())
             if not wrong[i]:
                 break
             k = start + i
-            step = R[k] if sb is None else sb[k] * R[k]
+            scale = eta if sb is None else eta * sb[k]
+            step = _row(R, k) * scale if scale != 1.0 else _row(R, k)
+            if not P.bias:  # the bias weight stays where it started
+                step = step.copy()
+                step[0] = 0.0
             if binary:  # z_k = t_k phi_k: w <- w + phi_k t_k (eq. 6.9)
+                loss -= margin[i]
                 w += step
             else:
+                loss += S[i, pred[i]] - S[i, yb[k]]
                 views[yb[k]] += step
                 views[pred[i]] -= step
             found += 1
@@ -195,110 +240,148 @@ def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None) -> in
         mistakes += found
         size = _next_block(size, length, found, lo, hi)
         pos = end
-    return mistakes
+    return mistakes, float(loss)
 
 
-@dataclass(frozen=True, eq=False)
-class PerceptronFit:
-    """The outcome of :func:`train`.
-
-    Attributes
-    ----------
-    coef : ndarray of shape (1, n_basis) (two classes) or (n_classes, n_basis)
-    intercept : ndarray of shape (1,) or (n_classes,)
-        Weight of the bias component :math:`\\phi_0 = 1`.
-    mistakes : ndarray of shape (n_epochs,), intp
-        Updates made (misclassified patterns met) in each epoch: the training curve.
-    converged : bool
-        Whether the last epoch made no mistake (every positive-weight pattern correctly classified).
-    error : float
-        Training errors (total sample weight of misclassified patterns) of the returned weights.
-    """
-
-    coef: np.ndarray
-    intercept: np.ndarray
-    mistakes: np.ndarray
-    converged: bool
-    error: float
+_SPARSE_BLOCK = 512  # rows per block of a sparse epoch: the block's Gram matrix stays small
 
 
-@cache
-def _blas_controller() -> ThreadpoolController:
-    return ThreadpoolController()
+def _run_epoch_sparse(P: Patterns, W: np.ndarray, order, eta: float):
+    """:func:`run_epoch` for sparse patterns: a block's activations come from one sparse product, and
+    an update changes those of the rest of the block by a column of the block's Gram matrix
+    :math:`G = Z_bZ_b^T` (formed once per block), so a mistake costs O(block + nnz of its row)."""
+    Z, n = P.Z, P.Z.shape[0] if order is None else order.size
+    binary = P.threshold is not None
+    mistakes, loss = 0, 0.0
+    for pos in range(0, n, _SPARSE_BLOCK):
+        end = min(pos + _SPARSE_BLOCK, n)
+        idx = slice(pos, end) if order is None else order[pos:end]
+        R = Z[idx]
+        yb = P.y[idx]
+        sb = None if P.weight is None else P.weight[idx]
+        S = np.asarray(R @ W.T)  # (m, rows of W)
+        G = None
+        z0 = None if P.bias else R[:, [0]].toarray().ravel()  # bias components, when they stay put
+        start, length = 0, end - pos
+        while start < length:
+            if binary:
+                wrong = S[start:, 0] < P.threshold[idx][start:]
+            else:
+                pred = S[start:].argmax(axis=1)
+                wrong = pred != yb[start:]
+            i = int(wrong.argmax())
+            if not wrong[i]:
+                break
+            if G is None:
+                G = (R @ R.T).toarray()
+            k = start + i
+            scale = eta * (1.0 if sb is None else sb[k])
+            bias_scale = scale if P.bias else 0.0
+            lo_, hi_ = R.indptr[k], R.indptr[k + 1]
+            cols, vals = R.indices[lo_:hi_], R.data[lo_:hi_]
+            change = scale * G[:, k]
+            if z0 is not None:  # the bias component of the step is dropped: so is z_j0 z_k0
+                change = change - scale * z0 * z0[k]
+            if binary:
+                loss -= S[k, 0]
+                W[0, cols] += scale * vals
+                W[0, 0] += (bias_scale - scale) * _first(R, k)
+                S[:, 0] += change
+            else:
+                t, p = yb[k], pred[i]
+                loss += S[k, p] - S[k, t]
+                for row, sign in ((t, 1.0), (p, -1.0)):
+                    W[row, cols] += sign * scale * vals
+                    W[row, 0] += sign * (bias_scale - scale) * _first(R, k)
+                S[:, t] += change
+                S[:, p] -= change
+            mistakes += 1
+            start = k + 1
+    return mistakes, float(loss)
 
 
-def make_rng(random_state) -> np.random.Generator:
-    """A numpy Generator from None, an int, a Generator (used as is) or a legacy RandomState."""
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    return np.random.default_rng(random_state)
+def _first(R, k: int) -> float:
+    """The bias component z_k0 of row k of a CSR block (the first stored entry, column 0)."""
+    lo_ = R.indptr[k]
+    return float(R.data[lo_]) if R.indptr[k + 1] > lo_ and R.indices[lo_] == 0 else 0.0
 
 
-def train(
-    Phi: np.ndarray,
-    y: np.ndarray,
-    n_classes: int,
-    sample_weight: np.ndarray | None = None,
-    *,
-    coef: np.ndarray | None = None,
-    intercept: np.ndarray | None = None,
-    max_epochs: int = 1000,
-    shuffle: bool = True,
-    rng: np.random.Generator | None = None,
-    pocket: bool = False,
-) -> PerceptronFit:
-    """Run the perceptron rule until an epoch makes no mistake or ``max_epochs`` epochs have run.
+def _run_epoch_decayed(P: Patterns, W: np.ndarray, order, eta: float, alpha: float):
+    """:func:`run_epoch` with the L2 shrinkage: W's weights are c V (V held here), the bias apart."""
+    shrink = 1.0 - eta * alpha
+    if shrink <= 0:
+        raise ValueError(f"eta0 * alpha = {eta * alpha:g} >= 1: the L2 shrinkage 1 - eta0 * alpha would "
+                         "zero or flip the weights at every step; lower eta0 or alpha.")
+    Z, n = P.Z, P.Z.shape[0] if order is None else order.size
+    binary = P.threshold is not None
+    bias, V, c = W[:, 0].copy(), W[:, 1:].copy(), 1.0
+    norm2 = float(np.sum(V * V))
+    lo, hi = _block_bounds(*W.shape[::-1])
+    size, pos, mistakes, loss, penalty = lo, 0, 0, 0.0, 0.0
+    while pos < n:
+        end = min(pos + size, n)
+        idx = slice(pos, end) if order is None else order[pos:end]
+        R = Z[idx]
+        yb = P.y[idx]
+        tb = P.threshold[idx] if binary else None
+        sb = None if P.weight is None else P.weight[idx]
+        start, found, length = 0, 0, end - pos
+        while start < length:
+            # pattern j is scored with the scale before its own shrinkage: c shrink^j
+            pre = c * shrink ** np.arange(length - start)
+            feats, ones = R[start:, 1:], R[start:, 0]
+            ones = np.asarray(ones.todense()).ravel() if sp.issparse(R) else ones
+            if binary:
+                margin = pre * np.asarray(feats @ V[0]).ravel() + ones * bias[0]
+                wrong = margin < tb[start:]
+            else:
+                S = pre[:, None] * np.asarray(feats @ V.T) + np.abs(ones)[:, None] * bias
+                pred = S.argmax(axis=1)
+                wrong = pred != yb[start:]
+            i = int(wrong.argmax())
+            if not wrong[i]:
+                penalty += norm2 * float(pre @ pre)
+                c = float(pre[-1]) * shrink
+                break
+            penalty += norm2 * float(pre[: i + 1] @ pre[: i + 1])
+            k = start + i
+            c = float(pre[i]) * shrink
+            weight = 1.0 if sb is None else sb[k]
+            z = _row(R, k) * (eta * weight)
+            if not P.bias:
+                z[0] = 0.0
+            if binary:
+                loss -= margin[i]
+                V[0] += z[1:] / c
+                bias[0] += z[0]
+            else:
+                loss += S[i, pred[i]] - S[i, yb[k]]
+                V[yb[k]] += z[1:] / c
+                V[pred[i]] -= z[1:] / c
+                bias[yb[k]] += z[0]
+                bias[pred[i]] -= z[0]
+            norm2 = float(np.sum(V * V))
+            found += 1
+            start = k + 1
+        if c < 1e-100:  # fold the scale into the weights before it underflows
+            V *= c
+            norm2 *= c * c
+            c = 1.0
+        mistakes += found
+        size = _next_block(size, length, found, lo, hi)
+        pos = end
+    W[:, 0], W[:, 1:] = bias, c * V
+    return mistakes, float(loss + 0.5 * alpha * penalty)
 
-    Parameters
-    ----------
-    Phi : ndarray of shape (n_samples, n_basis)
-    y : ndarray of shape (n_samples,), intp, class indices in [0, n_classes)
-    n_classes : int >= 2
-    sample_weight : ndarray of shape (n_samples,) or None
-        Each update is multiplied by the pattern's weight; zero-weight patterns never update.
-    coef, intercept : starting weights (default zero), shapes as in :class:`PerceptronFit`; not modified
-    max_epochs : int
-    shuffle : bool
-        Visit the patterns in the order ``rng.permutation(n_samples)``, drawn anew each epoch (else in
-        the order given).
-    rng : numpy Generator (needed when shuffle is True)
-    pocket : bool
-        The pocket algorithm: return, among the starting weights and the weights after each epoch, the
-        first with the fewest (weighted) training errors, each counted with one vectorised pass.
 
-    Returns
-    -------
-    PerceptronFit
-    """
-    # thousands of small products in sequence: BLAS threads only wait on each other (and stall
-    # badly when another process holds a core), so the rule runs single-threaded
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        return _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket)
+_TRAINING = ("PerceptronFit", "StoppingRule", "make_rng", "train")
 
 
-def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket):
-    P = Patterns.build(Phi, y, n_classes, sample_weight)
-    W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
-    if coef is not None:
-        W[:, 0], W[:, 1:] = intercept, coef
-    best = (P.error(W), W.copy()) if pocket else None
-    mistakes = []
-    for _ in range(max_epochs):
-        order = P.visit_order(rng.permutation(P.n_samples)) if shuffle else None
-        mistakes.append(run_epoch(P, W, order))
-        if mistakes[-1] == 0:
-            break
-        if pocket:
-            error = P.error(W)
-            if error < best[0]:
-                best = (error, W.copy())
-    converged = mistakes[-1] == 0
-    if converged:
-        error = 0.0
-    elif pocket:
-        error, W = best
-    else:
-        error = P.error(W)
-    return PerceptronFit(
-        np.ascontiguousarray(W[:, 1:]), W[:, 0].copy(), np.asarray(mistakes, dtype=np.intp), converged, error
-    )
+def __getattr__(name: str):
+    """The training loop lives in :mod:`linclass.linear.perceptron_training`; its names are also
+    reachable here, where the first release defined them."""
+    if name in _TRAINING:
+        from linclass.linear import perceptron_training
+
+        return getattr(perceptron_training, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
