@@ -14,7 +14,7 @@ Capabilities
 ``partial_fit``  ``partial_fit`` on batches gives the same model as ``fit`` on all of them
 ``chunks``       fits from a chunk source (Dask collections, files read in blocks):
                  :func:`linclass.sources.chunks.fit_chunked`
-``sparse``       accepts scipy.sparse X without densifying it
+``sparse``       accepts scipy.sparse X without densifying it (its default settings)
 ``counts``       models non-negative counts or binary features (not real-valued measurements)
 ``gaussian``     Gaussian class densities (``means_``, ``covariance_``): density figures
 ``linear``       its decision boundaries are hyperplanes in x (for some settings, see
@@ -146,7 +146,7 @@ ENTRIES: tuple[Entry, ...] = (
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))
           + ({"class_weight": "balanced"}, {"fit_intercept": False})),
     Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
-          _caps("partial_fit", "linear", "curve", "seeded"),
+          _caps("partial_fit", "linear", "curve", "seeded", "sparse"),
           ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
     Entry(FisherDiscriminantAnalysis, "fisher", "Fisher's linear discriminant",
           _caps(*_STATS, "transform", "linear"),
