@@ -2,7 +2,11 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NotFittedError", "SeparationWarning", "SingularCovarianceWarning"]
+__all__ = ["DataError", "NotFittedError", "SeparationWarning", "SingularCovarianceWarning"]
+
+
+class DataError(ValueError):
+    """A data file or data set name that cannot be used: the message says what and where."""
 
 
 class SingularCovarianceWarning(UserWarning):
