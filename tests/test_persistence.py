@@ -197,6 +197,8 @@ CASES |= {
     "ovr": (lambda: linclass.OneVsRestClassifier(LogisticRegression(C=2.0)), "iris"),
     "ovo": (lambda: linclass.OneVsOneClassifier(LinearDiscriminantAnalysis()), "iris"),
     "kclass": (lambda: linclass.KClassDiscriminant(Perceptron(random_state=0, max_epochs=20)), "iris"),
+    "standardized": (lambda: linclass.StandardizedClassifier(KernelFisherDiscriminantAnalysis(gamma=0.5)),
+                     "iris"),
 }
 
 

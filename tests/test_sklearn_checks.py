@@ -17,6 +17,7 @@ from linclass import (
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
+    GaussianNB,
     GaussianDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
     LogisticRegression,
@@ -24,6 +25,7 @@ from linclass import (
     Perceptron,
     PoissonNB,
     QuadraticDiscriminantAnalysis,
+    StandardizedClassifier,
 )
 
 # settings that are not registry variants, checked as well: (class, constructor settings)
@@ -40,6 +42,7 @@ EXTRA = [
     (LinearDiscriminantAnalysis, {"solver": "lsqr", "shrinkage": "auto"}),
     (LinearDiscriminantAnalysis, {"solver": "eigen", "covariance_estimator": OAS()}),
     (QuadraticDiscriminantAnalysis, {"solver": "eigen", "shrinkage": "auto", "reg_param": 0.01}),
+    (StandardizedClassifier, {"estimator": GaussianNB()}),
 ]
 
 # id -> estimator: the registry's cases (seeded ones with random_state=0), then the extras

@@ -37,6 +37,7 @@ from linclass.estimators import (
     QuadraticDiscriminantAnalysis,
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
+    StandardizedClassifier,
 )
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
@@ -67,6 +68,7 @@ __all__ = [
     "RegularizedDiscriminantAnalysisCV",
     "SeparationWarning",
     "SingularCovarianceWarning",
+    "StandardizedClassifier",
     "load",
     "loo_predict_proba",
     "loo_score",

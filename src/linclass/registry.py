@@ -24,6 +24,10 @@ Capabilities
 ``meta``         wraps another estimator (the ``estimator`` parameter)
 ``inference``    ``summary()``: coefficients with standard errors, tests and intervals
 ``kernel``       works in a kernel's feature space (cost grows with n^2 unless approximated)
+``units``        its default fit depends on the features' units (a penalty, a step size, a kernel's
+                 width): standardising the features (:class:`~linclass.StandardizedClassifier`, the
+                 command's ``--scale``) changes it; the Gaussian, naive Bayes and Fisher models and
+                 unpenalised logistic regression are unchanged by it
 """
 
 from __future__ import annotations
@@ -49,13 +53,14 @@ from linclass.estimators import (
     QuadraticDiscriminantAnalysis,
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
+    StandardizedClassifier,
 )
 
 __all__ = ["CAPABILITIES", "ENTRIES", "Entry", "by_alias", "by_class", "by_name", "entries"]
 
 CAPABILITIES = frozenset({
     "proba", "transform", "partial_fit", "chunks", "sparse", "counts", "gaussian", "linear",
-    "curve", "seeded", "meta", "kernel", "inference",
+    "curve", "seeded", "meta", "kernel", "inference", "units",
 })
 
 
@@ -142,25 +147,28 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(CategoricalNB, "categorical-nb", "naive Bayes for categorical features (integer codes)",
           _caps("proba", "partial_fit", "counts")),
     Entry(LogisticRegression, "logistic", "logistic / softmax regression",
-          _caps("proba", "chunks", "linear", "curve", "seeded", "inference"),
+          _caps("proba", "chunks", "linear", "curve", "seeded", "inference", "units"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd"))
           + ({"class_weight": "balanced"}, {"fit_intercept": False})),
     Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
-          _caps("partial_fit", "linear", "curve", "seeded", "sparse"),
+          _caps("partial_fit", "linear", "curve", "seeded", "sparse", "units"),
           ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
     Entry(FisherDiscriminantAnalysis, "fisher", "Fisher's linear discriminant",
           _caps(*_STATS, "transform", "linear"),
           tuple({"solver": s} for s in ("svd", "eigen", "gsvd")) + ({"threshold": "midpoint"},)),
     Entry(KernelFisherDiscriminantAnalysis, "kfda", "kernel Fisher discriminant",
-          _caps("proba", "transform", "kernel", "seeded"),
+          _caps("proba", "transform", "kernel", "seeded", "units"),
           tuple({"solver": s} for s in ("ridge", "pinv", "gsvd"))
           + ({"approximation": "nystroem", "n_landmarks": 40},)),
     Entry(OneVsRestClassifier, "ovr-logistic", "one-vs-rest binary logistic",
-          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+          _caps("proba", "linear", "meta", "units"), inner=LogisticRegression),
     Entry(OneVsOneClassifier, "ovo-logistic", "one-vs-one binary logistic",
-          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+          _caps("proba", "linear", "meta", "units"), inner=LogisticRegression),
     Entry(KClassDiscriminant, None, "one K-class discriminant over a multi-class estimator",
-          _caps("proba", "linear", "meta"), inner=LogisticRegression),
+          _caps("proba", "linear", "meta", "units"), inner=LogisticRegression),
+    Entry(StandardizedClassifier, None, "standardised features, then the wrapped estimator "
+          "(the command's --scale)", _caps("proba", "linear", "meta", "inference"),
+          inner=LogisticRegression),
 )
 
 _BY_CLASS = {e.cls: e for e in ENTRIES}

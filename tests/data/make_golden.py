@@ -69,6 +69,7 @@ def cases() -> dict:
         "ovr": (lc.OneVsRestClassifier(lc.LogisticRegression()), iris),
         "ovo": (lc.OneVsOneClassifier(lc.LinearDiscriminantAnalysis()), iris),
         "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20)), iris),
+        "standardized": (lc.StandardizedClassifier(lc.LogisticRegression()), iris),
     }
 
 

@@ -22,6 +22,7 @@ from linclass.estimators.regularized_discriminant import (
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
 )
+from linclass.estimators.standardized import StandardizedClassifier
 
 __all__ = [
     "BernoulliNB",
@@ -42,4 +43,5 @@ __all__ = [
     "QuadraticDiscriminantAnalysis",
     "RegularizedDiscriminantAnalysis",
     "RegularizedDiscriminantAnalysisCV",
+    "StandardizedClassifier",
 ]

@@ -152,7 +152,8 @@ def hyperplanes(model) -> Hyperplanes:
     * :class:`~linclass.multiclass.OneVsRestClassifier`: each binary model's hyperplane, labelled
       ``(None, k)`` ("class k" against the rest); :class:`~linclass.multiclass.OneVsOneClassifier`:
       each pair's, labelled ``(i, j)``; :class:`~linclass.multiclass.KClassDiscriminant`: those of its
-      estimator.
+      estimator; :class:`~linclass.StandardizedClassifier`: its estimator's, written in the raw
+      features x.
 
     Works for LinearDiscriminantAnalysis, GaussianDiscriminantAnalysis ('tied', 'tied_diag'),
     LogisticRegression, Perceptron (without basis functions), the discrete naive Bayes models
@@ -175,8 +176,11 @@ def hyperplanes(model) -> Hyperplanes:
 
 
 def _wrapper_hyperplanes(model) -> Hyperplanes:
-    """Hyperplanes of a fitted multi-class wrapper, told apart by what it fitted: one model per pair
-    (``pairs_``), one K-class model (``estimator_``), or one model per class against the rest."""
+    """Hyperplanes of a fitted wrapper, told apart by what it fitted: one model on standardised
+    features (``scale_``), one model per pair (``pairs_``), one K-class model (``estimator_``), or one
+    model per class against the rest."""
+    if hasattr(model, "scale_"):
+        return _standardized_hyperplanes(model)
     if hasattr(model, "estimator_"):
         return _model_hyperplanes(model.estimator_)
     parts = [_model_hyperplanes(est) for est in model.estimators_]
@@ -192,11 +196,25 @@ def _wrapper_hyperplanes(model) -> Hyperplanes:
     )
 
 
+def _standardized_hyperplanes(model) -> Hyperplanes:
+    """The hyperplanes :math:`w^Tz + w_0 = 0` of a model fitted on :math:`z = (x - m) / s`, written
+    in x: :math:`(w / s)^Tx + (w_0 - (w / s)^Tm) = 0`."""
+    inner = model.estimator_
+    if getattr(inner, "binarize", None) is not None:
+        raise TypeError(f"{type(inner).__name__} on standardised features binarizes z, not x: its "
+                        "decision boundary is not a hyperplane in x.")
+    H = hyperplanes(inner)
+    w = H.w / model.scale_
+    return Hyperplanes(w=w, w0=H.w0 - w @ model.mean_, pairs=H.pairs)
+
+
 def _inputs(model, X):
     """X validated against the model, mapped to the space its hyperplanes live in (BernoulliNB:
     the binarized features)."""
     X = validate_predict(model, X, accept_sparse=True)
-    inner = model.estimators_[0] if _is_meta(model) else model
+    inner = model
+    while _is_meta(inner) and not hasattr(inner, "scale_"):  # a standardised model maps x itself
+        inner = inner.estimators_[0]
     threshold = getattr(inner, "binarize", None)  # a model of binary features: x > threshold
     if threshold is not None:
         if sp.issparse(X) and threshold >= 0:

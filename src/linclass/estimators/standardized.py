@@ -1,0 +1,153 @@
+"""A classifier on standardised features: the scaling is part of the model, so that a saved model
+predicts on raw data (``linclass fit --scale``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+
+from linclass.core.standardize import standardization, standardize
+from linclass.core.validation import validate_fit, validate_predict
+
+__all__ = ["StandardizedClassifier"]
+
+
+def _inner_has(attr: str):
+    """available_if test: the (fitted, else unfitted) wrapped estimator has ``attr``."""
+
+    def check(self) -> bool:
+        return hasattr(getattr(self, "estimator_", self.estimator), attr)
+
+    return check
+
+
+class StandardizedClassifier(ClassifierMixin, BaseEstimator):
+    """Standardise every feature on the training rows, then fit ``estimator`` on the result:
+
+    .. math::  z = (x - m) / s, \\qquad \\hat y(x) = \\text{estimator}(z)
+
+    with :math:`m` and :math:`s` the (weighted) mean and standard deviation of each feature
+    (:mod:`linclass.core.standardize`; a constant feature is centred only).  Every prediction
+    method standardises its input with the same :math:`m, s` and calls the fitted estimator's, so
+    the model takes raw features.  Worth it for the models that depend on the units of the features:
+    penalised logistic regression, the perceptron, kernel Fisher discriminants, shrinkage towards a
+    multiple of the identity.  Gaussian and Fisher discriminants are unchanged by it.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Fitted (a clone of it) on the standardised features; ``sample_weight`` is passed through.
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (n_features,)
+    scale_ : ndarray of shape (n_features,)
+    estimator_ : the fitted estimator (on standardised features)
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_, feature_names_in_ : as in scikit-learn
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> import linclass
+    >>> X, y = load_wine(return_X_y=True)
+    >>> model = linclass.StandardizedClassifier(linclass.Perceptron(random_state=0)).fit(X, y)
+    >>> model.predict(X[:3])
+    array([0, 0, 0])
+    """
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = False  # centring would make sparse features dense
+        tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Standardise X and fit a clone of the estimator on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights, for the mean and spread and for the estimator.
+
+        Returns
+        -------
+        self
+        """
+        for name in ("estimator_", "mean_", "scale_", "classes_"):
+            self.__dict__.pop(name, None)
+        data = validate_fit(self, X, y, sample_weight)
+        if data.sample_weight is not None and not has_fit_parameter(self.estimator, "sample_weight"):
+            raise TypeError(f"{type(self.estimator).__name__}.fit does not accept sample_weight; fit "
+                            f"{type(self).__name__} without sample_weight or use another estimator.")
+        mean, scale = standardization(data.X, data.sample_weight)
+        Z = standardize(data.X, mean, scale)
+        estimator = clone(self.estimator)
+        labels = data.classes[data.y]
+        if data.sample_weight is None:
+            estimator.fit(Z, labels)
+        else:
+            estimator.fit(Z, labels, sample_weight=data.sample_weight)
+        self.mean_, self.scale_, self.estimator_ = mean, scale, estimator
+        self.classes_ = estimator.classes_
+        return self
+
+    def _z(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return standardize(validate_predict(self, X), self.mean_, self.scale_)
+
+    def predict(self, X):
+        """The estimator's prediction on the standardised X, shape (n_samples,)."""
+        Z = self._z(X)
+        return self.estimator_.predict(Z)
+
+    @available_if(_inner_has("predict_proba"))
+    def predict_proba(self, X):
+        """The estimator's class probabilities on the standardised X, shape (n_samples, n_classes)."""
+        Z = self._z(X)
+        return self.estimator_.predict_proba(Z)
+
+    @available_if(_inner_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """The estimator's log posteriors on the standardised X, shape (n_samples, n_classes)."""
+        Z = self._z(X)
+        return self.estimator_.predict_log_proba(Z)
+
+    @available_if(_inner_has("decision_function"))
+    def decision_function(self, X):
+        """The estimator's decision function on the standardised X."""
+        Z = self._z(X)
+        return self.estimator_.decision_function(Z)
+
+    @available_if(_inner_has("transform"))
+    def transform(self, X):
+        """The estimator's projection of the standardised X."""
+        Z = self._z(X)
+        return self.estimator_.transform(Z)
+
+    @available_if(_inner_has("summary"))
+    def summary(self, *args, **kwargs):
+        """The estimator's :meth:`summary`, its parameters named by the features and noted as
+        per standard deviation of each feature (the coefficients of z)."""
+        check_is_fitted(self)
+        table = self.estimator_.summary(*args, **kwargs)
+        if not dataclasses.is_dataclass(table):
+            return table
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            renamed = dict(zip([f"x{j}" for j in range(self.n_features_in_)], map(str, names)))
+            table = dataclasses.replace(table, names=[renamed.get(n, n) for n in table.names])
+        note = ("the features are standardised (z = (x - mean_) / scale_): each coefficient is the "
+                "change in log-odds per standard deviation of its feature.")
+        return dataclasses.replace(table, notes=[*table.notes, note])
