@@ -31,15 +31,20 @@ import warnings
 
 from linclass.cli.commands import COMMANDS
 from linclass.cli.errors import UsageError
-from linclass.cli.formatting import one_line
-from linclass.cli.models import MODELS, make_model, parse_param
+from linclass.cli.formatting import command_line, one_line
+from linclass.cli.models import MODELS, make_model, parameter_names, parse_param
 from linclass.cli.parser import build_parser
 
 __all__ = ["MODELS", "build_parser", "main", "make_model", "parse_param"]
 
 
+def _said(text) -> str:
+    """A library's message as one line, its hints spelled for the command line."""
+    return command_line(one_line(text), parameter_names())
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"linclass: warning: {category.__name__}: {one_line(message)}", file=sys.stderr)
+    print(f"linclass: warning: {category.__name__}: {_said(message)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if debug:
             raise
-        print(f"linclass: error: {one_line(exc)}", file=sys.stderr)
+        print(f"linclass: error: {_said(exc)}", file=sys.stderr)
         return 1
     except ImportError as exc:  # an optional dependency (matplotlib, pyarrow) is not installed
         optional = exc.name in ("matplotlib", "pyarrow", "pandas") or "pip install" in str(exc)

@@ -1,56 +1,34 @@
-"""The six commands: fit, predict, evaluate, compare, plot, summary.  Each takes the parsed
+"""The six commands: fit, evaluate, compare and summary here, predict in
+:mod:`~linclass.cli.prediction`, plot in :mod:`~linclass.cli.figures`.  Each takes the parsed
 arguments and returns the exit status; what goes wrong is raised (:class:`~linclass.cli.errors.
 UsageError`, :class:`~linclass.io.datasets.DataError`, ...) and reported by :func:`linclass.cli.main`."""
 
 from __future__ import annotations
 
 import csv
-import io
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 from linclass import registry
-from linclass.cli.data import Data, feature_indices, frame, keep_classes, load
+from linclass.cli.data import chosen_file_features, frame, load
 from linclass.cli.errors import UsageError
 from linclass.cli.evaluation import accuracy, check_folds, cross_validate, print_warnings
-from linclass.cli.formatting import mean_sd, one_line, plus_minus, short, table
-from linclass.cli.models import FIGURE_MODELS, MODELS, SEED, inapplicable, make_model, models_that
-from linclass.io.atomic import atomic_write
+from linclass.cli.figures import plot
+from linclass.cli.formatting import command_line, mean_sd, one_line, plus_minus, short, table
+from linclass.cli.model_files import load_model, uses_model_file
+from linclass.cli.models import (MODELS, SEED, inapplicable, make_model, models_that,
+                                 parameter_names, scale_hint)
+from linclass.cli.prediction import predict
 from linclass.io.datasets import DataError
 
 __all__ = ["COMMANDS"]
 
 _KERNEL_EXACT_MAX_ROWS = 3000  # above this, compare uses the Nystroem approximation (exact is O(n^3))
-
-# What using a loaded model raises when its file holds values that are each valid but do not fit
-# together (load() checks the format, the types and the checksums, not that classes_ matches coef_):
-# a hand-edited or hostile file must give the one-line error, not a traceback.  ValueError is not
-# here: main() reports it as it is (it is also how the estimators refuse the user's data).
-_UNUSABLE_MODEL = (TypeError, LookupError, AttributeError, ArithmeticError, RuntimeError)
-
-
-# ------------------------------------------------------------------------------ model files
-def _load_model(path: str):
-    from linclass.io.persistence import load as load_model
-
-    if not Path(path).exists():
-        raise DataError(f"{path!r}: no such model file")
-    return load_model(path)
-
-
-def _uses_model_file(command):
-    def run(args) -> int:
-        try:
-            return command(args)
-        except _UNUSABLE_MODEL as exc:
-            raise DataError(f"the model in {args.model_file!r} cannot be used: its fitted state is "
-                            f"inconsistent ({type(exc).__name__}: {one_line(exc)})") from exc
-    return run
-
+_MAX_CONFUSION_CLASSES = 20  # evaluate prints the full confusion matrix up to this many classes
+_TOP_CONFUSIONS = 15  # ... and above it, this many of the most frequent confusions
 
 def _fit_streaming(args, model):
     """--chunksize: fit from the file a chunk at a time (bounded memory), then one more pass for the
@@ -65,7 +43,7 @@ def _fit_streaming(args, model):
     if not supports_chunks(model):
         raise UsageError(f"--chunksize: {type(model).__name__} needs all rows in memory; chunked "
                          f"fits work for {', '.join(models_that('chunks'))}")
-    source = FileSource(args.data, args.target, args.chunksize)
+    source = FileSource(args.data, args.target, args.chunksize, features=chosen_file_features(args))
     start = time.perf_counter()
     with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
         warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
@@ -83,7 +61,9 @@ def fit(args) -> int:
     """Fit a model on all rows (or chunk by chunk) and save it."""
     from linclass.io.persistence import UnsupportedObjectError, save
 
-    model = make_model(args.model, args.params)
+    if args.scale and args.chunksize is not None:
+        raise UsageError("--scale needs the rows in memory: it goes without --chunksize")
+    model = make_model(args.model, args.params, scale=args.scale)
     if args.chunksize is not None:
         seconds, score, described = _fit_streaming(args, model)
     else:
@@ -102,47 +82,10 @@ def fit(args) -> int:
     return 0
 
 
-@_uses_model_file
-def predict(args) -> int:
-    """Predictions (and probabilities) of a saved model as CSV, on stdout or written to --out."""
-    model = _load_model(args.model_file)
-    if args.proba and not hasattr(model, "predict_proba"):
-        raise DataError(f"{type(model).__name__} gives no probabilities; drop --proba")
-    names = getattr(model, "feature_names_in_", None)
-    names = None if names is None else [str(n) for n in names]
-    data = load(args, need_target=False, features=names)
-    expected = getattr(model, "n_features_in_", data.X.shape[1])
-    if data.X.shape[1] != expected:
-        raise DataError(f"the model expects {expected} features; {data.source} has "
-                        f"{data.X.shape[1]} ({', '.join(data.feature_names)})")
-    X = frame(data.X, data.feature_names) if names is not None else data.X
-    with warnings.catch_warnings():  # columns were matched by name already
-        warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
-        predicted = model.predict(X)
-        proba = model.predict_proba(X) if args.proba else None
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    header = ["prediction"]
-    if proba is not None:
-        header += [f"proba_{c}" for c in model.classes_]
-    writer.writerow(header)
-    for i, label in enumerate(predicted.tolist()):
-        row = [label] + ([repr(float(p)) for p in proba[i]] if proba is not None else [])
-        writer.writerow(row)
-    if args.out:
-        atomic_write(args.out, lambda handle: handle.write(buffer.getvalue()), text=True)
-        print(f"wrote {len(predicted)} predictions to {args.out}", file=sys.stderr)
-    else:
-        sys.stdout.write(buffer.getvalue())
-    if data.y is not None:
-        print(f"accuracy: {accuracy(predicted, data.y):.4f} on {len(predicted)} rows", file=sys.stderr)
-    return 0
-
-
-@_uses_model_file
+@uses_model_file
 def summary(args) -> int:
     """A saved model's parameters and fitted attributes (and a logistic model's inference table)."""
-    model = _load_model(args.model_file)
+    model = load_model(args.model_file)
     cls = type(model)
     print(f"model file: {args.model_file}")
     print(f"class: {cls.__module__.split('.')[0]}.{cls.__name__}")
@@ -154,12 +97,12 @@ def summary(args) -> int:
     for key in sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_")):
         print(f"  {key}: {short(getattr(model, key))}")
     entry = registry.by_class(type(model))
-    if entry is not None and entry.can("inference"):
+    if entry is not None and entry.can("inference") and hasattr(model, "summary"):
         print()
         try:
-            print(model.summary())
+            print(command_line(model.summary(), parameter_names()))
         except (ValueError, AttributeError, KeyError) as exc:
-            print(f"(no inference table: {one_line(exc)})")
+            print(f"(no inference table: {command_line(one_line(exc), parameter_names())})")
     return 0
 
 
@@ -169,11 +112,12 @@ def evaluate(args) -> int:
     data = load(args)
     check_folds(data, args.cv)
     make_model(args.model, args.params)  # check the parameters before any work
-    tallies, _ = cross_validate([args.model], {args.model: lambda: make_model(args.model, args.params)},
-                                data, args.cv, desc=f"evaluate {args.model}")
+    maker = {args.model: lambda: make_model(args.model, args.params, scale=args.scale)}
+    tallies, _ = cross_validate([args.model], maker, data, args.cv, desc=f"evaluate {args.model}")
     tally = tallies[args.model]
     cls = MODELS[args.model].name
-    print(f"{args.model} ({cls}) on {data.describe()}")
+    scaled = ", standardised features" if args.scale else ""
+    print(f"{args.model} ({cls}{scaled}) on {data.describe()}")
     print(f"{args.cv}-fold stratified cross-validation (shuffled, seed {SEED})\n")
     rows = [["accuracy", f"{np.mean(tally.accuracy):.4f}", f"{np.std(tally.accuracy):.4f}"]]
     if tally.log_loss is not None:
@@ -182,13 +126,41 @@ def evaluate(args) -> int:
     print(table(["metric", "mean", "sd"], rows, right={1, 2}))
     if tally.log_loss is None:
         print(f"(no log-loss: {cls} gives no probabilities)")
-    print("\nconfusion matrix, summed over folds (rows: true class, columns: predicted)")
-    labels = [str(c) for c in tally.classes]
-    print(table(["true \\ predicted", *labels],
-                [[label, *map(str, row)] for label, row in zip(labels, tally.confusion)],
-                right=set(range(1, len(labels) + 1))))
+    _print_confusion(tally)
     print_warnings(args.model, tally, args.cv)
+    _print_scale_hint(args, [args.model], data)
     return 0
+
+
+def _print_scale_hint(args, names, data) -> None:
+    """The --scale hint, on stderr, when it applies (see :func:`~linclass.cli.models.scale_hint`)."""
+    hint = None if args.scale else scale_hint(names, data.X, data.feature_names)
+    if hint:
+        print(f"linclass: hint: {hint}", file=sys.stderr)
+
+
+def _print_confusion(tally) -> None:
+    """The confusion matrix summed over folds; above :data:`_MAX_CONFUSION_CLASSES` classes, the most
+    frequent confusions instead, with a note."""
+    labels = [str(c) for c in tally.classes]
+    K = len(labels)
+    if K <= _MAX_CONFUSION_CLASSES:
+        print("\nconfusion matrix, summed over folds (rows: true class, columns: predicted)")
+        print(table(["true \\ predicted", *labels],
+                    [[label, *map(str, row)] for label, row in zip(labels, tally.confusion)],
+                    right=set(range(1, K + 1))))
+        return
+    off = tally.confusion.astype(float)
+    np.fill_diagonal(off, 0)
+    order = np.argsort(-off, axis=None, kind="stable")[:_TOP_CONFUSIONS]
+    pairs = [(i, j) for i, j in zip(*np.unravel_index(order, off.shape)) if off[i, j] > 0]
+    print(f"\nconfusion matrix: {K} classes, too many for a {K} x {K} table (at most "
+          f"{_MAX_CONFUSION_CLASSES} are printed);\nthe most frequent confusions, summed over folds:")
+    if not pairs:
+        print("(none: every prediction was right)")
+        return
+    print(table(["true class", "predicted as", "count"],
+                [[labels[i], labels[j], str(int(tally.confusion[i, j]))] for i, j in pairs], right={2}))
 
 
 def compare(args) -> int:
@@ -209,7 +181,7 @@ def compare(args) -> int:
         if MODELS[n].can("kernel") and data.X.shape[0] > _KERNEL_EXACT_MAX_ROWS:
             params[n] = {"approximation": "nystroem", "random_state": SEED}
             labels[n] = f"{n} (nystroem)"
-    makers = {n: (lambda n=n: make_model(n, params[n])) for n in names}
+    makers = {n: (lambda n=n: make_model(n, params[n], scale=args.scale)) for n in names}
     tallies, failed = cross_validate(names, makers, data, args.cv, desc="compare")
     done = [n for n in names if n not in failed]
     if not done:
@@ -226,7 +198,9 @@ def compare(args) -> int:
                              "" if t.log_loss is None else f"{np.mean(t.log_loss):.6f}",
                              f"{np.mean(t.fit_seconds):.6f}"])
     else:
-        print(f"{data.describe()}: {args.cv}-fold stratified cross-validation (shuffled, seed {SEED})\n")
+        scaled = "; standardised features" if args.scale else ""
+        print(f"{data.describe()}: {args.cv}-fold stratified cross-validation (shuffled, seed {SEED})"
+              f"{scaled}\n")
         rows = [[labels[n], mean_sd(t.accuracy),
                  "-" if t.log_loss is None else f"{np.mean(t.log_loss):.4f}",
                  f"{np.mean(t.fit_seconds):.4f}"] for n in done for t in [tallies[n]]]
@@ -238,51 +212,8 @@ def compare(args) -> int:
                 print(f"  {n}: {reason}")
     for n in done:
         print_warnings(labels[n], tallies[n], args.cv)
+    _print_scale_hint(args, done, data)
     return 0
-
-
-# ---------------------------------------------------------------------------------- figures
-def plot(args) -> int:
-    """One figure of :mod:`linclass.inspect.plot`, written to --out."""
-    if args.kind != "fisher" and args.model is None:
-        raise UsageError(f"--kind {args.kind} needs --model NAME")
-    if args.kind in FIGURE_MODELS and args.model not in FIGURE_MODELS[args.kind]:
-        raise UsageError(f"--kind {args.kind} draws {', '.join(FIGURE_MODELS[args.kind])} models; "
-                         f"not {args.model}")
-    data = load(args)
-    if args.classes:
-        data = keep_classes(data, args.classes)
-    from linclass.inspect import plot as figures
-
-    if args.kind == "fisher":
-        _fisher(args, data, figures)
-    else:
-        columns = feature_indices(args.features or ["0", "1"], data.feature_names)
-        if args.kind in ("regions", "contours") and len(columns) != 2:
-            raise UsageError(f"--kind {args.kind} draws two features; --features takes two")
-        if args.kind == "curve" and not args.features:
-            columns = list(range(data.X.shape[1]))
-        names = [data.feature_names[j] for j in columns]
-        X = data.X[:, columns]
-        model = make_model(args.model, args.params).fit(X, data.y)
-        if args.kind == "regions":
-            figures.decision_regions(model, X, data.y, feature_names=names, path=args.out)
-        elif args.kind == "contours":
-            figures.gaussian_contours(model, X, data.y, path=args.out)
-        else:
-            figures.training_curve(model, path=args.out)
-    print(f"wrote {args.out}")
-    return 0
-
-
-def _fisher(args, data: Data, figures) -> None:
-    columns = feature_indices(args.features, data.feature_names) if args.features else None
-    X = data.X if columns is None else data.X[:, columns]
-    classes = np.unique(data.y)
-    if classes.size != 2:
-        raise DataError(f"--kind fisher compares two classes; {data.source} has {classes.size} "
-                        f"({', '.join(map(str, classes[:10]))}): choose two with --classes A B")
-    figures.fisher_figure(X, data.y, path=args.out)
 
 
 #: command name -> the function that runs it

@@ -1,5 +1,5 @@
 """The rows a command works on: ``--dataset NAME`` or ``--data FILE --target COLUMN``, with the
-selections the command offers (features by name or index, classes)."""
+selections the command offers (``--features`` / ``--drop`` by name or position, ``--classes``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import numpy as np
 
 from linclass.cli.errors import UsageError
 from linclass.io.datasets import DataError, load_dataset, read_table
+from linclass.sources.tables import feature_columns
 
-__all__ = ["Data", "feature_indices", "frame", "keep_classes", "load"]
+__all__ = ["Data", "choose_features", "chosen_file_features", "feature_indices", "frame", "keep_classes",
+           "load"]
 
 
 @dataclass
@@ -32,7 +34,8 @@ class Data:
 
 
 def load(args, *, need_target: bool = True, features=None) -> Data:
-    """The data named by --dataset or by --data/--target (``features`` selects columns by name)."""
+    """The data named by --dataset or by --data/--target, with the columns --features / --drop
+    choose (``features``: exactly these names, as a saved model needs them)."""
     if args.dataset is not None:
         if getattr(args, "target", None) is not None:
             raise UsageError("--target goes with --data; a --dataset has its own labels")
@@ -44,13 +47,38 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
             if missing:
                 raise DataError(f"data set {args.dataset!r} has no feature {missing[0]!r}; the model "
                                 f"needs: {', '.join(map(repr, features))}")
+        else:
+            features = choose_features(names, getattr(args, "features", None), getattr(args, "drop", ()))
+        if list(features) != list(names):
             X = X[:, [names.index(f) for f in features]]
             names = list(features)
         return Data(X, y, names, args.dataset)
     if need_target and args.target is None:
         raise UsageError("--data needs --target COLUMN (the column of class labels)")
+    if features is None:
+        features = chosen_file_features(args)
     X, y, names = read_table(args.data, args.target, features=features)
     return Data(X, y, names, args.data)
+
+
+def chosen_file_features(args) -> list[str] | None:
+    """The feature columns of --data that --features / --drop choose (None without them: every
+    column but the target and a row index pandas wrote)."""
+    if not getattr(args, "features", None) and not getattr(args, "drop", None):
+        return None
+    return choose_features(feature_columns(args.data, args.target), args.features, args.drop)
+
+
+def choose_features(names: list[str], features=None, drop=()) -> list[str]:
+    """The features named by ``--features`` (all of ``names`` without it), less those of ``--drop``;
+    each item a name or a position from 0 in ``names``."""
+    chosen = ([names[j] for j in feature_indices(features, names, "--features")] if features
+              else list(names))
+    dropped = {names[j] for j in feature_indices(drop or (), names, "--drop")}
+    chosen = [n for n in chosen if n not in dropped]
+    if not chosen:
+        raise UsageError("--features and --drop leave no feature to use")
+    return chosen
 
 
 def frame(X: np.ndarray, names):
@@ -63,22 +91,23 @@ def frame(X: np.ndarray, names):
     return pd.DataFrame(X, columns=list(names))
 
 
-def feature_indices(spec, names: list[str]) -> list[int]:
-    """Column positions of ``--features`` items, each an index from 0 or a feature name."""
+def feature_indices(spec, names: list[str], option: str = "--features") -> list[int]:
+    """Column positions of the items of ``option`` (``--features``, ``--drop``), each a feature name
+    or a position from 0."""
     out = []
     for item in spec:
-        if re.fullmatch(r"\d+", item):
+        if item in names:
+            j = names.index(item)
+        elif re.fullmatch(r"\d+", item):
             j = int(item)
             if j >= len(names):
-                raise UsageError(f"--features {item}: the data has features 0..{len(names) - 1}")
-        elif item in names:
-            j = names.index(item)
+                raise UsageError(f"{option} {item}: the data has features 0..{len(names) - 1}")
         else:
-            raise UsageError(f"--features {item!r} is neither an index nor a feature name; features: "
+            raise UsageError(f"{option} {item!r} is neither a feature name nor a position; features: "
                              f"{', '.join(map(repr, names))}")
         out.append(j)
     if len(set(out)) != len(out):
-        raise UsageError("--features names the same feature twice")
+        raise UsageError(f"{option} names the same feature twice")
     return out
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from linclass.cli.data import Data
 from linclass.cli.errors import UsageError
-from linclass.cli.formatting import one_line
-from linclass.cli.models import SEED
+from linclass.cli.formatting import command_line, one_line, plain
+from linclass.cli.models import SEED, parameter_names
 from linclass.core.progress import progress
 from linclass.io.datasets import DataError
 
@@ -49,7 +49,7 @@ def check_folds(data: Data, cv: int) -> None:
                         f"(largest class: {counts.max()}); use a smaller --cv")
     if cv > counts.min():
         classes, counts = np.unique(data.y, return_counts=True)
-        print(f"linclass: warning: class {classes[np.argmin(counts)]!r} has {counts.min()} samples, "
+        print(f"linclass: warning: class {plain(classes[np.argmin(counts)])} has {counts.min()} samples, "
               f"fewer than the {cv} folds: some test folds lack it", file=sys.stderr)
 
 
@@ -86,7 +86,8 @@ class Tally:
         by fold); the text shown is the first fold's."""
         seen = set()
         for w in caught:
-            text = f"{w.category.__name__}: {one_line(w.message).split('. ')[0].rstrip('.')}"
+            first = one_line(w.message).split(". ")[0].rstrip(".")
+            text = f"{w.category.__name__}: {command_line(first, parameter_names())}"
             key = _NUMBER.sub("#", text)
             if key not in seen:
                 seen.add(key)

@@ -2,16 +2,52 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
 
-__all__ = ["mean_sd", "one_line", "plus_minus", "short", "table"]
+__all__ = ["command_line", "mean_sd", "one_line", "plain", "plus_minus", "short", "table"]
 
 
 def one_line(text) -> str:
     """``text`` with every run of white space (newlines included) made one space."""
     return " ".join(str(text).split())
+
+
+def plain(value) -> str:
+    """A label or number as a user wrote it: ``np.float64(1.0)`` -> ``1.0``, ``np.str_('a')`` ->
+    ``'a'`` (text keeps its quotes, so ``'1'`` and ``1`` stay apart)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+# a hint in a library message: "use solver='newton'", "Refit with C=np.inf", ...
+_HINT = re.compile(r"(?P<verb>\b(?:[Uu]se|[Ww]ith|[Oo]r|[Ss]et|[Tt]ry)\s+)(?P<name>[A-Za-z_]\w*)="
+                   r"(?P<value>-?np\.inf|'[^']*'|\"[^\"]*\"|[\w+-]+(?:\.\w+)*)")
+_INCREASE = re.compile(r"\b(?P<verb>[Ii]ncrease|[Rr]aise|[Ll]ower|[Dd]ecrease)\s+(?P<name>[A-Za-z_]\w*)\b(?!=)")
+
+
+def command_line(text, parameters) -> str:
+    """A library message with its hints spelled for the command line: ``use solver='newton'`` ->
+    ``use --param solver=newton``, ``Refit with C=np.inf`` -> ``Refit with --param C=inf``, ``Increase max_iter`` -> ``Increase
+    --param max_iter``.  Only
+    names in ``parameters`` (the models' parameter names) are rewritten."""
+    def rewrite(match):
+        name = match.group("name")
+        if name not in parameters:
+            return match.group(0)
+        value = match.group("value").strip("'\"").replace("np.inf", "inf")
+        return f"{match.group('verb')}--param {name}={value}"
+
+    def more(match):
+        name = match.group("name")
+        if name not in parameters:
+            return match.group(0)
+        return f"{match.group('verb')} --param {name}"
+
+    return _INCREASE.sub(more, _HINT.sub(rewrite, str(text)))
 
 
 def table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:

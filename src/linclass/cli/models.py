@@ -4,6 +4,7 @@ they apply to, and how one is built from ``--model`` and ``--param``."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 
@@ -13,7 +14,7 @@ from linclass import registry
 from linclass.cli.errors import UsageError
 
 __all__ = ["FIGURE_MODELS", "MODELS", "SEED", "inapplicable", "make_model", "model_name",
-           "models_that", "parse_param"]
+           "models_that", "parameter_names", "parse_param", "scale_hint"]
 
 #: the command's model names (``--model``), from the registry: alias -> registry entry
 MODELS: dict[str, registry.Entry] = {e.alias: e for e in registry.ENTRIES if e.alias is not None}
@@ -32,6 +33,16 @@ FIGURE_MODELS: dict[str, tuple[str, ...]] = {
     "contours": models_that("gaussian"),
     "curve": models_that("curve"),
 }
+
+
+@functools.cache
+def parameter_names() -> frozenset:
+    """Every ``--param`` name some model takes (a wrapped estimator's without its prefix)."""
+    names = set()
+    for entry in MODELS.values():
+        names.update(k.removeprefix("estimator__") for k in entry.make().get_params(deep=True))
+    names.discard("estimator")
+    return frozenset(names)
 
 
 def model_name(text: str) -> str:
@@ -70,12 +81,14 @@ def parse_param(text: str) -> tuple[str, object]:
     return key, value
 
 
-def make_model(name: str, params: dict | None = None):
+def make_model(name: str, params: dict | None = None, *, scale: bool = False):
     """A fresh estimator for a model alias, with ``params`` set (for a meta-estimator such as
     ovr-logistic, a parameter that the wrapper does not have goes to the wrapped estimator).
 
     A seeded model gets :data:`SEED` unless ``params`` sets ``random_state``, so runs repeat.
-    Raises :class:`~linclass.cli.errors.UsageError` for a parameter the model does not have.
+    ``scale``: the model inside a :class:`~linclass.StandardizedClassifier` (``--scale``).
+    Raises :class:`~linclass.cli.errors.UsageError` for a parameter the model does not have, or a
+    value its constraints refuse.
     """
     entry = MODELS[name]
     model = entry.make()
@@ -93,7 +106,50 @@ def make_model(name: str, params: dict | None = None):
     for key in ("random_state", "estimator__random_state"):
         if key in valid and key not in params:
             params[key] = SEED
-    return model.set_params(**params)
+    model.set_params(**params)
+    _check_values(model, name)
+    if scale:
+        from linclass.estimators import StandardizedClassifier
+
+        return StandardizedClassifier(model)
+    return model
+
+
+def _check_values(model, name: str) -> None:
+    """Each parameter's value against the model's declared constraints (and the wrapped
+    estimator's): a bad ``--param`` value is a usage error, as an unknown name is."""
+    for part in (model, getattr(model, "estimator", None)):
+        if part is None or getattr(type(part), "_parameter_constraints", None) is None:
+            continue
+        try:
+            part._validate_params()
+        except (ValueError, TypeError) as exc:  # scikit-learn's InvalidParameterError is both
+            raise UsageError(f"bad --param value for {name}: {exc}") from None
+
+
+#: features whose standard deviations differ by this factor or more get the --scale hint
+SCALE_RATIO = 100.0
+
+
+def scale_hint(names, X: np.ndarray, feature_names: list[str]) -> str | None:
+    """A hint to use ``--scale`` when some of the models ``names`` depend on the features' units
+    (registry capability ``units``) and the features' standard deviations differ by
+    :data:`SCALE_RATIO` or more (constant features aside); None otherwise."""
+    sensitive = [n for n in names if MODELS[n].can("units")]
+    if not sensitive or X.shape[1] < 2:
+        return None
+    sd = X.std(axis=0)
+    varying = np.flatnonzero(sd > 0)
+    if varying.size < 2:
+        return None
+    big, small = varying[np.argmax(sd[varying])], varying[np.argmin(sd[varying])]
+    ratio = sd[big] / sd[small]
+    if ratio < SCALE_RATIO:
+        return None
+    return (f"the features' standard deviations differ by a factor of {ratio:.3g} "
+            f"({feature_names[big]!r}: {sd[big]:.3g}, {feature_names[small]!r}: {sd[small]:.3g}); "
+            f"{', '.join(sensitive)} depend{'s' if len(sensitive) == 1 else ''} on the features' units: "
+            "try --scale (standardises each feature inside the model)")
 
 
 def inapplicable(name: str, X: np.ndarray, feature_names: list[str]) -> str | None:

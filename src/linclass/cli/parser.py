@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from linclass.cli.errors import UsageError
-from linclass.cli.models import MODELS, model_name, models_that, parse_param
+from linclass.cli.models import FIGURE_MODELS, MODELS, model_name, models_that, parse_param
 from linclass.inspect.plot.canvas import FORMATS as FIGURE_FORMATS
 from linclass.io.datasets import DATASETS
 
@@ -59,7 +59,11 @@ def _figure_path(text: str) -> str:
 def _model_help() -> str:
     width = max(map(len, MODELS))
     lines = [f"  {alias.ljust(width)}  {e.name}: {e.summary}" for alias, e in MODELS.items()]
-    return "models (--model):\n" + "\n".join(lines) + "\n\ndata sets (--dataset): " + ", ".join(DATASETS)
+    return "models (--model):\n" + "\n".join(lines)
+
+
+def _dataset_help() -> str:
+    return "data sets (--dataset): " + ", ".join(DATASETS)
 
 
 def _add_data(parser, *, target_required_note: str = "required with --data") -> None:
@@ -70,9 +74,24 @@ def _add_data(parser, *, target_required_note: str = "required with --data") -> 
     parser.add_argument("--target", metavar="COL", help=f"label column of --data ({target_required_note})")
 
 
-def _add_model(parser, *, required: bool = True) -> None:
+def _add_columns(parser, *, features_help: str | None = None) -> None:
+    parser.add_argument("--features", metavar="COL", nargs="+",
+                        help=features_help or "use only these feature columns, in this order (names, "
+                        "or positions from 0 among the features; default: every column but --target)")
+    parser.add_argument("--drop", metavar="COL", nargs="+", default=[],
+                        help="leave these columns out (an ID column, say): names, or positions from 0")
+
+
+def _add_scale(parser) -> None:
+    parser.add_argument("--scale", action="store_true",
+                        help="standardise each feature (mean 0, standard deviation 1 on the training "
+                             "rows) inside the model: for models sensitive to feature scale (kfda, "
+                             "perceptron, penalised logistic); a saved model predicts on raw data")
+
+
+def _add_model(parser, *, required: bool = True, note: str = "") -> None:
     parser.add_argument("--model", metavar="NAME", type=model_name, required=required,
-                        help=f"model: {', '.join(MODELS)}")
+                        help=f"model{note}: {', '.join(MODELS)}")
     parser.add_argument("--param", metavar="KEY=VALUE", type=parse_param, action="append", default=[],
                         dest="params", help="model parameter, repeatable (e.g. --param C=0.5)")
 
@@ -80,58 +99,81 @@ def _add_model(parser, *, required: bool = True) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``linclass`` argument parser; ``args.command`` names the command to run."""
     fmt = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(prog="linclass", formatter_class=fmt, epilog=_model_help(),
+    parser = _Parser(prog="linclass", formatter_class=fmt,
+                     epilog=f"{_model_help()}\n\n{_dataset_help()}",
                      description="Fit, evaluate and compare the classic linear classifiers.")
     from linclass import __version__
 
     parser.add_argument("--version", action="version", version=f"linclass {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name, text, example):
+    def command(name, text, example, *, models=True, datasets=True):
+        lists = ([_model_help()] if models else []) + ([_dataset_help()] if datasets else [])
+        epilog = "\n\n".join([f"example:\n  {example}", *lists])
         return commands.add_parser(name, help=text, description=text, formatter_class=fmt,
-                                   epilog=f"example:\n  {example}\n\n{_model_help()}")
+                                   epilog=epilog)
 
     p = command("fit", "fit a model and save it", "linclass fit --model lda --dataset iris --out lda.linclass")
     _add_model(p)
     _add_data(p)
+    _add_columns(p)
+    _add_scale(p)
     p.add_argument("--out", metavar="MODEL_FILE", required=True, help="where to save the model")
     p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
                    help="read --data this many rows at a time (memory stays bounded whatever the "
                         f"file's size; for {', '.join(models_that('chunks'))})")
 
     p = command("predict", "predict with a saved model (CSV on stdout or --out)",
-                "linclass predict --model-file lda.linclass --data new.csv --proba")
-    p.add_argument("--model-file", metavar="FILE", required=True)
+                "linclass predict --model-file lda.linclass --data new.csv --proba", models=False)
+    p.add_argument("--model-file", metavar="FILE", required=True,
+                   help="a model saved by 'linclass fit' or linclass.save; its features are read "
+                        "from --data by name")
     _add_data(p, target_required_note="optional: then it is not a feature, and accuracy is reported")
     p.add_argument("--proba", action="store_true", help="add a probability column per class")
     p.add_argument("--out", metavar="CSV", help="write here (atomically) instead of stdout")
+    p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
+                   help="read --data this many rows at a time and write the predictions as they "
+                        "come (memory stays bounded whatever the file's size)")
 
     p = command("evaluate", "cross-validated accuracy, log-loss, confusion matrix, fit time",
                 "linclass evaluate --model logistic --dataset wine --cv 5")
     _add_model(p)
     _add_data(p)
+    _add_columns(p)
+    _add_scale(p)
     p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
 
     p = command("compare", "cross-validate every applicable model on one data set",
                 "linclass compare --dataset iris --cv 5 --models lda qda logistic")
     _add_data(p)
+    _add_columns(p)
+    _add_scale(p)
     p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
     p.add_argument("--models", metavar="NAME", nargs="+", type=model_name,
                    help="models to compare (default: every applicable one)")
-    p.add_argument("--format", choices=("table", "csv"), default="table")
+    p.add_argument("--format", choices=("table", "csv"), default="table",
+                   help="'table' to read (default), 'csv' for a spreadsheet or a script")
 
+    kinds = {"regions": "decision regions of --model on two features",
+             "fisher": "two classes projected on the mean difference and on Fisher's direction "
+                       "(no --model)",
+             "contours": f"Gaussian class densities on two features ({', '.join(FIGURE_MODELS['contours'])})",
+             "curve": f"training curve ({', '.join(FIGURE_MODELS['curve'])})"}
     p = command("plot", "draw a figure: decision regions, Fisher projections, Gaussian contours, "
                 "training curve", "linclass plot --model qda --dataset iris --kind regions --out r.png")
-    _add_model(p, required=False)
+    _add_model(p, required=False, note=" (needed for --kind regions, contours and curve)")
     _add_data(p)
-    p.add_argument("--kind", choices=FIGURE_KINDS, required=True)
-    p.add_argument("--features", metavar="F", nargs=2,
-                   help="two features (index from 0 or name) for 2-D plots (default: the first two)")
+    p.add_argument("--kind", choices=FIGURE_KINDS, required=True,
+                   help="; ".join(f"{k}: {v}" for k, v in kinds.items()))
+    _add_columns(p, features_help="the features to draw: two for regions and contours (default: "
+                 "the first two), any for fisher and curve (default: all); names, or positions from 0")
+    _add_scale(p)
     p.add_argument("--classes", metavar="C", nargs="+", help="keep only these classes")
     p.add_argument("--out", metavar="FIG", type=_figure_path, required=True,
                    help=f"figure file ({', '.join(FIGURE_FORMATS)})")
 
     p = command("summary", "describe a saved model (and LogisticRegression's inference table)",
-                "linclass summary --model-file logistic.linclass")
-    p.add_argument("--model-file", metavar="FILE", required=True)
+                "linclass summary --model-file logistic.linclass", models=False, datasets=False)
+    p.add_argument("--model-file", metavar="FILE", required=True,
+                   help="a model saved by 'linclass fit' or linclass.save")
     return parser

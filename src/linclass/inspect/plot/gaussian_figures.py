@@ -8,6 +8,7 @@ exact log density.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,8 @@ def _classes(model, K: int) -> np.ndarray:
     return np.asarray(getattr(model, "classes_", np.arange(K)))
 
 
-def gaussian_contours(model: Any, X=None, y=None, *, ax=None, path=None):
+def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str] | None = None,
+                      ax=None, path=None):
     """Contours of each class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)` at 1, 2
     and 3 standard deviations (Mahalanobis distance), the class means, and optionally the data.
 
@@ -53,6 +55,8 @@ def gaussian_contours(model: Any, X=None, y=None, *, ax=None, path=None):
     X : array-like of shape (n_samples, 2), default=None
     y : array-like of shape (n_samples,), default=None
         Labels colouring X (grey without).
+    feature_names : sequence of two str, default=None
+        Axis labels; default the model's ``feature_names_in_``, X's columns, or x1, x2.
     ax : matplotlib Axes, default=None
     path : str or path-like ending in .png, .svg or .pdf, default=None
 
@@ -71,6 +75,7 @@ def gaussian_contours(model: Any, X=None, y=None, *, ax=None, path=None):
     path = canvas.check_path(path)
     record = _record(model, "gaussian_contours")
     means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
+    columns = X if hasattr(X, "columns") else np.empty((0, 2))
     if X is not None:
         X = as_two_features(X, "gaussian_contours")
     classes = _classes(model, len(means))
@@ -97,7 +102,7 @@ def gaussian_contours(model: Any, X=None, y=None, *, ax=None, path=None):
     centres.set_gid("means")
     ax.autoscale_view()
     canvas.class_legend(ax, classes, colours, loc="best", fontsize="small")
-    names = axis_names(None, model, np.empty((0, 2)))
+    names = axis_names(feature_names, model, columns)
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     ax.set_title(f"{type(model).__name__}: class densities at {', '.join(map(str, _SIGMAS))} sigma")
