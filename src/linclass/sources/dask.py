@@ -3,9 +3,9 @@
 Dask is an optional dependency (``pip install linclass[dask]``); this module imports it only when a
 Dask collection is actually passed, so ``import linclass`` never needs it.
 
-Fitting (see :mod:`linclass.chunks` for the summaries): :class:`DaskSource` turns X (a
+Fitting (see :mod:`linclass.sources.chunks` for the summaries): :class:`DaskSource` turns X (a
 ``dask.array.Array`` or ``dask.dataframe.DataFrame``), y (a Dask array or series, or NumPy) and
-sample_weight into aligned row blocks; every pass builds one task per block, combines the results in
+sample_weight into row blocks aligned by construction (see its docstring); every pass builds one task per block, combines the results in
 a tree of fan-in 8 and computes the root with whatever scheduler is active: the local threaded
 scheduler by default, or a ``distributed`` cluster when a ``Client`` exists.  Only the summaries travel
 (class statistics; d x d or dK x dK matrices for logistic regression), never rows.
@@ -73,7 +73,19 @@ def _feature_names(columns):
 
 class DaskSource:
     """Aligned row blocks of X, y and sample_weight held by Dask (a chunk source of
-    :mod:`linclass.chunks`).
+    :mod:`linclass.sources.chunks`).
+
+    X, y and sample_weight are aligned by position, by construction, whatever their source
+    (``read_parquet``, ``read_csv``, ``from_pandas``, ``from_array``, persisted or not, divisions
+    known or unknown):
+
+    * y and sample_weight taken from the same frame as X (``frame.drop(columns="label")`` and
+      ``frame["label"]``: the same sources, row-wise operations) are put back into that frame (one
+      graph), and each task splits its partition into X, y and the weights.  (Dask optimises each
+      collection on its own: the two halves of one frame need not split into the same partitions,
+      so their partitions are never paired one by one.)
+    * Otherwise (persisted separately, read twice, built from other arrays) the rows of X's
+      partitions are counted (one pass over X) and y and the weights are cut at the same rows.
 
     Parameters
     ----------
@@ -88,14 +100,18 @@ class DaskSource:
         self.feature_names = None
         if _is_frame(X):
             self.feature_names = _feature_names(X.columns)
-            aligned = all(v is None or np.isscalar(v) or (_is_series(v) and v.npartitions ==
-                                                          X.npartitions) for v in (y, sample_weight))
-            if aligned:  # partition by partition, no lengths needed
-                self.n_features = len(X.columns)
-                self._blocks = [(x, _part(y, i), _part(sample_weight, i), None)
-                                for i, x in enumerate(X.to_delayed())]
+            self.n_features = len(X.columns)
+            joined = _one_frame(X, y, sample_weight)
+            if joined is not None:  # one graph: each partition holds its own y and weights
+                frame, split = joined
+                self._blocks = [(part, None, None, None, split) for part in frame.to_delayed()]
                 return
-            X = X.to_dask_array(lengths=True)
+            parts, rows = _counted_partitions(X)
+            ys = _aligned(y, rows, "y")
+            ws = _aligned(sample_weight, rows, "sample_weight")
+            starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
+            self._blocks = [(x, ys[i], ws[i], starts[i], None) for i, x in enumerate(parts)]
+            return
         if not isinstance(X, da.Array):
             X = da.from_array(np.asarray(X), chunks=(max(1, len(X) // 8 or 1), -1))
         if X.ndim != 2:
@@ -109,7 +125,7 @@ class DaskSource:
         ys = _aligned(y, rows, "y")
         ws = _aligned(sample_weight, rows, "sample_weight")
         starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
-        self._blocks = [(x, ys[i], ws[i], starts[i]) for i, x in enumerate(X.to_delayed().ravel())]
+        self._blocks = [(x, ys[i], ws[i], starts[i], None) for i, x in enumerate(X.to_delayed().ravel())]
 
     def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(Chunk, *args)`` for every block, as one Dask computation."""
@@ -117,8 +133,8 @@ class DaskSource:
         from dask import delayed
 
         shared = delayed(args, traverse=False)
-        parts = [delayed(_apply, pure=True)(fn, x, y, w, i, start, shared)
-                 for i, (x, y, w, start) in enumerate(self._blocks)]
+        parts = [delayed(_apply, pure=True)(fn, x, y, w, i, start, split, shared)
+                 for i, (x, y, w, start, split) in enumerate(self._blocks)]
         group = delayed(_combine_group, pure=True)
         while len(parts) > 1:
             parts = [group(combine, *parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
@@ -126,20 +142,88 @@ class DaskSource:
         return result
 
 
-def _part(value, i):
-    if value is None or np.isscalar(value):
-        return value
-    return value.to_delayed()[i]
+def _same_frame(frame, *series) -> bool:
+    """Whether the Dask ``series`` were taken from ``frame``'s own graph by row-wise operations (a
+    column of the frame they share, say): the same source expressions at the leaves of their
+    graphs (a second ``read_parquet`` of the same files is another source: Dask may split it
+    otherwise), and co-aligned as Dask's ``assign`` understands it.  False where that cannot be
+    told (a Dask without query planning): the rows are then counted instead."""
+    try:
+        from dask.dataframe.dask_expr._expr import are_co_aligned
+
+        leaves = _leaves(frame.expr)
+        return all(_leaves(s.expr) == leaves for s in series) and bool(
+            are_co_aligned(frame.expr, *(s.expr for s in series)))
+    except (ImportError, AttributeError):  # pragma: no cover - older Dask
+        return False
+
+
+def _leaves(expr) -> frozenset:
+    """The names of the expressions at the leaves of a Dask expression's graph (its sources)."""
+    seen, stack, leaves = set(), [expr], set()
+    while stack:
+        e = stack.pop()
+        if e._name in seen:
+            continue
+        seen.add(e._name)
+        dependencies = e.dependencies()
+        if not dependencies:
+            leaves.add(e._name)
+        stack.extend(dependencies)
+    return frozenset(leaves)
+
+
+def _one_frame(X, y, sample_weight):
+    """``(frame, split)``: X with y and the weights as extra columns, when every one of them that
+    is not None or a scalar is a Dask series of X's own graph (None otherwise, or when there is
+    none); ``split`` is ``(feature columns, y column or None, weight column or None, y, weight)``,
+    the last two the values (None or a scalar) of those not in the frame."""
+    named = {"y": y, "w": sample_weight}
+    series = {k: v for k, v in named.items() if _is_series(v)}
+    others = [v for k, v in named.items() if k not in series]
+    if not series or any(v is not None and not np.isscalar(v) for v in others):
+        return None
+    if not _same_frame(X, *series.values()):
+        return None
+    columns = list(X.columns)
+    taken = set(map(str, columns))
+    names = {}
+    for key in series:
+        name = f"__linclass_{key}__"
+        while name in taken:
+            name += "_"
+        names[key] = name
+        taken.add(name)
+    frame = X.assign(**{names[k]: v for k, v in series.items()})
+    split = (columns, names.get("y"), names.get("w"), None if "y" in series else y,
+             None if "w" in series else sample_weight)
+    return frame, split
+
+
+def _counted_partitions(collection):
+    """The delayed partitions of a Dask frame or series and their row counts (one pass).  The
+    counts are of these very partitions: Dask may split the same collection otherwise when it
+    optimises another graph (``len`` of each partition, ``to_dask_array(lengths=True)``)."""
+    import dask
+    from dask import delayed
+
+    parts = list(collection.to_delayed())
+    rows = dask.compute(*[delayed(len, pure=True)(p) for p in parts])
+    return parts, tuple(int(r) for r in rows)
 
 
 def _aligned(value, rows, name):
     """Per-block pieces of y / sample_weight matching X's row blocks ``rows``."""
     import dask.array as da
+    from dask import delayed
 
     if value is None or np.isscalar(value):
         return [value] * len(rows)
-    if _is_series(value):
-        value = value.to_dask_array(lengths=True)
+    if _is_series(value):  # a series of another graph: cut at X's rows
+        parts, counts = _counted_partitions(value)
+        dtype = value.dtype if getattr(value.dtype, "kind", "O") in "biufc" else object
+        value = da.concatenate([da.from_delayed(delayed(_values, pure=True)(p), shape=(n,), dtype=dtype)
+                                for p, n in zip(parts, counts)])
     elif _is_frame(value):
         raise ValueError(f"{name} must be one column (a Dask series or 1-D array), not a data frame.")
     if not isinstance(value, da.Array):
@@ -161,7 +245,17 @@ def _aligned(value, rows, name):
     return list(value.rechunk((rows,)).to_delayed().ravel())
 
 
-def _apply(fn, X, y, w, index, start, args):
+def _values(part) -> np.ndarray:
+    """A pandas series partition as a NumPy array."""
+    return part.to_numpy() if hasattr(part, "to_numpy") else np.asarray(part)
+
+
+def _apply(fn, X, y, w, index, start, split, args):
+    if split is not None:  # a partition of X with y and the weights as extra columns
+        columns, y_column, w_column, y_value, w_value = split
+        y = X[y_column] if y_column is not None else y_value
+        w = X[w_column] if w_column is not None else w_value
+        X = X[columns]
     return fn(Chunk(X, y, w, index, start), *args)
 
 
