@@ -188,7 +188,7 @@ def test_summary_frame_and_text():
     assert frame.index.name == "parameter"
     np.testing.assert_array_equal(frame["coef"].to_numpy(), summary.coef[0])
     text = str(summary)
-    for name in ("GPA", "TUCE", "PSI", "intercept", "Log-likelihood", "Pseudo R-squ.", "AIC", "BIC"):
+    for name in ("GPA", "TUCE", "PSI", "intercept", "Log-Likelihood", "Pseudo R-squ.", "AIC", "BIC"):
         assert name in text
     assert "penalised" not in text
     assert repr(summary) == text
