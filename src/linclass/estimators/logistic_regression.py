@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.linear.inference import LogisticInference, logistic_inference
+from linclass.linear.inference import MAX_PARAMS, LogisticInference, logistic_inference
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
@@ -103,7 +103,9 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
         (the seed's stochastic gradient rule on mini-batches), 'auto' ('newton' up to 1000
         parameters for two classes and 200 for softmax, whose Hessian costs K(K-1)/2 weighted
-        products, else 'lbfgs').  scikit-learn's names are accepted and run the linclass solver that
+        products, else 'lbfgs'; an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged
+        continues with 'newton' when the model has at most 2000 parameters: ``solver_`` is then
+        'lbfgs+newton').  scikit-learn's names are accepted and run the linclass solver that
         reaches the same optimum (``solver_`` records it):
 
         =================  ==========  ====================================================
@@ -142,9 +144,9 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         summing to zero over the classes (seed 000's constraint).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,), int32
-        Iterations performed (scikit-learn's shape).
+        Iterations performed (scikit-learn's shape; both runs of 'lbfgs+newton').
     solver_ : str
-        The linclass solver that ran.
+        The linclass solver that ran ('auto' resolved; 'lbfgs+newton', see ``solver``).
     converged_ : bool
     loss_curve_ : ndarray
         Mean objective at the start and after each iteration (epoch).
@@ -341,6 +343,9 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         if solver == "sgd":
             options.update(random_state=self.random_state, batch_size=self.batch_size, eta0=self.eta0)
         result = SOLVERS[solver](objective, theta0, **options)
+        if SKLEARN_SOLVERS.get(self.solver, self.solver) == "auto" and solver == "lbfgs" and not result.converged \
+                and objective.n_params <= MAX_PARAMS:
+            result, solver = self._finish_with_newton(objective, result), "lbfgs+newton"
         if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
             raise FloatingPointError(
                 "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -358,6 +363,17 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             for i, value in enumerate(result.history):
                 print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
         return self
+
+    def _finish_with_newton(self, objective, result):
+        """'auto': an L-BFGS run that stopped at ``max_iter`` (an ill-conditioned problem, such as
+        unscaled pixel counts) goes on with Newton from where it stopped, when the Hessian is one
+        that the inference table forms anyway (at most ``MAX_PARAMS`` parameters).  The iterations
+        and the training curve are those of both runs."""
+        if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
+            objective.with_hessian = True
+        more = SOLVERS["newton"](objective, result.theta, tol=self.tol, max_iter=self.max_iter)
+        return replace(more, n_iter=result.n_iter + more.n_iter,
+                                   history=np.concatenate([result.history, more.history[1:]]))
 
     def _warm_coefficients(self):
         if self.warm_start and hasattr(self, "coef_"):
