@@ -11,16 +11,18 @@ Subcommands (``linclass COMMAND --help`` for each)::
 
 A user's mistake (missing file, unknown column or model, non-numeric feature, bad ``--param``, a file
 that is not a model, a directory that does not exist) prints one line, ``linclass: error: ...``, and
-exits with status 2 (usage) or 1 (data or model); set ``LINCLASS_DEBUG=1`` to see the traceback
-instead.  Warnings print as one line each.  A progress bar (tqdm, when installed) shows on long
-work, only when stderr is a terminal.
+exits with status 2 (a mistake on the command line, a ``--param`` value the model refuses included)
+or 1 (data, model file, output path); set ``LINCLASS_DEBUG=1`` to see the traceback instead.
+Warnings print as one line each, hints (``linclass: hint: ...``) too.  A progress bar (tqdm, when
+installed) shows on long work, only when stderr is a terminal.
 
-``parser``      the argument parser and its help
-``models``      model names and which data and figures they apply to (all from the registry)
-``data``        --dataset / --data: the rows a command works on
-``evaluation``  cross-validation: folds, tallies, log-loss, warnings per fold
-``formatting``  tables and numbers
-``commands``    the six commands
+``parser``       the argument parser and its help
+``models``       model names, which data and figures they apply to (all from the registry), --scale
+``data``         --dataset / --data with --features / --drop: the rows and columns a command works on
+``evaluation``   cross-validation: folds, tallies, log-loss, warnings per fold
+``formatting``   tables, numbers, and library hints in command-line spelling
+``model_files``  --model-file: loading a saved model, one line for a file that cannot be used
+``commands``     fit, evaluate, compare, summary; ``prediction`` (predict) and ``figures`` (plot)
 """
 
 from __future__ import annotations
