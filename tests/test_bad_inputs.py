@@ -115,6 +115,8 @@ RDA_CV_LOO = where(linclass.RegularizedDiscriminantAnalysisCV) - RDA_CV_KFOLD
 GNB = where(linclass.GaussianNB)
 GDA_TIED_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="tied_diag")
 GDA_DIAG = where(linclass.GaussianDiscriminantAnalysis, covariance_type="diag")
+# standardises each feature in units of its largest deviation first: any magnitude is as clean data
+STANDARDIZED = where(linclass.StandardizedClassifier)
 GDA_SPHERICAL = where(linclass.GaussianDiscriminantAnalysis, covariance_type="spherical")
 BERNOULLI = where(linclass.BernoulliNB)
 BERNOULLI_BINARY = where(linclass.BernoulliNB, binarize=None)
@@ -589,7 +591,8 @@ CASES = {
             # codes are integers: 1e-300 truncates to category 0 everywhere (scikit-learn's rule)
             (CATEGORICAL, ok(UserWarning, check=lambda r, n: np.testing.assert_allclose(
                 r.model.predict_proba(r.X), 0.5, atol=1e-12))),
-            (BERNOULLI_BINARY, NOT_BITS)),
+            (BERNOULLI_BINARY, NOT_BITS),
+            (STANDARDIZED, ok(check=same_as_clean(proba_atol=1e-9)))),
     ),
     "features_at_1e+300": (
         scaled(1e300),
@@ -597,7 +600,8 @@ CASES = {
             (BERNOULLI_THRESHOLD, ok(check=same_as_clean(proba_atol=1e-12))),
             (MULTINOMIAL | POISSON | COMPLEMENT, ok(check=accuracy_at_least(0.75))),  # 1e300 events
             (CATEGORICAL, Err(ValueError, r"too large to be a category code")),
-            (BERNOULLI_BINARY, NOT_BITS)),
+            (BERNOULLI_BINARY, NOT_BITS),
+            (STANDARDIZED, ok(check=same_as_clean(proba_atol=1e-9)))),
     ),
     # predicting far outside the training data: models linear in x give finite scores of ~1e300
     # (certain posteriors); quadratic ones would square 1e300 and refuse

@@ -145,3 +145,15 @@ def test_refuses_sparse_input_and_keeps_the_feature_names_contract():
     assert list(model.feature_names_in_) == list(frame.columns)
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame[frame.columns[::-1]])
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300, 1e-160])
+def test_any_magnitude_is_standardised_without_overflow_or_underflow(factor):
+    X, y = wine()
+    with np.errstate(all="raise"):
+        mean, scale = standardization(X * factor)
+        Z = standardize(X * factor, mean, scale)
+    np.testing.assert_allclose(Z, StandardScaler().fit_transform(X), atol=1e-12)
+    model = linclass.StandardizedClassifier(linclass.LogisticRegression()).fit(X * factor, y)
+    clean = linclass.StandardizedClassifier(linclass.LogisticRegression()).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X * factor), clean.predict_proba(X), atol=1e-9)

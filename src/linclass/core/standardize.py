@@ -10,6 +10,8 @@ with frequency weights :math:`w_i` (1 without weights): the maximum-likelihood s
 scikit-learn's ``StandardScaler``.  A feature whose spread is zero, or no more than the rounding
 error of its mean (:math:`s_j \\le n\\,\\varepsilon\\,|m_j|`), is constant on the training rows: it is
 centred and left undivided (:math:`s_j = 1`), so that it stays constant instead of becoming noise.
+The spread is computed in units of each feature's largest deviation from its mean, then scaled back,
+so features of any magnitude (1e-300 to 1e300) are standardised without overflow or underflow.
 
 Gaussian discriminant analysis, Fisher's discriminant and unpenalised logistic regression give the
 same predictions on standardised features (they are affine-equivariant); penalised logistic
@@ -39,23 +41,18 @@ def standardization(X: np.ndarray, sample_weight: np.ndarray | None = None) -> t
         Positive; 1 for a constant feature.
     """
     n = X.shape[0]
-    if sample_weight is None:
-        mean = X.mean(axis=0)
-        centred = X - mean
-        variance = np.einsum("ij,ij->j", centred, centred) / n
-    else:
-        w = sample_weight / sample_weight.sum()
-        mean = w @ X
-        centred = X - mean
-        variance = w @ (centred * centred)
-    # a second pass on the centred values: the first moment's rounding error is removed, so that
-    # features far from the origin keep their spread (the naive E[x^2] - E[x]^2 would cancel)
-    correction = (w @ centred) if sample_weight is not None else centred.mean(axis=0)
-    mean = mean + correction
-    variance = np.maximum(variance - correction**2, 0.0)
-    scale = np.sqrt(variance)
-    constant = scale <= n * np.finfo(np.float64).eps * np.abs(mean)
-    constant |= scale == 0.0
+    w = np.full(n, 1.0 / n) if sample_weight is None else sample_weight / sample_weight.sum()
+    mean = w @ X  # normalised weights: no sum of n values can overflow
+    centred = X - mean
+    # in units of each feature's largest deviation, so that squares neither overflow (features of
+    # 1e300) nor underflow (features of 1e-300): |u| <= 1
+    peak = np.abs(centred).max(axis=0)
+    u = centred / np.where(peak > 0, peak, 1.0)
+    first = w @ u  # the first pass's rounding error, removed (corrected two-pass algorithm)
+    variance = np.maximum(w @ (u * u) - first**2, 0.0)
+    mean = mean + peak * first
+    scale = peak * np.sqrt(variance)
+    constant = (scale <= n * np.finfo(np.float64).eps * np.abs(mean)) | (scale == 0.0)
     return mean, np.where(constant, 1.0, scale)
 
 
