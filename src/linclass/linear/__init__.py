@@ -1,5 +1,6 @@
 """Discriminative linear models: the logistic / softmax losses in score space (losses), the
 penalised objective over the coefficients (objective, objective_layout, class_weights), its solvers
-(solvers/), liblinear's penalised intercept (intercept_penalty), separation checks (separation),
-statistical inference (inference), and the perceptron's learning rule (perceptron_rule, its epochs
-and stopping rules in perceptron_training, basis_functions)."""
+(solvers/), liblinear's penalised intercept (intercept_penalty), Firth's penalised likelihood
+(firth, firth_inference), separation checks (separation), statistical inference (inference) and
+its table (summary), and the perceptron's learning rule (perceptron_rule, its epochs and stopping
+rules in perceptron_training, basis_functions)."""
