@@ -17,7 +17,8 @@ from linclass import LogisticRegression
 @pytest.fixture(scope="module")
 def digits():
     X, y = load_digits(return_X_y=True)
-    return X[::2], y[::2]  # 899 rows, 10 classes, 64 unscaled pixel counts: 650 parameters
+    keep = y < 5
+    return X[keep][::2], y[keep][::2]  # 451 rows, 5 classes, 64 unscaled pixel counts: 325 parameters
 
 
 def test_auto_finishes_an_unconverged_lbfgs_with_newton(digits):
@@ -26,7 +27,7 @@ def test_auto_finishes_an_unconverged_lbfgs_with_newton(digits):
         warnings.simplefilter("error", ConvergenceWarning)
         model = LogisticRegression().fit(X, y)
     assert model.solver_ == "lbfgs+newton" and model.converged_
-    assert len(model.loss_curve_) == model.n_iter_ + 1 and model.n_iter_ > 100
+    assert len(model.loss_curve_) == model.n_iter_ + 1 and model.n_iter_ > 100  # 100 + Newton's
     assert np.all(np.diff(model.loss_curve_) <= 1e-12)  # never uphill
     lbfgs = LogisticRegression(solver="lbfgs")
     with pytest.warns(ConvergenceWarning):
@@ -56,7 +57,7 @@ def test_auto_finishes_with_newton_chunk_by_chunk(digits, tmp_path):
     frame.to_parquet(tmp_path / "digits.parquet", index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = fit_chunked(LogisticRegression(), FileSource(tmp_path / "digits.parquet", "digit", 300))
+        model = fit_chunked(LogisticRegression(), FileSource(tmp_path / "digits.parquet", "digit", 150))
     assert model.solver_ == "lbfgs+newton" and model.converged_
     memory = LogisticRegression().fit(frame.drop(columns="digit"), y)
     np.testing.assert_allclose(model.predict_proba(frame.drop(columns="digit")),
