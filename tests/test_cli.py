@@ -146,7 +146,7 @@ def test_fit_predict_summary_end_to_end(files, tmp_path):
     text = summary.stdout
     assert "LogisticRegression" in text and "C = 1.0" in text
     assert re.search(r"coef_: shape \(1, 3\), float64", text)
-    for word in ("coef", "std err", "P>|z|", "intercept", "f1", "f2", "f3", "Log-likelihood"):
+    for word in ("coef", "std err", "P>|z|", "intercept", "f1", "f2", "f3", "Log-Likelihood"):
         assert word in text
     row = re.search(r"^f1\s+(-?[\d.]+)\s+", text, flags=re.M)
     assert row and float(row.group(1)) == pytest.approx(reference.coef_[0, 0], rel=1e-3)
