@@ -3,11 +3,11 @@
 from linclass.estimators.categorical_nb import CategoricalNB
 from linclass.estimators.discriminant_analysis import (
     GaussianDiscriminantAnalysis,
-    LinearDiscriminantAnalysis,
     QuadraticDiscriminantAnalysis,
 )
 from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
+from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
 from linclass.estimators.naive_bayes import (

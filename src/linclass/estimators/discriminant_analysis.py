@@ -1,5 +1,6 @@
-"""Gaussian discriminant analysis: LDA, QDA and the general covariance structures (their shared
-machinery: :mod:`linclass.estimators.gaussian_base`).
+"""Gaussian discriminant analysis: QDA and the general covariance structures (LDA, the shared
+covariance, is :mod:`linclass.estimators.linear_discriminant`; the machinery they share:
+:mod:`linclass.estimators.gaussian_base`).
 
 validate -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls) ->
 :func:`linclass.generative.gaussian.estimate` ->
@@ -9,18 +10,12 @@ validate -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` c
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.finiteness import explain_non_finite
-from linclass.core.validation import validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
-from linclass.generative import fisher, gaussian, gaussian_scores, predictive, robust
-from linclass.sources.dask import lazy_on_dask
+from linclass.generative import gaussian, gaussian_scores, predictive
 
 __all__ = [
     "GaussianDiscriminantAnalysis",
@@ -215,190 +210,5 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         return [lam for lam, _ in self._principal_axes()]
 
 
-class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _SklearnCovariance,
-                                 _GaussianBase):
-    """Linear discriminant analysis: Gaussian classes with one shared covariance.
-
-    The classifier of seeds 001, 002 and 004 (``GaussianDiscriminantAnalysis(covariance_type='tied')``),
-    with scikit-learn 1.9's LDA interface.  For two classes ``coef_`` and ``intercept_`` are exactly
-    :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)` and :math:`\\theta_0` of seed 002, and ``predict_proba``
-    is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's discriminant
-    directions (:math:`S_B v = \\lambda \\Sigma v`, seed 003 sec. 4.1.4-4.1.6).
-
-    Parameters
-    ----------
-    solver : {'svd', 'lsqr', 'eigen'}, default='svd'
-        The same model and probabilities whichever is named (see Notes).  Unlike scikit-learn's,
-        every solver accepts ``shrinkage`` and ``covariance_estimator`` and supports ``transform``.
-    shrinkage : None, 'auto', float in [0, 1], 'ledoit-wolf' or 'oas', default=None
-        A float: :math:`(1-\\alpha)\\Sigma + \\alpha(\\mathrm{tr}\\Sigma/d)I`, scikit-learn's
-        ``shrinkage=float`` exactly.  'auto' (scikit-learn's): each class standardized by its own
-        standard deviations, Ledoit-Wolf on that, scaled back and pooled: shrinkage towards each
-        class's diagonal (:mod:`linclass.core.row_covariance`; needs ``fit`` on all rows).
-        'ledoit-wolf' and 'oas' (linclass's): the intensity from the pooled within-class residuals in
-        the units of X, from statistics that stream (``partial_fit``, chunks).
-    priors : array-like of shape (n_classes,), default=None
-        None: maximum-likelihood priors :math:`n_k / n`.  Priors that do not sum to one are divided by
-        their sum (a warning), as in scikit-learn.
-    n_components : int, default=None
-        Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``).
-    store_covariance : bool, default=False
-        Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
-    tol : float, default=1e-4
-        Rank threshold on scikit-learn's scale: directions of the standardized :math:`\\Sigma` whose
-        standard deviation is at or below ``tol`` times the largest (eigenvalues at ``tol**2`` times
-        the largest) are dropped and the pseudo-inverse on the rest is used, with a
-        :class:`~linclass.SingularCovarianceWarning`.  (scikit-learn's 'svd' compares the singular
-        values of the within-class-standardized data with ``tol`` absolutely.)
-    covariance_estimator : estimator object or None, default=None
-        Any object with scikit-learn's covariance API (``fit(X)``, then ``covariance_``), e.g.
-        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
-        on each class's rows and the shared covariance is :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k`.
-    unbiased : bool, default=False
-        False: :math:`\\Sigma = S_W/n` (MLE, the seeds, and scikit-learn 1.9's LDA); True:
-        :math:`S_W/(n-K)`.
-    var_smoothing : float, default=0.0
-        Adds this fraction of the largest feature variance to the diagonal of :math:`\\Sigma`.
-    method : {'gaussian', 't'}, default='gaussian'
-        't': robust class means and shared covariance from a multivariate-t fit with ``nu``
-        degrees of freedom (MASS's ``lda(method="t")``, iterated to the fixed point;
-        :mod:`linclass.generative.robust`): rows far from their class are downweighted, so a few
-        gross outliers move neither the means nor the covariance much.  Needs every row at once
-        (no ``partial_fit`` or chunked fit); ``stats_`` then holds the t fit's means and
-        ``N`` times its covariance; ``n_iter_`` the EM iterations.
-    nu : float > 2, default=5
-        Degrees of freedom of the t (``method='t'``).
-    posterior : {'plug-in', 'predictive', 'debiased'}, default='plug-in'
-        MASS's three posteriors (``predict.lda(method=...)``): the estimates in Bayes' rule, the
-        Bayesian predictive density (a multivariate t per class; no longer linear in x), or
-        unbiased estimates of the Mahalanobis distances (:mod:`linclass.generative.predictive`,
-        which lists where MASS's code differs).  ``coef_`` and ``intercept_`` describe the plug-in
-        rule.
-
-    Notes
-    -----
-    Every solver reaches the same closed form.  scikit-learn's solvers are three numerical routes to
-    one model (Gaussian classes with a shared covariance, estimated by maximum likelihood): 'lsqr'
-    solves :math:`\\Sigma w_k = \\mu_k`, 'eigen' diagonalises :math:`S_B` against :math:`\\Sigma`, 'svd'
-    whitens the centred data by its singular value decomposition without forming :math:`\\Sigma`.
-    linclass computes the one answer they all approximate from the class statistics (one pass and
-    one :math:`d \\times d` product, never larger than X itself when n_samples >= n_features) and
-    the eigendecomposition of the standardized :math:`\\Sigma`, so ``solver`` selects no arithmetic
-    and the probabilities agree with each of scikit-learn's solvers to rounding.
-
-    The shared covariance is always pooled with the class shares :math:`n_k/n` (the
-    maximum-likelihood estimate); scikit-learn's 'lsqr' and 'eigen' pool the class covariances with
-    ``priors_``, which differs only when ``priors`` are given.
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-    covariance_ : ndarray of shape (n_features, n_features)
-        The shared covariance actually used (after shrinkage).
-    means_, priors_, classes_, class_count_, stats_, model_ : see GaussianDiscriminantAnalysis
-    scalings_ : ndarray of shape (n_features, rank)
-        Fisher directions, normalised to :math:`v^T\\Sigma v = 1`, by decreasing eigenvalue.
-    explained_variance_ratio_ : ndarray of shape (n_components,)
-        Share of the between-class variance along each kept direction.
-    xbar_ : ndarray of shape (n_features,)
-        Centre subtracted by ``transform``: :math:`\\sum_k \\pi_k\\mu_k` (``priors_ @ means_``, the
-        training mean unless ``priors`` are given), as in scikit-learn.
-    shrinkage_ : float (ndarray of shape (n_classes,) for 'auto'), when ``shrinkage`` is set
-    """
-
-    _parameter_constraints = {
-        **_GaussianBase._parameter_constraints,
-        **_SKLEARN_COVARIANCE,
-        "solver": [StrOptions({"svd", "lsqr", "eigen"})],
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "posterior": [StrOptions(set(predictive.POSTERIORS))],
-        "method": [StrOptions({"gaussian", "t"})],
-        "nu": [Interval(Real, 2, None, closed="neither")],
-    }
-
-    def __init__(
-        self,
-        solver: str = "svd",
-        shrinkage=None,
-        priors=None,
-        n_components: int | None = None,
-        store_covariance: bool = False,
-        tol: float = 1e-4,
-        covariance_estimator=None,
-        *,
-        unbiased: bool = False,
-        var_smoothing: float = 0.0,
-        method: str = "gaussian",
-        nu: float = 5.0,
-        posterior: str = "plug-in",
-    ):
-        self.method = method
-        self.nu = nu
-        self.posterior = posterior
-        self.solver = solver
-        self.shrinkage = shrinkage
-        self.priors = priors
-        self.n_components = n_components
-        self.store_covariance = store_covariance
-        self.tol = tol
-        self.covariance_estimator = covariance_estimator
-        self.unbiased = unbiased
-        self.var_smoothing = var_smoothing
-
-    def _covariance_type(self) -> str:
-        return "tied"
-
-    def _needs_rows(self) -> str | None:
-        if self.method != "gaussian":
-            return "method='t' (a fit iterated over the rows)"
-        return super()._needs_rows()
-
-    def _absorb(self, data):
-        if self.method == "gaussian":
-            return super()._absorb(data)
-        if (self.shrinkage is not None or self.unbiased or self.posterior != "plug-in"
-                or self.covariance_estimator is not None):
-            raise ValueError("method='t' estimates the covariance itself: drop shrinkage, unbiased, "
-                             "covariance_estimator and posterior (or use method='gaussian').")
-        with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
-            stats, weights, n_iter, converged = robust.t_statistics(
-                data.X, data.y, data.classes, data.sample_weight, nu=self.nu)
-        explain_non_finite(self, data.X, *stats.arrays())
-        self.n_iter_ = n_iter
-        return self._install(stats)
-
-    def _fit_source(self, source, *, first: bool = True):
-        if self.method != "gaussian":
-            raise ValueError("method='t' needs every row at once: fit it on arrays in memory.")
-        return super()._fit_source(source, first=first)
-
-    def _describe(self, model) -> None:
-        super()._describe(model)
-        max_components = min(len(self.classes_) - 1, self.n_features_in_)
-        if self.n_components is not None and self.n_components > max_components:
-            raise ValueError(
-                f"n_components={self.n_components} cannot be larger than min(n_features, "
-                f"n_classes - 1) = {max_components}."
-            )
-        between = fisher.between_class_covariance(self.stats_, self.priors_)
-        evals, directions = fisher.discriminant_directions(between, model.covariance,
-                                                           self._eigen_tol())
-        self._max_components = min(max_components, directions.shape[1])
-        n_out = self._max_components if self.n_components is None else min(self.n_components, directions.shape[1])
-        self.scalings_ = directions
-        self.explained_variance_ratio_ = fisher.explained_variance_ratio(evals, n_out)
-        self.xbar_ = self.priors_ @ self.stats_.means
-        self._n_features_out = n_out
-
-    @lazy_on_dask
-    def transform(self, X):
-        """Project X on the Fisher directions: :math:`(x - \\bar x)^T V`.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-        """
-        check_is_fitted(self)
-        X = validate_predict(self, X)
-        return (X - self.xbar_) @ self.scalings_[:, : self._n_features_out]
+# the old home of LinearDiscriminantAnalysis (its module is estimators.linear_discriminant)
+from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis  # noqa: E402
