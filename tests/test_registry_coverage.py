@@ -121,3 +121,22 @@ def test_ids_name_the_variant():
     lda = next(c for c in CASES if c.cls is linclass.LinearDiscriminantAnalysis and not c.variant)
     assert lda.id == "LinearDiscriminantAnalysis"
     assert all(c.id.startswith(c.name) for c in CASES)
+
+
+def test_estimator_classes_are_imported_only_by_the_registry_and_the_package():
+    """Outside estimators/, the registry and the package's __init__, code reaches an estimator
+    class through the registry, never by importing it (the list of estimators lives in one place)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(linclass.__file__).parent
+    names = {entry.cls.__name__ for entry in registry.ENTRIES}
+    offenders = []
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("estimators/") or relative in ("registry.py", "__init__.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("linclass"):
+                offenders += [f"{relative}: {a.name}" for a in node.names if a.name in names]
+    assert not offenders

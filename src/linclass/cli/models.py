@@ -109,9 +109,7 @@ def make_model(name: str, params: dict | None = None, *, scale: bool = False):
     model.set_params(**params)
     _check_values(model, name)
     if scale:
-        from linclass.estimators import StandardizedClassifier
-
-        return StandardizedClassifier(model)
+        return registry.by_name("StandardizedClassifier").cls(model)
     return model
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.estimators import FisherDiscriminantAnalysis
+from linclass import registry
 from linclass.inspect.plot import canvas
 from linclass.inspect.plot.points import class_positions
 
@@ -45,7 +45,7 @@ def fisher_figure(X, y, *, ax=None, path=None):
             f"fisher_figure compares two classes; y has {labels.size}: {labels.tolist()[:10]}. "
             "Select two classes, or plot FisherDiscriminantAnalysis().fit_transform(X, y) instead."
         )
-    fda = FisherDiscriminantAnalysis().fit(X, y)
+    fda = registry.by_alias("fisher").cls().fit(X, y)
     X = np.asarray(X, dtype=float)
     m1, m2 = fda.means_
     Sw = fda.stats_.pooled_scatter()
