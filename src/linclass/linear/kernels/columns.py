@@ -1,0 +1,227 @@
+"""X's columns as the compiled loops read them, and the column products of the penalised solvers.
+
+X reaches the kernels in one of two storages, and every kernel is written once for both:
+
+``(indptr, indices, data)``
+    scipy.sparse CSC: column j holds ``data[indptr[j]:indptr[j+1]]`` at rows ``indices[...]``.
+    Sparse columns are never shifted (``shift`` must be zero): centring would fill them in.
+2-D float64 array in Fortran order
+    Dense columns, shifted on the fly by ``shift[j]`` (the column mean, when the model has an
+    intercept): :math:`\\tilde x_{ij} = x_{ij} - c_j`.  Shifting changes only the intercept's
+    parametrisation and keeps the sums below free of cancellation for data far from the origin.
+
+The intercept is handled exactly but implicitly (profiled out of the quadratic model): with score
+gradients :math:`g`, curvatures :math:`h`, :math:`H = \\sum_i h_i` and the model's score change
+:math:`z = \\tilde X\\delta` over the coefficients, the intercept step that minimises the model is
+:math:`\\delta_b = -S/H` with :math:`S = \\sum_i (g_i + h_i z_i)`, and what is left for coefficient j
+is a quadratic with gradient and curvature
+
+.. math::
+
+    \\tilde x_j^T r - m_j S, \\qquad a_j = \\sum_i h_i(\\tilde x_{ij} - m_j)^2, \\qquad
+    r = g + h \\circ z, \\quad m_j = \\tilde x_j^T h / H
+
+(the weighted centring of glmnet's inner loop, never formed: :math:`S` changes by
+:math:`\\delta_j m_j H` when coefficient j moves, so each update costs one pass over the column's
+stored entries).  Without an intercept, ``m`` is zero and ``S`` unused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+__all__ = ["JIT", "column_terms", "gradient", "scaled_columns", "step_scores"]
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+_JIT = JIT
+
+
+# --------------------------------------------------------------------------- one column, two storages
+def _col_dot(X, j, c, v):  # pragma: no cover - replaced by the overload when compiled
+    """:math:`\\sum_i (x_{ij} - c) v_i`."""
+
+
+def _col_axpy(X, j, c, alpha, h, hd, base, r):  # pragma: no cover
+    """:math:`r_i \\mathrel{+}= \\alpha h_i (x_{ij} - c)` on the column's rows; sparse columns read the
+    products :math:`h_ix_{ij}` from ``hd[base:]`` (formed once per model by :func:`column_terms`)."""
+
+
+def _col_terms(X, j, c, g, h, H):  # pragma: no cover
+    """:math:`(\\tilde x_j^Tg,\\ \\tilde x_j^Th,\\ \\sum_i h_i(\\tilde x_{ij} - m)^2)` with
+    :math:`m = \\tilde x_j^Th / H` (0 when H = 0), free of cancellation."""
+
+
+def _col_scatter(X, j, c, alpha, z):  # pragma: no cover
+    """:math:`z_i \\mathrel{+}= \\alpha (x_{ij} - c)`."""
+
+
+def _dense(X):
+    return isinstance(X, types.Array)
+
+
+@overload(_col_dot, inline="always")
+def _ov_col_dot(X, j, c, v):
+    if _dense(X):
+        def dense(X, j, c, v):
+            s = 0.0
+            for i in range(X.shape[0]):
+                s += (X[i, j] - c) * v[i]
+            return s
+        return dense
+
+    def sparse(X, j, c, v):
+        indptr, indices, data = X
+        s = 0.0
+        for k in range(indptr[j], indptr[j + 1]):
+            s += data[k] * v[indices[k]]
+        return s
+    return sparse
+
+
+@overload(_col_axpy, inline="always")
+def _ov_col_axpy(X, j, c, alpha, h, hd, base, r):
+    if _dense(X):
+        def dense(X, j, c, alpha, h, hd, base, r):
+            for i in range(X.shape[0]):
+                r[i] += alpha * h[i] * (X[i, j] - c)
+        return dense
+
+    def sparse(X, j, c, alpha, h, hd, base, r):
+        indptr, indices, data = X
+        start = indptr[j]
+        for k in range(start, indptr[j + 1]):
+            r[indices[k]] += alpha * hd[base + k - start]
+    return sparse
+
+
+@overload(_col_scatter, inline="always")
+def _ov_col_scatter(X, j, c, alpha, z):
+    if _dense(X):
+        def dense(X, j, c, alpha, z):
+            for i in range(X.shape[0]):
+                z[i] += alpha * (X[i, j] - c)
+        return dense
+
+    def sparse(X, j, c, alpha, z):
+        indptr, indices, data = X
+        for k in range(indptr[j], indptr[j + 1]):
+            z[indices[k]] += alpha * data[k]
+    return sparse
+
+
+@overload(_col_terms, inline="always")
+def _ov_col_terms(X, j, c, g, h, H):
+    if _dense(X):
+        def dense(X, j, c, g, h, H):
+            gx, hx = 0.0, 0.0
+            for i in range(X.shape[0]):
+                e = X[i, j] - c
+                gx += g[i] * e
+                hx += h[i] * e
+            m = hx / H if H > 0.0 else 0.0
+            ss = 0.0
+            for i in range(X.shape[0]):
+                e = X[i, j] - c - m
+                ss += h[i] * e * e
+            return gx, hx, ss
+        return dense
+
+    def sparse(X, j, c, g, h, H):
+        indptr, indices, data = X
+        gx, hx, hxx, hnz = 0.0, 0.0, 0.0, 0.0
+        for k in range(indptr[j], indptr[j + 1]):
+            i = indices[k]
+            v = data[k]
+            gx += g[i] * v
+            hv = h[i] * v
+            hx += hv
+            hxx += hv * v
+            hnz += h[i]
+        if H <= 0.0:
+            return gx, hx, hxx
+        m = hx / H
+        # sum h (x - m)^2 over all rows = hxx - m^2 H; when that cancels (a column with a large mean
+        # and little spread), a second pass over the stored entries computes it directly
+        ss = hxx - m * hx
+        if ss < 0.5 * hxx:
+            ss = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                e = data[k] - m
+                ss += h[indices[k]] * e * e
+            ss += m * m * max(H - hnz, 0.0)  # the rows not stored hold 0: deviation -m
+        return gx, hx, ss
+    return sparse
+
+
+# --------------------------------------------------------------------------- column products
+@njit(parallel=True, **_JIT)
+def gradient(X, shift, V, cols, out):
+    """``out[t, k] = sum_i (x[i, cols[t]] - shift[cols[t]]) * V[k, i]`` for V of shape (m, n).
+
+    One read of each listed column serves all m right-hand sides (the classes); columns in parallel.
+    """
+    m = V.shape[0]
+    for t in prange(cols.shape[0]):
+        j = cols[t]
+        for k in range(m):
+            out[t, k] = _col_dot(X, j, shift[j], V[k])
+
+
+@njit(parallel=True, **_JIT)
+def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+    """For each listed column j (one read of it): ``gx[t]`` = :math:`\\tilde x_j^Tg` (the
+    gradient), ``hx[t]`` = :math:`\\tilde x_j^Th` and ``curvature[t]`` = :math:`\\sum_i
+    h_i(\\tilde x_{ij} - m_j)^2` with :math:`m_j = \\tilde x_j^Th/H` (``H = 0``: no intercept, no
+    centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Sparse X: also the products :math:`h_ix_{ij}` of
+    the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` (what coordinate descent adds to the
+    residuals); dense X: ``hd`` is not used."""
+    for t in prange(cols.shape[0]):
+        j = cols[t]
+        a, b, c = _col_terms(X, j, shift[j], g, h, H)
+        gx[t] = a
+        hx[t] = b
+        curvature[t] = c
+        _col_products(X, j, h, hd, hptr[t])
+
+
+def _col_products(X, j, h, hd, base):  # pragma: no cover
+    """``hd[base + k] = h[row] * x`` over the column's stored entries (sparse only)."""
+
+
+@overload(_col_products, inline="always")
+def _ov_col_products(X, j, h, hd, base):
+    if _dense(X):
+        def dense(X, j, h, hd, base):
+            return
+        return dense
+
+    def sparse(X, j, h, hd, base):
+        indptr, indices, data = X
+        start = indptr[j]
+        for k in range(start, indptr[j + 1]):
+            hd[base + k - start] = h[indices[k]] * data[k]
+    return sparse
+
+
+@njit(**_JIT)
+def step_scores(X, shift, cols, delta, z):
+    """:math:`z = \\sum_t \\delta_{c_t}\\tilde x_{c_t}` over the listed columns (z zeroed first)."""
+    z[:] = 0.0
+    for t in range(cols.shape[0]):
+        j = cols[t]
+        if delta[j] != 0.0:
+            _col_scatter(X, j, shift[j], delta[j], z)
+
+
+@njit(parallel=True, **_JIT)
+def scaled_columns(X, shift, cols, scale, out):
+    """``out[i, t] = (X[i, cols[t]] - shift[cols[t]]) * scale[i]`` for C-ordered dense X (rows in
+    parallel; ``out`` may be float32: the data products of a Hessian need not be exact)."""
+    q = cols.shape[0]
+    for i in prange(X.shape[0]):
+        si = scale[i]
+        for t in range(q):
+            j = cols[t]
+            out[i, t] = (X[i, j] - shift[j]) * si

@@ -1,0 +1,95 @@
+"""Per-sample terms of the log-losses (the pointwise losses of :mod:`linclass.linear.losses`) in
+fused compiled loops: the summed weighted loss, its score gradients and curvatures, and the loss
+along a line (the line searches).  All in log space: no overflow for any finite score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from linclass.linear.kernels.columns import JIT as _JIT
+
+__all__ = ["binary_loss", "binary_terms", "softmax_loss", "softmax_terms"]
+
+
+@njit(inline="always")
+def _log1pexp(s):
+    """:math:`\\ln(1 + e^s)` without overflow."""
+    if s > 0.0:
+        return s + np.log1p(np.exp(-s))
+    return np.log1p(np.exp(s))
+
+
+@njit(**_JIT)
+def binary_terms(s, y, sw, g, h):
+    """Summed weighted log-loss at scores s (labels y in {0, 1}, weights sw), and into g and h the
+    score gradients :math:`w_i(\\mu_i - y_i)` and curvatures :math:`w_i\\mu_i(1-\\mu_i)`."""
+    total = 0.0
+    for i in range(s.shape[0]):
+        si = s[i]
+        if si > 0.0:
+            e = np.exp(-si)
+            mu = 1.0 / (1.0 + e)
+            loss = si + np.log1p(e)
+        else:
+            e = np.exp(si)
+            mu = e / (1.0 + e)
+            loss = np.log1p(e)
+        wi = sw[i]
+        total += wi * (loss - y[i] * si)
+        g[i] = wi * (mu - y[i])
+        h[i] = wi * mu * (1.0 - mu)
+    return total
+
+
+@njit(**_JIT)
+def binary_loss(s, z, t, y, sw):
+    """Summed weighted log-loss at scores :math:`s + t z`."""
+    total = 0.0
+    for i in range(s.shape[0]):
+        si = s[i] + t * z[i]
+        total += sw[i] * (_log1pexp(si) - y[i] * si)
+    return total
+
+
+@njit(**_JIT)
+def softmax_loss(S, k, z, t, y, sw):
+    """Summed weighted softmax log-loss with class k's scores moved by :math:`t z` (S of shape (K, n),
+    class-major)."""
+    K, n = S.shape
+    total = 0.0
+    for i in range(n):
+        top = -np.inf
+        for c in range(K):
+            v = S[c, i] + (t * z[i] if c == k else 0.0)
+            if v > top:
+                top = v
+        acc = 0.0
+        for c in range(K):
+            v = S[c, i] + (t * z[i] if c == k else 0.0)
+            acc += np.exp(v - top)
+        own = S[y[i], i] + (t * z[i] if y[i] == k else 0.0)
+        total += sw[i] * (top + np.log(acc) - own)
+    return total
+
+
+@njit(**_JIT)
+def softmax_terms(S, y, sw, P):
+    """Summed weighted softmax log-loss at scores S (K, n) and the probabilities into P (K, n)."""
+    K, n = S.shape
+    total = 0.0
+    for i in range(n):
+        top = -np.inf
+        for c in range(K):
+            if S[c, i] > top:
+                top = S[c, i]
+        acc = 0.0
+        for c in range(K):
+            e = np.exp(S[c, i] - top)
+            P[c, i] = e
+            acc += e
+        for c in range(K):
+            P[c, i] /= acc
+        total += sw[i] * (top + np.log(acc) - S[y[i], i])
+    return total

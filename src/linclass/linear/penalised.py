@@ -1,0 +1,158 @@
+"""The penalised logistic / softmax objective in the full K x d parametrisation.
+
+.. math::
+
+    F(W, b) = \\sum_i w_i\\,\\ell(s_i, y_i) + r(W), \\qquad s_i = W x_i + b,
+
+with the pointwise losses of :mod:`linclass.linear.losses` and a penalty :math:`r` of
+:mod:`linclass.linear.penalties` on the coefficients only (scikit-learn's scale: the penalty is added
+to the *sum* of the weighted losses).
+
+Layout
+    Two classes: one row of coefficients (the log-odds of class 1), ``W`` of shape (1, d), ``b`` of
+    shape (1,).  K > 2 classes: one row per class, ``W`` of shape (K, d), as glmnet and scikit-learn
+    parametrise a penalised softmax.  (The unpenalised objective of :mod:`linclass.linear.objective`
+    uses K - 1 contrasts instead; with an L2 penalty both have the same optimum, since the penalty
+    alone fixes the free shift of the K rows, but an L1 penalty is not invariant under the change of
+    basis, so penalised fits use the full layout.)
+
+Centring
+    Internally the intercept belongs to the shifted design :math:`\\tilde X = X - \\mathbf 1c^T` of
+    :class:`~linclass.linear.design.Design` (dense X with an intercept; :math:`c = 0` otherwise):
+    :math:`s = \\tilde XW^T + \\tilde b`, reported as :math:`b = \\tilde b - Wc`.
+
+Gradients
+    :math:`\\nabla_W F = V\\tilde X + \\nabla r(W)` and :math:`\\nabla_b F = V\\mathbf 1` with the score
+    gradients :math:`V_{ki} = w_i(\\mu_{ik} - [y_i = k])` (binary: :math:`w_i(\\mu_i - y_i)`).
+    Optimality is :math:`0 \\in \\nabla F + \\partial r`, measured by :meth:`PenalisedObjective.violation`
+    (the largest violation over every coefficient and intercept, per unit of sample weight: the
+    number a fit's ``tol`` bounds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.linear import kernels
+from linclass.linear.design import Design
+from linclass.linear.penalties import ElasticNet
+
+__all__ = ["PenalisedObjective"]
+
+
+
+class PenalisedObjective:
+    """:math:`F(W, b)`, its gradient and its optimality check on data held in a :class:`Design`.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features), or a :class:`Design`
+    y : ndarray of shape (n_samples,), int
+        Class index of each row in ``range(n_classes)``.
+    n_classes : int
+    sample_weight : ndarray of shape (n_samples,) or None
+    penalty : :class:`~linclass.linear.penalties.ElasticNet`
+    fit_intercept : bool
+    """
+
+    def __init__(self, X, y, n_classes: int, sample_weight, penalty: ElasticNet, *,
+                 fit_intercept: bool = True):
+        self.design = X if isinstance(X, Design) else Design(X, center=fit_intercept)
+        self.n_classes = int(n_classes)
+        self.binary = self.n_classes == 2
+        self.y = np.asarray(y, dtype=np.int64)
+        self.target = self.y.astype(np.float64) if self.binary else None
+        n = self.design.n
+        self.sw = (np.ones(n) if sample_weight is None
+                   else np.ascontiguousarray(sample_weight, dtype=np.float64))
+        self.total = float(self.sw.sum())
+        self.penalty = penalty
+        self.fit_intercept = bool(fit_intercept)
+        self.m = 1 if self.binary else self.n_classes
+        self.class_totals = np.bincount(self.y, weights=self.sw, minlength=self.n_classes)
+
+    @property
+    def d(self) -> int:
+        return self.design.d
+
+    def with_penalty(self, penalty: ElasticNet) -> PenalisedObjective:
+        """The same data with another penalty (a path step); shares the design and the weights."""
+        other = object.__new__(PenalisedObjective)
+        other.__dict__.update(self.__dict__)
+        other.penalty = penalty
+        return other
+
+    # ------------------------------------------------------------------ values
+    def null_start(self) -> tuple[np.ndarray, np.ndarray]:
+        """Zero coefficients and the intercept-only maximum-likelihood intercepts (log-odds or
+        centred log class frequencies; zeros without an intercept)."""
+        W = np.zeros((self.m, self.d))
+        b = np.zeros(self.m)
+        if self.fit_intercept:
+            freq = np.clip(self.class_totals / self.total, 1e-12, None)
+            logf = np.log(freq)
+            b = np.array([logf[1] - logf[0]]) if self.binary else logf - logf.mean()
+        return W, b
+
+    def scores(self, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Scores of shape (m, n) (internal intercept ``b``)."""
+        nonzero = np.flatnonzero(np.any(W != 0, axis=0))
+        return self.design.scores(W, nonzero) + b[:, None]
+
+    def loss(self, S: np.ndarray) -> float:
+        """Summed weighted log-loss at scores S (m, n)."""
+        if self.binary:
+            return kernels.binary_loss(S[0], S[0], 0.0, self.target, self.sw)
+        return kernels.softmax_loss(S, 0, S[0], 0.0, self.y, self.sw)
+
+    def value(self, W: np.ndarray, b: np.ndarray) -> float:
+        """:math:`F(W, b)` (summed, not per unit weight)."""
+        return self.loss(self.scores(W, b)) + self.penalty.value(W)
+
+    def score_gradient(self, S: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(loss, V)``: the summed loss and the score gradients V of shape (m, n)."""
+        if self.binary:
+            g, h = np.empty(S.shape[1]), np.empty(S.shape[1])
+            loss = kernels.binary_terms(S[0], self.target, self.sw, g, h)
+            return loss, g[None, :]
+        P = np.empty_like(S)
+        loss = kernels.softmax_terms(S, self.y, self.sw, P)
+        P[self.y, np.arange(self.y.size)] -= 1.0
+        P *= self.sw
+        return loss, P
+
+    def gradient(self, W: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """``(loss, G, gb)``: the summed loss, its gradient in W (m, d) and in b (m,), penalty not
+        included."""
+        loss, V = self.score_gradient(self.scores(W, b))
+        return loss, self.design.gradient(V).T, V.sum(axis=1)
+
+    def violation(self, W: np.ndarray, G: np.ndarray, gb: np.ndarray) -> float:
+        """Largest violation of the optimality conditions (summed scale): the coefficients'
+        subgradient conditions and, with an intercept, :math:`|\\nabla_b F|`."""
+        v = float(np.max(self.penalty.violation(W, G))) if W.size else 0.0
+        if self.fit_intercept:
+            v = max(v, float(np.max(np.abs(gb))))
+        return v
+
+    # ------------------------------------------------------------------ reporting
+    def coefficients(self, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)`` on the original features: :math:`b - Wc`; softmax intercepts are
+        centred to sum to zero (the loss does not see a common shift)."""
+        intercept = b - W @ self.design.shift if self.fit_intercept else np.zeros(self.m)
+        if not self.binary and self.fit_intercept:
+            intercept = intercept - intercept.mean()
+        return W.copy(), intercept
+
+    def internal(self, coef: np.ndarray, intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Inverse of :meth:`coefficients` (warm starts)."""
+        W = np.array(coef, dtype=np.float64).reshape(self.m, self.d)
+        b = np.array(intercept, dtype=np.float64).reshape(self.m)
+        return W, (b + W @ self.design.shift if self.fit_intercept else np.zeros(self.m))
+
+    def c_at_null(self) -> float:
+        """The largest C at which every coefficient of this penalty is zero
+        (:meth:`~linclass.linear.penalties.ElasticNet.c_at_null` at :meth:`null_start`)."""
+        W, b = self.null_start()
+        _, G, _ = self.gradient(W, b)
+        return self.penalty.c_at_null(G)
