@@ -7,7 +7,7 @@ the way that is fastest for its storage:
 ``gradient(V)``   :math:`\\tilde X^T V^T` for a few right-hand sides (the classes): BLAS for dense X,
                   a compiled column loop for sparse X (one read of each column for all classes)
 ``scores(W)``     :math:`\\tilde X W^T`
-``kernel_X``      the storage the compiled kernels of :mod:`linclass.linear.kernels` loop over
+``kernel_X``      the storage the compiled kernels of :mod:`linclass.linear.compiled` loop over
 
 Centring.  With an intercept, dense columns are shifted by their (unweighted) mean :math:`c`:
 :math:`\\tilde X = X - \\mathbf 1c^T`, which moves only the intercept (:math:`b = \\tilde b -
@@ -15,7 +15,7 @@ W c`) and keeps sums of products accurate for data far from the origin.  The shi
 fly (a rank-one correction in products, a subtraction inside the compiled loops), never by forming
 :math:`X - \\mathbf 1c^T`.  Sparse columns are not shifted (``shift`` is zero): the solvers centre
 them implicitly by profiling the intercept out of each quadratic model instead, which needs only the
-weighted column sums (:mod:`linclass.linear.kernels`).
+weighted column sums (:mod:`linclass.linear.compiled`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.linear import kernels
+from linclass.linear import compiled
 
 __all__ = ["Design", "LOW_PRECISION_MIN"]
 
@@ -72,7 +72,7 @@ class Design:
     # ------------------------------------------------------------------ storages
     @property
     def kernel_X(self):
-        """X in the storage of :mod:`linclass.linear.kernels`: CSC arrays, or dense Fortran order."""
+        """X in the storage of :mod:`linclass.linear.compiled`: CSC arrays, or dense Fortran order."""
         if self._storage is None:
             self._storage = np.asfortranarray(self.X)
         return self._storage
@@ -94,7 +94,7 @@ class Design:
         if self.sparse:
             cols = self.all_columns if cols is None else cols
             out = np.empty((cols.size, V.shape[0]))
-            kernels.gradient(self._storage, self.shift, V, cols, out)
+            compiled.gradient(self._storage, self.shift, V, cols, out)
             return out
         G = (V @ self.X).T  # BLAS over the whole of X: one read
         G -= np.outer(self.shift, V.sum(axis=1))
@@ -109,7 +109,7 @@ class Design:
                 return np.ascontiguousarray((self.X @ W.T).T)
             out = np.empty((W.shape[0], self.n))
             for k in range(W.shape[0]):
-                kernels.step_scores(self._storage, self.shift, cols, W[k], out[k])
+                compiled.step_scores(self._storage, self.shift, cols, W[k], out[k])
             return out
         if cols is not None and cols.size < self.d // 4:
             S = W[:, cols] @ self.X[:, cols].T
@@ -121,7 +121,7 @@ class Design:
         """:math:`z = \\tilde X\\delta` of shape (n,) for a step non-zero on ``cols`` at most."""
         if self.sparse:
             z = np.empty(self.n)
-            kernels.step_scores(self._storage, self.shift, cols, delta, z)
+            compiled.step_scores(self._storage, self.shift, cols, delta, z)
             return z
         return self.scores(delta[None, :], cols)[0]
 
@@ -134,7 +134,7 @@ class Design:
         low = self.n * cols.size >= LOW_PRECISION_MIN
         X = np.ascontiguousarray(self.X)
         A = np.empty((self.n, cols.size), dtype=np.float32 if low else np.float64)
-        kernels.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
+        compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
         Q = np.asarray(A.T @ A, dtype=np.float64)
         hx = self.gradient(h[None, :], cols)[:, 0]
         if H > 0:

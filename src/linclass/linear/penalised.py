@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear import kernels
+from linclass.linear import compiled
 from linclass.linear.design import Design
 from linclass.linear.penalties import ElasticNet
 
@@ -102,8 +102,8 @@ class PenalisedObjective:
     def loss(self, S: np.ndarray) -> float:
         """Summed weighted log-loss at scores S (m, n)."""
         if self.binary:
-            return kernels.binary_loss(S[0], S[0], 0.0, self.target, self.sw)
-        return kernels.softmax_loss(S, 0, S[0], 0.0, self.y, self.sw)
+            return compiled.binary_loss(S[0], S[0], 0.0, self.target, self.sw)
+        return compiled.softmax_loss(S, 0, S[0], 0.0, self.y, self.sw)
 
     def value(self, W: np.ndarray, b: np.ndarray) -> float:
         """:math:`F(W, b)` (summed, not per unit weight)."""
@@ -113,10 +113,10 @@ class PenalisedObjective:
         """``(loss, V)``: the summed loss and the score gradients V of shape (m, n)."""
         if self.binary:
             g, h = np.empty(S.shape[1]), np.empty(S.shape[1])
-            loss = kernels.binary_terms(S[0], self.target, self.sw, g, h)
+            loss = compiled.binary_terms(S[0], self.target, self.sw, g, h)
             return loss, g[None, :]
         P = np.empty_like(S)
-        loss = kernels.softmax_terms(S, self.y, self.sw, P)
+        loss = compiled.softmax_terms(S, self.y, self.sw, P)
         P[self.y, np.arange(self.y.size)] -= 1.0
         P *= self.sw
         return loss, P

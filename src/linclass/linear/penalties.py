@@ -28,7 +28,7 @@ coordinate update
 
     which is one coordinate step of coordinate descent on a quadratic model with curvature :math:`a`
     (Friedman et al. 2010, eq. 5) and, for :math:`a = 1/t`, the proximal step of length :math:`t`
-    (:meth:`ElasticNet.prox`).  The compiled kernels of :mod:`linclass.linear.kernels` inline this same
+    (:meth:`ElasticNet.prox`).  The compiled kernels of :mod:`linclass.linear.compiled` inline this same
     formula on the two scalars :meth:`ElasticNet.scalars` returns.
 optimality
     :math:`0 \\in \\nabla_W f + \\partial r(W)`; its violation for each coefficient is
@@ -148,8 +148,9 @@ class ElasticNet:
         coefficients).  The objective is convex and piecewise quadratic in :math:`c`; its derivative
         :math:`\\lambda_1(\\#\\{W_{kj} < c\\} - \\#\\{W_{kj} > c\\}) + \\lambda_2(Kc - \\sum_kW_{kj})`
         increases, and its root is found among the K + 1 intervals the sorted column defines.  Where
-        the minimisers form an interval (L1, even K) the point nearest 0 is returned (no move when
-        possible).
+        the minimisers form an interval (L1, even K) its midpoint is returned, so that the shifted
+        column has its own interval centred on 0: every optimal column of the same fit then reports
+        the same coefficients, whatever point of the interval the solver reached.
         """
         A = np.sort(np.asarray(W, dtype=np.float64), axis=0)
         K, d = A.shape
@@ -164,10 +165,10 @@ class ElasticNet:
         lo = np.where(m > 0, A[np.maximum(m - 1, 0), np.arange(d)], -np.inf)
         hi = np.where(m < K, A[np.minimum(m, K - 1), np.arange(d)], np.inf)
         if l2 > 0:
-            inside = (total - l1 * (2 * m - K) / l2) / K
-        else:
-            inside = np.zeros(d)  # flat between lo and hi: the point nearest 0
-        return np.clip(inside, lo, hi)
+            return np.clip((total - l1 * (2 * m - K) / l2) / K, lo, hi)
+        # L1 alone: between lo and hi the derivative is l1 (2m - K); zero (a flat minimum) only for
+        # 2m = K, else the root is the jump at hi (the median of an odd K)
+        return np.where(2 * m == K, (lo + hi) / 2, hi)
 
     def c_at_null(self, G0: np.ndarray) -> float:
         """The largest C at which every coefficient is zero, :math:`\\rho / \\max_j |G_j(0)|`, with

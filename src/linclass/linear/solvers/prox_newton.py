@@ -15,7 +15,7 @@ stay at zero in coordinate descent's first pass.  Each outer iteration, at the c
    does the fit has converged: the reported violation is the largest over every column.
 2. **quadratic model** :math:`q(\\delta) = g^Tz + \\frac12\\sum_i h_iz_i^2 + r(w + \\delta)`,
    :math:`z = \\tilde X\\delta + \\delta_b`, minimised approximately by coordinate descent
-   (:func:`~linclass.linear.kernels.cd_naive`: glmnet's inner loop with its active-set cycling, the
+   (:func:`~linclass.linear.compiled.cd_naive`: glmnet's inner loop with its active-set cycling, the
    intercept profiled out, Anderson extrapolation) to an inner tolerance that shrinks with the outer
    violation (an inexact Newton method's forcing sequence; Yuan, Ho and Lin 2012, "An Improved
    GLMNET", sec. 3).  On dense X with a small working set the model's Hessian is formed once with
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from linclass.linear import kernels
+from linclass.linear import compiled
 
 __all__ = ["PenalisedResult", "prox_newton", "line_search"]
 
@@ -117,10 +117,10 @@ def solve_small_model(Q, grad, w, l1: float, l2: float, tol: float, max_sweeps: 
         except (LinAlgError, ValueError):
             pass
     delta = np.zeros(q)
-    sweeps = kernels.cd_gram(Q, grad, w, delta, l1, l2, tol, min(32, max_sweeps))
+    sweeps = compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, min(32, max_sweeps))
     u = feature_sign(M, c, l1, w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
-        sweeps += kernels.cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps)
+        sweeps += compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps)
         return delta, sweeps
     return u - w, sweeps
 
@@ -198,8 +198,8 @@ class RowModel:
 
     Built from the score gradients g and curvatures h, in one read of the working-set columns: the
     gradient :math:`G = \\tilde X_{ws}^Tg` and either the column curvatures (coordinate descent on
-    the data, :func:`~linclass.linear.kernels.cd_naive`) or, for dense X and a small working set,
-    the profiled Hessian :math:`Q` (one BLAS product; :func:`~linclass.linear.kernels.cd_gram`).
+    the data, :func:`~linclass.linear.compiled.cd_naive`) or, for dense X and a small working set,
+    the profiled Hessian :math:`Q` (one BLAS product; :func:`~linclass.linear.compiled.cd_gram`).
     """
 
     def __init__(self, design, ws, g, h, *, intercept: bool, gram_max: int = GRAM_MAX):
@@ -216,7 +216,7 @@ class RowModel:
             if design.sparse:
                 np.cumsum(design.column_nnz()[ws], out=self.hptr[1:])
             self.hd = np.empty(int(self.hptr[-1]))
-            kernels.column_terms(design.kernel_X, design.shift, ws, g, h, self.H, self.G, self.hx,
+            compiled.column_terms(design.kernel_X, design.shift, ws, g, h, self.H, self.G, self.hx,
                                  self.a, self.hd, self.hptr)
 
     def solve(self, w, l1, l2, inner_tol, max_sweeps):
@@ -236,7 +236,7 @@ class RowModel:
             m = self.hx / H if H > 0 else np.zeros(ws.size)
             r = self.g.copy()
             state = np.array([self.gb, H])
-            sweeps = kernels.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
+            sweeps = compiled.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
                                       self.hd, self.hptr, r, state, l1, l2, inner_tol, max_sweeps)
             db = -state[0] / H if H > 0 else 0.0
             z = design.step(delta, ws)
@@ -307,7 +307,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
     s = obj.scores(w[None, :], np.array([b]))[0]
     n = s.size
     g, h = np.empty(n), np.empty(n)
-    F = kernels.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
+    F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
     history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
     # the working set: columns non-zero or violating at the start, grown by the checks below
     if working_set is None:
@@ -342,7 +342,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         rest = pen.value(w) - pen.value(w_ws)  # the penalty off the working set does not move
 
         def evaluate(t):
-            return (kernels.binary_loss(s, zb, t, obj.target, obj.sw) + rest
+            return (compiled.binary_loss(s, zb, t, obj.target, obj.sw) + rest
                     + pen.value(w_ws + t * d_ws))
 
         t, _ = line_search(F, D, evaluate)
@@ -351,7 +351,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         w[ws] += t * d_ws
         b += t * db
         s += t * zb
-        F = kernels.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
+        F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
         history.append(F / N)
     if not converged:
         G = design.gradient(g[None, :])[:, 0]

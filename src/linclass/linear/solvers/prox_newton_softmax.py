@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear import kernels
+from linclass.linear import compiled
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
     GRAM_MAX,
@@ -55,7 +55,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     y, sw = obj.y, obj.sw
     onehot = np.zeros_like(S)
     onehot[y, np.arange(y.size)] = 1.0
-    loss = kernels.softmax_terms(S, y, sw, P)
+    loss = compiled.softmax_terms(S, y, sw, P)
     F = loss + pen.value(W)
     history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
     if working_set is None:
@@ -90,7 +90,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
             rest = pen.value(W) - pen.value(w_ws)
 
             def evaluate(t, k=k, zb=zb, rest=rest, w_ws=w_ws, d_ws=d_ws):
-                return kernels.softmax_loss(S, k, zb, t, y, sw) + rest + pen.value(w_ws + t * d_ws)
+                return compiled.softmax_loss(S, k, zb, t, y, sw) + rest + pen.value(w_ws + t * d_ws)
 
             t, F_new = line_search(F, D, evaluate)
             if t == 0.0:
@@ -99,7 +99,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
             W[k, wk] += t * d_ws
             b[k] += t * db
             S[k] += t * zb
-            loss = kernels.softmax_terms(S, y, sw, P)
+            loss = compiled.softmax_terms(S, y, sw, P)
             F = loss + pen.value(W)
         if moved and pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
             shift = pen.best_shift(W)
@@ -126,6 +126,8 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
             break
         n_iter += 1
         history.append(F / N)
+    if pen.l1 + pen.l2 > 0:  # the reported point: the penalty's own shift (unique, see best_shift)
+        W -= pen.best_shift(W)
     if not converged:
         V = (P - onehot) * sw
         G = design.gradient(V).T

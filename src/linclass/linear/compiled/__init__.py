@@ -13,14 +13,14 @@ and wheels for every platform.
 ``sample_terms``  per-sample log-losses, gradients and curvatures (binary and softmax)
 """
 
-from linclass.linear.kernels.columns import (
+from linclass.linear.compiled.columns import (
     column_terms,
     gradient,
     scaled_columns,
     step_scores,
 )
-from linclass.linear.kernels.descent import cd_gram, cd_naive
-from linclass.linear.kernels.sample_terms import (
+from linclass.linear.compiled.descent import cd_gram, cd_naive
+from linclass.linear.compiled.sample_terms import (
     binary_loss,
     binary_terms,
     softmax_loss,

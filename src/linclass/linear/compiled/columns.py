@@ -156,34 +156,77 @@ def _ov_col_terms(X, j, c, g, h, H):
 
 
 # --------------------------------------------------------------------------- column products
+PARALLEL_MIN = 1_000_000  # stored entries read below which a product runs in one thread
+
+
+def _parallel(X, width: int) -> bool:
+    """Whether a product reading ``width`` columns of X is large enough for threads: below
+    :data:`PARALLEL_MIN` entries their start-up (and, on a busy machine, their waiting for each
+    other) costs more than the work."""
+    if isinstance(X, tuple):
+        return X[2].size >= PARALLEL_MIN
+    return X.shape[0] * width >= PARALLEL_MIN
+
+
+@njit(inline="always")
+def _gradient_column(X, shift, V, cols, out, t):
+    j = cols[t]
+    for k in range(V.shape[0]):
+        out[t, k] = _col_dot(X, j, shift[j], V[k])
+
+
+@njit(**_JIT)
+def _gradient_serial(X, shift, V, cols, out):
+    for t in range(cols.shape[0]):
+        _gradient_column(X, shift, V, cols, out, t)
+
+
 @njit(parallel=True, **_JIT)
+def _gradient_parallel(X, shift, V, cols, out):
+    for t in prange(cols.shape[0]):
+        _gradient_column(X, shift, V, cols, out, t)
+
+
 def gradient(X, shift, V, cols, out):
     """``out[t, k] = sum_i (x[i, cols[t]] - shift[cols[t]]) * V[k, i]`` for V of shape (m, n).
 
-    One read of each listed column serves all m right-hand sides (the classes); columns in parallel.
+    One read of each listed column serves all m right-hand sides (the classes); columns in parallel
+    on large X.
     """
-    m = V.shape[0]
-    for t in prange(cols.shape[0]):
-        j = cols[t]
-        for k in range(m):
-            out[t, k] = _col_dot(X, j, shift[j], V[k])
+    (_gradient_parallel if _parallel(X, cols.size) else _gradient_serial)(X, shift, V, cols, out)
+
+
+@njit(inline="always")
+def _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t):
+    j = cols[t]
+    a, b, c = _col_terms(X, j, shift[j], g, h, H)
+    gx[t] = a
+    hx[t] = b
+    curvature[t] = c
+    _col_products(X, j, h, hd, hptr[t])
+
+
+@njit(**_JIT)
+def _terms_serial(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+    for t in range(cols.shape[0]):
+        _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t)
 
 
 @njit(parallel=True, **_JIT)
+def _terms_parallel(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+    for t in prange(cols.shape[0]):
+        _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t)
+
+
 def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
     """For each listed column j (one read of it): ``gx[t]`` = :math:`\\tilde x_j^Tg` (the
     gradient), ``hx[t]`` = :math:`\\tilde x_j^Th` and ``curvature[t]`` = :math:`\\sum_i
     h_i(\\tilde x_{ij} - m_j)^2` with :math:`m_j = \\tilde x_j^Th/H` (``H = 0``: no intercept, no
     centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Sparse X: also the products :math:`h_ix_{ij}` of
     the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` (what coordinate descent adds to the
-    residuals); dense X: ``hd`` is not used."""
-    for t in prange(cols.shape[0]):
-        j = cols[t]
-        a, b, c = _col_terms(X, j, shift[j], g, h, H)
-        gx[t] = a
-        hx[t] = b
-        curvature[t] = c
-        _col_products(X, j, h, hd, hptr[t])
+    residuals); dense X: ``hd`` is not used.  Columns in parallel on large X."""
+    kernel = _terms_parallel if _parallel(X, cols.size) else _terms_serial
+    kernel(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr)
 
 
 def _col_products(X, j, h, hd, base):  # pragma: no cover
@@ -215,13 +258,28 @@ def step_scores(X, shift, cols, delta, z):
             _col_scatter(X, j, shift[j], delta[j], z)
 
 
+@njit(inline="always")
+def _scaled_row(X, shift, cols, scale, out, i):
+    si = scale[i]
+    for t in range(cols.shape[0]):
+        j = cols[t]
+        out[i, t] = (X[i, j] - shift[j]) * si
+
+
+@njit(**_JIT)
+def _scaled_serial(X, shift, cols, scale, out):
+    for i in range(X.shape[0]):
+        _scaled_row(X, shift, cols, scale, out, i)
+
+
 @njit(parallel=True, **_JIT)
+def _scaled_parallel(X, shift, cols, scale, out):
+    for i in prange(X.shape[0]):
+        _scaled_row(X, shift, cols, scale, out, i)
+
+
 def scaled_columns(X, shift, cols, scale, out):
     """``out[i, t] = (X[i, cols[t]] - shift[cols[t]]) * scale[i]`` for C-ordered dense X (rows in
-    parallel; ``out`` may be float32: the data products of a Hessian need not be exact)."""
-    q = cols.shape[0]
-    for i in prange(X.shape[0]):
-        si = scale[i]
-        for t in range(q):
-            j = cols[t]
-            out[i, t] = (X[i, j] - shift[j]) * si
+    parallel on large X; ``out`` may be float32: the data products of a Hessian need not be
+    exact)."""
+    (_scaled_parallel if _parallel(X, cols.size) else _scaled_serial)(X, shift, cols, scale, out)

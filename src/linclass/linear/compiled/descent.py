@@ -1,7 +1,7 @@
 """Coordinate descent on the quadratic model of one row of coefficients: on the data, column by
 column (:func:`cd_naive`, with Anderson extrapolation), or on an explicit small Hessian
 (:func:`cd_gram`).  The model and its profiled intercept are described in
-:mod:`linclass.linear.kernels.columns`.
+:mod:`linclass.linear.compiled.columns`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from linclass.linear.kernels.columns import JIT as _JIT
-from linclass.linear.kernels.columns import _col_axpy, _col_dot, _col_scatter
+from linclass.linear.compiled.columns import JIT as _JIT
+from linclass.linear.compiled.columns import _col_axpy, _col_dot, _col_scatter
 
 __all__ = ["cd_gram", "cd_naive"]
 

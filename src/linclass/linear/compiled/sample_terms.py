@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from linclass.linear.kernels.columns import JIT as _JIT
+from linclass.linear.compiled.columns import JIT as _JIT
 
 __all__ = ["binary_loss", "binary_terms", "softmax_loss", "softmax_terms"]
 
