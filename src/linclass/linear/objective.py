@@ -17,6 +17,11 @@ at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.lin
 the centred Gram matrix comes from :class:`~linclass.core.class_stats.ClassStats` (one pass, exact
 even for large offsets).
 
+Sparse X (scipy.sparse) is never densified or centred: the centring enters every product as a
+rank-one correction, :math:`\\tilde X^TD\\tilde X = X^TDX - m(X^Tc)^T - (X^Tc)m^T + (\\sum_i c_i)mm^T`
+for :math:`D = \\mathrm{diag}(c)`, formed by sparse products (a dense p x p result, as Newton's Hessian
+is; the estimators refuse the solvers that need it when p is too large to hold).
+
 Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
 without the intercept entry:
 
@@ -34,6 +39,7 @@ softmax  blocks :math:`H_{ab} = \\frac1N\\tilde X^T\\mathrm{diag}(w_i M_{i,ab})\
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from linclass.core.class_stats import ClassStats
 from linclass.linear import losses
@@ -67,6 +73,9 @@ class LinearObjective(ObjectiveLayout):
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
                  offset=None, work=None):
+        self.sparse = sp.issparse(X)
+        if self.sparse and X.format != "csr":
+            X = X.tocsr()  # rows are what the mini-batches and the scores read
         self.X, self.y = X, y
         self.w = sample_weight
         n, d = X.shape
@@ -74,7 +83,7 @@ class LinearObjective(ObjectiveLayout):
         if offset is None:
             if fit_intercept:
                 weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
-                offset = weighted / total
+                offset = np.asarray(weighted, dtype=np.float64).reshape(-1) / total
             else:
                 offset = np.zeros(d)
         super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
@@ -85,8 +94,11 @@ class LinearObjective(ObjectiveLayout):
         self._last = None  # (theta, probabilities) of the last full evaluation
 
     def _compute_gram(self) -> np.ndarray:
-        """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets)."""
+        """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets); sparse X by
+        sparse products."""
         n = self.X.shape[0]
+        if self.sparse:
+            return self._sparse_weighted_gram(np.ones(n) if self.w is None else self.w)
         if self.fit_intercept:
             stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
                                           kind="tied")
@@ -240,8 +252,39 @@ class LinearObjective(ObjectiveLayout):
             buf = self._work[key] = np.empty((n, d), dtype=key[0])
         return buf[:n]
 
+    def _sparse_weighted_gram(self, c: np.ndarray) -> np.ndarray:
+        """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p) for sparse X: sparse products
+        and the rank-one corrections of the centring (module docstring)."""
+        d, X = self.n_features, self.X
+        out = np.zeros((self.shape[0],) * 2)
+        block = (X.T @ sp.csr_matrix(X.multiply(c[:, None]))).toarray()
+        if self.fit_intercept:
+            m, hx, total = self.offset, np.asarray(X.T @ c).reshape(-1), float(c.sum())
+            block -= np.outer(m, hx) + np.outer(hx, m) - total * np.outer(m, m)
+            out[:d, d] = out[d, :d] = hx - m * total
+            out[d, d] = total
+        out[:d, :d] = (block + block.T) / 2
+        return out
+
+    def gram_diagonal(self) -> np.ndarray:
+        """The diagonal of :math:`\\tilde X^TW\\tilde X` (p,), without forming the matrix (what
+        diagonal preconditioning needs when p x p is too large)."""
+        if self._gram is not None:
+            return np.diag(self._gram).copy()
+        w = np.ones(self.X.shape[0]) if self.w is None else self.w
+        if self.sparse:
+            squares = np.asarray(self.X.multiply(self.X).T @ w).reshape(-1)
+        else:
+            squares = np.einsum("ij,ij,i->j", self.X, self.X, w)
+        total = float(w.sum())
+        diag = squares - total * self.offset**2 if self.fit_intercept else squares
+        diag = np.maximum(diag, 0.0)
+        return np.append(diag, total) if self.fit_intercept else diag
+
     def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
         """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
+        if self.sparse:
+            return self._sparse_weighted_gram(c)
         d = self.n_features
         out = np.empty((self.shape[0],) * 2)
         A = self._buffer(low)
@@ -275,7 +318,7 @@ class LinearObjective(ObjectiveLayout):
         theta = theta.reshape(self.shape)
         p, m = self.shape
         d = self.n_features
-        low = low_precision and self.X.size >= LOW_PRECISION_MIN
+        low = low_precision and not self.sparse and self.X.size >= LOW_PRECISION_MIN
         if not np.any(theta[:d]):
             gram = self.gram if (self._gram is not None or not low) else self._weighted_gram(
                 np.ones(self.X.shape[0]) if self.w is None else self.w, True)

@@ -31,9 +31,10 @@ import numpy as np
 
 from linclass.linear import losses
 
-__all__ = ["LOW_PRECISION_MIN", "ObjectiveLayout", "contrast_basis"]
+__all__ = ["DENSE_BOUND_MAX", "LOW_PRECISION_MIN", "ObjectiveLayout", "contrast_basis"]
 
 LOW_PRECISION_MIN = 2_000_000  # entries of X above which Newton's Hessian may be formed in float32
+DENSE_BOUND_MAX = 4000  # rows of theta above which L-BFGS whitens with the bound's diagonal only
 
 
 def contrast_basis(n_classes: int) -> np.ndarray:
@@ -158,6 +159,16 @@ class ObjectiveLayout:
         B = self.gram * (0.25 if self.basis is None else 0.5)
         B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
         return B / self.total
+
+    def gram_diagonal(self) -> np.ndarray:
+        """The diagonal of :math:`\\tilde X^TW\\tilde X`, shape (p,)."""
+        return np.diag(self.gram).copy()
+
+    def hessian_bound_diagonal(self) -> np.ndarray:
+        """The diagonal of :meth:`hessian_bound_block`, shape (p,), without forming the block when
+        the data can give the diagonal alone (diagonal preconditioning of many features)."""
+        diag = self.gram_diagonal() * (0.25 if self.basis is None else 0.5)
+        return (diag + self._penalty_diagonal()[:: self.shape[1]]) / self.total
 
     def hessian_bound(self) -> np.ndarray:
         """The full bound matrix of shape (n_params, n_params), C order of (p, m)."""
