@@ -1,7 +1,6 @@
 """LogisticRegression as a drop-in for scikit-learn 1.9's.
 
-Every documented parameter value (L2 and no penalty; the L1 / elastic-net penalties come with the
-coordinate-descent solver) is built with the same arguments in both libraries and the probabilities
+Every documented parameter value (L2, L1, elastic net and no penalty) is built with the same arguments in both libraries and the probabilities
 compared at 1e-6, with both solved tightly (``tol=1e-10``: scikit-learn's defaults stop at its own
 ``tol=1e-4``).  liblinear's penalised intercept is reproduced; every scikit-learn solver name reaches
 the same optimum.
@@ -139,11 +138,21 @@ def test_liblinear_and_dual_refusals_say_why():
 
 
 @pytest.mark.parametrize("params", [{"penalty": "l1"}, {"penalty": "elasticnet", "l1_ratio": 0.5},
-                                    {"l1_ratio": 1.0}, {"l1_ratio": 0.3}, {"solver": "saga", "l1_ratio": 1}])
-def test_l1_and_elastic_net_give_a_clear_error(params):
-    X, y = iris()
-    with pytest.raises(ValueError, match="not available in this linclass release"):
-        linclass.LogisticRegression(**params).fit(X, y)
+                                    {"l1_ratio": 1.0}, {"l1_ratio": 0.3}, {"solver": "saga", "l1_ratio": 1},
+                                    {"penalty": "l1", "C": 0.05, "solver": "saga"}])
+@pytest.mark.parametrize("data", [cancer, three_classes])
+def test_l1_and_elastic_net_agree_with_saga(params, data):
+    X, y = data()
+    ours, ref = fit_both({"solver": "saga", **params}, X, y)
+    assert ours.solver_ == "cd"
+    assert_same(ours, ref, X)
+    np.testing.assert_array_equal(ours.coef_ != 0, ref.coef_ != 0)
+
+
+def test_liblinear_with_an_l1_part_is_refused_with_the_solver_to_use():
+    X, y = cancer()
+    with pytest.raises(ValueError, match="solver='saga'"):
+        linclass.LogisticRegression(penalty="l1", solver="liblinear").fit(X, y)
 
 
 def test_penalty_none_ignores_C_with_a_warning():

@@ -28,7 +28,9 @@ from linclass.estimators import (
     KClassDiscriminant,
     KernelFisherDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
+    LogisticPath,
     LogisticRegression,
+    LogisticRegressionCV,
     MultinomialNB,
     OneVsOneClassifier,
     OneVsRestClassifier,
@@ -38,6 +40,7 @@ from linclass.estimators import (
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
     StandardizedClassifier,
+    logistic_path,
 )
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
@@ -56,7 +59,9 @@ __all__ = [
     "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",
+    "LogisticPath",
     "LogisticRegression",
+    "LogisticRegressionCV",
     "ModelFileError",
     "MultinomialNB",
     "OneVsOneClassifier",
@@ -70,6 +75,7 @@ __all__ = [
     "SingularCovarianceWarning",
     "StandardizedClassifier",
     "load",
+    "logistic_path",
     "loo_predict_proba",
     "loo_score",
     "save",

@@ -8,6 +8,8 @@ from linclass.estimators.discriminant_analysis import (
 from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
 from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
+from linclass.estimators.logistic_cv import LogisticRegressionCV
+from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
 from linclass.estimators.naive_bayes import (
@@ -34,7 +36,9 @@ __all__ = [
     "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",
+    "LogisticPath",
     "LogisticRegression",
+    "LogisticRegressionCV",
     "MultinomialNB",
     "OneVsOneClassifier",
     "OneVsRestClassifier",
@@ -44,4 +48,5 @@ __all__ = [
     "RegularizedDiscriminantAnalysis",
     "RegularizedDiscriminantAnalysisCV",
     "StandardizedClassifier",
+    "logistic_path",
 ]

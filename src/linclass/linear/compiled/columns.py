@@ -28,7 +28,6 @@ stored entries).  Without an intercept, ``m`` is zero and ``S`` unused.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 

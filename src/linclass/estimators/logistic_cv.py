@@ -1,0 +1,254 @@
+"""scikit-learn glue for cross-validated penalised logistic regression: each fold runs the whole
+regularisation path (:func:`linclass.linear.path.path_steps`, warm starts and strong rules), scores
+each C on the held-out rows, and the best C (and l1_ratio) is refitted on all rows, as
+``cv.glmnet`` does.  No mathematics here.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from linclass.estimators.logistic_options import SKLEARN_SOLVERS
+from linclass.estimators.logistic_path import penalised_objective, resolve_grid
+from linclass.estimators.logistic_predictions import LogisticPredictions
+from linclass.estimators.logistic_regression import LogisticRegression
+
+__all__ = ["LogisticRegressionCV"]
+
+
+class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
+    """Penalised logistic / softmax regression with C (and ``l1_ratio``) chosen by cross-validation.
+
+    For each fold and each ``l1_ratio``, the whole path of C is fitted on the training rows
+    (warm-started from the strongest penalty down, with strong-rule screening: each fold costs about
+    one path, as in glmnet's ``cv.glmnet``), and every C is scored on the held-out rows.  The C with
+    the best mean score is refitted on all rows; the most penalised C whose mean score is within one
+    standard error of the best (glmnet's ``lambda.1se``) is reported as ``C_1se_``.
+
+    Parameters
+    ----------
+    Cs : int or array-like, default=10
+        An int: that many values on a log scale from the largest C at which every coefficient is
+        zero (computed on all rows) up by ``1 / min_ratio`` (glmnet's grid; scikit-learn uses
+        ``logspace(-4, 4)`` instead).  An array: these values.
+    l1_ratios : array-like of float in [0, 1] or None, default=None
+        Mixings to try with penalty='elasticnet' (None: the penalty's own, 1 for 'l1', 0 for 'l2').
+    fit_intercept : bool, default=True
+    cv : int, cross-validation generator or iterable, default=None
+        As in scikit-learn (None: 5-fold stratified).
+    penalty : {'l2', 'l1', 'elasticnet'}, default='l2'
+    scoring : str, callable or None, default=None
+        A scikit-learn scorer; None is minus the held-out mean log-loss (glmnet's deviance, computed
+        in log space without scikit-learn's clipping of probabilities; scikit-learn's default is
+        accuracy until its 1.11, then 'neg_log_loss').
+    solver : str, default='auto'
+        The path is always fitted by proximal Newton with coordinate descent ('cd'); scikit-learn's
+        solver names are accepted (each reaches the same optima).
+    tol : float, default=1e-6
+        Each fit stops when the largest optimality violation per unit of sample weight is at most
+        ``tol``.
+    max_iter : int, default=100
+        Outer iterations per fit.
+    class_weight : dict, 'balanced' or None, default=None
+    n_jobs : int or None, default=None
+        Folds fitted in parallel threads (the compiled loops release the GIL).
+    refit : bool, default=True
+        Refit at the best C on all rows; False: average the folds' coefficients at the best C.
+    min_ratio : float in (0, 1) or None, default=None
+        The generated grid's range (glmnet's ``lambda.min.ratio``); None: 1e-4 when n_samples >
+        n_features, else 1e-2.
+    store_paths : bool, default=True
+        Keep every fold's coefficients at every C in ``coefs_paths_`` (memory: folds x ratios x Cs x
+        rows x features floats).
+    random_state : ignored (present for scikit-learn compatibility)
+
+    Attributes
+    ----------
+    Cs_ : ndarray of shape (n_Cs,)
+    l1_ratios_ : ndarray of shape (n_l1_ratios,)
+    scores_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
+        Held-out score of each fold at each ratio and C (scikit-learn's layout without its legacy
+        dictionaries).
+    n_iter_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
+    coefs_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows, n_features)
+    intercepts_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows)
+    C_, l1_ratio_ : float
+        The chosen values.
+    C_1se_ : float
+        The smallest C (strongest penalty) at ``l1_ratio_`` whose mean score is within one standard
+        error of the best.
+    classes_, coef_, intercept_ : as in :class:`LogisticRegression`
+    violation_, converged_, loss_curve_, log_likelihood_ : of the refit (with ``refit=True``)
+    """
+
+    _parameter_constraints: dict = {
+        **{k: LogisticRegression._parameter_constraints[k]
+           for k in ("fit_intercept", "tol", "class_weight", "random_state")},
+        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "Cs": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        "l1_ratios": ["array-like", None],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set()), callable, str, None],
+        "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
+        "n_jobs": [Integral, None],
+        "refit": ["boolean"],
+        "min_ratio": [Interval(Real, 0, 1, closed="neither"), None],
+        "store_paths": ["boolean"],
+    }
+
+    def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, penalty="l2",
+                 scoring=None, solver="auto", tol=1e-6, max_iter=100, class_weight=None,
+                 n_jobs=None, refit=True, min_ratio=None, store_paths=True, random_state=None):
+        self.Cs = Cs
+        self.l1_ratios = l1_ratios
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.penalty = penalty
+        self.scoring = scoring
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.min_ratio = min_ratio
+        self.store_paths = store_paths
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @property
+    def l1_ratio(self):
+        """The ratio the objective is built with (the candidate being fitted)."""
+        return getattr(self, "_ratio", None)
+
+    def _ratios(self) -> list:
+        if self.l1_ratios is None:
+            return [{"l1": 1.0, "l2": 0.0}.get(self.penalty)] if self.penalty != "elasticnet" else []
+        ratios = [float(r) for r in np.asarray(self.l1_ratios, dtype=np.float64).reshape(-1)]
+        if not ratios or any(not 0.0 <= r <= 1.0 for r in ratios):
+            raise ValueError(f"l1_ratios must be numbers in [0, 1]; got {self.l1_ratios!r}.")
+        if self.penalty != "elasticnet" and any(r != ratios[0] for r in ratios):
+            raise ValueError(f"Several l1_ratios need penalty='elasticnet'; got penalty="
+                             f"{self.penalty!r}.")
+        return ratios
+
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the path of C (and each l1_ratio), then refit at the best.
+
+        Parameters
+        ----------
+        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        from joblib import Parallel, delayed
+
+        from linclass.linear.penalties import ElasticNet
+
+        self._validate_params()
+        if self.penalty is None:
+            raise ValueError("LogisticRegressionCV chooses a penalty's strength; penalty=None has "
+                             "none. Use LogisticRegression(penalty=None).")
+        ratios = self._ratios()
+        if not ratios:
+            raise ValueError("penalty='elasticnet' needs l1_ratios, e.g. l1_ratios=[0.1, 0.5, 0.9].")
+        self._ratio = ratios[0] if self.penalty == "elasticnet" else None
+        objective, data = penalised_objective(self, X, y, sample_weight)
+        grid = np.sort(resolve_grid(self.Cs, objective, ratios, self.min_ratio))
+        folds = list(check_cv(self.cv, data.classes[data.y], classifier=True).split(
+            np.zeros((data.y.size, 1)), data.y))
+        scorer = None if self.scoring is None else check_scoring(self, self.scoring)
+        jobs = (delayed(_fold_path)(self, objective, data, train, test, grid, rho, scorer)
+                for train, test in folds for rho in ratios)
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
+        shape = (len(folds), len(ratios), grid.size)
+        scores, n_iter, coefs, intercepts = (np.array([r[i] for r in results]) for i in range(4))
+        self.Cs_, self.l1_ratios_ = grid, np.asarray(ratios)
+        self.scores_ = scores.reshape(shape)
+        self.n_iter_ = n_iter.reshape(shape)
+        coefs = coefs.reshape(shape + (objective.m, objective.d))
+        intercepts = intercepts.reshape(shape + (objective.m,))
+        if self.store_paths:
+            self.coefs_paths_, self.intercepts_paths_ = coefs, intercepts
+        mean = self.scores_.mean(axis=0)
+        r, c = np.unravel_index(np.argmax(mean), mean.shape)
+        self.C_, self.l1_ratio_ = float(grid[c]), float(ratios[r])
+        se = (self.scores_[:, r].std(axis=0, ddof=1) / np.sqrt(len(folds)) if len(folds) > 1
+              else np.zeros(grid.size))
+        self.C_1se_ = float(grid[np.flatnonzero(mean[r] >= mean[r, c] - se[c]).min()])
+        self._ratio = self.l1_ratio_ if self.penalty == "elasticnet" else None
+        self.classes_ = data.classes
+        self.solver_ = "cd"
+        if self.refit:
+            result = self._refit(objective, grid[: c + 1], self.l1_ratio_)
+            self.coef_, self.intercept_ = objective.coefficients(result.W, result.b)
+            self.converged_, self.violation_ = bool(result.converged), float(result.violation)
+            self.loss_curve_ = result.history
+            penalty = ElasticNet(self.C_, self.l1_ratio_)
+            self.log_likelihood_ = -(result.value - penalty.value(result.W))
+        else:  # scikit-learn's rule: the folds' coefficients at the best C, averaged
+            self.coef_, self.intercept_ = coefs[:, r, c].mean(axis=0), intercepts[:, r, c].mean(axis=0)
+        return self
+
+    def _refit(self, objective, grid, rho):
+        """The path on all rows up to the chosen C (warm starts make it cost about one fit)."""
+        from linclass.linear.path import path_steps
+
+        result = None
+        for _, result in path_steps(objective, grid, rho, tol=self.tol, max_iter=self.max_iter):
+            pass
+        return result
+
+
+
+def _fold_path(model, objective, data, train, test, grid, rho, scorer):
+    """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
+    Returns (scores, n_iter, coefs, intercepts), one entry per C."""
+    from linclass.linear.penalised import PenalisedObjective
+    from linclass.linear.path import path_steps
+
+    X = data.X
+    fold = PenalisedObjective(X[train], data.y[train], data.classes.size, objective.sw[train],
+                              objective.penalty, fit_intercept=model.fit_intercept)
+    scored = LogisticRegression(fit_intercept=model.fit_intercept)  # carries each C's coefficients
+    scored.classes_ = data.classes
+    scored.n_features_in_ = X.shape[1]
+    if hasattr(model, "feature_names_in_"):
+        scored.feature_names_in_ = model.feature_names_in_
+    Xt, yt = X[test], data.classes[data.y[test]]
+    weight = {} if data.sample_weight is None else {"sample_weight": data.sample_weight[test]}
+    if scorer is None:  # minus the mean held-out log-loss, without scikit-learn's validation per C
+        held_out = PenalisedObjective(Xt, data.y[test], data.classes.size, objective.sw[test],
+                                      objective.penalty, fit_intercept=model.fit_intercept)
+        total = max(held_out.total, np.finfo(float).tiny)
+
+        def score(coef, intercept):
+            W, b = held_out.internal(coef, intercept)
+            return -held_out.loss(held_out.scores(W, b)) / total
+    else:
+        def score(coef, intercept):
+            scored.coef_, scored.intercept_ = coef, intercept
+            return scorer(scored, Xt, yt, **weight)
+    scores, n_iter, coefs, intercepts = [], [], [], []
+    for _, result in path_steps(fold, grid, rho, tol=model.tol, max_iter=model.max_iter):
+        coef, intercept = fold.coefficients(result.W, result.b)
+        scores.append(score(coef, intercept))
+        n_iter.append(result.n_iter)
+        coefs.append(coef)
+        intercepts.append(intercept)
+    return np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts)

@@ -1,0 +1,173 @@
+"""``linclass.logistic_path``: the penalised logistic / softmax fit along a sequence of C, as glmnet
+computes it (validate -> :func:`linclass.linear.path.path_steps` -> a :class:`LogisticPath`
+record).  No mathematics here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+
+from linclass.core.finiteness import check_finite, check_magnitude
+from linclass.core.validation import validate_fit
+from linclass.estimators.logistic_options import resolve_penalty
+from linclass.estimators.logistic_penalised import null_log_likelihood
+from linclass.linear.class_weights import weight_by_class
+
+__all__ = ["LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
+
+
+@dataclass(frozen=True)
+class LogisticPath:
+    """A regularisation path of penalised logistic / softmax regression.
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (n_Cs,)
+        The inverse penalty strengths, in the order given (increasing when generated).
+    coefs : ndarray of shape (n_Cs, n_rows, n_features)
+        ``coef_`` at each C (n_rows = 1 for two classes, else n_classes).
+    intercepts : ndarray of shape (n_Cs, n_rows)
+    classes : ndarray of shape (n_classes,)
+    penalty : str or None
+    l1_ratio : float
+    n_iter : ndarray of shape (n_Cs,)
+        Outer iterations of each fit.
+    violation : ndarray of shape (n_Cs,)
+        Largest optimality violation per unit of sample weight at each fit (below ``tol`` when
+        converged).
+    converged : ndarray of shape (n_Cs,), bool
+    objective : ndarray of shape (n_Cs,)
+        The penalised objective (summed log-loss plus penalty) at each fit.
+    log_likelihood : ndarray of shape (n_Cs,)
+    deviance_explained : ndarray of shape (n_Cs,)
+        :math:`1 - \\ell/\\ell_0` (glmnet's ``dev.ratio``).
+    n_nonzero : ndarray of shape (n_Cs,)
+        Features with a non-zero coefficient (in some class).
+    """
+
+    Cs: np.ndarray
+    coefs: np.ndarray
+    intercepts: np.ndarray
+    classes: np.ndarray
+    penalty: str | None
+    l1_ratio: float
+    n_iter: np.ndarray
+    violation: np.ndarray
+    converged: np.ndarray
+    objective: np.ndarray
+    log_likelihood: np.ndarray
+    deviance_explained: np.ndarray
+    n_nonzero: np.ndarray
+
+
+def penalised_objective(model, X, y, sample_weight):
+    """Validate ``(X, y, sample_weight)`` for ``model`` (a LogisticRegression-like estimator whose
+    parameters are checked) and build the :class:`~linclass.linear.penalised.PenalisedObjective`;
+    returns ``(objective, data)``."""
+    from linclass.linear.penalised import PenalisedObjective  # numba loads on first use
+
+    model._validate_params()
+    data = validate_fit(model, X, y, sample_weight, accept_sparse=True)
+    check_finite(data.X, feature_names=getattr(model, "feature_names_in_", None))
+    check_magnitude(model, data.X)
+    weight = weight_by_class(data.y, data.classes, data.sample_weight, model.class_weight)
+    penalty = resolve_penalty(model.penalty, 1.0, model.l1_ratio)
+    objective = PenalisedObjective(data.X, data.y, data.classes.size, weight, penalty,
+                                   fit_intercept=model.fit_intercept)
+    return objective, data
+
+
+def resolve_grid(Cs, objective, l1_ratios, min_ratio) -> np.ndarray:
+    """The C values of a path: ``Cs`` itself when it is a sequence, else ``Cs`` values on a log
+    scale from where every coefficient of the smallest ``l1_ratio`` vanishes to ``1/min_ratio``
+    times where those of the largest do (glmnet's grid; one grid for all ratios)."""
+    from linclass.linear.path import c_grid, default_ratio
+    from linclass.linear.penalties import ElasticNet
+
+    if not isinstance(Cs, Integral):
+        grid = np.asarray(Cs, dtype=np.float64).reshape(-1)
+        if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+            raise ValueError(f"Cs must be a positive int or a sequence of positive finite numbers; "
+                             f"got {Cs!r}.")
+        return grid
+    if Cs < 1:
+        raise ValueError(f"Cs must be at least 1; got {Cs!r}.")
+    low = objective.with_penalty(ElasticNet(1.0, min(l1_ratios))).c_at_null()
+    high = objective.with_penalty(ElasticNet(1.0, max(l1_ratios))).c_at_null()
+    ratio = default_ratio(objective.design.n, objective.d) if min_ratio is None else float(min_ratio)
+    if not 0 < ratio < 1:
+        raise ValueError(f"min_ratio must be in (0, 1); got {min_ratio!r}.")
+    grid = c_grid(high, int(Cs), ratio)
+    if low < high:  # start where the smallest ratio's coefficients vanish too
+        grid = np.geomspace(low, grid[-1], int(Cs))
+    return grid
+
+
+def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
+                  sample_weight=None, class_weight=None, tol: float = 1e-6, max_iter: int = 100,
+                  min_ratio: float | None = None) -> LogisticPath:
+    """Penalised logistic (two classes) or softmax (K classes) regression along a path of C,
+    warm-started from the strongest penalty down, with strong-rule screening (glmnet).
+
+    Parameters
+    ----------
+    X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
+        Sparse X is never densified.
+    y : array-like of shape (n_samples,)
+    Cs : int or array-like, default=100
+        An int: that many values on a log scale from the largest C at which every coefficient is
+        zero up by the factor ``1 / min_ratio``.  An array: these values (any order; each fit is
+        warm-started from the fit at the next smaller C).
+    penalty : {'l1', 'elasticnet', 'l2'}, default='l1'
+    l1_ratio : float in [0, 1] or None
+        The elastic-net mixing ('elasticnet' needs it).
+    fit_intercept : bool, default=True
+    sample_weight : array-like of shape (n_samples,), default=None
+    class_weight : dict, 'balanced' or None, default=None
+    tol : float, default=1e-6
+        Each fit stops when the largest optimality violation per unit of sample weight is at most
+        ``tol``.
+    max_iter : int, default=100
+        Outer iterations per fit.
+    min_ratio : float in (0, 1) or None
+        The grid's range (glmnet's ``lambda.min.ratio``); None: 1e-4 when n_samples > n_features,
+        else 1e-2.
+
+    Returns
+    -------
+    LogisticPath
+    """
+    from linclass.estimators.logistic_regression import LogisticRegression
+    from linclass.linear.path import path_steps
+    from linclass.linear.penalties import ElasticNet
+
+    if penalty is None:
+        raise ValueError("logistic_path needs a penalty ('l1', 'elasticnet' or 'l2'); without one "
+                         "there is no path.")
+    model = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                               class_weight=class_weight, tol=tol, max_iter=max_iter)
+    objective, data = penalised_objective(model, X, y, sample_weight)
+    rho = objective.penalty.l1_ratio
+    grid = resolve_grid(Cs, objective, [rho], min_ratio)
+    order = np.argsort(grid, kind="stable")
+    m, d = objective.m, objective.d
+    coefs, intercepts = np.zeros((grid.size, m, d)), np.zeros((grid.size, m))
+    n_iter, violation = np.zeros(grid.size, dtype=np.int64), np.zeros(grid.size)
+    converged, value, loglik = np.zeros(grid.size, dtype=bool), np.zeros(grid.size), np.zeros(grid.size)
+    for k, (C, result) in zip(order, path_steps(objective, grid[order], rho, tol=tol,
+                                                  max_iter=max_iter)):
+        coefs[k], intercepts[k] = objective.coefficients(result.W, result.b)
+        n_iter[k], violation[k], converged[k] = result.n_iter, result.violation, result.converged
+        value[k] = result.value
+        loglik[k] = -(result.value - ElasticNet(C, rho).value(result.W))
+    null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
+    return LogisticPath(
+        Cs=grid, coefs=coefs, intercepts=intercepts, classes=data.classes,
+        penalty=penalty, l1_ratio=rho,
+        n_iter=n_iter, violation=violation, converged=converged, objective=value,
+        log_likelihood=loglik, deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
+        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1),
+    )

@@ -1,0 +1,84 @@
+"""The penalised fit of :class:`~linclass.LogisticRegression` (solver 'cd': the L1 and elastic-net
+penalties, and any penalty on sparse X) from validated data to fitted attributes (the settings resolve
+in :mod:`linclass.estimators.logistic_options`).  The mathematics is :mod:`linclass.linear.penalties`,
+:mod:`linclass.linear.penalised` and :mod:`linclass.linear.solvers.prox_newton`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
+from linclass.linear.penalised_summary import penalised_state
+from linclass.linear.penalties import ElasticNet
+
+__all__ = ["fit_penalised", "null_log_likelihood"]
+
+def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
+    """:math:`\\ell_0 = \\sum_k N_k\\ln(N_k/N)` with an intercept, else :math:`-N\\ln K`."""
+    counts = class_totals[class_totals > 0]
+    if fit_intercept:
+        return float(counts @ np.log(counts / counts.sum()))
+    return -float(total) * math.log(class_totals.size)
+
+
+def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> None:
+    """Fit ``estimator`` (a :class:`~linclass.LogisticRegression`) by proximal Newton with
+    coordinate descent and set its fitted attributes.
+
+    Parameters
+    ----------
+    data : :class:`~linclass.core.validation.FitData`
+    weight : ndarray or None
+        Sample weights times class weights.
+    penalty : ElasticNet
+    previous : (classes, coef, intercept) or None
+        The earlier fit (``warm_start``).
+    """
+    # the compiled loops (numba) load on the first penalised fit, not with the package
+    from linclass.linear.penalised import PenalisedObjective
+    from linclass.linear.solvers.prox_newton import prox_newton
+
+    K = data.classes.size
+    if estimator.fit_intercept and hasattr(data.X, "tocsc"):
+        check_finite(data.X, feature_names=getattr(estimator, "feature_names_in_", None))
+    with np.errstate(invalid="ignore", over="ignore"):
+        objective = PenalisedObjective(data.X, data.y, K, weight, penalty,
+                                       fit_intercept=estimator.fit_intercept)
+    explain_non_finite(estimator, data.X, objective.design.shift)
+    check_magnitude(estimator, data.X)
+    W, b = objective.null_start()
+    if previous is not None and np.array_equal(previous[0], data.classes) and (
+        np.shape(previous[1]) == W.shape
+    ):
+        W, b = objective.internal(previous[1], previous[2])
+    result = prox_newton(objective, W, b, tol=estimator.tol, max_iter=estimator.max_iter)
+    if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
+        raise FloatingPointError(  # cannot happen with finite X; never return NaN
+            "The fit produced non-finite coefficients; rescale the features or use a smaller C."
+        )
+    estimator.classes_ = data.classes
+    estimator.coef_, estimator.intercept_ = objective.coefficients(result.W, result.b)
+    estimator.n_iter_ = int(result.n_iter)
+    estimator.converged_ = bool(result.converged)
+    estimator.loss_curve_ = result.history
+    estimator.violation_ = float(result.violation)
+    estimator.solver_ = "cd"
+    estimator.separation_ = None
+    estimator.log_likelihood_ = -(result.value - penalty.value(result.W))
+    if not result.converged:
+        warnings.warn(
+            f"LogisticRegression (solver='cd') did not converge in max_iter={estimator.max_iter} "
+            f"iterations: the largest optimality violation is {result.violation:.3g} > "
+            f"tol={estimator.tol:g}. Increase max_iter.",
+            ConvergenceWarning, stacklevel=4,
+        )
+    estimator._inference = penalised_state(
+        penalty=penalty, objective=result.value, log_likelihood=estimator.log_likelihood_,
+        null=null_log_likelihood(objective.class_totals, objective.total, estimator.fit_intercept),
+        n_obs=objective.total, violation=result.violation, converged=result.converged,
+    )

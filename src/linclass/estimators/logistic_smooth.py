@@ -1,0 +1,95 @@
+"""The smooth fits of :class:`~linclass.LogisticRegression` (the L2 penalty or none, Firth's):
+a solver of :mod:`linclass.linear.solvers` on a :class:`~linclass.linear.objective.LinearObjective`
+(or its chunked or Firth counterpart), then the fitted attributes, the separation check and the
+inference state.  No mathematics here.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from linclass.estimators.logistic_firth import finish_firth
+from linclass.estimators.logistic_options import SKLEARN_SOLVERS
+from linclass.linear import intercept_penalty
+from linclass.linear.inference import MAX_PARAMS, logistic_inference
+from linclass.linear.separation import check_separation
+from linclass.linear.solvers import SOLVERS
+
+__all__ = ["fit_smooth"]
+
+
+def fit_smooth(model, objective, classes, solver, previous, data, weight, scaling=None):
+    """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
+    the in-memory rows, for the exact separation check; None for chunked data; ``scaling``: the
+    constant feature of liblinear's objective, whose weight times it is the intercept)."""
+    K = classes.size
+    theta0 = objective.null_start()
+    if previous is not None and np.array_equal(previous[0], classes) and (
+        previous[1].shape == (1 if K == 2 else K, objective.n_features)
+    ):
+        theta0 = objective.from_coefficients(previous[1], previous[2])
+    options = {"tol": model.tol, "max_iter": model.max_iter}
+    if solver == "sgd":
+        options.update(random_state=model.random_state, batch_size=model.batch_size, eta0=model.eta0)
+    result = SOLVERS[solver](objective, theta0, **options)
+    auto = SKLEARN_SOLVERS.get(model.solver, model.solver) == "auto"
+    if auto and solver == "lbfgs" and not result.converged and objective.n_params <= MAX_PARAMS:
+        result, solver = _continue_with_newton(model, objective, result), "lbfgs+newton"
+    if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
+        raise FloatingPointError(
+            "The fit produced non-finite coefficients; rescale the features or use a finite C."
+        )
+    model.classes_ = classes
+    model.coef_, model.intercept_ = objective.coefficients(result.theta)
+    if scaling is not None:
+        model.coef_, model.intercept_ = intercept_penalty.split(model.coef_, scaling)
+    model.n_iter_ = np.array([result.n_iter], dtype=np.int32)
+    model.converged_ = bool(result.converged)
+    model.violation_ = float(result.gradient_norm)
+    model.loss_curve_ = result.history
+    model.solver_ = solver
+    _finish(model, objective, result, data, weight, scaling)
+    if model.verbose:
+        for i, value in enumerate(result.history):
+            print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
+    return model
+
+
+def _continue_with_newton(model, objective, result):
+    """'auto': an L-BFGS run that stopped at ``max_iter`` (an ill-conditioned problem, such as
+    unscaled pixel counts) goes on with Newton from where it stopped, when the Hessian is one
+    that the inference table forms anyway (at most ``MAX_PARAMS`` parameters).  The iterations
+    and the training curve are those of both runs."""
+    if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
+        objective.with_hessian = True
+    more = SOLVERS["newton"](objective, result.theta, tol=model.tol, max_iter=model.max_iter)
+    return replace(more, n_iter=result.n_iter + more.n_iter,
+                   history=np.concatenate([result.history, more.history[1:]]))
+
+
+def _finish(model, objective, result, data, weight, scaling=None) -> None:
+    """Separation check, inference state and warnings."""
+    model.separation_ = None
+    if model.penalty == "firth":
+        return finish_firth(model, objective, result, data, weight)
+    if objective.l2 == 0.0:
+        X, y = (None, None) if data is None else (data.X, data.y)
+        model.separation_ = check_separation(objective, result.theta, X, y, weight,
+                                             converged=result.converged)
+    if not result.converged:
+        warnings.warn(
+            f"LogisticRegression (solver={model.solver_!r}) did not converge in max_iter="
+            f"{model.max_iter} iterations: the largest gradient entry is {result.gradient_norm:.3g} "
+            f"> tol={model.tol:g}. Increase max_iter, or use solver='newton'.",
+            ConvergenceWarning, stacklevel=4,
+        )
+    inference = logistic_inference(objective, result, separation=model.separation_)
+    if scaling is not None:
+        inference = intercept_penalty.reported_inference(inference, scaling, objective.class_weight)
+    model.log_likelihood_ = inference.log_likelihood
+    # stored as model files of format version 1 hold it (a dict), read by summary()
+    model._inference = inference.as_state()
