@@ -61,6 +61,7 @@ from linclass import (
     KernelFisherDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
     LogisticRegression,
+    LogisticRegressionCV,
     OneVsRestClassifier,
     Perceptron,
     MultinomialNB,
@@ -87,6 +88,8 @@ def exact(model):
         # tie): a weaker penalty leaves a model to compare
         weak = model.penalty in ("l1", "elasticnet")
         return model.set_params(C=100.0 if weak else 1.0, tol=1e-11, max_iter=300)
+    if isinstance(model, LogisticRegressionCV):
+        return model.set_params(tol=1e-11, max_iter=300)
     if "estimator" in model.get_params(deep=False):  # the multi-class wrappers: a converged inner fit
         return model.set_params(estimator=_lr(solver="newton"))
     if isinstance(model, Perceptron):  # on data it cannot separate it runs every epoch: 50 will do
@@ -106,6 +109,8 @@ def exact(model):
 def by_design_not(model) -> str:
     if isinstance(model, LogisticRegression) and model.solver == "sgd":
         return "PLW"  # mini-batches drawn by row index
+    if isinstance(model, LogisticRegressionCV):
+        return "PLW"  # the folds are drawn by row order within each class (stratified k-fold)
     if isinstance(model, Perceptron):
         return "PLWC"  # visiting order, ties towards the first class, partial_fit is one epoch
     if isinstance(model, KernelFisherDiscriminantAnalysis) and model.approximation == "nystroem":
@@ -167,6 +172,7 @@ TOLERANCE = {
     "LogisticRegression-solver=lbfgs": (1e-7, 1e-7), "LogisticRegression-solver=bohning": (1e-7, 1e-7),
     "LogisticRegression-solver=cd": (1e-7, 1e-7), "LogisticRegression-penalty=l1": (1e-7, 1e-7),
     "LogisticRegression-penalty=elasticnet-l1_ratio=0.5": (1e-7, 1e-7),
+    **{c.id: (1e-7, 1e-7) for c in CASES if c.name == "LogisticRegressionCV"},
     "KernelFisherDiscriminantAnalysis-solver=pinv": (1e-8, 1e-8),
     "KernelFisherDiscriminantAnalysis-solver=gsvd": (1e-8, 1e-8),
 }

@@ -15,6 +15,11 @@ each block (Tseng and Yun 2009, "A coordinate gradient descent method for nonsmo
 minimization"), which converges to the optimum from any start; glmnet's multinomial fit takes the
 same per-class steps without the line search (Friedman, Hastie and Tibshirani 2010, sec. 4).
 
+Blocks converge only linearly, slowly where the classes are strongly coupled (nearly separable data,
+weak penalty); on dense X with a small working set the fit takes proximal Newton steps on the full,
+coupled K x d model instead (:mod:`.prox_newton_coupled`), and comes here when its working set
+outgrows that model.
+
 A pass over the classes is one outer iteration.  The fit stops when, in a pass that had to move no
 class, every class's working set meets the tolerance, and then every column does (the full check of
 :mod:`.prox_newton`).
@@ -40,9 +45,12 @@ __all__ = ["prox_newton_softmax"]
 
 
 def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,
-                        max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX) -> PenalisedResult:
+                        max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX,
+                        coupled: bool = True) -> PenalisedResult:
     """Minimise the K-class objective ``obj`` from ``(W0, b0)`` (internal layout, shapes (K, d) and
-    (K,)); the parameters are those of :func:`.prox_newton`."""
+    (K,)); the parameters are those of :func:`.prox_newton`.  On dense X whose working set, in all
+    classes together, fits the explicit model (``K x columns <= gram_max``) the coupled model of
+    :mod:`.prox_newton_coupled` is used instead of blocks (``coupled=False``: blocks always)."""
     design, pen = obj.design, obj.penalty
     l1, l2 = pen.scalars()
     N, intercept = obj.total, obj.fit_intercept
@@ -66,6 +74,17 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     else:
         start = [np.asarray(working_set, dtype=np.int64)] * K
     ws = [np.union1d(np.flatnonzero(W[k]), start[k]) for k in range(K)]
+    shared = np.unique(np.concatenate(ws))
+    if coupled and not design.sparse and K * shared.size <= gram_max:
+        from linclass.linear.solvers.prox_newton_coupled import prox_newton_coupled
+
+        result, grown = prox_newton_coupled(obj, W, b, shared, tol=tol, max_iter=max_iter,
+                                            max_sweeps=max_sweeps, gram_max=gram_max)
+        if result is not None:
+            return result
+        # the working set outgrew the coupled model: go on by class blocks from this point
+        return prox_newton_softmax(obj, W, b, tol=tol, max_iter=max_iter, working_set=grown,
+                                   max_sweeps=max_sweeps, gram_max=gram_max, coupled=False)
     violation = np.inf
     while True:
         moved = False

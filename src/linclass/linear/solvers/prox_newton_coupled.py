@@ -1,0 +1,151 @@
+"""Proximal Newton for the penalised softmax on the full, coupled K x d quadratic model (dense X,
+small working sets).
+
+Per-class blocks (:mod:`.prox_newton_softmax`) converge from any start, but only linearly, at a rate
+set by how strongly the classes are coupled: on nearly separable data with a weak penalty (large
+coefficients, fitted probabilities near 0 and 1) a pass over the classes gains little, and hundreds of
+passes do not reach a tight tolerance.  When the working set is small and X is dense, the model is
+instead the exact second-order expansion in every class at once, with the softmax Hessian
+
+.. math::
+
+    H_{(k,j),(l,j')} = \\sum_i w_i\\,\\mu_{ik}([k = l] - \\mu_{il})\\,\\tilde x_{ij}\\tilde x_{ij'},
+
+(seed 000 sec. 2.4's Hessian, here in the full K-row layout), the intercepts profiled out by the
+Schur complement :math:`Q = H_{WW} - H_{Wb}H_{bb}^+H_{bW}` (:math:`H_{bb}` is singular along the
+common shift of the K intercepts, which the loss does not see: the pseudo-inverse takes the
+minimum-norm step there).  The model :math:`\\nabla^T\\delta + \\frac12\\delta^TQ\\delta + r(W + \\delta)`
+is minimised exactly (:func:`~.prox_newton.solve_small_model`: coordinate descent, then the
+feature-sign search), the intercept step recovered as
+:math:`\\delta_b = -H_{bb}^+(g_b + H_{bW}\\delta)`, and a backtracking line search on the softmax
+objective accepts it (newGLMNET's step, Yuan, Ho and Lin 2012, with the full Hessian): proximal Newton
+with exact steps, locally quadratic.  Between steps the coefficients take the penalty's best common
+shift (:meth:`~linclass.linear.penalties.ElasticNet.best_shift`), which leaves the loss unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from linclass.linear import compiled
+from linclass.linear.solvers.prox_newton import (
+    _FORCING,
+    PenalisedResult,
+    l1_change,
+    line_search,
+    screen,
+    solve_small_model,
+)
+
+__all__ = ["coupled_model", "prox_newton_coupled"]
+
+
+def coupled_model(Xc: np.ndarray, P: np.ndarray, sw: np.ndarray, intercept: bool):
+    """The softmax Hessian on the centred columns ``Xc`` (n x q) at probabilities ``P`` (K x n).
+
+    Returns ``(Q, R)``: Q of shape (Kq, Kq), class-major (the intercepts profiled out when
+    ``intercept``), and R of shape (K, Kq + K) with :math:`\\delta_b = -R\\,[\\delta; g_b]`
+    (:math:`R = H_{bb}^+[H_{bW}, I]`; None without an intercept)."""
+    K, q = P.shape[0], Xc.shape[1]
+    Hww = np.empty((K, q, K, q))
+    Hbw = np.empty((K, K, q))
+    Hbb = np.empty((K, K))
+    for k in range(K):
+        for l in range(k, K):
+            c = sw * P[k] * ((1.0 if k == l else 0.0) - P[l])
+            B = Xc.T @ (c[:, None] * Xc)
+            Hww[k, :, l, :] = B
+            Hww[l, :, k, :] = B.T
+            Hbw[k, l] = Hbw[l, k] = c @ Xc
+            Hbb[k, l] = Hbb[l, k] = c.sum()
+    Q = Hww.reshape(K * q, K * q)
+    if not intercept:
+        return Q, None
+    inv = np.linalg.pinv(Hbb, hermitian=True)
+    HbW = Hbw.reshape(K, K * q)  # row k, column (l, j): sum_i c_kl,i x_ij
+    R = inv @ np.hstack([HbW, np.eye(K)])
+    return Q - HbW.T @ R[:, : K * q], R
+
+
+def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps: int,
+                        gram_max: int):
+    """Minimise the K-class objective ``obj`` from ``(W, b)`` (internal layout, modified in place)
+    with the coupled model on the shared working set ``ws`` (columns, every class).
+
+    Returns ``(result, None)`` when done, or ``(None, ws)`` when the working set has grown past
+    ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point)."""
+    design, pen = obj.design, obj.penalty
+    l1, l2 = pen.scalars()
+    N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
+    limit = tol * N
+    y, sw = obj.y, obj.sw
+    onehot = np.zeros((K, y.size))
+    onehot[y, np.arange(y.size)] = 1.0
+    S = obj.scores(W, b)
+    P = np.empty_like(S)
+    F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
+    history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
+    X = design.X
+    G = None
+    while True:
+        Xc = X[:, ws] - design.shift[ws]
+        V = (P - onehot) * sw
+        Gws, gb = V @ Xc, V.sum(axis=1)
+        v = float(pen.violation(W[:, ws], Gws).max()) if ws.size else 0.0
+        violation = max(v, float(np.abs(gb).max())) if intercept else v
+        if violation <= limit:  # the working set is solved: check every column of every class
+            G = design.gradient(V).T
+            outside = np.unique(np.concatenate(
+                [screen(pen, W[k], G[k], design.all_columns, limit) for k in range(K)]))
+            if outside.size == 0:
+                converged = True
+                violation = max(violation, float(pen.violation(W, G).max()) if G.size else 0.0)
+                break
+            ws = np.union1d(ws, outside)
+            if K * ws.size > gram_max:
+                return None, ws
+            continue
+        if n_iter >= max_iter:
+            break
+        n_iter += 1
+        q = ws.size
+        Q, R = coupled_model(Xc, P, sw, intercept)
+        grad = Gws.reshape(-1)
+        if intercept:
+            grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
+        w = np.ascontiguousarray(W[:, ws]).reshape(-1)
+        delta, sweeps = solve_small_model(Q, grad, w, l1, l2, max(_FORCING * violation, 0.1 * limit),
+                                          max_sweeps)
+        sweeps_total += sweeps
+        db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
+        D = float(Gws.reshape(-1) @ delta + gb @ db) + l2 * float(w @ delta)
+        if l1:
+            D += l1 * l1_change(w, delta)
+        if not D < 0:
+            break  # the model sees no descent: stalled at rounding level
+        dW = delta.reshape(K, q)
+        Z = dW @ Xc.T + db[:, None]
+        rest = pen.value(W) - pen.value(w)
+        zeros = np.zeros(y.size)
+
+        def evaluate(t):
+            return (compiled.softmax_loss(S + t * Z, 0, zeros, 0.0, y, sw) + rest
+                    + pen.value(w + t * delta))
+
+        t, _ = line_search(F, D, evaluate)
+        if t == 0.0:
+            break
+        W[:, ws] += t * dW
+        b += t * db
+        S += t * Z
+        if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
+            W -= pen.best_shift(W)
+        F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
+        history.append(F / N)
+    if not converged:
+        V = (P - onehot) * sw
+        G = design.gradient(V).T
+        violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
+                        float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
+    return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
+                           sweeps_total, G), None

@@ -1,0 +1,170 @@
+"""Penalised logistic / softmax regression (L1, elastic net, L2 by coordinate descent) against
+scikit-learn: the objective reached and the selected support, dense and sparse X, two and three
+classes; and the optimality report every fit carries."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from linclass import LogisticRegression
+from linclass.linear.penalised_summary import PenalisedSummary
+
+
+def objective(coef, intercept, X, y, classes, C, l1_ratio, sample_weight=None):
+    """sum_i w_i loss_i + (rho ||W||_1 + (1 - rho)/2 ||W||^2) / C, computed the same way for every
+    fit (scikit-learn's scale; the intercept is not penalised)."""
+    w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+    S = np.asarray(X @ coef.T) + intercept
+    index = np.searchsorted(classes, y)
+    if coef.shape[0] == 1:  # log(1 + exp(-s)) for class 1, log(1 + exp(s)) for class 0
+        s = S[:, 0]
+        loss = np.logaddexp(0.0, np.where(index == 1, -s, s))
+    else:
+        loss = logsumexp(S, axis=1) - S[np.arange(len(y)), index]
+    return float(w @ loss + (l1_ratio * np.abs(coef).sum() + (1 - l1_ratio) / 2 * (coef**2).sum()) / C)
+
+
+def problem(n_classes, n=200, d=12, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 2.0, size=d)
+    W = rng.normal(size=(n_classes, d)) * (rng.random((n_classes, d)) < 0.4)
+    S = X @ W.T + rng.normal(scale=0.5, size=n_classes)
+    P = np.exp(S - logsumexp(S, axis=1, keepdims=True))
+    y = np.array([rng.choice(n_classes, p=p) for p in P])
+    return X, y
+
+
+def sparse_problem(n=300, d=80, density=0.08, seed=1, n_classes=2):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=seed,
+                  data_rvs=lambda k: rng.poisson(2.0, size=k) + 1.0)
+    w = rng.normal(size=d) * (rng.random(d) < 0.3)
+    s = X @ w - 0.3
+    if n_classes == 2:
+        y = (rng.random(n) < 1 / (1 + np.exp(-s))).astype(int)
+    else:
+        y = np.digitize(s + rng.logistic(size=n), np.quantile(s, [1 / 3, 2 / 3]))
+    return X, y
+
+
+def l1_ratio_of(penalty, l1_ratio):
+    return {"l1": 1.0, "l2": 0.0}.get(penalty, l1_ratio)
+
+
+def reference_fit(X, y, penalty, C, l1_ratio):
+    """scikit-learn's saga run far past its default tolerance (thousands of epochs on these small
+    problems): the optimum to ~1e-10."""
+    sk = SkLogisticRegression(solver="saga", C=C, l1_ratio=l1_ratio_of(penalty, l1_ratio),
+                              tol=1e-13, max_iter=200_000)
+    with warnings.catch_warnings():  # saga's own warnings are not under test
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", FutureWarning)
+        sk.fit(X, y)
+    return sk
+
+
+CASES = [
+    # (n_classes, penalty, C, l1_ratio)
+    (2, "l1", 0.05, None), (2, "l1", 1.0, None), (2, "elasticnet", 0.1, 0.5), (2, "l2", 0.2, None),
+    (3, "l1", 0.05, None), (3, "l1", 0.5, None), (3, "elasticnet", 0.1, 0.5),
+    (4, "elasticnet", 0.3, 0.2),
+]
+
+
+@pytest.mark.parametrize("n_classes, penalty, C, l1_ratio", CASES)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_objective_and_support_match_scikit_learn(n_classes, penalty, C, l1_ratio, sparse):
+    X, y = problem(n_classes)
+    if sparse:  # the same values, stored sparse (a third of them zero)
+        X = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    rho = l1_ratio_of(penalty, l1_ratio)
+    ours = LogisticRegression(penalty=penalty, C=C, l1_ratio=l1_ratio, solver="cd", tol=1e-10,
+                              max_iter=500).fit(X, y)
+    sk = reference_fit(X, y, penalty, C, l1_ratio)
+    f_ours = objective(ours.coef_, ours.intercept_, X, y, ours.classes_, C, rho)
+    f_sk = objective(sk.coef_, sk.intercept_, X, y, sk.classes_, C, rho)
+    assert f_ours <= f_sk * (1 + 1e-10)
+    assert f_ours == pytest.approx(f_sk, rel=1e-9)
+    assert ours.violation_ <= 1e-10 and ours.converged_
+    if rho > 0:  # the selected features (saga's prox step gives exact zeros too)
+        np.testing.assert_array_equal(ours.coef_ != 0, sk.coef_ != 0)
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-6)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, atol=1e-5)
+
+
+@pytest.mark.parametrize("penalty, l1_ratio", [("l1", None), ("elasticnet", 0.5), ("l2", None)])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_sparse_and_dense_give_the_same_fit(penalty, l1_ratio, n_classes):
+    X, y = sparse_problem(n_classes=n_classes)
+    kw = dict(penalty=penalty, l1_ratio=l1_ratio, C=0.5, tol=1e-10, max_iter=500, solver="cd")
+    dense = LogisticRegression(**kw).fit(X.toarray(), y)
+    for fmt in ("csr", "csc"):
+        fit = LogisticRegression(**kw).fit(X.asformat(fmt), y)
+        np.testing.assert_allclose(fit.coef_, dense.coef_, atol=1e-8)
+        np.testing.assert_allclose(fit.intercept_, dense.intercept_, atol=1e-8)
+        np.testing.assert_allclose(fit.predict_proba(X), dense.predict_proba(X.toarray()), atol=1e-9)
+
+
+def test_sample_and_class_weights_enter_the_objective():
+    X, y = problem(3, seed=4)
+    rng = np.random.default_rng(0)
+    sw = rng.uniform(0.2, 3.0, size=y.size)
+    cw = {0: 2.0, 1: 0.5, 2: 1.0}
+    ours = LogisticRegression(penalty="elasticnet", l1_ratio=0.7, C=0.2, class_weight=cw, tol=1e-10,
+                              max_iter=500).fit(X, y, sample_weight=sw)
+    weight = sw * np.array([cw[k] for k in y])
+    # integer weights equal repeated rows; here, the objective with the product of both weights
+    # must be at its minimum: no random perturbation of the fit lowers it
+    f = objective(ours.coef_, ours.intercept_, X, y, ours.classes_, 0.2, 0.7, weight)
+    for _ in range(20):
+        step = rng.normal(scale=1e-4, size=ours.coef_.shape)
+        assert objective(ours.coef_ + step, ours.intercept_, X, y, ours.classes_, 0.2, 0.7,
+                         weight) >= f
+    sk = SkLogisticRegression(solver="saga", C=0.2, l1_ratio=0.7, class_weight=cw, tol=1e-13,
+                              max_iter=100_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk.fit(X, y, sample_weight=sw)
+    assert f <= objective(sk.coef_, sk.intercept_, X, y, sk.classes_, 0.2, 0.7, weight) * (1 + 1e-10)
+
+
+def test_every_fit_reports_its_distance_from_the_optimum():
+    X, y = problem(3, seed=2)
+    loose = LogisticRegression(penalty="l1", C=0.5, tol=1e-2).fit(X, y)
+    tight = LogisticRegression(penalty="l1", C=0.5, tol=1e-10, max_iter=500).fit(X, y)
+    assert loose.violation_ <= 1e-2 * y.size and tight.violation_ <= 1e-10 * y.size
+    assert tight.violation_ < loose.violation_ or loose.violation_ == 0
+    assert tight.converged_ and tight.solver_ == "cd"
+    with pytest.warns(ConvergenceWarning, match="optimality violation"):
+        LogisticRegression(penalty="l1", C=10.0, tol=1e-14, max_iter=1).fit(X, y)
+
+
+def test_l1_zeroes_everything_at_a_strong_penalty_and_warm_start_resumes():
+    X, y = problem(2, seed=3)
+    fit = LogisticRegression(penalty="l1", C=1e-4).fit(X, y)
+    assert not np.any(fit.coef_)
+    p = np.mean(y == 1)
+    np.testing.assert_allclose(fit.predict_proba(X)[:, 1], p, rtol=1e-8)
+    warm = LogisticRegression(penalty="l1", C=0.3, warm_start=True, tol=1e-10)
+    warm.fit(X, y)
+    first = warm.n_iter_
+    warm.fit(X, y)
+    assert warm.n_iter_ <= 1 < first + 1
+
+
+def test_summary_of_a_penalised_fit_says_what_it_can():
+    X, y = problem(2, seed=5)
+    fit = LogisticRegression(penalty="l1", C=0.05, tol=1e-10).fit(X, y)
+    summary = fit.summary()
+    assert isinstance(summary, PenalisedSummary)
+    text = str(summary)
+    assert "C=0.05" in text and "No standard errors" in text and "p-value" not in text.lower()
+    assert summary.n_selected == np.count_nonzero(fit.coef_)
+    assert summary.violation == pytest.approx(fit.violation_)
+    named = dict(summary.selected[0])
+    assert len(named) == summary.n_selected + 1  # the intercept, then each selected feature
