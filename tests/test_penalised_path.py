@@ -52,8 +52,8 @@ def test_path_refuses_what_has_no_path():
         logistic_path(X, y, penalty=None)
     with pytest.raises(ValueError, match="Cs must be"):
         logistic_path(X, y, Cs=[1.0, -2.0])
-    with pytest.raises(ValueError, match="l1_ratio"):
-        logistic_path(X, y, penalty="l1", l1_ratio=0.3)
+    with pytest.warns(UserWarning, match="l1_ratio=0.3 is ignored"):
+        logistic_path(X, y, Cs=3, penalty="l1", l1_ratio=0.3)
 
 
 def _fold_log_loss(X, y, train, test, C, penalty, l1_ratio):

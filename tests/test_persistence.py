@@ -192,6 +192,10 @@ CASES |= {
     "logistic-class-weight": (lambda: LogisticRegression(class_weight={0: 1.0, 1: 2.5, 2: 0.5}), "iris"),
     "logistic-balanced-no-intercept": (lambda: LogisticRegression(
         class_weight="balanced", fit_intercept=False, solver="lbfgs"), "iris"),
+    "logistic-l1": (lambda: LogisticRegression(penalty="l1", C=0.2), "iris"),
+    "logistic-elasticnet-sparse-coef": (
+        lambda: LogisticRegression(penalty="elasticnet", l1_ratio=0.5, C=0.1), "iris"),
+    "logistic-cv": (lambda: linclass.LogisticRegressionCV(Cs=4, penalty="l1", cv=3), "iris"),
     "rda": (lambda: linclass.RegularizedDiscriminantAnalysis(0.3, 0.2), "iris"),
     "rda-cv": (lambda: linclass.RegularizedDiscriminantAnalysisCV(poolings=3, shrinkages=3), "iris"),
     "ovr": (lambda: linclass.OneVsRestClassifier(LogisticRegression(C=2.0)), "iris"),

@@ -28,7 +28,6 @@ from linclass.estimators import (
     KClassDiscriminant,
     KernelFisherDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
-    LogisticPath,
     LogisticRegression,
     LogisticRegressionCV,
     MultinomialNB,
@@ -40,8 +39,8 @@ from linclass.estimators import (
     RegularizedDiscriminantAnalysis,
     RegularizedDiscriminantAnalysisCV,
     StandardizedClassifier,
-    logistic_path,
 )
+from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save

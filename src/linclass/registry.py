@@ -154,7 +154,7 @@ ENTRIES: tuple[Entry, ...] = (
              {"penalty": "elasticnet", "l1_ratio": 0.5})),
     Entry(LogisticRegressionCV, "logistic-cv", "penalised logistic, C chosen by cross-validation",
           _caps("proba", "sparse", "linear", "curve", "units"),
-          ({"Cs": 5}, {"Cs": 5, "penalty": "l1"},
+          ({}, {"Cs": 5, "penalty": "l1"},
            {"Cs": 4, "penalty": "elasticnet", "l1_ratios": (0.2, 0.8), "cv": 3})),
     Entry(Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded", "sparse", "units"),

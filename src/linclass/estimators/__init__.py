@@ -9,7 +9,6 @@ from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
 from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
 from linclass.estimators.logistic_cv import LogisticRegressionCV
-from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
 from linclass.estimators.naive_bayes import (
@@ -36,7 +35,6 @@ __all__ = [
     "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",
-    "LogisticPath",
     "LogisticRegression",
     "LogisticRegressionCV",
     "MultinomialNB",
@@ -48,5 +46,4 @@ __all__ = [
     "RegularizedDiscriminantAnalysis",
     "RegularizedDiscriminantAnalysisCV",
     "StandardizedClassifier",
-    "logistic_path",
 ]

@@ -68,8 +68,8 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
 
     scikit-learn's names map through :data:`SKLEARN_SOLVERS` ('saga' / 'sag' to 'auto', which is
     'cd' under an L1 part).  'auto' picks 'cd' (proximal Newton with coordinate descent) for an L1
-    part and for a penalised sparse X, else 'newton' up to :data:`AUTO_NEWTON_MAX_PARAMS` parameters
-    and 'lbfgs' above.  A choice that cannot minimise the penalty, or would form a matrix too large
+    part, and for a penalised sparse X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; else
+    'newton' up to that many parameters (dense or sparse X alike) and 'lbfgs' above.  A choice that cannot minimise the penalty, or would form a matrix too large
     to hold, is refused with the solver to use instead.
     """
     if penalty.sparse and solver == "liblinear":
@@ -80,9 +80,10 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
         )
     solver = SKLEARN_SOLVERS.get(solver, solver)
     if solver == "auto":
-        if penalty.sparse or (sparse and penalty.kind is not None):
+        small = n_params <= AUTO_NEWTON_MAX_PARAMS[n_classes == 2]
+        if penalty.sparse or (sparse and penalty.kind is not None and not small):
             return "cd"
-        return "newton" if n_params <= AUTO_NEWTON_MAX_PARAMS[n_classes == 2] else "lbfgs"
+        return "newton" if small else "lbfgs"
     if penalty.sparse and solver != "cd":
         raise ValueError(
             f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "

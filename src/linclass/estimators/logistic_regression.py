@@ -114,8 +114,8 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         penalty, dense or sparse X, never forms a d x d matrix; the only one for an L1 part), 'newton' (Newton-Raphson / IRLS with line search, quadratic convergence,
         a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
         then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
-        (the seed's stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part or a
-        penalised sparse X, else 'newton' up to 1000
+        (the seed's stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
+        a penalised sparse X past the limits that follow, else 'newton' up to 1000
         parameters for two classes and 200 for softmax, whose Hessian costs K(K-1)/2 weighted
         products, else 'lbfgs'; an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged
         continues with 'newton' when the model has at most 2000 parameters: ``solver_`` is then
@@ -305,9 +305,11 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
                              "arrays, or use penalty='l2' on Dask or file input.")
         penalty = self._penalty()
         if self.solver in ("sgd", "cd") or penalty.sparse:
-            raise ValueError(f"solver={self.solver!r} and penalty={self.penalty!r} need the rows in "
-                             "memory; on Dask or file input use the L2 penalty or none, with solver="
-                             "'newton', 'bohning' or 'lbfgs' (each pass reads the data once).")
+            what = f"solver={self.solver!r}" if self.solver in ("sgd", "cd") else (
+                f"penalty={penalty.kind!r}")
+            raise ValueError(f"{what} needs the rows in memory; on Dask or file input use the L2 "
+                             "penalty or none, with solver='newton', 'bohning' or 'lbfgs' (each pass "
+                             "reads the data once).")
         if self._liblinear(penalty.l2) and self.fit_intercept:
             raise ValueError("solver='liblinear' (a penalised intercept) needs the rows in memory; on "
                              "Dask or file input use solver='newton', 'bohning' or 'lbfgs'.")
