@@ -539,3 +539,20 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path, monkeypatch, caps
     assert code == 1
     assert_one_error_line(code, err, out)
     assert "pip install linclass[plot]" in err
+
+
+def test_penalised_logistic_from_the_command(tmp_path, capsys):
+    """--param penalty=l1 / elasticnet reach the penalised fit; summary prints its honest table."""
+    model = tmp_path / "l1.linclass"
+    code, out, err = cli(["fit", "--model", "logistic", "--param", "penalty=l1", "--param", "C=0.05",
+                          "--dataset", "breast_cancer", "--scale", "--out", model], capsys)
+    assert code == 0, err
+    code, out, err = cli(["summary", "--model-file", model], capsys)
+    assert code == 0, err
+    assert "L1 (lasso), C=0.05" in out and "Optimality violation" in out and "P>|z|" not in out
+    code, out, err = cli(["evaluate", "--model", "logistic", "--param", "penalty=elasticnet",
+                          "--param", "l1_ratio=0.5", "--dataset", "breast_cancer", "--scale"], capsys)
+    assert code == 0, err
+    code, out, err = cli(["evaluate", "--model", "logistic-cv", "--param", "penalty=l1", "--param",
+                          "Cs=5", "--dataset", "iris"], capsys)
+    assert code == 0, err

@@ -142,3 +142,22 @@ def test_a_vocabulary_wide_sparse_x_is_never_densified(make):
     assert peak < 1.6e9 < dense_bytes / 20 + 1
     assert model.coef_.shape[-1] == X.shape[1]
     assert model.score(X, y) > 0.6
+
+
+def test_path_and_cv_figures(tmp_path):
+    pytest.importorskip("matplotlib")
+    from linclass.plot import coefficient_path, cv_curve
+
+    X, y = problem(2, seed=13)
+    path = logistic_path(X, y, Cs=15, penalty="l1")
+    fig = coefficient_path(path, feature_names=[f"f{j}" for j in range(X.shape[1])],
+                           path=tmp_path / "path.png")
+    lines = [a for a in fig.axes[0].get_lines() if a.get_gid() == "path"]
+    assert len(lines) == X.shape[1] and (tmp_path / "path.png").stat().st_size > 0
+    np.testing.assert_allclose(lines[0].get_ydata(), path.coefs[:, 0, 0])
+    cv = LogisticRegressionCV(Cs=8, penalty="l1", cv=3).fit(X, y)
+    fig = cv_curve(cv, path=tmp_path / "cv.svg")
+    (curve,) = [a for a in fig.axes[0].get_lines() if a.get_gid() == "curve"]
+    np.testing.assert_allclose(curve.get_ydata(), cv.scores_[:, 0].mean(axis=0))
+    with pytest.raises(ValueError, match="LogisticPath"):
+        coefficient_path(cv)

@@ -147,7 +147,8 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         if names is not None:
             renamed = dict(zip([f"x{j}" for j in range(self.n_features_in_)], map(str, names)))
-            table = dataclasses.replace(table, names=[renamed.get(n, n) for n in table.names])
+            table = (table.renamed(renamed) if hasattr(table, "renamed")  # a penalised fit's table
+                     else dataclasses.replace(table, names=[renamed.get(n, n) for n in table.names]))
         note = ("the features are standardised (z = (x - mean_) / scale_): each coefficient is the "
                 "change in log-odds per standard deviation of its feature.")
         return dataclasses.replace(table, notes=[*table.notes, note])

@@ -14,7 +14,7 @@ coefficients (a plain dict, as model files store it); :func:`penalised_summary` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -71,6 +71,12 @@ class PenalisedSummary:
     converged: bool
     n_obs: float
     notes: list = field(default_factory=list)
+
+    def renamed(self, mapping: dict) -> PenalisedSummary:
+        """The same table with parameters renamed by ``mapping`` (names it lacks are kept)."""
+        selected = [[(mapping.get(name, name), value) for name, value in block]
+                    for block in self.selected]
+        return replace(self, selected=selected)
 
     def to_frame(self):
         """The selected coefficients as a pandas DataFrame (index: (equation, parameter) or

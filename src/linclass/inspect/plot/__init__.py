@@ -1,5 +1,5 @@
 """Figures of the fitted models: decision regions, Fisher's projections, Gaussian densities, training
-curves.
+curves, regularisation paths and cross-validation curves.
 
 matplotlib is optional (``pip install linclass[plot]``) and imported only inside the functions, so
 ``import linclass.plot`` costs nothing.  Every function builds on :class:`matplotlib.figure.Figure`
@@ -9,7 +9,7 @@ returns the Figure, and with ``path`` (ending in .png, .svg or .pdf) also writes
 
 Drawn artists carry a ``gid`` so that callers (and the tests) can find them: ``'regions'``,
 ``'boundary'``, ``'hyperplane'``, ``'ambiguous'``, ``'data'``, ``'means'``, ``'ellipse-k-n'``
-(class index k, n standard deviations), ``'density'``, ``'curve'``.
+(class index k, n standard deviations), ``'density'``, ``'curve'``, ``'path'``, ``'band'``.
 
 ``canvas``            matplotlib plumbing: figures, colours, legends, saving
 ``points``            the data drawn: two features, class positions, axis names
@@ -17,14 +17,18 @@ Drawn artists carry a ``gid`` so that callers (and the tests) can find them: ``'
 ``projections``       :func:`fisher_figure`
 ``gaussian_figures``  :func:`gaussian_contours`, :func:`gaussian_surface`
 ``curves``            :func:`training_curve`
+``paths``             :func:`coefficient_path`, :func:`cv_curve`
 """
 
 from linclass.inspect.plot.curves import training_curve
+from linclass.inspect.plot.paths import coefficient_path, cv_curve
 from linclass.inspect.plot.gaussian_figures import gaussian_contours, gaussian_surface
 from linclass.inspect.plot.projections import fisher_figure
 from linclass.inspect.plot.regions import decision_regions
 
 __all__ = [
+    "coefficient_path",
+    "cv_curve",
     "decision_regions",
     "fisher_figure",
     "gaussian_contours",

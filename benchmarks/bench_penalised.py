@@ -1,0 +1,354 @@
+"""Penalised logistic regression (L1, elastic net, L2) against the field, side by side in one process.
+
+Problems (issue 17): a sparse text-like X (n=50,000, d=20,000, ~60 stored entries per row, Zipf word
+frequencies, log(1 + count) values) and a dense one (n=200,000, d=100, correlated); a 100-value L1
+path and 5-fold cross-validation on a smaller sparse problem (n=5,000, d=2,000).  Peers: scikit-learn
+(liblinear, saga, lbfgs, newton-cg, newton-cholesky where they apply), glum, skglm, celer (each when
+importable) and R's glmnet / cv.glmnet through Rscript, timed inside R (the data's transfer is not
+counted).  Each system is warmed up once on a small slice, then timed once.
+
+Peers run at tolerance 1e-6 in their own criteria (glum's gradient 1e-7; saga capped at 300
+epochs), a setting at which each reaches the optimum on these problems or shows that it cannot
+in reasonable time; every fit is judged by the objective it reached, computed here one way for all:
+``sum_i log-loss_i + (rho ||w||_1 + (1 - rho)/2 ||w||^2) / C`` (scikit-learn's scale; glmnet's
+lambda = 1 / (C n), glum's and skglm's alpha likewise).  A fit counts as "at the optimum" when its
+objective is within 1e-6 (relative) of the lowest any system reached; the speed targets compare
+linclass with the fastest system at the optimum.  liblinear penalises its intercept (run with
+``intercept_scaling=100`` to make that penalty small); celer fits no intercept, so its objective is
+that of another problem and is shown for information.
+
+Run from the repository root (``--scale 0.25`` shrinks every n, and the sparse d, by that factor)::
+
+    .venv/bin/python benchmarks/bench_penalised.py [--scale 1] [--rows sparse,dense,path,cv]
+        [--no-r] [--budget 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+import linclass
+from linclass import LogisticRegression, LogisticRegressionCV, logistic_path
+
+from _timing import blas_threads  # benchmarks/ is on sys.path when run as a script
+
+SAME = 1e-6
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# ----------------------------------------------------------------------------------------- data
+def text_problem(n: int, d: int, per_row: int, seed: int = 0):
+    """Bag-of-words shaped: Zipf-distributed word ids, log(1 + count) values, labels from 200 words."""
+    rng = np.random.default_rng(seed)
+    words = (rng.zipf(1.1, size=n * per_row * 2) - 1)
+    words = words[words < d][: n * per_row]
+    if words.size < n * per_row:  # (never at these sizes: Zipf draws above d are rare)
+        words = np.concatenate([words, rng.integers(0, d, n * per_row - words.size)])
+    perm = rng.permutation(d)  # frequent words spread over the columns
+    rows = np.repeat(np.arange(n), per_row)
+    X = sp.csr_matrix((np.ones(n * per_row), (rows, perm[words])), shape=(n, d))
+    X.sum_duplicates()
+    X.data = np.log1p(X.data)
+    w = np.zeros(d)
+    w[rng.choice(d, 200, replace=False)] = rng.normal(scale=2.0, size=200)
+    s = X @ w - 0.5
+    y = (rng.random(n) < 1 / (1 + np.exp(-s))).astype(np.int64)
+    return X, y
+
+
+def dense_problem(n: int, d: int, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    mixing = rng.standard_normal((d, d)) * 0.3 + np.eye(d)
+    X = rng.standard_normal((n, d)) @ mixing + rng.standard_normal(d)
+    beta = rng.standard_normal(d) * (rng.random(d) < 0.3) * 2 / np.sqrt(d)
+    s = (X - X.mean(0)) @ beta - 0.3
+    y = (rng.random(n) < 1 / (1 + np.exp(-s))).astype(np.int64)
+    return np.ascontiguousarray(X), y
+
+
+def objective(coef, intercept, X, y, C, rho) -> float:
+    s = np.asarray(X @ np.ravel(coef)).ravel() + float(np.ravel(intercept)[0] if np.size(intercept) else 0)
+    loss = np.logaddexp(0.0, np.where(y == 1, -s, s)).sum()
+    w = np.ravel(coef)
+    return float(loss + (rho * np.abs(w).sum() + (1 - rho) / 2 * (w @ w)) / C)
+
+
+# -------------------------------------------------------------------------------------- systems
+def _linclass(X, y, C, rho, tol=1e-6):
+    penalty = {1.0: "l1", 0.0: "l2"}.get(rho, "elasticnet")
+    m = LogisticRegression(penalty=penalty, C=C, l1_ratio=rho if penalty == "elasticnet" else None,
+                           solver="cd", tol=tol, max_iter=1000).fit(X, y)
+    return m.coef_.ravel(), m.intercept_[0]
+
+
+def _sklearn(solver, **extra):
+    def fit(X, y, C, rho):
+        from sklearn.linear_model import LogisticRegression as Sk
+
+        m = Sk(solver=solver, C=C, l1_ratio=rho, **extra).fit(X, y)
+        return m.coef_.ravel(), m.intercept_[0]
+    return fit
+
+
+def _glum(X, y, C, rho):
+    from glum import GeneralizedLinearRegressor
+
+    m = GeneralizedLinearRegressor(family="binomial", alpha=1.0 / (C * X.shape[0]), l1_ratio=rho,
+                                   gradient_tol=1e-7, max_iter=1000).fit(X, y)
+    return m.coef_, m.intercept_
+
+
+def _skglm(X, y, C, rho):
+    from skglm import SparseLogisticRegression
+
+    m = SparseLogisticRegression(alpha=1.0 / (C * X.shape[0]), l1_ratio=rho, tol=1e-6,
+                                 max_iter=100, fit_intercept=True).fit(X, y)
+    return m.coef_.ravel(), float(np.ravel(m.intercept_)[0])
+
+
+def _celer(X, y, C, rho):
+    from celer import LogisticRegression as Celer
+
+    m = Celer(C=C, penalty="l1", tol=1e-6).fit(X, y)
+    return m.coef_.ravel(), 0.0
+
+
+def sklearn_solvers(rho, sparse):
+    out = {"scikit-learn saga": _sklearn("saga", tol=1e-6, max_iter=300)}
+    if rho in (0.0, 1.0):
+        out["scikit-learn liblinear"] = _sklearn("liblinear", tol=1e-6, max_iter=1000,
+                                                 intercept_scaling=100.0)
+    if rho == 0.0:
+        out["scikit-learn lbfgs"] = _sklearn("lbfgs", tol=1e-10, max_iter=5000)
+        out["scikit-learn newton-cg"] = _sklearn("newton-cg", tol=1e-10, max_iter=500)
+        if not sparse:
+            out["scikit-learn newton-cholesky"] = _sklearn("newton-cholesky", tol=1e-10, max_iter=500)
+    return out
+
+
+def peers(rho, sparse):
+    out = dict(sklearn_solvers(rho, sparse))
+    for name, fn, ok in (("glum", _glum, True), ("skglm", _skglm, True),
+                         ("celer (no intercept)", _celer, rho == 1.0)):
+        module = name.split()[0]
+        try:
+            __import__(module)
+        except ImportError:
+            continue
+        if ok:
+            out[name] = fn
+    return out
+
+
+# ------------------------------------------------------------------------------------------- R
+R_FIT = r"""
+suppressMessages(library(glmnet)); suppressMessages(library(Matrix))
+args <- commandArgs(trailingOnly = TRUE)
+X <- readMM(args[1]); if (args[6] == "dense") X <- as.matrix(X) else X <- as(X, "CsparseMatrix")
+y <- scan(args[2], quiet = TRUE); lambda <- scan(args[3], quiet = TRUE)
+alpha <- as.numeric(args[4]); mode <- args[5]
+foldid <- if (mode == "cv") scan(args[7], quiet = TRUE) else NULL
+run <- function(rows) {
+  if (mode == "cv") cv.glmnet(X[rows, ], y[rows], family = "binomial", alpha = alpha,
+                              lambda = lambda, foldid = foldid[rows], standardize = FALSE, thresh = 1e-9)
+  else glmnet(X[rows, ], y[rows], family = "binomial", alpha = alpha, lambda = lambda,
+              standardize = FALSE, thresh = 1e-9)
+}
+invisible(run(1:min(nrow(X), 500)))  # warm-up
+t <- system.time(fit <- run(seq_len(nrow(X))))[["elapsed"]]
+if (mode == "cv") fit <- fit$glmnet.fit
+B <- as.matrix(coef(fit))
+cat(t, "\n", file = args[8])
+write.table(t(B), args[9], row.names = FALSE, col.names = FALSE)
+"""
+
+
+def glmnet(X, y, Cs, rho, mode="fit", foldid=None):
+    """(seconds inside R, coefs (len(Cs), d), intercepts) or None without Rscript / glmnet."""
+    n = X.shape[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {k: os.path.join(tmp, k) for k in ("X.mtx", "y", "lambda", "fold", "time", "B", "f.R")}
+        scipy.io.mmwrite(paths["X.mtx"], sp.coo_matrix(X))
+        np.savetxt(paths["y"], y, fmt="%d")
+        np.savetxt(paths["lambda"], np.sort(1.0 / (np.asarray(Cs) * n))[::-1])
+        np.savetxt(paths["fold"], np.zeros(n) if foldid is None else foldid + 1, fmt="%d")
+        with open(paths["f.R"], "w") as f:
+            f.write(R_FIT)
+        try:
+            subprocess.run(["Rscript", paths["f.R"], paths["X.mtx"], paths["y"], paths["lambda"],
+                            str(rho), mode, "sparse" if sp.issparse(X) else "dense", paths["fold"],
+                            paths["time"], paths["B"]], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"    glmnet: not run ({getattr(exc, 'stderr', b'')[-200:]!r})")
+            return None
+        seconds = float(open(paths["time"]).read().split()[0])
+        B = np.atleast_2d(np.loadtxt(paths["B"]))[::-1]  # glmnet's order is decreasing lambda
+    return seconds, B[:, 1:], B[:, 0]
+
+
+# -------------------------------------------------------------------------------------- running
+def timed(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - start, out
+
+
+def fit_row(label, X, y, C, rho, use_r, targets):
+    print(f"\n{label}  (n={X.shape[0]:,}, d={X.shape[1]:,}, C={C:g}, l1_ratio={rho:g})")
+    small = slice(0, min(2000, X.shape[0]))
+    results = {}
+    systems = {"linclass": _linclass, **peers(rho, sp.issparse(X))}
+    for name, fn in systems.items():
+        try:
+            timed(lambda: fn(X[small], y[small], C, rho))  # warm-up (imports, compilation)
+            seconds, (coef, b) = timed(lambda: fn(X, y, C, rho))
+            print(f"    ... {name}: {seconds:.2f} s", flush=True)
+        except Exception as exc:  # noqa: BLE001 - a peer that cannot run this row is reported
+            print(f"    {name:<30} failed: {type(exc).__name__}: {str(exc)[:80]}")
+            continue
+        results[name] = (seconds, objective(coef, b, X, y, C, rho), np.count_nonzero(coef))
+    if use_r:
+        out = glmnet(X, y, [C], rho)
+        if out is not None:
+            results["R glmnet"] = (out[0], objective(out[1][0], out[2][0], X, y, C, rho),
+                                   np.count_nonzero(out[1][0]))
+    best = min(f for name, (_, f, _) in results.items() if "celer" not in name)
+    print(f"    {'system':<30} {'seconds':>9} {'objective':>20} {'rel. gap':>10} {'non-zero':>9}")
+    for name, (seconds, f, nnz) in sorted(results.items(), key=lambda kv: kv[1][0]):
+        gap = (f - best) / abs(best)
+        print(f"    {name:<30} {seconds:9.3f} {f:20.10f} {gap:10.1e} {nnz:9d}"
+              + ("" if gap <= SAME else "  (not at the optimum)"))
+    ours = results.get("linclass")
+    at_optimum = {k: v[0] for k, v in results.items()
+                  if k != "linclass" and "celer" not in k and (v[1] - best) / abs(best) <= SAME}
+    if ours and at_optimum:
+        fastest = min(at_optimum, key=at_optimum.get)
+        targets.append((f"{label}: fastest other at the optimum ({fastest}) / linclass",
+                        at_optimum[fastest] / ours[0], 1.0))
+        python = {k: v for k, v in at_optimum.items() if k != "R glmnet"}
+        if sp.issparse(X) and C >= 1 and python:
+            fastest = min(python, key=python.get)
+            targets.append((f"{label}: fastest Python peer ({fastest}) / linclass",
+                            python[fastest] / ours[0], 10.0))
+
+
+def path_rows(scale, use_r, budget, targets, rows):
+    n, d = max(int(5000 * scale), 500), max(int(2000 * scale), 200)
+    X, y = text_problem(n, d, 60, seed=3)
+    probe = logistic_path(X, y, Cs=100, penalty="l1")
+    Cs = probe.Cs
+    if "path" in rows:
+        print(f"\nL1 path, 100 values  (n={n:,}, d={d:,}, C from {Cs[0]:.3g} to {Cs[-1]:.3g})")
+        seconds, path = timed(lambda: logistic_path(X, y, Cs=Cs, penalty="l1"))
+        ours = np.array([objective(path.coefs[k], path.intercepts[k], X, y, C, 1.0)
+                         for k, C in enumerate(Cs)])
+        print(f"    linclass logistic_path        {seconds:9.3f} s")
+        times = {}
+        if use_r:
+            out = glmnet(X, y, Cs, 1.0)
+            if out is not None:
+                theirs = np.array([objective(out[1][k], out[2][k], X, y, C, 1.0)
+                                   for k, C in enumerate(Cs)])
+                gap = np.max((ours - theirs) / np.abs(theirs))
+                print(f"    R glmnet (inside R)           {out[0]:9.3f} s   linclass's largest "
+                      f"objective gap to glmnet's along the path: {gap:.1e}")
+                times["R glmnet"] = out[0]
+        for name, fn in (("skglm", _skglm), ("glum", _glum)):
+            try:
+                __import__(name)
+            except ImportError:
+                continue
+            start, done = time.perf_counter(), 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for C in Cs:
+                    fn(X, y, C, 1.0)
+                    done += 1
+                    if time.perf_counter() - start > budget:
+                        break
+            spent = time.perf_counter() - start
+            note = "" if done == Cs.size else f"  (stopped after {done} of 100 values)"
+            print(f"    {name + ' (loop over C)':<30}{spent:9.3f} s{note}")
+            if done == Cs.size:
+                times[name] = spent
+        start, done = time.perf_counter(), 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for C in Cs:
+                _sklearn("liblinear", tol=1e-6, intercept_scaling=100.0)(X, y, C, 1.0)
+                done += 1
+                if time.perf_counter() - start > budget:
+                    break
+        spent = time.perf_counter() - start
+        note = "" if done == Cs.size else f"  (stopped after {done} of 100 values)"
+        print(f"    {'scikit-learn liblinear loop':<30}{spent:9.3f} s{note}")
+        if done == Cs.size:
+            times["scikit-learn liblinear"] = spent
+        if times:
+            fastest = min(times, key=times.get)
+            targets.append((f"L1 path: fastest other ({fastest}) / linclass", times[fastest] / seconds, 1.0))
+            python = {k: v for k, v in times.items() if k != "R glmnet"}
+            lower = budget if not python else min(python.values())
+            targets.append(("L1 path: fastest Python peer (or the budget) / linclass", lower / seconds, 10.0))
+    if "cv" in rows:
+        print(f"\n5-fold cross-validation of the L1 path  (n={n:,}, d={d:,}, 100 values)")
+        foldid = np.arange(n) % 5
+        folds = [(np.flatnonzero(foldid != f), np.flatnonzero(foldid == f)) for f in range(5)]
+        seconds, cv = timed(lambda: LogisticRegressionCV(Cs=Cs, penalty="l1", cv=folds).fit(X, y))
+        print(f"    linclass LogisticRegressionCV  {seconds:9.3f} s   (C_ = {cv.C_:.4g})")
+        if use_r:
+            out = glmnet(X, y, Cs, 1.0, mode="cv", foldid=foldid)
+            if out is not None:
+                print(f"    R cv.glmnet (inside R)         {out[0]:9.3f} s")
+                targets.append(("5-fold CV: cv.glmnet / linclass", out[0] / seconds, 1.0))
+        from sklearn.linear_model import LogisticRegressionCV as SkCV
+
+        grid = Cs[::5]  # 20 of the 100 values: the full grid takes minutes
+        spent, _ = timed(lambda: SkCV(Cs=grid, l1_ratios=(1.0,), solver="liblinear", cv=folds,
+                                      intercept_scaling=100.0, tol=1e-6).fit(X, y))
+        print(f"    scikit-learn LogisticRegressionCV (liblinear, 20 of the 100 values) {spent:9.3f} s")
+        targets.append(("5-fold CV: scikit-learn LogisticRegressionCV (20 values only) / linclass "
+                        "(100 values)", spent / seconds, 10.0))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--rows", default="sparse,dense,path,cv")
+    parser.add_argument("--no-r", action="store_true")
+    parser.add_argument("--budget", type=float, default=120.0,
+                        help="seconds a peer's loop over the path's C values may take")
+    args = parser.parse_args()
+    rows = set(args.rows.split(","))
+    print(f"linclass {linclass.__version__}; BLAS threads: {blas_threads()}; scale {args.scale:g}")
+    targets: list = []
+    s = args.scale
+    if "sparse" in rows:
+        X, y = text_problem(max(int(50_000 * s), 1000), max(int(20_000 * s), 500), 60)
+        for C, rho in ((1.0, 1.0), (0.1, 1.0), (1.0, 0.5), (1.0, 0.0)):
+            fit_row(f"sparse {'L1' if rho == 1 else 'L2' if rho == 0 else 'elastic net 0.5'} C={C:g}",
+                    X, y, C, rho, not args.no_r, targets)
+    if "dense" in rows:
+        X, y = dense_problem(max(int(200_000 * s), 1000), 100)
+        for C, rho in ((0.1, 1.0), (1.0, 0.0)):
+            fit_row(f"dense {'L1' if rho == 1 else 'L2'} C={C:g}", X, y, C, rho, not args.no_r, targets)
+    if rows & {"path", "cv"}:
+        path_rows(s, not args.no_r, args.budget, targets, rows)
+    print("\ntargets (ratio = other's seconds / linclass's seconds; at least the number shown)")
+    for description, value, need in targets:
+        print(f"  {'PASS' if value >= need else 'FAIL'}  {description:<95} {value:7.2f}x  (>= {need:g}x)")
+
+
+if __name__ == "__main__":
+    main()
