@@ -73,10 +73,8 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
     penalty : {'auto', 'l2', 'l1', 'elasticnet', 'firth', None}, default='auto'
         As in scikit-learn 1.9 (whose default 'deprecated' is accepted as 'auto'): 'auto' takes the
         penalty from ``l1_ratio`` and ``C`` (0: L2, 1: L1, in between the elastic net; ``C=np.inf``:
-        none); 'l2' the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2`; 'l1' the lasso
-        (sparse coefficients); 'elasticnet' the mixture by ``l1_ratio``; None no penalty, whatever
-        ``C``.
-        'firth': Firth's penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not
+        none); 'l2' the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2`; 'l1' the lasso;
+        'elasticnet' the mixture by ``l1_ratio``; None no penalty, whatever ``C``.  'firth': Firth's penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not
         used): IRLS with the hat-matrix adjustment, standard errors from the Fisher information at
         the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
         intervals and likelihood-ratio tests with ``summary(ci='profile')``.
@@ -111,8 +109,8 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         Seeds the shuffling of 'sgd' (the other solvers are deterministic).
     solver : str, default='auto'
         linclass's solvers: 'cd' (proximal Newton with coordinate descent, glmnet's method: every
-        penalty, dense or sparse X, never forms a d x d matrix; the only one for an L1 part), 'newton' (Newton-Raphson / IRLS with line search, quadratic convergence,
-        a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
+        penalty, never forms a d x d matrix; the only one for an L1 part), 'newton' (Newton-Raphson /
+        IRLS with line search, quadratic convergence, a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
         then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
         (the seed's stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
         a penalised sparse X past the limits that follow, else 'newton' up to 1000

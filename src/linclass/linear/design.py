@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dsyrk, ssyrk
 
 from linclass.linear import compiled
 
@@ -135,7 +136,10 @@ class Design:
         X = np.ascontiguousarray(self.X)
         A = np.empty((self.n, cols.size), dtype=np.float32 if low else np.float64)
         compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
-        Q = np.asarray(A.T @ A, dtype=np.float64)
+        # A^T A by syrk on A^T (Fortran order, no copy): one triangle, half a general product's work
+        upper = (ssyrk if low else dsyrk)(1.0, A.T, trans=0, lower=0)
+        Q = np.triu(upper).astype(np.float64)
+        Q += np.triu(Q, 1).T
         hx = self.gradient(h[None, :], cols)[:, 0]
         if H > 0:
             Q -= np.outer(hx, hx) / H
