@@ -204,12 +204,18 @@ def timed(fn):
         return time.perf_counter() - start, out
 
 
+SKIP: set = set()  # "system" or "row label: system" names left out (--skip)
+
+
 def fit_row(label, X, y, C, rho, use_r, targets):
     print(f"\n{label}  (n={X.shape[0]:,}, d={X.shape[1]:,}, C={C:g}, l1_ratio={rho:g})")
     small = slice(0, min(2000, X.shape[0]))
     results = {}
     systems = {"linclass": _linclass, **peers(rho, sp.issparse(X))}
     for name, fn in systems.items():
+        if name in SKIP or f"{label.split()[0]}: {name}" in SKIP:
+            print(f"    {name:<30} skipped (--skip)")
+            continue
         try:
             timed(lambda: fn(X[small], y[small], C, rho))  # warm-up (imports, compilation)
             seconds, (coef, b) = timed(lambda: fn(X, y, C, rho))
@@ -329,7 +335,10 @@ def main():
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--budget", type=float, default=120.0,
                         help="seconds a peer's loop over the path's C values may take")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated systems to leave out, e.g. 'dense: skglm,glum'")
     args = parser.parse_args()
+    SKIP.update(name.strip() for name in args.skip.split(",") if name.strip())
     rows = set(args.rows.split(","))
     print(f"linclass {linclass.__version__}; BLAS threads: {blas_threads()}; scale {args.scale:g}")
     targets: list = []
