@@ -214,3 +214,13 @@ def test_signature_holds_every_sklearn_parameter():
     for method in ("fit", "predict", "predict_proba", "predict_log_proba", "decision_function", "score",
                    "sparsify", "densify"):
         assert callable(getattr(linclass.LogisticRegression(), method))
+
+
+def test_liblinear_objective_on_sparse_x_is_the_dense_one():
+    X, y = cancer()
+    Xs = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    dense = linclass.LogisticRegression(solver="liblinear", intercept_scaling=3.0, tol=1e-10).fit(
+        Xs.toarray(), y)
+    sparse = linclass.LogisticRegression(solver="liblinear", intercept_scaling=3.0, tol=1e-10).fit(Xs, y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-8)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, atol=1e-8)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from linclass.linear import intercept_penalty
 from linclass.linear.objective_layout import DENSE_BOUND_MAX
@@ -117,4 +118,7 @@ def liblinear_problem(model, data, previous):
     if previous is not None:
         previous = (previous[0], np.hstack([previous[1], previous[2][:, None] / scaling]),
                     np.zeros(1))
+    if sp.issparse(data.X):  # the constant column appended to the stored entries
+        column = sp.csr_matrix(np.full((data.X.shape[0], 1), scaling))
+        return sp.hstack([data.X, column], format="csr"), False, scaling, previous
     return intercept_penalty.augment(data.X, scaling), False, scaling, previous

@@ -245,7 +245,7 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         previous = self._warm_coefficients()
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
-                            accept_sparse=self.penalty != "firth" and not liblinear)
+                            accept_sparse=self.penalty != "firth")
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         if self.penalty != "firth":
             d, K = data.X.shape[1], data.classes.size
