@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.linear.inference import MAX_PARAMS, LogisticInference, logistic_inference
+from linclass.linear.inference import MAX_PARAMS, LogisticInference, inference_hessian, logistic_inference
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.objective import LinearObjective
 from linclass.core.posterior import log_posterior, posterior
@@ -34,6 +34,7 @@ from linclass.linear.firth import FirthObjective
 from linclass.linear.firth_inference import firth_notes, firth_state, firth_summary
 from linclass.linear.separation import check_separation, separation
 from linclass.linear.solvers import SOLVERS
+from linclass.linear.solvers.final_step import final_newton_step
 
 __all__ = ["LogisticRegression"]
 
@@ -346,6 +347,10 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         if SKLEARN_SOLVERS.get(self.solver, self.solver) == "auto" and solver == "lbfgs" and not result.converged \
                 and objective.n_params <= MAX_PARAMS:
             result, solver = self._finish_with_newton(objective, result), "lbfgs+newton"
+        hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
+        if self.penalty != "firth" and self.max_iter > 0:
+            hessian = inference_hessian(objective, result.theta)
+            result = final_newton_step(objective, result, hessian)
         if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
             raise FloatingPointError(
                 "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -358,7 +363,7 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self.loss_curve_ = result.history
         self.solver_ = solver
-        self._finish(objective, result, data, weight, scaling)
+        self._finish(objective, result, data, weight, scaling, hessian)
         if self.verbose:
             for i, value in enumerate(result.history):
                 print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
@@ -381,7 +386,7 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             return self.classes_, coef, self.intercept_
         return None
 
-    def _finish(self, objective, result, data, weight, scaling=None) -> None:
+    def _finish(self, objective, result, data, weight, scaling=None, hessian=None) -> None:
         """Separation check, inference state and warnings."""
         self.separation_ = None
         if self.penalty == "firth":
@@ -397,7 +402,8 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
                 f"> tol={self.tol:g}. Increase max_iter, or use solver='newton'.",
                 ConvergenceWarning, stacklevel=4,
             )
-        inference = logistic_inference(objective, result, separation=self.separation_)
+        inference = logistic_inference(objective, result, separation=self.separation_,
+                                       hessian=hessian)
         if scaling is not None:
             inference = intercept_penalty.reported_inference(inference, scaling, objective.class_weight)
         self.log_likelihood_ = inference.log_likelihood
