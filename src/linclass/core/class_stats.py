@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = ["ClassStats"]
 
@@ -42,11 +43,19 @@ _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
 
 
-def _onehot(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.ndarray:
-    """Matrix of shape (len(y), n_classes) with w_i (or 1) at (i, y_i)."""
-    W = np.zeros((y.size, n_classes))
-    W[np.arange(y.size), y] = 1.0 if w is None else w
-    return W
+def _indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_matrix:
+    """Sparse class indicator of shape (n_classes, len(y)) with w_i (or 1) at (y_i, i).
+
+    ``_indicator(y, K, w) @ X`` gives the weighted class sums in one streaming pass over X's rows
+    (n d additions), where the dense product with a one-hot matrix costs 2 n d K flops.
+    """
+    data = np.ones(y.size) if w is None else np.asarray(w, dtype=np.float64)
+    return sp.csc_matrix((data, y, np.arange(y.size + 1)), shape=(n_classes, y.size))
+
+
+def _class_sums(X, y, w, n_classes) -> np.ndarray:
+    """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
+    return np.asarray(_indicator(y, n_classes, w) @ X)
 
 
 def _cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
@@ -64,14 +73,14 @@ def _safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _tied_scatter(X, y, w, counts, n_classes):
     """Means and pooled within-class scatter.
 
-    Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one product ``X^T W`` for the class
+    Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one sparse pass for the class
     sums, then :math:`S_W = X^T X - \\sum_k n_k \\mu_k \\mu_k^T`.  When that subtraction cancels
     (large offsets relative to the within-class spread) the scatter is recomputed exactly from
     centred blocks (two-pass algorithm).
     """
     Xs = X if w is None else X * np.sqrt(w)[:, None]
     gram = Xs.T @ Xs
-    means = _safe_means((X.T @ _onehot(y, n_classes, w)).T, counts)
+    means = _safe_means(_class_sums(X, y, w, n_classes), counts)
     scatter = gram - (means.T * counts) @ means
     if _cancels(np.diag(gram), np.diag(scatter)):
         scatter = np.zeros_like(gram)
@@ -85,58 +94,106 @@ def _tied_scatter(X, y, w, counts, n_classes):
 
 
 def _diag_scatter(X, y, w, counts, n_classes):
-    """Means and per-class diagonal scatter from one blocked pass of raw first and second moments,
+    """Means and per-class diagonal scatter from one blocked pass of raw first and second moments
+    (no d x d product: the squares of a block, in cache, summed per class by the sparse indicator),
     recomputed from centred blocks when the subtraction cancels."""
     n, d = X.shape
     sums = np.zeros((n_classes, d))
     squares = np.zeros((n_classes, d))
+    work = np.empty((min(n, _BLOCK), d))
     for start in range(0, n, _BLOCK):
         block = slice(start, start + _BLOCK)
         Xb = X[block]
-        Wb = _onehot(y[block], n_classes, None if w is None else w[block])
-        sums += Wb.T @ Xb
-        squares += Wb.T @ (Xb * Xb)
+        Ib = _indicator(y[block], n_classes, None if w is None else w[block])
+        sums += Ib @ Xb
+        squares += Ib @ np.multiply(Xb, Xb, out=work[: Xb.shape[0]])
     means = _safe_means(sums, counts)
     scatter = squares - counts[:, None] * means**2
     if _cancels(squares, scatter):
         scatter = np.zeros_like(squares)
         for start in range(0, n, _BLOCK):
             block = slice(start, start + _BLOCK)
-            R = X[block] - means[y[block]]
+            R = np.subtract(X[block], means[y[block]], out=work[: X[block].shape[0]])
             R *= R
-            scatter += _onehot(y[block], n_classes, None if w is None else w[block]).T @ R
+            scatter += _indicator(y[block], n_classes, None if w is None else w[block]) @ R
     return means, np.maximum(scatter, 0.0)
 
 
-def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
-    """Means, per-class scatter and (optionally) fourth-moment statistics, exactly centred.
+def _class_order(y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Row indices grouped by class (stable): a radix sort on the narrowest integer type."""
+    small = np.int16 if n_classes <= np.iinfo(np.int16).max else np.int64
+    return np.argsort(y.astype(small, copy=False), kind="stable")
 
-    Rows are grouped by class once (a stable argsort); each class is then gathered in blocks,
-    centred in place and accumulated with syrk.
+
+def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
+    """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
+
+    Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
+    blocks, centred in place and accumulated with syrk.  The centre is the mean :math:`r_k` of the
+    class's first block (for a class of at most one block, its exact mean), so the means come from
+    the same pass: with :math:`\\delta_k = \\mu_k - r_k`,
+
+    .. math::  \\mu_k = r_k + \\delta_k, \\qquad
+               S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T
+
+    and the fourth moments move from :math:`r_k` to :math:`\\mu_k` exactly (:func:`_shift_moments`).
+    The correction is small (:math:`n_k\\delta_k^2` is at most :math:`n_k/4096` times the scatter, for
+    any order of the rows); should it cancel digits all the same, a second pass centres at the means.
     """
-    d = X.shape[1]
-    means = _safe_means((X.T @ _onehot(y, n_classes, w)).T, counts)
+    order = _class_order(y, n_classes)
+    refs, sums, scatter, fourth, third = _centred_pass(X, w, order, n_rows, None, moments)
+    delta = _safe_means(sums, counts)
+    corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if _cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2)):
+        refs = _safe_means(sums, counts) + refs
+        refs, sums, scatter, fourth, third = _centred_pass(X, w, order, n_rows, refs, moments)
+        delta = _safe_means(sums, counts)
+        corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if moments:
+        about_refs = ClassStats(np.arange(n_classes), counts, n_rows, refs, scatter, "full",
+                                fourth, third)
+        fourth, third = _shift_moments(about_refs, delta, sums)
+    means = refs + delta
+    means[counts <= 0] = 0.0
+    return means, corrected, fourth, third
+
+
+def _centred_pass(X, w, order, n_rows, refs, moments):
+    """One pass of :func:`_full_scatter` about ``refs`` (None: each class's first block mean).
+
+    Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
+    :math:`\\sum_i w_i (x_i - r_k)`."""
+    n_classes, d = n_rows.size, X.shape[1]
+    given = refs is not None
+    refs = np.array(refs) if given else np.zeros((n_classes, d))
+    sums = np.zeros((n_classes, d))
     scatter = np.zeros((n_classes, d, d))
     fourth = np.zeros(n_classes) if moments else None
     third = np.zeros((n_classes, d)) if moments else None
-    order = np.argsort(y, kind="stable")
     stops = np.cumsum(n_rows)
+    work = np.empty((min(X.shape[0], _BLOCK), d))
+    ones = np.ones(min(X.shape[0], _BLOCK))
     for k in range(n_classes):
-        for start in range(stops[k] - n_rows[k], stops[k], _BLOCK):
+        first = stops[k] - n_rows[k]
+        for start in range(first, stops[k], _BLOCK):
             idx = order[start : min(start + _BLOCK, stops[k])]
-            R = X.take(idx, axis=0)
-            R -= means[k]
-            wk = None if w is None else w[idx]
+            # mode='clip' skips the bounds check (the indices are a permutation of the rows)
+            R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
+            wk = ones[: idx.size] if w is None else w[idx]
+            if start == first and not given:
+                total = float(wk.sum())
+                refs[k] = (wk @ R) / total if total > 0 else R.mean(axis=0)
+            R -= refs[k]
+            sums[k] += wk @ R
             if moments:
                 r2 = np.einsum("ij,ij->i", R, R)
-                wr2 = r2 if wk is None else wk * r2
+                wr2 = wk * r2
                 fourth[k] += wr2 @ r2
                 third[k] += R.T @ wr2
-            if wk is not None:
+            if w is not None:
                 R *= np.sqrt(wk)[:, None]
             scatter[k] += R.T @ R
-    scatter = (scatter + scatter.transpose(0, 2, 1)) / 2
-    return means, scatter, fourth, third
+    return refs, sums, (scatter + scatter.transpose(0, 2, 1)) / 2, fourth, third
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,8 +263,9 @@ class ClassStats:
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
         fourth = third = None
-        if kind == "mean":  # X may be scipy.sparse: X^T onehot(y) is one sparse-dense product
-            sums = np.asarray(X.T @ _onehot(y, n_classes, sample_weight)).T
+        if kind == "mean":  # X may be scipy.sparse: one sparse product
+            sums = np.asarray((_indicator(y, n_classes, sample_weight) @ X).todense()
+                              if sp.issparse(X) else _class_sums(X, y, sample_weight, n_classes))
             means, scatter = _safe_means(sums, counts), None
         elif kind == "tied":
             means, scatter = _tied_scatter(X, y, sample_weight, counts, n_classes)
@@ -343,17 +401,21 @@ class ClassStats:
         return self.merge(other)
 
 
-def _shift_moments(part: ClassStats, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fourth-moment statistics of ``part`` about ``part.means + delta`` instead of its own means.
+def _shift_moments(part: ClassStats, delta: np.ndarray, sums: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Fourth-moment statistics of ``part`` about ``part.means + delta`` instead of its own centre.
 
-    With :math:`r = x - \\mu` and :math:`u = r - \\delta`:
+    ``part``'s scatter S, fourth F and third T are about ``part.means``; ``sums`` is
+    :math:`s = \\sum w r` about that centre (zero, the default, when the centre is the mean).  With
+    :math:`r = x - c` and :math:`u = r - \\delta`:
 
     .. math::
 
         \\sum w \\lVert u \\rVert^4 = F - 4 T\\cdot\\delta + 4 \\delta^T S \\delta
-            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4, \\qquad
+            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4
+            - 4 \\lVert\\delta\\rVert^2 s\\cdot\\delta, \\qquad
         \\sum w \\lVert u \\rVert^2 u = T - \\mathrm{tr}(S)\\,\\delta - 2 S \\delta
-            - n \\lVert\\delta\\rVert^2 \\delta
+            - n \\lVert\\delta\\rVert^2 \\delta + 2 (s\\cdot\\delta)\\delta + \\lVert\\delta\\rVert^2 s
     """
     S = part.scatter
     n = part.counts
@@ -368,4 +430,8 @@ def _shift_moments(part: ClassStats, delta: np.ndarray) -> tuple[np.ndarray, np.
         + n * dd**2
     )
     third = part.third - trace[:, None] * delta - 2 * Sd - (n * dd)[:, None] * delta
+    if sums is not None:
+        sd = np.einsum("ki,ki->k", sums, delta)
+        fourth = fourth - 4 * dd * sd
+        third = third + 2 * sd[:, None] * delta + dd[:, None] * sums
     return fourth, third

@@ -39,6 +39,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from linclass.core import covariance as cov_
 from linclass.core.class_stats import ClassStats
@@ -373,7 +374,8 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
     log_det = np.zeros(K)
     ranks = np.zeros(K, dtype=int)
     singular = []
-    eigen = {k: scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
+    # eigenvalues first (a third of the cost of the vectors, which only a floored class needs)
+    eigen = {k: scaled_eigh(sigmas[k], fallback_scale, vectors=False) for k in np.flatnonzero(present)}
     # one floor for every class (in the shared standardized units): a direction that is degenerate in
     # every class (a constant feature) then adds the same log-determinant to each and cancels
     top = max((float(e[1][-1]) for e in eigen.values()), default=0.0)
@@ -381,14 +383,23 @@ def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gaussia
         if not present[k]:
             W[k] = np.eye(d)
             continue
-        scale, evals, U = eigen[k]
-        floored, low = _floor(evals, tol, top)
+        _, evals, _ = eigen[k]
+        _, low = _floor(evals, tol, top)
         ranks[k] = d - int(low.sum())
         if np.any(low):
             singular.append(stats.classes[k])
-        root = U * np.sqrt(floored) * scale[:, None]  # root @ root.T == floored Sigma_k
-        L = np.linalg.cholesky(root @ root.T)
-        W[k] = np.linalg.solve(L, np.eye(d)).T
+        L = None
+        if not np.any(low):  # nothing floored: the floored Sigma_k is Sigma_k
+            try:
+                L = np.linalg.cholesky(sigmas[k])
+            except np.linalg.LinAlgError:  # positive only to rounding (tol=0)
+                L = None
+        if L is None:
+            scale, evals, U = scaled_eigh(sigmas[k], fallback_scale)
+            floored, _ = _floor(evals, tol, top)
+            root = U * np.sqrt(floored) * scale[:, None]  # root @ root.T == floored Sigma_k
+            L = np.linalg.cholesky(root @ root.T)
+        W[k] = solve_triangular(L, np.eye(d), lower=True, check_finite=False).T
         log_det[k] = 2 * np.sum(np.log(np.diag(L)))
     if singular:
         _warn_singular(
