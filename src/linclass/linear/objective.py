@@ -17,6 +17,12 @@ at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.lin
 the centred Gram matrix comes from :class:`~linclass.core.class_stats.ClassStats` (one pass, exact
 even for large offsets).
 
+Every evaluation is one pass over X in blocks of rows that stay in cache: per block the scores, the
+losses, the residuals and their product with the block (the gradient), and, when asked, the block's
+share of the Hessian (:mod:`linclass.linear.curvature`).  No n x d work array is ever formed, and the
+last evaluation is kept, so that a Hessian, a value or a separation count asked for at the point just
+evaluated costs no second pass over the scores.
+
 Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
 without the intercept entry:
 
@@ -37,6 +43,7 @@ import numpy as np
 
 from linclass.core.class_stats import ClassStats
 from linclass.linear import losses
+from linclass.linear.curvature import CurvatureSum, curvature_weights
 from linclass.linear.objective_layout import LOW_PRECISION_MIN, ObjectiveLayout
 from linclass.linear.separation import suspicious_rows
 
@@ -60,13 +67,10 @@ class LinearObjective(ObjectiveLayout):
     offset : ndarray of shape (n_features,), default=None
         The centring point; default the weighted mean of X (with an intercept).  Objectives over the
         chunks of one data set share the whole set's offset, so that their sums add up.
-    work : dict, default=None
-        Where work arrays are kept (shared across objectives over chunks, see
-        :mod:`linclass.chunks`).
     """
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
-                 offset=None, work=None):
+                 offset=None):
         self.X, self.y = X, y
         self.w = sample_weight
         n, d = X.shape
@@ -80,9 +84,8 @@ class LinearObjective(ObjectiveLayout):
         super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
                          class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
         self._target = y.astype(np.float64) if n_classes == 2 else None
-        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
-        self._work = {} if work is None else work
-        self._last = None  # (theta, probabilities) of the last full evaluation
+        self._last = None  # the last evaluation (see _evaluate)
+        self.hessian_dtype = None  # dtype of the products of the last Hessian formed
 
     def _compute_gram(self) -> np.ndarray:
         """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets)."""
@@ -103,49 +106,76 @@ class LinearObjective(ObjectiveLayout):
         S = (self.X if X is None else X) @ coef.T + intercept
         return S[:, 0] if self.basis is None else S
 
-    def _loss_residual(self, theta, rows=None):
-        """Weighted per-sample losses' sum and residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)`
-        (on ``rows`` only when given)."""
-        X = self.X if rows is None else self.X[rows]
-        y = self.y if rows is None else self.y[rows]
-        S = self.scores(theta, X)
+    def _block_terms(self, coef, intercept, rows):
+        """Losses, residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (shape (b, 1) or (b, K)),
+        probabilities and the count of rows fitted with probability one, for the rows ``rows``."""
+        X, y = self.X[rows], self.y[rows]
+        S = X @ coef.T + intercept
         if self.basis is None:
-            target = self._target if rows is None else self._target[rows]
-            loss, mu = losses.binary(S, target)
-            R = mu - target
+            target = self._target[rows]
+            loss, mu = losses.binary(S[:, 0], target)
+            R = (mu - target)[:, None]
+            own = np.where(y == 1, mu, 1.0 - mu)
         else:
             loss, mu = losses.softmax(S, y)
             R = mu.copy()
             R[np.arange(y.size), y] -= 1.0
-        if rows is None:
-            self._last = (np.array(theta, copy=True), mu)
-        if self.w is not None:
-            w = self.w if rows is None else self.w[rows]
+            own = mu[np.arange(y.size), y]
+        w = None if self.w is None else self.w[rows]
+        if w is not None:
             loss = loss * w
-            R *= w[:, None] if R.ndim == 2 else w
-        return float(loss.sum()), R, X
+            R *= w[:, None]
+            own = own[w > 0]
+        return X, float(loss.sum()), R, mu, w, suspicious_rows(own)
 
-    def _gradient(self, theta, R, X, scale) -> np.ndarray:
-        """:math:`\\nabla_W = (X - \\mathbf 1 m^T)^T R P \\cdot scale + \\lambda W / N`,
-        :math:`\\nabla_b = P^T R^T\\mathbf 1 \\cdot scale`."""
-        G = self._data_gradient(R, X)
-        G *= scale
-        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
-        return G
+    def _evaluate(self, theta, curvature: bool = False, low: bool = False):
+        """One blocked pass at theta: ``(loss sum, X^T R, R^T 1, curvature sum or None, perfect)``,
+        unscaled and without the penalty; reused when theta is the point last evaluated."""
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        last = self._last
+        if last is not None and np.array_equal(last[0], theta) and (
+                not curvature or (last[4] is not None and last[5] <= low)):
+            return last[1:5] + (last[6],)
+        coef, intercept = self.coefficients(theta)
+        n, d = self.X.shape
+        width = 1 if self.basis is None else self.n_classes
+        acc = CurvatureSum(d, self.shape[1], self.offset, self.fit_intercept, low) if curvature else None
+        step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
+        value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
+        for start in range(0, n, step):
+            rows = slice(start, start + step)
+            X, loss, R, mu, w, count = self._block_terms(coef, intercept, rows)
+            value += loss
+            XtR += X.T @ R
+            rsum += R.sum(axis=0)
+            perfect += count
+            if acc is not None:
+                acc.add(X, curvature_weights(mu, self.basis, w))
+        H = None if acc is None else acc.total()
+        if acc is not None:
+            self.hessian_dtype = acc.dtype
+        self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
+        return value, XtR, rsum, H, perfect
 
-    def _data_gradient(self, R, X) -> np.ndarray:
-        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale)."""
+    def _data_gradient(self, XtR, rsum) -> np.ndarray:
+        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale), from
+        :math:`X^TR` and :math:`R^T\\mathbf 1`."""
         d = self.n_features
         G = np.zeros(self.shape)
         if self.basis is None:
-            rsum = R.sum()
-            G[:d, 0] = X.T @ R - self.offset * rsum
+            G[:d, 0] = XtR[:, 0] - self.offset * rsum[0]
+            rsum = rsum[:1]
         else:
-            rsum = R.sum(axis=0)
-            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis
+            G[:d] = (XtR - np.outer(self.offset, rsum)) @ self.basis
             rsum = rsum @ self.basis
         if self.fit_intercept:
             G[d] = rsum
+        return G
+
+    def _finish_gradient(self, theta, G, scale) -> np.ndarray:
+        """``scale`` times the data gradient plus the penalty's gradient :math:`\\lambda W / N`."""
+        G = G * scale
+        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
         return G
 
     def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
@@ -157,24 +187,17 @@ class LinearObjective(ObjectiveLayout):
         which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
         ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
         """
-        theta = theta.reshape(self.shape)
-        value, R, X = self._loss_residual(theta)
-        H = self.curvature_sum(theta, low=low) if with_hessian else None
-        return value, self._data_gradient(R, X), H
+        value, XtR, rsum, H, _ = self._evaluate(theta, with_hessian, low)
+        return value, self._data_gradient(XtR, rsum), H
 
     def count_perfect(self, theta: np.ndarray) -> int:
         """Rows with positive weight whose own-class probability is numerically one (a symptom of
         separation; :func:`linclass.separation.suspicious_rows`)."""
-        mu = self.probabilities(theta.reshape(self.shape))
-        own = (np.where(self.y == 1, mu, 1.0 - mu) if mu.ndim == 1
-               else mu[np.arange(mu.shape[0]), self.y])
-        if self.w is not None:
-            own = own[self.w > 0]
-        return suspicious_rows(own)
+        return self._evaluate(theta)[4]
 
     def value(self, theta: np.ndarray) -> float:
         """:math:`f(\\theta)`."""
-        value, _, _ = self._loss_residual(theta)
+        value = self._evaluate(theta)[0]
         W = theta.reshape(self.shape)[: self.n_features]
         return (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
 
@@ -186,100 +209,40 @@ class LinearObjective(ObjectiveLayout):
         :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
         """
         theta = theta.reshape(self.shape)
-        value, R, X = self._loss_residual(theta)
+        value, XtR, rsum, _, _ = self._evaluate(theta)
         W = theta[: self.n_features]
         value += 0.5 * self.l2 * float(np.sum(W * W))
-        return value / self.total, self._gradient(theta, R, X, 1.0 / self.total)
+        G = self._finish_gradient(theta, self._data_gradient(XtR, rsum), 1.0 / self.total)
+        return value / self.total, G
 
     def batch_gradient(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Unbiased estimate of the gradient of :math:`f` from the samples ``rows`` (their weighted
         mean loss gradient plus the penalty's gradient); zero when the rows carry no weight."""
         theta = theta.reshape(self.shape)
-        _, R, X = self._loss_residual(theta, rows)
         weight = rows.size if self.w is None else float(self.w[rows].sum())
         if weight <= 0:
             return np.zeros(self.shape)
-        return self._gradient(theta, R, X, 1.0 / weight)
+        coef, intercept = self.coefficients(theta)
+        X, _, R, _, _, _ = self._block_terms(coef, intercept, rows)
+        G = self._data_gradient(X.T @ R, R.sum(axis=0))
+        return self._finish_gradient(theta, G, 1.0 / weight)
 
     # ------------------------------------------------------------------ curvature
-    def probabilities(self, theta) -> np.ndarray:
-        """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
-        if self._last is not None and np.array_equal(self._last[0], theta):
-            return self._last[1]
-        S = self.scores(theta)
-        return losses.binary(S, self._target)[1] if self.basis is None else (
-            losses.softmax_probabilities(S)[1])
-
-    def _curvature_weights(self, theta) -> np.ndarray:
-        """Per-sample curvature :math:`w_i M_i` of shape (n, m, m) (binary: (n, 1, 1))."""
-        mu = self.probabilities(theta)
-        if self.basis is None:
-            c = (mu * (1.0 - mu))[:, None, None]
-        else:
-            Q = mu @ self.basis
-            m = Q.shape[1]
-            outer = (self.basis[:, :, None] * self.basis[:, None, :]).reshape(-1, m * m)
-            c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
-        return c if self.w is None else c * self.w[:, None, None]
-
-    def _centred32(self) -> np.ndarray:
-        """:math:`X - \\mathbf 1 m^T` as a float32 copy, made once, for low-precision Hessians."""
-        if self._low is None:
-            self._low = np.subtract(self.X, self.offset, out=self._buffer(True, "centred"),
-                                    casting="same_kind")
-        return self._low
-
-    def _buffer(self, low: bool, slot=0) -> np.ndarray:
-        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian block
-        would cost more in page faults than the product itself.  ``work`` (see the constructor) may
-        be shared by objectives over row sets of any size up to the largest seen (chunks)."""
-        key = (np.float32 if low else np.float64, slot)
-        n, d = self.X.shape
-        buf = self._work.get(key)
-        if buf is None or buf.shape[1] != d or buf.shape[0] < n:
-            buf = self._work[key] = np.empty((n, d), dtype=key[0])
-        return buf[:n]
-
-    def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
-        """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
-        d = self.n_features
-        out = np.empty((self.shape[0],) * 2)
-        A = self._buffer(low)
-        if low:
-            np.multiply(self._centred32(), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
-        else:
-            np.subtract(self.X, self.offset, out=A)
-            A *= np.sqrt(np.abs(c))[:, None]
-        if np.all(c >= 0):
-            out[:d, :d] = A.T @ A
-        else:  # sqrt|c| X^T diag(sign c) sqrt|c| X
-            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None], out=self._buffer(low, 1))
-            out[:d, :d] = A.T @ B
-            out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
-        if self.fit_intercept:
-            if low:
-                out[:d, d] = out[d, :d] = self._centred32().T @ c.astype(np.float32)
-            else:
-                out[:d, d] = out[d, :d] = self.X.T @ c - self.offset * c.sum()
-            out[d, d] = c.sum()
-        return out
-
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
         """The Hessian of :math:`f` at theta, shape (n_params, n_params), C order of (p, m).
 
         At a point with zero coefficients every row has the same probabilities, so the Hessian is
         :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
         the data products in float32 when X is large (for Newton steps; the gradient, and therefore
-        the optimum, stay float64).
+        the optimum, stay float64).  The pass that forms it also evaluates the value and gradient at
+        theta (kept for the next call).
         """
         theta = theta.reshape(self.shape)
         p, m = self.shape
         d = self.n_features
         low = low_precision and self.X.size >= LOW_PRECISION_MIN
-        if not np.any(theta[:d]):
-            gram = self.gram if (self._gram is not None or not low) else self._weighted_gram(
-                np.ones(self.X.shape[0]) if self.w is None else self.w, True)
-            H = np.kron(gram, self._curvature_weights_at_constant(theta))
+        if not np.any(theta[:d]) and (self._gram is not None or not low):
+            H = np.kron(self.gram, self._curvature_weights_at_constant(theta))
         else:
             H = self.curvature_sum(theta, low=low)
         H[np.diag_indices(p * m)] += self._penalty_diagonal()
@@ -287,15 +250,6 @@ class LinearObjective(ObjectiveLayout):
 
     def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
         """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
-        order of (p, m): the Hessian's data term before the penalty and the 1/N (one weighted Gram
-        product per pair of class blocks)."""
-        theta = theta.reshape(self.shape)
-        p, m = self.shape
-        C = self._curvature_weights(theta)
-        H4 = np.empty((p, m, p, m))
-        for a in range(m):
-            for b in range(a, m):
-                block = self._weighted_gram(C[:, a, b], low)
-                H4[:, a, :, b] = block
-                H4[:, b, :, a] = block.T
-        return H4.reshape(p * m, p * m)
+        order of (p, m): the Hessian's data term before the penalty and the 1/N
+        (:mod:`linclass.linear.curvature`)."""
+        return self._evaluate(theta, True, low)[3].copy()

@@ -29,7 +29,6 @@ row.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Protocol, runtime_checkable
@@ -234,8 +233,7 @@ def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_i
     yi = _encode(y, classes, chunk.where())
     if per_class is not None:
         w = per_class[yi] if w is None else per_class[yi] * w
-    return LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset,
-                           work=_work_arrays())
+    return LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
 
 
 def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
@@ -251,17 +249,6 @@ def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, 
     """``LinearObjective.count_perfect`` of one chunk."""
     part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
     return None if part is None else part.count_perfect(theta)
-
-
-_LOCAL = threading.local()
-
-
-def _work_arrays() -> dict:
-    """Work arrays of the Hessian products, kept per thread across passes and chunks: a fresh
-    chunk-sized array on every pass costs more in page faults than the product itself."""
-    if not hasattr(_LOCAL, "work"):
-        _LOCAL.work = {}
-    return _LOCAL.work
 
 
 def _add_terms(a, b):
