@@ -34,13 +34,12 @@ from linclass.linear.firth import FirthObjective
 from linclass.linear.firth_inference import firth_notes, firth_state, firth_summary
 from linclass.linear.separation import check_separation, separation
 from linclass.linear.solvers import SOLVERS
+from linclass.linear.solvers.choice import auto_solver
 from linclass.linear.solvers.final_step import final_newton_step
+from linclass.linear.start import gaussian_start
 
 __all__ = ["LogisticRegression"]
 
-# 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
-# weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
-_AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
 
 class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with four
@@ -101,13 +100,16 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     solver : str, default='auto'
         linclass's solvers: 'newton' (Newton-Raphson / IRLS with line search, quadratic convergence,
         a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
-        then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
-        (the seed's stochastic gradient rule on mini-batches), 'auto' ('newton' up to 1000
-        parameters for two classes and 200 for softmax, whose Hessian costs K(K-1)/2 weighted
-        products, else 'lbfgs'; an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged
-        continues with 'newton' when the model has at most 2000 parameters: ``solver_`` is then
-        'lbfgs+newton').  scikit-learn's names are accepted and run the linclass solver that
-        reaches the same optimum (``solver_`` records it):
+        then cheap linear steps), 'lbfgs' (limited-memory BFGS in the metric of the Hessian at the
+        start), 'sgd' (the seed's stochastic gradient rule on mini-batches), 'auto' ('newton' or
+        'lbfgs', whichever a count of the work predicts to be faster,
+        :mod:`linclass.linear.solvers.choice`: 'newton' for a handful of features; an 'lbfgs' run of
+        'auto' that stops at ``max_iter`` unconverged continues with 'newton' when the model has at
+        most 2000 parameters: ``solver_`` is then 'lbfgs+newton').  Fits start at the
+        shared-covariance Gaussian model (:mod:`linclass.linear.start`) and every converged fit ends
+        with one exact Newton step (:mod:`linclass.linear.solvers.final_step`), so all solvers give
+        the same coefficients to about ``tol**2``.  scikit-learn's names are accepted and run the
+        linclass solver that reaches the same optimum (``solver_`` records it):
 
         =================  ==========  ====================================================
         scikit-learn       linclass    why
@@ -250,8 +252,8 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
         if self.penalty == "firth":
             objective.check_identifiable(objective.null_start())
-        return self._solve(objective, data.classes, self._resolve_solver(objective), previous, data,
-                           weight, scaling=scaling)
+        return self._solve(objective, data.classes, self._resolve_solver(objective, data.X.shape[0]),
+                           previous, data, weight, scaling=scaling)
 
     def fit_source(self, source):
         """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`); the result
@@ -294,7 +296,7 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         objective = ChunkedObjective(source, class_weight=self.class_weight, l2=self._l2(),
                                      fit_intercept=self.fit_intercept)
         require_two_classes(self, objective.stats)
-        solver = self._resolve_solver(objective)
+        solver = self._resolve_solver(objective, int(objective.stats.n_rows.sum()))
         objective.with_hessian = solver == "newton"
         return self._solve(objective, objective.classes, solver, previous, None, None)
 
@@ -321,25 +323,25 @@ class LogisticRegression(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             )
         return self.solver == "liblinear" and l2 > 0
 
-    def _resolve_solver(self, objective) -> str:
+    def _resolve_solver(self, objective, n_rows) -> str:
         if self.max_iter == 0 or self.penalty == "firth":
             return "newton"  # no iteration: any solver returns its starting point
         solver = SKLEARN_SOLVERS.get(self.solver, self.solver)
-        if solver != "auto":
-            return solver
-        limit = _AUTO_NEWTON_MAX_PARAMS[objective.n_classes == 2]
-        return "newton" if objective.n_params <= limit else "lbfgs"
+        return auto_solver(objective, n_rows) if solver == "auto" else solver
 
     def _solve(self, objective, classes, solver, previous, data, weight, scaling=None):
         """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
         the in-memory rows, for the exact separation check; None for chunked data; ``scaling``: the
         constant feature of liblinear's objective, whose weight times it is the intercept)."""
         K = classes.size
-        theta0 = objective.null_start()
         if previous is not None and np.array_equal(previous[0], classes) and (
             previous[1].shape == (1 if K == 2 else K, objective.n_features)
         ):
             theta0 = objective.from_coefficients(previous[1], previous[2])
+        elif self.max_iter == 0 or self.penalty == "firth":
+            theta0 = objective.null_start()  # max_iter=0 returns scikit-learn's starting point
+        else:
+            theta0 = gaussian_start(objective)
         options = {"tol": self.tol, "max_iter": self.max_iter}
         if solver == "sgd":
             options.update(random_state=self.random_state, batch_size=self.batch_size, eta0=self.eta0)

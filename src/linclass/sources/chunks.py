@@ -289,6 +289,7 @@ class ChunkedObjective(ObjectiveLayout):
             stats = _scale_classes(stats, self.per_class)
         if not np.sum(stats.counts > 0) or stats.total <= 0:
             raise ValueError("Every sample has zero weight after applying class_weight.")
+        self.fit_stats = stats  # under the objective's weights (the Gaussian start)
         self.source, self.classes = source, classes
         self.with_hessian = with_hessian
         d = source.n_features
@@ -351,6 +352,15 @@ class ChunkedObjective(ObjectiveLayout):
         if not low_precision:
             self.low_precision = False
         return self._evaluate(theta, True)[3].copy()
+
+    def start_stats(self):
+        """The class statistics of the Gaussian start: those of the first pass."""
+        return self.fit_stats
+
+    def curvature_metric(self, theta) -> np.ndarray:
+        """L-BFGS's initial metric: the Hessian at theta (one pass, which also evaluates the value
+        and gradient there; float32 products on large data)."""
+        return self.hessian(theta, low_precision=True)
 
     def count_perfect(self, theta) -> int:
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)

@@ -10,10 +10,12 @@ The covariance is :math:`H^{-1}` at :math:`\\hat\\theta`, one step before the re
 the step is of the order of the gradient (``tol``), so the standard errors are those at the returned
 point to that relative precision, as they were before the step.
 
-The step is taken only from a converged fit with a non-singular Hessian, when the decrease it
+The step is taken only from a converged fit with a non-singular Hessian (and, without a penalty,
+no row fitted with probability one: the symptom of separation, where no optimum exists), when the decrease it
 predicts (:math:`\\tfrac12\\nabla f^TH^{-1}\\nabla f`) is above the rounding of :math:`f`, and it is
-kept only if it lowers the gradient and does not raise the objective by more than its rounding (or
-the predicted decrease, below which a rise is rounding); otherwise the solver's result stands.
+kept only if it at least halves the gradient and does not raise the objective by more than its
+rounding; otherwise the solver's result stands.  A kept step counts as one more iteration
+(``n_iter`` and the training curve include it).
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
     Returns
     -------
     SolverResult
-        With the new theta, value and gradient norm (``n_iter`` and ``history`` are the solver's).
+        With the new theta, value and gradient norm, one more iteration and its value in the history.
     """
     if hessian is None or not result.converged:
+        return result
+    if objective.l2 == 0.0 and objective.count_perfect(result.theta):  # separated: no optimum
         return result
     system = SymmetricSolver(hessian)
     if system.singular:
@@ -56,9 +60,11 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
         return result
     candidate = theta + step
     f_new, g_new = objective.value_gradient(candidate)
-    # f may rise by its own rounding (data far from the origin round every score), which near the
-    # optimum can exceed the predicted decrease: a rise below the decrement is that noise
-    if not (np.isfinite(f_new) and f_new <= f + max(1e-13 * abs(f), decrement)
-            and gradient_norm(g_new) < gradient_norm(g)):
+    # at a converged point the gradient measures progress: f itself rounds by more than the predicted
+    # decrease on data far from the origin (every score rounds at the offset's scale), so a rise
+    # below the decrement or 1e-10 of f is that rounding, not a worse fit
+    if not (np.isfinite(f_new) and f_new <= f + max(decrement, 1e-10 * abs(f))
+            and gradient_norm(g_new) <= 0.5 * gradient_norm(g)):
         return result
-    return replace(result, theta=candidate, gradient_norm=gradient_norm(g_new), value=f_new)
+    return replace(result, theta=candidate, gradient_norm=gradient_norm(g_new), value=f_new,
+                   n_iter=result.n_iter + 1, history=np.append(result.history, f_new))
