@@ -14,6 +14,10 @@ bohning    the bounded-Hessian iteration :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu
 lbfgs      limited-memory BFGS whose initial metric is the Hessian at the start (on a sample of rows)
 sgd        the seed's stochastic gradient rule on shuffled mini-batches, with an adaptive step
 =========  ==================================================================================
+
+Beside them: ``final_step`` (one exact Newton step that ends every converged fit, with the Hessian
+that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
+work).
 """
 
 from linclass.linear.solvers._common import SolverResult, SymmetricSolver
