@@ -36,95 +36,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.scatter_passes import (
+    cancels, centred_pass, class_order, class_sums, diag_scatter, indicator, safe_means, tied_scatter,
+)
+
 __all__ = ["ClassStats"]
 
 KINDS = ("full", "tied", "diag", "mean")
-_BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
-_CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
-
-
-def _indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_matrix:
-    """Sparse class indicator of shape (n_classes, len(y)) with w_i (or 1) at (y_i, i).
-
-    ``_indicator(y, K, w) @ X`` gives the weighted class sums in one streaming pass over X's rows
-    (n d additions), where the dense product with a one-hot matrix costs 2 n d K flops.
-    """
-    data = np.ones(y.size) if w is None else np.asarray(w, dtype=np.float64)
-    return sp.csc_matrix((data, y, np.arange(y.size + 1)), shape=(n_classes, y.size))
-
-
-def _class_sums(X, y, w, n_classes) -> np.ndarray:
-    """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
-    return np.asarray(_indicator(y, n_classes, w) @ X)
-
-
-def _cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
-    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere."""
-    return bool(np.any(centred * _CANCELLATION < raw))
-
-
-def _safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """sums / counts per class (rows), with 0 for classes without weight."""
-    out = np.zeros_like(sums)
-    np.divide(sums, counts[:, None], out=out, where=counts[:, None] > 0)
-    return out
-
-
-def _tied_scatter(X, y, w, counts, n_classes):
-    """Means and pooled within-class scatter.
-
-    Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one sparse pass for the class
-    sums, then :math:`S_W = X^T X - \\sum_k n_k \\mu_k \\mu_k^T`.  When that subtraction cancels
-    (large offsets relative to the within-class spread) the scatter is recomputed exactly from
-    centred blocks (two-pass algorithm).
-    """
-    Xs = X if w is None else X * np.sqrt(w)[:, None]
-    gram = Xs.T @ Xs
-    means = _safe_means(_class_sums(X, y, w, n_classes), counts)
-    scatter = gram - (means.T * counts) @ means
-    if _cancels(np.diag(gram), np.diag(scatter)):
-        scatter = np.zeros_like(gram)
-        for start in range(0, X.shape[0], _BLOCK):
-            block = slice(start, start + _BLOCK)
-            R = X[block] - means[y[block]]
-            if w is not None:
-                R *= np.sqrt(w[block])[:, None]
-            scatter += R.T @ R
-    return means, (scatter + scatter.T) / 2
-
-
-def _diag_scatter(X, y, w, counts, n_classes):
-    """Means and per-class diagonal scatter from one blocked pass of raw first and second moments
-    (no d x d product: the squares of a block, in cache, summed per class by the sparse indicator),
-    recomputed from centred blocks when the subtraction cancels."""
-    n, d = X.shape
-    sums = np.zeros((n_classes, d))
-    squares = np.zeros((n_classes, d))
-    work = np.empty((min(n, _BLOCK), d))
-    for start in range(0, n, _BLOCK):
-        block = slice(start, start + _BLOCK)
-        Xb = X[block]
-        Ib = _indicator(y[block], n_classes, None if w is None else w[block])
-        sums += Ib @ Xb
-        squares += Ib @ np.multiply(Xb, Xb, out=work[: Xb.shape[0]])
-    means = _safe_means(sums, counts)
-    scatter = squares - counts[:, None] * means**2
-    if _cancels(squares, scatter):
-        scatter = np.zeros_like(squares)
-        for start in range(0, n, _BLOCK):
-            block = slice(start, start + _BLOCK)
-            R = np.subtract(X[block], means[y[block]], out=work[: X[block].shape[0]])
-            R *= R
-            scatter += _indicator(y[block], n_classes, None if w is None else w[block]) @ R
-    return means, np.maximum(scatter, 0.0)
-
-
-def _class_order(y: np.ndarray, n_classes: int) -> np.ndarray:
-    """Row indices grouped by class (stable): a radix sort on the narrowest integer type."""
-    small = np.int16 if n_classes <= np.iinfo(np.int16).max else np.int64
-    return np.argsort(y.astype(small, copy=False), kind="stable")
-
-
 def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
 
@@ -140,14 +58,14 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     The correction is small (:math:`n_k\\delta_k^2` is at most :math:`n_k/4096` times the scatter, for
     any order of the rows); should it cancel digits all the same, a second pass centres at the means.
     """
-    order = _class_order(y, n_classes)
-    refs, sums, scatter, fourth, third = _centred_pass(X, w, order, n_rows, None, moments)
-    delta = _safe_means(sums, counts)
+    order = class_order(y, n_classes)
+    refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, None, moments)
+    delta = safe_means(sums, counts)
     corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-    if _cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2)):
-        refs = _safe_means(sums, counts) + refs
-        refs, sums, scatter, fourth, third = _centred_pass(X, w, order, n_rows, refs, moments)
-        delta = _safe_means(sums, counts)
+    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2)):
+        refs = safe_means(sums, counts) + refs
+        refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, refs, moments)
+        delta = safe_means(sums, counts)
         corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if moments:
         about_refs = ClassStats(np.arange(n_classes), counts, n_rows, refs, scatter, "full",
@@ -156,44 +74,6 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     means = refs + delta
     means[counts <= 0] = 0.0
     return means, corrected, fourth, third
-
-
-def _centred_pass(X, w, order, n_rows, refs, moments):
-    """One pass of :func:`_full_scatter` about ``refs`` (None: each class's first block mean).
-
-    Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
-    :math:`\\sum_i w_i (x_i - r_k)`."""
-    n_classes, d = n_rows.size, X.shape[1]
-    given = refs is not None
-    refs = np.array(refs) if given else np.zeros((n_classes, d))
-    sums = np.zeros((n_classes, d))
-    scatter = np.zeros((n_classes, d, d))
-    fourth = np.zeros(n_classes) if moments else None
-    third = np.zeros((n_classes, d)) if moments else None
-    stops = np.cumsum(n_rows)
-    work = np.empty((min(X.shape[0], _BLOCK), d))
-    ones = np.ones(min(X.shape[0], _BLOCK))
-    for k in range(n_classes):
-        first = stops[k] - n_rows[k]
-        for start in range(first, stops[k], _BLOCK):
-            idx = order[start : min(start + _BLOCK, stops[k])]
-            # mode='clip' skips the bounds check (the indices are a permutation of the rows)
-            R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
-            wk = ones[: idx.size] if w is None else w[idx]
-            if start == first and not given:
-                total = float(wk.sum())
-                refs[k] = (wk @ R) / total if total > 0 else R.mean(axis=0)
-            R -= refs[k]
-            sums[k] += wk @ R
-            if moments:
-                r2 = np.einsum("ij,ij->i", R, R)
-                wr2 = wk * r2
-                fourth[k] += wr2 @ r2
-                third[k] += R.T @ wr2
-            if w is not None:
-                R *= np.sqrt(wk)[:, None]
-            scatter[k] += R.T @ R
-    return refs, sums, (scatter + scatter.transpose(0, 2, 1)) / 2, fourth, third
 
 
 @dataclass(frozen=True, eq=False)
@@ -264,13 +144,13 @@ class ClassStats:
         n_rows = np.bincount(y, minlength=n_classes)
         fourth = third = None
         if kind == "mean":  # X may be scipy.sparse: one sparse product
-            sums = np.asarray((_indicator(y, n_classes, sample_weight) @ X).todense()
-                              if sp.issparse(X) else _class_sums(X, y, sample_weight, n_classes))
-            means, scatter = _safe_means(sums, counts), None
+            sums = np.asarray((indicator(y, n_classes, sample_weight) @ X).todense()
+                              if sp.issparse(X) else class_sums(X, y, sample_weight, n_classes))
+            means, scatter = safe_means(sums, counts), None
         elif kind == "tied":
-            means, scatter = _tied_scatter(X, y, sample_weight, counts, n_classes)
+            means, scatter = tied_scatter(X, y, sample_weight, counts, n_classes)
         elif kind == "diag":
-            means, scatter = _diag_scatter(X, y, sample_weight, counts, n_classes)
+            means, scatter = diag_scatter(X, y, sample_weight, counts, n_classes)
         else:
             means, scatter, fourth, third = _full_scatter(
                 X, y, sample_weight, counts, n_rows, n_classes, moments
