@@ -63,6 +63,20 @@ def measure(factory: Callable[[], object], data, repeat: int, silence: bool = Fa
     )
 
 
+def limit_blas_threads(threads: int | None):
+    """A context in which BLAS uses ``threads`` threads (None: leave it as it is).
+
+    On a machine shared with other jobs, threaded BLAS calls wait for every thread to be scheduled:
+    one thread gives steadier ratios (``--threads 1``), the default shows what a user gets."""
+    from contextlib import nullcontext
+
+    if threads is None:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=threads, user_api="blas")
+
+
 def blas_threads() -> str:
     try:
         from threadpoolctl import threadpool_info

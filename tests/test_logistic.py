@@ -266,11 +266,19 @@ def test_summary_of_a_golden_file_equals_a_fresh_fit(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fresh = LogisticRegression(**loaded.get_params()).fit(X, y)
+        exact = LogisticRegression(**{**loaded.get_params(), "tol": 1e-12, "max_iter": 1000}).fit(X, y)
     old, new = loaded.summary(), fresh.summary()
     assert old.title == new.title and old.names == new.names and old.notes == new.notes
-    np.testing.assert_allclose(old.coef, new.coef, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(old.std_err, new.std_err, rtol=1e-9, atol=1e-12)
-    assert old.log_likelihood == pytest.approx(new.log_likelihood, rel=1e-12)
+    # fits now start at the Gaussian model and converged ones end with one Newton step
+    # (linclass.linear.start, linclass.linear.solvers.final_step): the file's numbers are those of a
+    # fit stopped at tol (4e-5 from the optimum for the MLE case), the fresh ones are at least as
+    # close to the exact optimum's, and agree with the file's to its accuracy
+    best = exact.summary()
+    for field in ("coef", "std_err"):
+        gap_old, gap_new = (np.abs(getattr(s, field) - getattr(best, field)).max() for s in (old, new))
+        assert gap_new <= gap_old + 1e-12
+        np.testing.assert_allclose(getattr(old, field), getattr(new, field), rtol=1e-4, atol=1e-12)
+    assert old.log_likelihood == pytest.approx(new.log_likelihood, rel=1e-8)
     assert old.null_log_likelihood == pytest.approx(new.null_log_likelihood, rel=1e-12)
     assert old.n_obs == new.n_obs
 

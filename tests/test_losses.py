@@ -439,8 +439,11 @@ def test_low_precision_hessian_is_close(monkeypatch, K, weighted):
     # below the size threshold the flag is ignored: the same float64 computation
     np.testing.assert_array_equal(obj.hessian(theta, low_precision=True), exact)
     monkeypatch.setattr(objective_module, "LOW_PRECISION_MIN", 100)
+    # an exact Hessian kept from the last evaluation serves a low-precision request as it is
+    np.testing.assert_array_equal(obj.hessian(theta, low_precision=True), exact)
+    obj = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
     low = obj.hessian(theta, low_precision=True)
-    assert obj._low is not None and obj._low.dtype == np.float32  # the float32 path was taken
+    assert obj.hessian_dtype == np.float32  # the float32 path was taken
     assert not np.array_equal(low, exact)
     scale = np.linalg.norm(exact, 2)
     assert np.abs(low - exact).max() <= 1e-4 * scale
@@ -449,5 +452,5 @@ def test_low_precision_hessian_is_close(monkeypatch, K, weighted):
     fresh = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
     start = fresh.null_start()
     low0 = fresh.hessian(start, low_precision=True)
-    assert fresh._low is not None
+    assert fresh.hessian_dtype == np.float32
     np.testing.assert_allclose(low0, obj.hessian(start), rtol=1e-4, atol=1e-5 * scale)

@@ -212,7 +212,9 @@ def test_the_estimator_checks_sentence_names_every_exception():
     finally:
         sys.path.pop(0)
     estimators = checks.ESTIMATORS.values() if isinstance(checks.ESTIMATORS, dict) else checks.ESTIMATORS
-    excused = {type(e).__name__ for e in estimators if checks.expected_failures(e)}
+    # excused by design (strict) or where rounding decides the outcome (non-strict)
+    rounding = getattr(checks, "rounding_dependent", lambda e: {})
+    excused = {type(e).__name__ for e in estimators if checks.expected_failures(e) or rounding(e)}
     text = " ".join(README.read_text(encoding="utf-8").split())
     sentence = re.search(r"pass `sklearn\.utils\.estimator_checks` \((.*?)\)\.", text)
     assert sentence, "the README's estimator-checks sentence is missing"

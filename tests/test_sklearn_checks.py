@@ -2,8 +2,9 @@
 a few settings outside the registry (``EXTRA``).
 
 Every check runs; the few that fail by design are strict expected failures (an expected failure that
-passes is an error), and ``BernoulliNB(binarize=None)``, which refuses features that are not 0/1 (the
-checks draw real-valued ones), must either pass a check or fail it because of that refusal.
+passes is an error), the two whose outcome rounding decides are non-strict ones
+(``rounding_dependent``), and ``BernoulliNB(binarize=None)``, which refuses features that are not
+0/1 (the checks draw real-valued ones), must either pass a check or fail it because of that refusal.
 """
 
 import unittest
@@ -17,6 +18,7 @@ from linclass import (
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
+    FisherDiscriminantAnalysis,
     GaussianNB,
     GaussianDiscriminantAnalysis,
     LinearDiscriminantAnalysis,
@@ -90,18 +92,26 @@ def expected_failures(estimator):
         return {
             "check_class_weight_classifiers": "no intercept: class weights cannot move the boundary off the origin"
         }
+    return {}
+
+
+def rounding_dependent(estimator):
+    """{check name: reason} of the checks whose outcome on the checks' data is decided by rounding:
+    non-strict expected failures (they may pass or fail with the order of a BLAS summation)."""
     # (QuadraticDiscriminantAnalysis floors at tol**2 = 1e-8 of the largest eigenvalue by default, on
     # scikit-learn's scale: far enough above rounding that weighted and repeated rows agree)
     full = isinstance(estimator, GaussianDiscriminantAnalysis) and estimator.covariance_type == "full"
     if full and not estimator.reg_param and estimator.shrinkage is None:
         # the check's data have 30 features and 15 rows: each class's covariance is singular, and the
         # rank decisions on it (pseudo-inverse, variance floor) are made on values at rounding level,
-        # so weighted and repeated rows (equal statistics up to rounding) give different scores
-        return {
-            "check_sample_weight_equivalence_on_dense_data": (
-                "singular per-class covariances: the scores are numerically ill-defined"
-            )
-        }
+        # so weighted and repeated rows (equal statistics up to rounding) may give different scores
+        return {"check_sample_weight_equivalence_on_dense_data":
+                "singular per-class covariances: the scores are numerically ill-defined"}
+    if isinstance(estimator, FisherDiscriminantAnalysis) and estimator.solver == "gsvd":
+        # the between-class scatter lies outside the within-class range on that data: both eigenvalues
+        # are infinite (tied), and any basis of their plane is a solution; rounding picks one
+        return {"check_sample_weight_equivalence_on_dense_data":
+                "tied infinite eigenvalues: the directions are defined only up to a rotation"}
     return {}
 
 
@@ -127,6 +137,10 @@ def _params():
         for item in estimator_checks_generator(estimator, legacy=True, mark="xfail", xfail_strict=True,
                                                expected_failed_checks=expected_failures(estimator)):
             values, marks = (item.values, item.marks) if hasattr(item, "marks") else (item, ())
+            name = getattr(values[1], "func", values[1]).__name__
+            reason = rounding_dependent(estimator).get(name)
+            if reason is not None:
+                marks = (*marks, pytest.mark.xfail(strict=False, reason=reason))
             out.append(pytest.param(*values, marks=marks, id=f"{label}-{_get_check_estimator_ids(values[1])}"))
     return out
 

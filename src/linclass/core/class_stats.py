@@ -34,109 +34,46 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
+
+from linclass.core.scatter_passes import (
+    cancels, centred_pass, class_order, class_sums, diag_scatter, indicator, safe_means, tied_scatter,
+)
 
 __all__ = ["ClassStats"]
 
 KINDS = ("full", "tied", "diag", "mean")
-_BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
-_CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
-
-
-def _onehot(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.ndarray:
-    """Matrix of shape (len(y), n_classes) with w_i (or 1) at (i, y_i)."""
-    W = np.zeros((y.size, n_classes))
-    W[np.arange(y.size), y] = 1.0 if w is None else w
-    return W
-
-
-def _cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
-    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere."""
-    return bool(np.any(centred * _CANCELLATION < raw))
-
-
-def _safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """sums / counts per class (rows), with 0 for classes without weight."""
-    out = np.zeros_like(sums)
-    np.divide(sums, counts[:, None], out=out, where=counts[:, None] > 0)
-    return out
-
-
-def _tied_scatter(X, y, w, counts, n_classes):
-    """Means and pooled within-class scatter.
-
-    Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one product ``X^T W`` for the class
-    sums, then :math:`S_W = X^T X - \\sum_k n_k \\mu_k \\mu_k^T`.  When that subtraction cancels
-    (large offsets relative to the within-class spread) the scatter is recomputed exactly from
-    centred blocks (two-pass algorithm).
-    """
-    Xs = X if w is None else X * np.sqrt(w)[:, None]
-    gram = Xs.T @ Xs
-    means = _safe_means((X.T @ _onehot(y, n_classes, w)).T, counts)
-    scatter = gram - (means.T * counts) @ means
-    if _cancels(np.diag(gram), np.diag(scatter)):
-        scatter = np.zeros_like(gram)
-        for start in range(0, X.shape[0], _BLOCK):
-            block = slice(start, start + _BLOCK)
-            R = X[block] - means[y[block]]
-            if w is not None:
-                R *= np.sqrt(w[block])[:, None]
-            scatter += R.T @ R
-    return means, (scatter + scatter.T) / 2
-
-
-def _diag_scatter(X, y, w, counts, n_classes):
-    """Means and per-class diagonal scatter from one blocked pass of raw first and second moments,
-    recomputed from centred blocks when the subtraction cancels."""
-    n, d = X.shape
-    sums = np.zeros((n_classes, d))
-    squares = np.zeros((n_classes, d))
-    for start in range(0, n, _BLOCK):
-        block = slice(start, start + _BLOCK)
-        Xb = X[block]
-        Wb = _onehot(y[block], n_classes, None if w is None else w[block])
-        sums += Wb.T @ Xb
-        squares += Wb.T @ (Xb * Xb)
-    means = _safe_means(sums, counts)
-    scatter = squares - counts[:, None] * means**2
-    if _cancels(squares, scatter):
-        scatter = np.zeros_like(squares)
-        for start in range(0, n, _BLOCK):
-            block = slice(start, start + _BLOCK)
-            R = X[block] - means[y[block]]
-            R *= R
-            scatter += _onehot(y[block], n_classes, None if w is None else w[block]).T @ R
-    return means, np.maximum(scatter, 0.0)
-
-
 def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
-    """Means, per-class scatter and (optionally) fourth-moment statistics, exactly centred.
+    """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
 
-    Rows are grouped by class once (a stable argsort); each class is then gathered in blocks,
-    centred in place and accumulated with syrk.
+    Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
+    blocks, centred in place and accumulated with syrk.  The centre is the mean :math:`r_k` of the
+    class's first block (for a class of at most one block, its exact mean), so the means come from
+    the same pass: with :math:`\\delta_k = \\mu_k - r_k`,
+
+    .. math::  \\mu_k = r_k + \\delta_k, \\qquad
+               S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T
+
+    and the fourth moments move from :math:`r_k` to :math:`\\mu_k` exactly (:func:`_shift_moments`).
+    The correction is small (:math:`n_k\\delta_k^2` is at most :math:`n_k/4096` times the scatter, for
+    any order of the rows); should it cancel digits all the same, a second pass centres at the means.
     """
-    d = X.shape[1]
-    means = _safe_means((X.T @ _onehot(y, n_classes, w)).T, counts)
-    scatter = np.zeros((n_classes, d, d))
-    fourth = np.zeros(n_classes) if moments else None
-    third = np.zeros((n_classes, d)) if moments else None
-    order = np.argsort(y, kind="stable")
-    stops = np.cumsum(n_rows)
-    for k in range(n_classes):
-        for start in range(stops[k] - n_rows[k], stops[k], _BLOCK):
-            idx = order[start : min(start + _BLOCK, stops[k])]
-            R = X.take(idx, axis=0)
-            R -= means[k]
-            wk = None if w is None else w[idx]
-            if moments:
-                r2 = np.einsum("ij,ij->i", R, R)
-                wr2 = r2 if wk is None else wk * r2
-                fourth[k] += wr2 @ r2
-                third[k] += R.T @ wr2
-            if wk is not None:
-                R *= np.sqrt(wk)[:, None]
-            scatter[k] += R.T @ R
-    scatter = (scatter + scatter.transpose(0, 2, 1)) / 2
-    return means, scatter, fourth, third
+    order = class_order(y, n_classes)
+    refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, None, moments)
+    delta = safe_means(sums, counts)
+    corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2)):
+        refs = safe_means(sums, counts) + refs
+        refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, refs, moments)
+        delta = safe_means(sums, counts)
+        corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if moments:
+        about_refs = ClassStats(np.arange(n_classes), counts, n_rows, refs, scatter, "full",
+                                fourth, third)
+        fourth, third = _shift_moments(about_refs, delta, sums)
+    means = refs + delta
+    means[counts <= 0] = 0.0
+    return means, corrected, fourth, third
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,13 +143,14 @@ class ClassStats:
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
         fourth = third = None
-        if kind == "mean":  # X may be scipy.sparse: X^T onehot(y) is one sparse-dense product
-            sums = np.asarray(X.T @ _onehot(y, n_classes, sample_weight)).T
-            means, scatter = _safe_means(sums, counts), None
+        if kind == "mean":  # X may be scipy.sparse: one sparse product
+            sums = np.asarray((indicator(y, n_classes, sample_weight) @ X).todense()
+                              if sp.issparse(X) else class_sums(X, y, sample_weight, n_classes))
+            means, scatter = safe_means(sums, counts), None
         elif kind == "tied":
-            means, scatter = _tied_scatter(X, y, sample_weight, counts, n_classes)
+            means, scatter = tied_scatter(X, y, sample_weight, counts, n_classes)
         elif kind == "diag":
-            means, scatter = _diag_scatter(X, y, sample_weight, counts, n_classes)
+            means, scatter = diag_scatter(X, y, sample_weight, counts, n_classes)
         else:
             means, scatter, fourth, third = _full_scatter(
                 X, y, sample_weight, counts, n_rows, n_classes, moments
@@ -343,17 +281,21 @@ class ClassStats:
         return self.merge(other)
 
 
-def _shift_moments(part: ClassStats, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fourth-moment statistics of ``part`` about ``part.means + delta`` instead of its own means.
+def _shift_moments(part: ClassStats, delta: np.ndarray, sums: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Fourth-moment statistics of ``part`` about ``part.means + delta`` instead of its own centre.
 
-    With :math:`r = x - \\mu` and :math:`u = r - \\delta`:
+    ``part``'s scatter S, fourth F and third T are about ``part.means``; ``sums`` is
+    :math:`s = \\sum w r` about that centre (zero, the default, when the centre is the mean).  With
+    :math:`r = x - c` and :math:`u = r - \\delta`:
 
     .. math::
 
         \\sum w \\lVert u \\rVert^4 = F - 4 T\\cdot\\delta + 4 \\delta^T S \\delta
-            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4, \\qquad
+            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4
+            - 4 \\lVert\\delta\\rVert^2 s\\cdot\\delta, \\qquad
         \\sum w \\lVert u \\rVert^2 u = T - \\mathrm{tr}(S)\\,\\delta - 2 S \\delta
-            - n \\lVert\\delta\\rVert^2 \\delta
+            - n \\lVert\\delta\\rVert^2 \\delta + 2 (s\\cdot\\delta)\\delta + \\lVert\\delta\\rVert^2 s
     """
     S = part.scatter
     n = part.counts
@@ -368,4 +310,8 @@ def _shift_moments(part: ClassStats, delta: np.ndarray) -> tuple[np.ndarray, np.
         + n * dd**2
     )
     third = part.third - trace[:, None] * delta - 2 * Sd - (n * dd)[:, None] * delta
+    if sums is not None:
+        sd = np.einsum("ki,ki->k", sums, delta)
+        fourth = fourth - 4 * dd * sd
+        third = third + 2 * sd[:, None] * delta + dd[:, None] * sums
     return fourth, third

@@ -53,11 +53,13 @@ class KernelFisherDiscriminantAnalysis(
         collapse to points (every eigenvalue is 1) and the model overfits; raise ``tol`` to truncate.
         'gsvd': the generalized SVD of :math:`[\\Pi^{-1/2}E^TC; C]`, numerically the most robust and
         the slowest.
-    sigma : float, default=1e-5
+    sigma : float or 'auto', default='auto'
         Ridge for solver='ridge', relative: :math:`\\sigma = \\text{sigma}\\cdot(\\mathrm{tr}\\,C)^2`,
         which bounds the condition number of :math:`CC + \\sigma I` by :math:`1 + 1/\\text{sigma}`.
-        It is a regularisation strength, best chosen by cross-validation: the relative scale does not
-        shrink with n, so with many samples smaller values (1e-9) usually generalise better.
+        It is a regularisation strength, best chosen by cross-validation.  'auto' (``sigma_``) is
+        :math:`10^{-6}(r/n)^2` with r the kernel coefficients per direction (n exact, the number of
+        landmarks with Nystroem): the relative scale alone does not shrink with n, so the ridge
+        shrinks with the samples per coefficient (:func:`linclass.generative.kernel_fisher.auto_sigma`).
     tol : float, default=1e-10
         Relative eigenvalue / singular value threshold for 'pinv', 'gsvd' and the Nystroem map.
     n_components : int, default=None
@@ -93,6 +95,8 @@ class KernelFisherDiscriminantAnalysis(
         Rows of the training X used as landmarks.
     gamma_ : float
         The kernel's gamma (resolved when ``gamma`` is None).
+    sigma_ : float
+        The relative ridge used (``sigma``, or its 'auto' value).
     projected_means_ : ndarray of shape (n_classes, n_components_)
     projected_covariance_ : ndarray of shape (n_components_, n_components_)
         Pooled within-class covariance of the training projections (the classifier's).
@@ -106,7 +110,7 @@ class KernelFisherDiscriminantAnalysis(
         "degree": [Interval(Real, 0, None, closed="left")],
         "coef0": [Real],
         "solver": [StrOptions(set(kernel_fisher.SOLVERS))],
-        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "sigma": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, 1, closed="left")],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "priors": ["array-like", None],
@@ -124,7 +128,7 @@ class KernelFisherDiscriminantAnalysis(
         degree=3,
         coef0=1,
         solver="ridge",
-        sigma=1e-5,
+        sigma="auto",
         tol=1e-10,
         n_components=None,
         priors=None,
@@ -187,6 +191,7 @@ class KernelFisherDiscriminantAnalysis(
         kernel = None if precomputed else make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         settings = dict(solver=self.solver, sigma=self.sigma, tol=self.tol, n_components=self.n_components)
         if self.approximation is None:
+            settings["sigma"] = self.sigma_ = self._sigma(n, n)
             kernel_fisher.check_memory(n, self.solver, type(self).__name__)
             if precomputed:
                 model = kernel_fisher.fit_exact(None, y, classes, kernel, gram=X, **settings)
@@ -199,6 +204,7 @@ class KernelFisherDiscriminantAnalysis(
                 )
             rng = check_random_state(self.random_state)
             idx = select_landmarks(X, self.n_landmarks, self.landmarks, kernel, rng)
+            settings["sigma"] = self.sigma_ = self._sigma(n, idx.size)
             model = kernel_fisher.fit_nystroem(X, y, classes, kernel, idx, **settings)
             self.landmark_indices_ = idx
         zstats = model.projected_stats
@@ -216,6 +222,11 @@ class KernelFisherDiscriminantAnalysis(
         self.projected_means_ = zstats.means
         self.projected_covariance_ = self.classifier_.covariance
         return self
+
+    def _sigma(self, n_samples: int, n_parameters: int) -> float:
+        if isinstance(self.sigma, str):  # 'auto'
+            return kernel_fisher.auto_sigma(n_samples, n_parameters)
+        return float(self.sigma)
 
     # ------------------------------------------------------------------------------------------ use
     def transform(self, X):

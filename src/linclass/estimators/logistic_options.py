@@ -69,8 +69,9 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
 
     scikit-learn's names map through :data:`SKLEARN_SOLVERS` ('saga' / 'sag' to 'auto', which is
     'cd' under an L1 part).  'auto' picks 'cd' (proximal Newton with coordinate descent) for an L1
-    part, and for a penalised sparse X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; else
-    'newton' up to that many parameters (dense or sparse X alike) and 'lbfgs' above.  A choice that cannot minimise the penalty, or would form a matrix too large
+    part, and for a penalised sparse X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; other
+    sparse X 'newton' up to that many parameters and 'lbfgs' above; on dense X it stays 'auto', for
+    :func:`linclass.linear.solvers.choice.auto_solver` to decide on the objective.  A choice that cannot minimise the penalty, or would form a matrix too large
     to hold, is refused with the solver to use instead.
     """
     if penalty.sparse and solver == "liblinear":
@@ -84,6 +85,8 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
         small = n_params <= AUTO_NEWTON_MAX_PARAMS[n_classes == 2]
         if penalty.sparse or (sparse and penalty.kind is not None and not small):
             return "cd"
+        if not sparse:  # dense X: the cost model of linear.solvers.choice, once the objective exists
+            return "auto"
         return "newton" if small else "lbfgs"
     if penalty.sparse and solver != "cd":
         raise ValueError(

@@ -111,13 +111,16 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         linclass's solvers: 'cd' (proximal Newton with coordinate descent, glmnet's method: every
         penalty, never forms a d x d matrix; the only one for an L1 part), 'newton' (Newton-Raphson /
         IRLS with line search, quadratic convergence, a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
-        then cheap linear steps), 'lbfgs' (SciPy's L-BFGS-B, whitened by the Hessian bound), 'sgd'
+        then cheap linear steps), 'lbfgs' (limited-memory BFGS in the metric of the Hessian at the start; its diagonal bound for many features), 'sgd'
         (the seed's stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
-        a penalised sparse X past the limits that follow, else 'newton' up to 1000
-        parameters for two classes and 200 for softmax, whose Hessian costs K(K-1)/2 weighted
-        products, else 'lbfgs'; an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged
-        continues with 'newton' when the model has at most 2000 parameters: ``solver_`` is then
-        'lbfgs+newton').  scikit-learn's names are accepted and run the linclass solver that
+        a penalised sparse X with more than 1000 parameters for two classes or 200 for softmax;
+        other sparse X: 'newton' up to those limits, else 'lbfgs'; dense X: 'newton' or 'lbfgs',
+        whichever a count of the work predicts to be faster, :mod:`linclass.linear.solvers.choice`;
+        an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged continues with 'newton'
+        when the model has at most 2000 parameters: ``solver_`` is then 'lbfgs+newton').  Smooth
+        fits on dense X start at the shared-covariance Gaussian model (:mod:`linclass.linear.start`)
+        and every converged smooth fit ends with one exact Newton step
+        (:mod:`linclass.linear.solvers.final_step`).  scikit-learn's names are accepted and run the linclass solver that
         reaches the same optimum (``solver_`` records it):
 
         =================  ==========  ====================================================

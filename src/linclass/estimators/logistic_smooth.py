@@ -15,9 +15,12 @@ from sklearn.exceptions import ConvergenceWarning
 from linclass.estimators.logistic_firth import finish_firth
 from linclass.estimators.logistic_options import SKLEARN_SOLVERS
 from linclass.linear import intercept_penalty
-from linclass.linear.inference import MAX_PARAMS, logistic_inference
+from linclass.linear.inference import MAX_PARAMS, inference_hessian, logistic_inference
 from linclass.linear.separation import check_separation
 from linclass.linear.solvers import SOLVERS
+from linclass.linear.solvers.choice import auto_solver
+from linclass.linear.solvers.final_step import final_newton_step
+from linclass.linear.start import gaussian_start
 
 __all__ = ["fit_smooth"]
 
@@ -27,11 +30,17 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
     the in-memory rows, for the exact separation check; None for chunked data; ``scaling``: the
     constant feature of liblinear's objective, whose weight times it is the intercept)."""
     K = classes.size
-    theta0 = objective.null_start()
+    if solver == "auto":  # dense X: the solver with the lower predicted cost
+        n_rows = objective.X.shape[0] if data is not None else int(objective.stats.n_rows.sum())
+        solver = auto_solver(objective, n_rows)
     if previous is not None and np.array_equal(previous[0], classes) and (
         previous[1].shape == (1 if K == 2 else K, objective.n_features)
     ):
         theta0 = objective.from_coefficients(previous[1], previous[2])
+    elif model.max_iter == 0 or model.penalty == "firth" or getattr(objective, "sparse", False):
+        theta0 = objective.null_start()  # max_iter=0 returns scikit-learn's starting point
+    else:
+        theta0 = gaussian_start(objective)
     options = {"tol": model.tol, "max_iter": model.max_iter}
     if solver == "sgd":
         options.update(random_state=model.random_state, batch_size=model.batch_size, eta0=model.eta0)
@@ -39,6 +48,10 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
     auto = SKLEARN_SOLVERS.get(model.solver, model.solver) == "auto"
     if auto and solver == "lbfgs" and not result.converged and objective.n_params <= MAX_PARAMS:
         result, solver = _continue_with_newton(model, objective, result), "lbfgs+newton"
+    hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
+    if model.penalty != "firth" and model.max_iter > 0:
+        hessian = inference_hessian(objective, result.theta)
+        result = final_newton_step(objective, result, hessian)
     if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
         raise FloatingPointError(
             "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -52,7 +65,7 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
     model.violation_ = float(result.gradient_norm)
     model.loss_curve_ = result.history
     model.solver_ = solver
-    _finish(model, objective, result, data, weight, scaling)
+    _finish(model, objective, result, data, weight, scaling, hessian)
     if model.verbose:
         for i, value in enumerate(result.history):
             print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
@@ -71,7 +84,7 @@ def _continue_with_newton(model, objective, result):
                    history=np.concatenate([result.history, more.history[1:]]))
 
 
-def _finish(model, objective, result, data, weight, scaling=None) -> None:
+def _finish(model, objective, result, data, weight, scaling=None, hessian=None) -> None:
     """Separation check, inference state and warnings."""
     model.separation_ = None
     if model.penalty == "firth":
@@ -87,7 +100,8 @@ def _finish(model, objective, result, data, weight, scaling=None) -> None:
             f"> tol={model.tol:g}. Increase max_iter, or use solver='newton'.",
             ConvergenceWarning, stacklevel=4,
         )
-    inference = logistic_inference(objective, result, separation=model.separation_)
+    inference = logistic_inference(objective, result, separation=model.separation_,
+                                   hessian=hessian)
     if scaling is not None:
         inference = intercept_penalty.reported_inference(inference, scaling, objective.class_weight)
     model.log_likelihood_ = inference.log_likelihood

@@ -35,17 +35,21 @@ A singular covariance follows the rank rule of :mod:`linclass.core.precision`.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-
 import numpy as np
 
 from linclass.core import covariance as cov_
 from linclass.core.class_stats import ClassStats
-from linclass.core.precision import feature_scale, precision_root, rank_scale, scaled_eigh
+from linclass.core.precision import feature_scale, rank_scale
 from linclass.core.row_covariance import RowCovariances
 from linclass.core.priors import class_log_priors
-from linclass.exceptions import SingularCovarianceWarning
+from linclass.generative.gaussian_forms import (
+    LOG_2PI,
+    GaussianModel,
+    floor_values,
+    full_form,
+    linear_form,
+    warn_singular,
+)
 
 # feature_scale and rank_scale (the rank rule's units) are named here too, where the first release
 # defined them
@@ -61,66 +65,6 @@ __all__ = [
 
 COVARIANCE_TYPES = ("tied", "full", "diag", "tied_diag", "spherical")
 LINEAR_TYPES = ("tied", "tied_diag")
-_LOG_2PI = np.log(2 * np.pi)
-_FAR = 100.0  # |training mean| / spread above which linear scores centre X first
-
-
-@dataclass(frozen=True, eq=False)
-class GaussianModel:
-    """Fitted Gaussian class-conditional parameters and the factors that score new points.
-
-    Attributes
-    ----------
-    covariance_type : str
-    means : ndarray of shape (n_classes, d)
-    log_priors : ndarray of shape (n_classes,)
-        :math:`\\ln p(C_k)`; ``-inf`` for classes that cannot be predicted (no training weight).
-    covariance : ndarray
-        (d, d) tied; (K, d, d) full; (K, d) diag; (d,) tied_diag; (K,) spherical.
-    shrinkage : float, ndarray of shape (n_classes,) or None
-        The shrinkage intensity applied (per class for 'full').
-    coef, intercept : ndarray of shape (K, d) and (K,), linear types only
-        The seed's :math:`w_k` and :math:`w_{k0}`.
-    centred_intercept : ndarray of shape (K,), linear types only
-        :math:`-\\tfrac12 (\\mu_k-c)^T\\Sigma^{-1}(\\mu_k-c) + \\ln p(C_k)`: scores are computed as
-        :math:`w_k^T(x - c)` plus this, which equals :math:`w_k^Tx + w_{k0}` up to a constant shared by
-        all classes but does not cancel catastrophically when the data sit far from the origin.
-    centre_first : bool, linear types only
-        Whether the training mean is far from the origin relative to the spread of the data
-        (more than 100 standard deviations in some feature), in which case X is centred before
-        the product.
-    center : ndarray of shape (d,)
-        Point subtracted from X before quadratic scores (the grand mean, for accuracy).
-    whiten : ndarray of shape (d, K*d), 'full' only
-        :math:`[H_1, \\dots, H_K]`, upper-triangular :math:`H_k` with :math:`H_kH_k^T = \\Sigma_k^{-1}`.
-    whiten_panels : tuple of ndarray, 'full' only
-        The same with the class offsets, split for the scores of :mod:`linclass.generative.gaussian_scores` (see
-        :func:`_panels`).
-    offsets : ndarray of shape (K*d,), 'full' only
-        Whitened class means relative to ``center``.
-    inv_var : ndarray of shape (K, d), 'diag' and 'spherical' only
-    const : ndarray of shape (K,), quadratic types
-        :math:`\\ln p(C_k) - \\tfrac12\\ln|\\Sigma_k| - \\tfrac d2\\ln 2\\pi`.
-    rank : int or ndarray
-        Numerical rank of the covariance (per class for 'full').
-    """
-
-    covariance_type: str
-    means: np.ndarray
-    log_priors: np.ndarray
-    covariance: np.ndarray
-    shrinkage: float | np.ndarray | None = None
-    coef: np.ndarray | None = None
-    intercept: np.ndarray | None = None
-    centred_intercept: np.ndarray | None = None
-    centre_first: bool = False
-    whiten_panels: tuple = ()
-    center: np.ndarray | None = None
-    whiten: np.ndarray | None = None
-    offsets: np.ndarray | None = None
-    inv_var: np.ndarray | None = None
-    const: np.ndarray | None = None
-    rank: int | np.ndarray | None = None
 
 
 def stats_kind(covariance_type: str, shrinkage) -> tuple[str, bool]:
@@ -156,24 +100,6 @@ def _ridge(cov, reg_param, eps):
     if eps:
         cov = cov + eps * np.eye(cov.shape[0])
     return cov
-
-
-def _warn_singular(what: str, rank, d: int, action: str) -> None:
-    warnings.warn(
-        f"The {what} is singular (rank {rank} of {d}): some features are constant or collinear"
-        f"{' within a class' if 'class' in what else ''}, or there are fewer samples than features. "
-        f"{action} Set shrinkage (e.g. shrinkage='ledoit-wolf'), reg_param or var_smoothing to "
-        "regularise instead.",
-        SingularCovarianceWarning,
-        stacklevel=4,
-    )
-
-
-def _floor(values: np.ndarray, tol: float, scale) -> tuple[np.ndarray, np.ndarray]:
-    """Raise eigenvalues / variances at or below ``tol * scale`` to that floor; also return where."""
-    floor = tol * np.where(np.asarray(scale) > 0, scale, 1.0)
-    low = values <= floor
-    return np.where(low, floor, values), low
 
 
 def estimate(
@@ -247,11 +173,11 @@ def estimate(
             cov_.pooled_covariance(stats, unbiased=unbiased), cov_.pooled_covariance(stats),
             stats.total, fourth, shrinkage,
         )
-        return _linear(fields, _ridge(sigma, reg_param, eps), alpha, tol, center, fallback)
+        return linear_form(fields, _ridge(sigma, reg_param, eps), alpha, tol, center, fallback)
     if covariance_type == "tied_diag":
         var = cov_.pooled_covariance(stats, unbiased=unbiased, diagonal=True)
         var = (1 - reg_param) * var + reg_param + eps
-        return _linear(fields, var, None, tol, center, fallback)
+        return linear_form(fields, var, None, tol, center, fallback)
     if covariance_type == "full":
         sigmas = cov_.class_covariances(stats, unbiased=unbiased)
         mles = cov_.class_covariances(stats) if unbiased else sigmas
@@ -262,16 +188,16 @@ def estimate(
             sigmas[k] = _ridge(sigmas[k], reg_param, eps)
             if alphas is not None:
                 alphas[k] = alpha
-        return _full(fields, stats, sigmas, alphas, tol, center, fallback)
+        return full_form(fields, stats, sigmas, alphas, tol, center, fallback)
     # diag, spherical
     var = cov_.class_covariances(stats, unbiased=unbiased, diagonal=True)
     if covariance_type == "spherical":
         var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
     var = (1 - reg_param) * var + reg_param + eps
-    var, low = _floor(var, tol, fallback**2)  # per feature: tol x that feature's total variance
+    var, low = floor_values(var, tol, fallback**2)  # per feature: tol x that feature's total variance
     present = stats.counts > 0
     if np.any(low[present]):
-        _warn_singular(
+        warn_singular(
             f"per-class variance of class(es) {stats.classes[present & low.any(axis=1)].tolist()}",
             int((~low[present]).sum(axis=1).min()), d,
             f"Zero variances were floored at {tol:g} x the feature's total variance.",
@@ -279,7 +205,7 @@ def estimate(
     var[~present] = 1.0
     inv_var = 1.0 / var
     M = stats.means - center
-    const = log_priors - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * _LOG_2PI
+    const = log_priors - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * LOG_2PI
     covariance = var[:, 0].copy() if covariance_type == "spherical" else var
     return GaussianModel(
         **fields, covariance=covariance, center=center, inv_var=inv_var,
@@ -303,7 +229,7 @@ def full_model(stats: ClassStats, sigmas: np.ndarray, *, priors: np.ndarray | No
     """
     fields = dict(covariance_type="full", means=stats.means,
                   log_priors=class_log_priors(stats, priors))
-    return _full(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol,
+    return full_form(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol,
                  stats.grand_mean(), feature_scale(stats))
 
 
@@ -317,107 +243,8 @@ def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, t
     if covariance_type == "tied":
         share = stats.counts / stats.total
         sigma = np.einsum("k,kde->de", share, rows.covariances)
-        return _linear(fields, _ridge(sigma, reg_param, eps), rows.intensity, tol, center, fallback)
+        return linear_form(fields, _ridge(sigma, reg_param, eps), rows.intensity, tol, center, fallback)
     sigmas = rows.covariances.copy()
     for k in np.flatnonzero(stats.counts > 0):
         sigmas[k] = _ridge(sigmas[k], reg_param, eps)
-    return _full(fields, stats, sigmas, rows.intensity, tol, center, fallback)
-
-
-def _linear(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
-    """Linear discriminants :math:`w_k = \\Sigma^{-1}\\mu_k`, :math:`w_{k0} = -\\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k
-    + \\ln p(C_k)` (seed 003 eqs. 4.69-4.70).
-
-    With :math:`\\Sigma = DRD` and :math:`R = U\\Lambda U^T`, :math:`\\Sigma^{-1} = HH^T`,
-    :math:`H = D^{-1}U\\Lambda^{-1/2}`.  Eigenvalues of R at or below ``tol`` times the largest are
-    dropped (a generalized inverse on the range of :math:`\\Sigma`, with a warning).
-    """
-    means, log_priors = fields["means"], fields["log_priors"]
-    root, rank = precision_root(sigma, tol, fallback_scale)
-    if rank < sigma.shape[0]:
-        if sigma.ndim == 1:  # tied_diag: Sigma = diag(var), R = I on the features that vary
-            _warn_singular("shared per-feature variance", rank, sigma.size,
-                           "Features with zero within-class variance are ignored.")
-        else:
-            _warn_singular("shared covariance", rank, sigma.shape[0],
-                           "Using a pseudo-inverse on its range.")
-    if root.ndim == 1:  # H = diag(root)
-        whiten, unwhiten = (lambda A: A * root), (lambda Z: Z * root)
-    else:
-        whiten, unwhiten = (lambda A: A @ root), (lambda Z: Z @ root.T)
-    Z = whiten(means)  # coef = Sigma^+ mu = H H^T mu
-    coef = unwhiten(Z)
-    intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
-    Zc = whiten(means - center)
-    centred = -0.5 * np.einsum("kj,kj->k", Zc, Zc) + log_priors
-    return GaussianModel(
-        **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,
-        centred_intercept=centred, center=center, rank=rank,
-        centre_first=bool(np.any(np.abs(center) > _FAR * fallback_scale)),
-    )
-
-
-def _full(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> GaussianModel:
-    """Per-class triangular whitening.
-
-    The eigenvalues of the standardized form :math:`R_k = D^{-1}\\Sigma_kD^{-1} = U\\Lambda U^T` (as in
-    :func:`_linear`) are floored at ``tol`` times the largest of all classes; the floored
-    :math:`\\tilde\\Sigma_k = DU\\tilde\\Lambda U^TD = L_kL_k^T` is factored by Cholesky and
-    :math:`H_k = L_k^{-T}` (upper triangular), so that :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the
-    Mahalanobis distance and :math:`\\ln|\\tilde\\Sigma_k| = 2\\sum_j\\ln L_{k,jj}`.  The triangular
-    shape lets the scores skip the zero half of every :math:`H_k`
-    (:mod:`linclass.generative.gaussian_scores`)."""
-    K, d = stats.n_classes, stats.n_features
-    present = stats.counts > 0
-    W = np.empty((K, d, d))
-    log_det = np.zeros(K)
-    ranks = np.zeros(K, dtype=int)
-    singular = []
-    eigen = {k: scaled_eigh(sigmas[k], fallback_scale) for k in np.flatnonzero(present)}
-    # one floor for every class (in the shared standardized units): a direction that is degenerate in
-    # every class (a constant feature) then adds the same log-determinant to each and cancels
-    top = max((float(e[1][-1]) for e in eigen.values()), default=0.0)
-    for k in range(K):
-        if not present[k]:
-            W[k] = np.eye(d)
-            continue
-        scale, evals, U = eigen[k]
-        floored, low = _floor(evals, tol, top)
-        ranks[k] = d - int(low.sum())
-        if np.any(low):
-            singular.append(stats.classes[k])
-        root = U * np.sqrt(floored) * scale[:, None]  # root @ root.T == floored Sigma_k
-        L = np.linalg.cholesky(root @ root.T)
-        W[k] = np.linalg.solve(L, np.eye(d)).T
-        log_det[k] = 2 * np.sum(np.log(np.diag(L)))
-    if singular:
-        _warn_singular(
-            f"covariance of class(es) {np.asarray(singular).tolist()}", int(ranks[present].min()), d,
-            f"Its eigenvalues (in standardized form) were floored at {tol:g} x the largest.",
-        )
-    offsets = np.einsum("kd,kde->ke", stats.means - center, W)
-    const = fields["log_priors"] - 0.5 * log_det - 0.5 * d * _LOG_2PI
-    whiten = np.ascontiguousarray(W.transpose(1, 0, 2).reshape(d, K * d))
-    return GaussianModel(
-        **fields, covariance=sigmas, shrinkage=alphas, center=center, whiten=whiten,
-        offsets=offsets.reshape(-1), const=const, rank=ranks,
-        whiten_panels=_panels(whiten, offsets.reshape(-1), K),
-    )
-
-
-def _panels(whiten: np.ndarray, offsets: np.ndarray, K: int, n_panels: int = 4) -> tuple:
-    """Split the upper-triangular whitening into column panels without their zero rows.
-
-    Panel j holds columns :math:`[c_j, c_{j+1})` of every :math:`H_k`, stacked over classes, under a first
-    row of :math:`-\\mu_k^TH_k` (the offsets); only rows ``1 .. c_{j+1}`` can be non-zero, so the product
-    with :math:`[1, x-c]` needs just the first :math:`c_{j+1}` features.  Four panels do
-    :math:`10/16` of the dense product's work.
-    """
-    d = whiten.shape[0]
-    cuts = np.linspace(0, d, n_panels + 1).round().astype(int)
-    full = np.vstack([-offsets, whiten]).reshape(d + 1, K, d)
-    return tuple(
-        np.ascontiguousarray(full[: 1 + hi, :, lo:hi].reshape(1 + hi, -1))
-        for lo, hi in zip(cuts[:-1], cuts[1:])
-        if hi > lo
-    )
+    return full_form(fields, stats, sigmas, rows.intensity, tol, center, fallback)

@@ -55,6 +55,7 @@ from linclass.core.class_stats import ClassStats
 
 __all__ = [
     "KernelFisherModel",
+    "auto_sigma",
     "available_memory",
     "exact_memory",
     "fit_exact",
@@ -63,6 +64,7 @@ __all__ = [
 ]
 
 SOLVERS = ("ridge", "pinv", "gsvd")
+SIGMA_FULL_RANK = 1e-6  # the 'auto' ridge when there are as many kernel parameters as rows
 _MATRICES = {"ridge": 2, "pinv": 2, "gsvd": 5}  # n x n float64 arrays alive at the peak
 _OVERFLOW = (
     "The kernel values overflowed (X holds values too large for this kernel's arithmetic); rescale "
@@ -137,6 +139,28 @@ def check_memory(n: int, solver: str, who: str) -> None:
             f"{_format_bytes(have)} of memory is available. Use approximation='nystroem' (time "
             "O(n * n_landmarks^2), memory O(n_landmarks^2)), or fit on a subsample."
         )
+
+
+# ---------------------------------------------------------------------------------------------- ridge
+def auto_sigma(n_samples: int, n_parameters: int) -> float:
+    """The default relative ridge of solver='ridge': :math:`10^{-6}\\,(r/n)^2`.
+
+    ``n_parameters`` r is the number of kernel coefficients per direction: n for an exact fit, the
+    number of landmarks for Nystroem.  The ridge shrinks the directions whose total variance is below
+    :math:`\\sqrt{\\text{sigma}}\\,\\mathrm{tr}\\,C` (its relative effect
+    :math:`\\text{sigma}(\\mathrm{tr}\\,C/s)^2` on an eigenvalue s does not depend on n), so a fixed
+    sigma regularises a model with n / r samples per coefficient as much as one with a single sample
+    per coefficient.  Scaling :math:`\\sqrt{\\text{sigma}}` with r / n keeps the shrinkage in step
+    with the estimation noise.  Measured on three concentric shells in 10 dimensions (5% label noise;
+    ``benchmarks/bench_kernel_fisher.py``): exact fits are best at sigma 1e-6 for n = 2,000 and
+    5,000 (test accuracy 0.809 and 0.851; 1e-5 gives 0.802 and 0.838), Nystroem with 1,000
+    landmarks at n = 50,000 and 100,000 from 1e-10 down (0.896 and 0.904; 1e-5 gives 0.868 and
+    0.877).  With fewer landmarks the weakly regularised fit is less accurate: at n = 20,000 with 400
+    landmarks 1e-6 is best (0.875) and 'auto' (4e-10) gives 0.860, below 1e-5 (0.866), so
+    cross-validate sigma where the last percent matters.
+    """
+    ratio = min(1.0, n_parameters / max(n_samples, 1))
+    return SIGMA_FULL_RANK * ratio * ratio
 
 
 # ---------------------------------------------------------------------------------------------- exact

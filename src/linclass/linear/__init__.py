@@ -1,6 +1,7 @@
 """Discriminative linear models: the logistic / softmax losses in score space (losses), the
-penalised objective over the coefficients (objective, objective_layout, class_weights), its solvers
-(solvers/), liblinear's penalised intercept (intercept_penalty), Firth's penalised likelihood
-(firth, firth_inference), separation checks (separation), statistical inference (inference) and
-its table (summary), and the perceptron's learning rule (perceptron_rule, its epochs and stopping
-rules in perceptron_training, basis_functions)."""
+penalised objective over the coefficients (objective, objective_layout, class_weights) and its
+Hessian's data term (curvature), where a fit starts (start: the shared-covariance Gaussian model),
+its solvers (solvers/), liblinear's penalised intercept (intercept_penalty), Firth's penalised
+likelihood (firth, firth_inference), separation checks (separation), statistical inference
+(inference) and its table (summary), and the perceptron's learning rule (perceptron_rule, its epochs
+and stopping rules in perceptron_training, basis_functions)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from linclass.linear import losses
 from linclass.linear.objective import LinearObjective
 from linclass.linear.solvers import newton
 
@@ -68,7 +69,7 @@ class FirthObjective(LinearObjective):
             return self._penalty_at[1:]
         log_det = 2.0 * float(np.sum(np.log(np.diag(L))))
         A = np.linalg.solve(L, self._design().T)
-        mu = self.probabilities(theta)
+        mu = self._mean(theta)
         c = mu * (1.0 - mu) if self.w is None else self.w * mu * (1.0 - mu)
         h = c * np.einsum("ji,ji->i", A, A)
         self._penalty_at = (theta.copy(), log_det, h, info)
@@ -95,11 +96,16 @@ class FirthObjective(LinearObjective):
         """:math:`-\\ell^*/N` and :math:`-U^*/N`, with residuals
         :math:`w(\\mu - y) - h(\\tfrac12 - \\mu)`."""
         theta = theta.reshape(self.shape)
-        value, R, X = self._loss_residual(theta)
+        coef, intercept = self.coefficients(theta)
+        X, value, R, mu, _, _ = self._block_terms(coef, intercept, slice(None))
         log_det, h, _ = self.penalty_parts(theta)
-        mu = self._last[1]
-        R = R - h * (0.5 - mu)
-        return (value - 0.5 * log_det) / self.total, self._gradient(theta, R, X, 1.0 / self.total)
+        R = R[:, 0] - h * (0.5 - mu)
+        G = self._data_gradient((X.T @ R)[:, None], np.array([R.sum()]))
+        return (value - 0.5 * log_det) / self.total, self._finish_gradient(theta, G, 1.0 / self.total)
+
+    def _mean(self, theta) -> np.ndarray:
+        """:math:`\\mu = \\sigma(\\theta^T\\tilde x)` of every row, shape (n,)."""
+        return losses.binary(self.scores(theta), self._target)[1]
 
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
         """The Fisher information :math:`I(\\theta)/N`, the curvature of Firth's IRLS step."""

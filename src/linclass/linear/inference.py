@@ -43,6 +43,7 @@ __all__ = [
     "MAX_PARAMS",
     "LogisticInference",
     "Summary",
+    "inference_hessian",
     "logistic_inference",
     "reporting_map",
     "summarize",
@@ -148,8 +149,20 @@ def reporting_map(layout) -> np.ndarray:
     return np.array(columns).T
 
 
+def inference_hessian(objective, theta, *, max_params: int | None = None) -> np.ndarray | None:
+    """The exact (float64) Hessian of the mean objective at ``theta``, of shape (n_params, n_params),
+    or None for a model with more than ``max_params`` (None: :data:`MAX_PARAMS`) parameters, whose
+    covariance is not formed.  A fit forms it once: for :func:`logistic_inference` and for the final
+    Newton step (:func:`linclass.linear.solvers.final_step.final_newton_step`)."""
+    max_params = MAX_PARAMS if max_params is None else max_params
+    if objective.n_params > max_params:
+        return None
+    return objective.hessian(theta)
+
+
 def logistic_inference(objective, result, *, separation: str | None = None,
-                       max_params: int | None = None) -> LogisticInference:
+                       max_params: int | None = None, hessian: np.ndarray | None = None
+                       ) -> LogisticInference:
     """Inference state at the end of a fit: log-likelihoods, :math:`J H^{-1} J^T` and caveats.
 
     .. math::  \\ell = -(N f(\\hat\\theta) - \\tfrac{\\lambda}{2}\\lVert\\hat W\\rVert^2), \\qquad
@@ -171,6 +184,10 @@ def logistic_inference(objective, result, *, separation: str | None = None,
         What :func:`linclass.linear.separation.check_separation` found (unpenalised fits).
     max_params : int or None
         None: :data:`MAX_PARAMS`.
+    hessian : ndarray of shape (n_params, n_params) or None
+        :func:`inference_hessian` at the solver's last iterate, when the caller formed it already
+        (it may be one final Newton step behind ``result.theta``; see
+        :mod:`linclass.linear.solvers.final_step`); None forms it at ``result.theta``.
 
     Returns
     -------
@@ -199,7 +216,9 @@ def logistic_inference(objective, result, *, separation: str | None = None,
         reason = (f"the model has {objective.n_params} parameters; standard errors are formed for at "
                   f"most {max_params}")
     else:
-        system = SymmetricSolver(objective.hessian(theta) * objective.total)
+        if hessian is None:
+            hessian = objective.hessian(theta)
+        system = SymmetricSolver(hessian * objective.total)
         if system.singular and objective.l2 == 0.0 and separation is None:
             warnings.warn(
                 "The information matrix X^T W X is singular: some features are constant or "

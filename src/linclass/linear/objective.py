@@ -17,10 +17,19 @@ at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.lin
 the centred Gram matrix comes from :class:`~linclass.core.class_stats.ClassStats` (one pass, exact
 even for large offsets).
 
-Sparse X (scipy.sparse) is never densified or centred: the centring enters every product as a
-rank-one correction, :math:`\\tilde X^TD\\tilde X = X^TDX - m(X^Tc)^T - (X^Tc)m^T + (\\sum_i c_i)mm^T`
-for :math:`D = \\mathrm{diag}(c)`, formed by sparse products (a dense p x p result, as Newton's Hessian
-is; the estimators refuse the solvers that need it when p is too large to hold).
+Sparse X (scipy.sparse) is never densified or centred as a whole: the blocked pass multiplies the
+sparse rows by the coefficients, the centring of the gradient is the rank-one correction every
+evaluation makes anyway, and the Gram matrix is
+:math:`\\tilde X^TD\\tilde X = X^TDX - m(X^Tc)^T - (X^Tc)m^T + (\\sum_i c_i)mm^T` for
+:math:`D = \\mathrm{diag}(c)`, formed by sparse products (a dense p x p result, as Newton's Hessian
+is: the estimators refuse the solvers that need it when p is too large to hold); a Hessian's row
+blocks are densified one cache-sized block at a time.
+
+Every evaluation is one pass over X in blocks of rows that stay in cache: per block the scores, the
+losses, the residuals and their product with the block (the gradient), and, when asked, the block's
+share of the Hessian (:mod:`linclass.linear.curvature`).  No n x d work array is ever formed, and the
+last evaluation is kept, so that a Hessian, a value or a separation count asked for at the point just
+evaluated costs no second pass over the scores.
 
 Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
 without the intercept entry:
@@ -43,10 +52,14 @@ import scipy.sparse as sp
 
 from linclass.core.class_stats import ClassStats
 from linclass.linear import losses
+from linclass.linear.curvature import CurvatureSum, curvature_weights
 from linclass.linear.objective_layout import LOW_PRECISION_MIN, ObjectiveLayout
 from linclass.linear.separation import suspicious_rows
 
 __all__ = ["LinearObjective"]
+
+_START_ROWS, _START_ROWS_PER_COLUMN = 20_000, 200  # rows of the Gaussian start's sample
+_METRIC_ROWS, _METRIC_ROWS_PER_COLUMN = 2_000, 100  # rows of curvature_metric's sample
 
 
 class LinearObjective(ObjectiveLayout):
@@ -66,16 +79,13 @@ class LinearObjective(ObjectiveLayout):
     offset : ndarray of shape (n_features,), default=None
         The centring point; default the weighted mean of X (with an intercept).  Objectives over the
         chunks of one data set share the whole set's offset, so that their sums add up.
-    work : dict, default=None
-        Where work arrays are kept (shared across objectives over chunks, see
-        :mod:`linclass.chunks`).
     """
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
-                 offset=None, work=None):
+                 offset=None):
         self.sparse = sp.issparse(X)
         if self.sparse and X.format != "csr":
-            X = X.tocsr()  # rows are what the mini-batches and the scores read
+            X = X.tocsr()  # rows are what the blocks, the mini-batches and the scores read
         self.X, self.y = X, y
         self.w = sample_weight
         n, d = X.shape
@@ -89,168 +99,66 @@ class LinearObjective(ObjectiveLayout):
         super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
                          class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
         self._target = y.astype(np.float64) if n_classes == 2 else None
-        self._low = None  # float32 copy of the centred X, made on the first low-precision Hessian
-        self._work = {} if work is None else work
-        self._last = None  # (theta, probabilities) of the last full evaluation
+        self._last = None  # the last evaluation (see _evaluate)
+        self._stats = None  # fit_stats, formed when first needed
+        self.hessian_dtype = None  # dtype of the products of the last Hessian formed
+
+    @property
+    def fit_stats(self) -> ClassStats:
+        """Class statistics of the rows under the objective's weights (kind 'tied'; one pass, exact
+        for large offsets): the Gram matrix of the Hessian bound and the Gaussian start
+        (:mod:`linclass.linear.start`) both come from them.  Dense X only."""
+        if self._stats is None:
+            self._stats = ClassStats.from_batch(self.X, self.y, np.arange(self.n_classes), self.w,
+                                                kind="tied")
+        return self._stats
+
+    def _sample_rows(self, m: int) -> np.ndarray | None:
+        """``m`` rows spread evenly over X (a strided sample: no randomness, every part of the data
+        represented), or None when X has no more than ``m`` rows."""
+        n = self.X.shape[0]
+        if m >= n:
+            return None
+        return np.unique(np.linspace(0, n - 1, m).round().astype(np.intp))
+
+    def start_stats(self) -> ClassStats:
+        """Class statistics for the Gaussian start (:mod:`linclass.linear.start`): :attr:`fit_stats`
+        when formed already, else those of a strided sample of ``max(20000, 200 p)`` rows (the
+        start's error is then of the order of the model's own distance to the logistic optimum, at
+        a fraction of the cost of X's Gram matrix)."""
+        rows = None if self._stats is not None else self._sample_rows(
+            max(_START_ROWS, _START_ROWS_PER_COLUMN * self.shape[0]))
+        if rows is None:
+            return self.fit_stats
+        return ClassStats.from_batch(self.X[rows], self.y[rows], np.arange(self.n_classes),
+                                     None if self.w is None else self.w[rows], kind="tied")
+
+    def curvature_metric(self, theta: np.ndarray) -> np.ndarray:
+        """An estimate of the Hessian of :math:`f` at theta, to precondition with (L-BFGS's initial
+        metric): its exact form on a strided sample of ``max(2000, 100 p)`` rows scaled to the whole
+        data (all rows, one pass, when X has no more), plus the penalty; shape (n_params, n_params).
+
+        With ``100 p`` rows the sampled Gram matrices are within about 10% of the full ones, which
+        keeps L-BFGS's steps Newton-like, for about 1/20 of a Hessian on large data."""
+        rows = self._sample_rows(max(_METRIC_ROWS, _METRIC_ROWS_PER_COLUMN * self.shape[0]))
+        if rows is None:
+            return self.hessian(theta)
+        sample = LinearObjective(self.X[rows], self.y[rows], self.n_classes,
+                                 None if self.w is None else self.w[rows],
+                                 fit_intercept=self.fit_intercept, offset=self.offset)
+        if sample.total <= 0:
+            return self.hessian(theta)
+        H = sample.curvature_sum(theta) * (self.total / sample.total)
+        H[np.diag_indices(self.n_params)] += self._penalty_diagonal()
+        return H / self.total
 
     def _compute_gram(self) -> np.ndarray:
-        """From :class:`~linclass.stats.ClassStats` (one pass, exact for large offsets); sparse X by
-        sparse products."""
-        n = self.X.shape[0]
+        """:math:`S_W + S_B` about the offset (the total scatter; uncentred without an intercept)."""
         if self.sparse:
-            return self._sparse_weighted_gram(np.ones(n) if self.w is None else self.w)
-        if self.fit_intercept:
-            stats = ClassStats.from_batch(self.X, np.zeros(n, np.intp), np.zeros(1), self.w,
-                                          kind="tied")
-            scatter = stats.scatter
-        else:
-            Xs = self.X if self.w is None else self.X * np.sqrt(self.w)[:, None]
-            scatter = Xs.T @ Xs
-        return self._embed_gram(scatter)
-
-    # ------------------------------------------------------------------ evaluation
-    def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
-        """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
-        coef, intercept = self.coefficients(theta)
-        S = (self.X if X is None else X) @ coef.T + intercept
-        return S[:, 0] if self.basis is None else S
-
-    def _loss_residual(self, theta, rows=None):
-        """Weighted per-sample losses' sum and residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)`
-        (on ``rows`` only when given)."""
-        X = self.X if rows is None else self.X[rows]
-        y = self.y if rows is None else self.y[rows]
-        S = self.scores(theta, X)
-        if self.basis is None:
-            target = self._target if rows is None else self._target[rows]
-            loss, mu = losses.binary(S, target)
-            R = mu - target
-        else:
-            loss, mu = losses.softmax(S, y)
-            R = mu.copy()
-            R[np.arange(y.size), y] -= 1.0
-        if rows is None:
-            self._last = (np.array(theta, copy=True), mu)
-        if self.w is not None:
-            w = self.w if rows is None else self.w[rows]
-            loss = loss * w
-            R *= w[:, None] if R.ndim == 2 else w
-        return float(loss.sum()), R, X
-
-    def _gradient(self, theta, R, X, scale) -> np.ndarray:
-        """:math:`\\nabla_W = (X - \\mathbf 1 m^T)^T R P \\cdot scale + \\lambda W / N`,
-        :math:`\\nabla_b = P^T R^T\\mathbf 1 \\cdot scale`."""
-        G = self._data_gradient(R, X)
-        G *= scale
-        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
-        return G
-
-    def _data_gradient(self, R, X) -> np.ndarray:
-        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale)."""
-        d = self.n_features
-        G = np.zeros(self.shape)
-        if self.basis is None:
-            rsum = R.sum()
-            G[:d, 0] = X.T @ R - self.offset * rsum
-        else:
-            rsum = R.sum(axis=0)
-            G[:d] = (X.T @ R - np.outer(self.offset, rsum)) @ self.basis
-            rsum = rsum @ self.basis
-        if self.fit_intercept:
-            G[d] = rsum
-        return G
-
-    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
-        """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
-        the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
-        (n_params, n_params) or None)``.
-
-        Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
-        which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
-        ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
-        """
-        theta = theta.reshape(self.shape)
-        value, R, X = self._loss_residual(theta)
-        H = self.curvature_sum(theta, low=low) if with_hessian else None
-        return value, self._data_gradient(R, X), H
-
-    def count_perfect(self, theta: np.ndarray) -> int:
-        """Rows with positive weight whose own-class probability is numerically one (a symptom of
-        separation; :func:`linclass.separation.suspicious_rows`)."""
-        mu = self.probabilities(theta.reshape(self.shape))
-        own = (np.where(self.y == 1, mu, 1.0 - mu) if mu.ndim == 1
-               else mu[np.arange(mu.shape[0]), self.y])
-        if self.w is not None:
-            own = own[self.w > 0]
-        return suspicious_rows(own)
-
-    def value(self, theta: np.ndarray) -> float:
-        """:math:`f(\\theta)`."""
-        value, _, _ = self._loss_residual(theta)
-        W = theta.reshape(self.shape)[: self.n_features]
-        return (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
-
-    def value_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """:math:`f(\\theta)` and its gradient (shape (p, m)).
-
-        :math:`\\nabla_W = \\frac1N((X - \\mathbf 1 m^T)^T R P + \\lambda W)`, :math:`\\nabla_b =
-        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (seed 000:
-        :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
-        """
-        theta = theta.reshape(self.shape)
-        value, R, X = self._loss_residual(theta)
-        W = theta[: self.n_features]
-        value += 0.5 * self.l2 * float(np.sum(W * W))
-        return value / self.total, self._gradient(theta, R, X, 1.0 / self.total)
-
-    def batch_gradient(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Unbiased estimate of the gradient of :math:`f` from the samples ``rows`` (their weighted
-        mean loss gradient plus the penalty's gradient); zero when the rows carry no weight."""
-        theta = theta.reshape(self.shape)
-        _, R, X = self._loss_residual(theta, rows)
-        weight = rows.size if self.w is None else float(self.w[rows].sum())
-        if weight <= 0:
-            return np.zeros(self.shape)
-        return self._gradient(theta, R, X, 1.0 / weight)
-
-    # ------------------------------------------------------------------ curvature
-    def probabilities(self, theta) -> np.ndarray:
-        """:math:`\\mu` at theta (reused from the last evaluation when theta is the same point)."""
-        if self._last is not None and np.array_equal(self._last[0], theta):
-            return self._last[1]
-        S = self.scores(theta)
-        return losses.binary(S, self._target)[1] if self.basis is None else (
-            losses.softmax_probabilities(S)[1])
-
-    def _curvature_weights(self, theta) -> np.ndarray:
-        """Per-sample curvature :math:`w_i M_i` of shape (n, m, m) (binary: (n, 1, 1))."""
-        mu = self.probabilities(theta)
-        if self.basis is None:
-            c = (mu * (1.0 - mu))[:, None, None]
-        else:
-            Q = mu @ self.basis
-            m = Q.shape[1]
-            outer = (self.basis[:, :, None] * self.basis[:, None, :]).reshape(-1, m * m)
-            c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
-        return c if self.w is None else c * self.w[:, None, None]
-
-    def _centred32(self) -> np.ndarray:
-        """:math:`X - \\mathbf 1 m^T` as a float32 copy, made once, for low-precision Hessians."""
-        if self._low is None:
-            self._low = np.subtract(self.X, self.offset, out=self._buffer(True, "centred"),
-                                    casting="same_kind")
-        return self._low
-
-    def _buffer(self, low: bool, slot=0) -> np.ndarray:
-        """A reusable n x d work array (float32 or float64): a fresh 100 MB array per Hessian block
-        would cost more in page faults than the product itself.  ``work`` (see the constructor) may
-        be shared by objectives over row sets of any size up to the largest seen (chunks)."""
-        key = (np.float32 if low else np.float64, slot)
-        n, d = self.X.shape
-        buf = self._work.get(key)
-        if buf is None or buf.shape[1] != d or buf.shape[0] < n:
-            buf = self._work[key] = np.empty((n, d), dtype=key[0])
-        return buf[:n]
+            return self._sparse_weighted_gram(np.ones(self.X.shape[0]) if self.w is None else self.w)
+        stats = self.fit_stats
+        centred = stats.means - self.offset
+        return self._embed_gram(stats.pooled_scatter() + (centred.T * stats.counts) @ centred)
 
     def _sparse_weighted_gram(self, c: np.ndarray) -> np.ndarray:
         """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p) for sparse X: sparse products
@@ -281,48 +189,150 @@ class LinearObjective(ObjectiveLayout):
         diag = np.maximum(diag, 0.0)
         return np.append(diag, total) if self.fit_intercept else diag
 
-    def _weighted_gram(self, c: np.ndarray, low: bool) -> np.ndarray:
-        """:math:`\\tilde X^T\\mathrm{diag}(c)\\tilde X` of shape (p, p), float64 result."""
-        if self.sparse:
-            return self._sparse_weighted_gram(c)
-        d = self.n_features
-        out = np.empty((self.shape[0],) * 2)
-        A = self._buffer(low)
-        if low:
-            np.multiply(self._centred32(), np.sqrt(np.abs(c)).astype(np.float32)[:, None], out=A)
-        else:
-            np.subtract(self.X, self.offset, out=A)
-            A *= np.sqrt(np.abs(c))[:, None]
-        if np.all(c >= 0):
-            out[:d, :d] = A.T @ A
-        else:  # sqrt|c| X^T diag(sign c) sqrt|c| X
-            B = np.multiply(A, np.sign(c).astype(A.dtype)[:, None], out=self._buffer(low, 1))
-            out[:d, :d] = A.T @ B
-            out[:d, :d] = (out[:d, :d] + out[:d, :d].T) / 2
-        if self.fit_intercept:
-            if low:
-                out[:d, d] = out[d, :d] = self._centred32().T @ c.astype(np.float32)
-            else:
-                out[:d, d] = out[d, :d] = self.X.T @ c - self.offset * c.sum()
-            out[d, d] = c.sum()
-        return out
+    # ------------------------------------------------------------------ evaluation
+    def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
+        """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
+        coef, intercept = self.coefficients(theta)
+        S = (self.X if X is None else X) @ coef.T + intercept
+        return S[:, 0] if self.basis is None else S
 
+    def _block_terms(self, coef, intercept, rows):
+        """Losses, residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (shape (b, 1) or (b, K)),
+        probabilities and the count of rows fitted with probability one, for the rows ``rows``."""
+        X, y = self.X[rows], self.y[rows]
+        S = X @ coef.T + intercept
+        if self.basis is None:
+            target = self._target[rows]
+            loss, mu = losses.binary(S[:, 0], target)
+            R = (mu - target)[:, None]
+            own = np.where(y == 1, mu, 1.0 - mu)
+        else:
+            loss, mu = losses.softmax(S, y)
+            R = mu.copy()
+            R[np.arange(y.size), y] -= 1.0
+            own = mu[np.arange(y.size), y]
+        w = None if self.w is None else self.w[rows]
+        if w is not None:
+            loss = loss * w
+            R *= w[:, None]
+            own = own[w > 0]
+        return X, float(loss.sum()), R, mu, w, suspicious_rows(own)
+
+    def _evaluate(self, theta, curvature: bool = False, low: bool = False):
+        """One blocked pass at theta: ``(loss sum, X^T R, R^T 1, curvature sum or None, perfect)``,
+        unscaled and without the penalty; reused when theta is the point last evaluated."""
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        last = self._last
+        if last is not None and np.array_equal(last[0], theta) and (
+                not curvature or (last[4] is not None and last[5] <= low)):
+            return last[1:5] + (last[6],)
+        coef, intercept = self.coefficients(theta)
+        n, d = self.X.shape
+        width = 1 if self.basis is None else self.n_classes
+        acc = CurvatureSum(d, self.shape[1], self.offset, self.fit_intercept, low) if curvature else None
+        step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
+        value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
+        for start in range(0, n, step):
+            rows = slice(start, start + step)
+            X, loss, R, mu, w, count = self._block_terms(coef, intercept, rows)
+            value += loss
+            XtR += X.T @ R
+            rsum += R.sum(axis=0)
+            perfect += count
+            if acc is not None:
+                acc.add(X, curvature_weights(mu, self.basis, w))
+        H = None if acc is None else acc.total()
+        if acc is not None:
+            self.hessian_dtype = acc.dtype
+        self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
+        return value, XtR, rsum, H, perfect
+
+    def _data_gradient(self, XtR, rsum) -> np.ndarray:
+        """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale), from
+        :math:`X^TR` and :math:`R^T\\mathbf 1`."""
+        d = self.n_features
+        G = np.zeros(self.shape)
+        if self.basis is None:
+            G[:d, 0] = XtR[:, 0] - self.offset * rsum[0]
+            rsum = rsum[:1]
+        else:
+            G[:d] = (XtR - np.outer(self.offset, rsum)) @ self.basis
+            rsum = rsum @ self.basis
+        if self.fit_intercept:
+            G[d] = rsum
+        return G
+
+    def _finish_gradient(self, theta, G, scale) -> np.ndarray:
+        """``scale`` times the data gradient plus the penalty's gradient :math:`\\lambda W / N`."""
+        G = G * scale
+        G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
+        return G
+
+    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
+        """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
+        the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
+        (n_params, n_params) or None)``.
+
+        Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
+        which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
+        ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
+        """
+        value, XtR, rsum, H, _ = self._evaluate(theta, with_hessian, low)
+        return value, self._data_gradient(XtR, rsum), H
+
+    def count_perfect(self, theta: np.ndarray) -> int:
+        """Rows with positive weight whose own-class probability is numerically one (a symptom of
+        separation; :func:`linclass.separation.suspicious_rows`)."""
+        return self._evaluate(theta)[4]
+
+    def value(self, theta: np.ndarray) -> float:
+        """:math:`f(\\theta)`."""
+        value = self._evaluate(theta)[0]
+        W = theta.reshape(self.shape)[: self.n_features]
+        return (value + 0.5 * self.l2 * float(np.sum(W * W))) / self.total
+
+    def value_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """:math:`f(\\theta)` and its gradient (shape (p, m)).
+
+        :math:`\\nabla_W = \\frac1N((X - \\mathbf 1 m^T)^T R P + \\lambda W)`, :math:`\\nabla_b =
+        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (seed 000:
+        :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
+        """
+        theta = theta.reshape(self.shape)
+        value, XtR, rsum, _, _ = self._evaluate(theta)
+        W = theta[: self.n_features]
+        value += 0.5 * self.l2 * float(np.sum(W * W))
+        G = self._finish_gradient(theta, self._data_gradient(XtR, rsum), 1.0 / self.total)
+        return value / self.total, G
+
+    def batch_gradient(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Unbiased estimate of the gradient of :math:`f` from the samples ``rows`` (their weighted
+        mean loss gradient plus the penalty's gradient); zero when the rows carry no weight."""
+        theta = theta.reshape(self.shape)
+        weight = rows.size if self.w is None else float(self.w[rows].sum())
+        if weight <= 0:
+            return np.zeros(self.shape)
+        coef, intercept = self.coefficients(theta)
+        X, _, R, _, _, _ = self._block_terms(coef, intercept, rows)
+        G = self._data_gradient(X.T @ R, R.sum(axis=0))
+        return self._finish_gradient(theta, G, 1.0 / weight)
+
+    # ------------------------------------------------------------------ curvature
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
         """The Hessian of :math:`f` at theta, shape (n_params, n_params), C order of (p, m).
 
         At a point with zero coefficients every row has the same probabilities, so the Hessian is
         :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
         the data products in float32 when X is large (for Newton steps; the gradient, and therefore
-        the optimum, stay float64).
+        the optimum, stay float64).  The pass that forms it also evaluates the value and gradient at
+        theta (kept for the next call).
         """
         theta = theta.reshape(self.shape)
         p, m = self.shape
         d = self.n_features
         low = low_precision and not self.sparse and self.X.size >= LOW_PRECISION_MIN
-        if not np.any(theta[:d]):
-            gram = self.gram if (self._gram is not None or not low) else self._weighted_gram(
-                np.ones(self.X.shape[0]) if self.w is None else self.w, True)
-            H = np.kron(gram, self._curvature_weights_at_constant(theta))
+        if not np.any(theta[:d]) and (self._gram is not None or not low):
+            H = np.kron(self.gram, self._curvature_weights_at_constant(theta))
         else:
             H = self.curvature_sum(theta, low=low)
         H[np.diag_indices(p * m)] += self._penalty_diagonal()
@@ -330,15 +340,6 @@ class LinearObjective(ObjectiveLayout):
 
     def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
         """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
-        order of (p, m): the Hessian's data term before the penalty and the 1/N (one weighted Gram
-        product per pair of class blocks)."""
-        theta = theta.reshape(self.shape)
-        p, m = self.shape
-        C = self._curvature_weights(theta)
-        H4 = np.empty((p, m, p, m))
-        for a in range(m):
-            for b in range(a, m):
-                block = self._weighted_gram(C[:, a, b], low)
-                H4[:, a, :, b] = block
-                H4[:, b, :, a] = block.T
-        return H4.reshape(p * m, p * m)
+        order of (p, m): the Hessian's data term before the penalty and the 1/N
+        (:mod:`linclass.linear.curvature`)."""
+        return self._evaluate(theta, True, low)[3].copy()

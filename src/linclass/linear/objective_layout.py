@@ -152,6 +152,15 @@ class ObjectiveLayout:
             theta[-1] = log_freq[1] - log_freq[0] if self.basis is None else log_freq @ self.basis
         return theta
 
+    def null_value(self) -> float:
+        """:math:`f` at :meth:`null_start`, from the class totals alone: every row has the same
+        probabilities there, the weighted class frequencies with an intercept (the value is their
+        entropy), uniform ones without."""
+        if not self.fit_intercept:
+            return float(np.log(self.n_classes))
+        freq = self.class_weight[self.class_weight > 0] / self.total
+        return float(-(freq @ np.log(freq)))
+
     def hessian_bound_block(self) -> np.ndarray:
         """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
         :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),

@@ -29,7 +29,6 @@ row.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Protocol, runtime_checkable
@@ -234,8 +233,7 @@ def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_i
     yi = _encode(y, classes, chunk.where())
     if per_class is not None:
         w = per_class[yi] if w is None else per_class[yi] * w
-    return LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset,
-                           work=_work_arrays())
+    return LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
 
 
 def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
@@ -251,17 +249,6 @@ def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, 
     """``LinearObjective.count_perfect`` of one chunk."""
     part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
     return None if part is None else part.count_perfect(theta)
-
-
-_LOCAL = threading.local()
-
-
-def _work_arrays() -> dict:
-    """Work arrays of the Hessian products, kept per thread across passes and chunks: a fresh
-    chunk-sized array on every pass costs more in page faults than the product itself."""
-    if not hasattr(_LOCAL, "work"):
-        _LOCAL.work = {}
-    return _LOCAL.work
 
 
 def _add_terms(a, b):
@@ -302,6 +289,7 @@ class ChunkedObjective(ObjectiveLayout):
             stats = _scale_classes(stats, self.per_class)
         if not np.sum(stats.counts > 0) or stats.total <= 0:
             raise ValueError("Every sample has zero weight after applying class_weight.")
+        self.fit_stats = stats  # under the objective's weights (the Gaussian start)
         self.source, self.classes = source, classes
         self.with_hessian = with_hessian
         d = source.n_features
@@ -364,6 +352,15 @@ class ChunkedObjective(ObjectiveLayout):
         if not low_precision:
             self.low_precision = False
         return self._evaluate(theta, True)[3].copy()
+
+    def start_stats(self):
+        """The class statistics of the Gaussian start: those of the first pass."""
+        return self.fit_stats
+
+    def curvature_metric(self, theta) -> np.ndarray:
+        """L-BFGS's initial metric: the Hessian at theta (one pass, which also evaluates the value
+        and gradient there; float32 products on large data)."""
+        return self.hessian(theta, low_precision=True)
 
     def count_perfect(self, theta) -> int:
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)

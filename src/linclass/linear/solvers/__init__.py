@@ -11,9 +11,13 @@ exactly its own keyword options (newton: ``low_precision``; sgd: ``random_state`
 newton     Newton-Raphson / IRLS, :math:`H = X^TWX` (seed 000 sec. 2.3), with a backtracking line search
 bohning    the bounded-Hessian iteration :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` (seed 000), Böhning's
            bound for softmax; the bound is factored once
-lbfgs      SciPy's L-BFGS-B, in coordinates whitened by the Hessian bound
+lbfgs      limited-memory BFGS whose initial metric is the Hessian at the start (on a sample of rows)
 sgd        the seed's stochastic gradient rule on shuffled mini-batches, with an adaptive step
 =========  ==================================================================================
+
+Beside them: ``final_step`` (one exact Newton step that ends every converged fit, with the Hessian
+that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
+work).
 """
 
 from linclass.linear.solvers._common import SolverResult, SymmetricSolver

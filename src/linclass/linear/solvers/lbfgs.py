@@ -1,81 +1,117 @@
-"""SciPy's L-BFGS-B on the objective, in coordinates whitened by the Hessian bound.
+"""Limited-memory BFGS in the metric of the Hessian at the start.
 
-With :math:`B = LL^T` one block of the bound of :mod:`linclass.solvers.bohning`, the solver works on
-:math:`z = L^T\\theta` (per class block): the curvature in z is :math:`L^{-1}HL^{-T} \\preceq I`, so the
-problem is as well conditioned as the data's :math:`\\mu(1-\\mu)` allows, whatever the scale or
-correlation of the features.  The change of variables is exact: the optimum is the same.  With more
-than :data:`~linclass.linear.objective_layout.DENSE_BOUND_MAX` rows (sparse text data: p x p would not
-fit) only the bound's diagonal whitens, :math:`L = \\mathrm{diag}(B)^{1/2}`.
+Each iteration is one evaluation of the objective and its gradient (one pass over the data).  The
+direction is the L-BFGS two-loop recursion (Nocedal & Wright, alg. 7.4) over the last ``memory``
+steps, whose initial inverse Hessian is :math:`\\gamma_k H_0^{-1}` with
+
+* :math:`H_0` the objective's ``curvature_metric(theta0)``: the Hessian at the start formed on a
+  sample of rows (:meth:`~linclass.linear.objective.LinearObjective.curvature_metric`; for chunked
+  data the exact Hessian there), so the first step is a Newton step and the secant pairs only correct
+  how the curvature changes along the path;
+* :math:`\\gamma_k = s^Ty / y^TH_0^{-1}y` of the last pair (about 1 when :math:`H_0` is right; it
+  adapts the scale when it is not).
+
+The step length starts at 1 and is halved until the Armijo condition holds (from a start in the
+quadratic region it is accepted at once).  A singular :math:`H_0` (collinear features) is inverted on
+its range (:class:`~linclass.linear.solvers._common.SymmetricSolver`), so the iterates keep the
+start's component along the unidentified directions.  The optimum is the objective's: the metric
+changes the path, not the limit.
+
+With more than :data:`~linclass.linear.objective_layout.DENSE_BOUND_MAX` rows of theta (sparse text
+data, where a p x p matrix would not fit) :math:`H_0` is the diagonal of the Hessian bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_triangular
-from scipy.optimize import minimize
 
 from linclass.linear.objective_layout import DENSE_BOUND_MAX
 from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradient_norm
 
 __all__ = ["lbfgs"]
 
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
 
-def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100) -> SolverResult:
-    """Minimise ``objective`` with L-BFGS-B; see the module docstring."""
-    shape = objective.shape
+
+class _Diagonal:
+    """A diagonal :math:`H_0` (positive entries), solved entry by entry."""
+
     singular = False
+
+    def __init__(self, diagonal: np.ndarray):
+        self.diagonal = np.maximum(diagonal, np.finfo(float).tiny)
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        return b / self.diagonal
+
+
+def _direction(g, pairs, system) -> np.ndarray:
+    """:math:`-H_k^{-1}g` by the two-loop recursion over ``pairs`` of (s, y, 1 / y^Ts)."""
+    q = g.copy()
+    alphas = []
+    for s, y, rho in reversed(pairs):
+        a = rho * float(s @ q)
+        q -= a * y
+        alphas.append(a)
+    r = system.solve(q)
+    if pairs:
+        s, y, rho = pairs[-1]
+        r *= float(s @ y) / max(float(y @ system.solve(y)), np.finfo(float).tiny)
+    for (s, y, rho), a in zip(pairs, reversed(alphas)):
+        r += (a - rho * float(y @ r)) * s
+    return -r
+
+
+def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: int = 10
+          ) -> SolverResult:
+    """Minimise ``objective`` by L-BFGS in the start's curvature metric; see the module docstring."""
+    shape = objective.shape
+    theta = np.array(theta0, dtype=np.float64).reshape(shape)
     if shape[0] > DENSE_BOUND_MAX:
-        scale = np.sqrt(np.abs(objective.hessian_bound_diagonal())) + 1e-300
-
-        def to_theta(z):
-            return z.reshape(shape) / scale[:, None]
-
-        def to_z(g):
-            return (g / scale[:, None]).ravel()
-
-        def from_theta(theta):
-            return (theta * scale[:, None]).ravel()
+        system = _Diagonal(np.repeat(objective.hessian_bound_diagonal(), shape[1]))
     else:
-        system = SymmetricSolver(objective.hessian_bound_block())
-        singular = system.singular
-        lower = system.lower
-        if lower is None:  # collinear features: a diagonal scaling instead of the full whitening
-            lower = np.diag(np.sqrt(np.abs(np.diag(objective.hessian_bound_block()))) + 1e-300)
-
-        def to_theta(z):
-            return solve_triangular(lower.T, z.reshape(shape), lower=False)
-
-        def to_z(g):
-            return solve_triangular(lower, g, lower=True).ravel()
-
-        def from_theta(theta):
-            return (lower.T @ theta).ravel()
-
-    z0 = from_theta(np.reshape(theta0, shape))
-    last = {}
-    history = []
-
-    def fun(z):
-        f, g = objective.value_gradient(to_theta(z))
-        last["g"] = g
-        return f, to_z(g)
-
-    def callback(intermediate_result):
-        history.append(float(intermediate_result.fun))
-        if gradient_norm(last["g"]) <= tol:
-            raise StopIteration
-
-    f0, _ = fun(z0)
-    history.append(f0)
-    if gradient_norm(last["g"]) <= tol:
-        return SolverResult(np.reshape(theta0, shape).astype(float), 0, True, np.asarray(history),
-                            gradient_norm(last["g"]), singular, f0)
-    result = minimize(fun, z0, jac=True, method="L-BFGS-B", callback=callback,
-                      options={"maxiter": max_iter, "gtol": 0.0, "ftol": 64 * np.finfo(float).eps,
-                               "maxcor": 20})
-    theta = to_theta(result.x)
+        system = SymmetricSolver(objective.curvature_metric(theta))
     f, g = objective.value_gradient(theta)
-    gnorm = gradient_norm(g)
-    converged = gnorm <= tol or (result.nit < max_iter and gnorm <= np.sqrt(tol))
-    return SolverResult(theta, int(result.nit), bool(converged), np.asarray(history), gnorm,
-                        singular, f)
+    g = g.ravel()
+    history, pairs, n_iter, converged = [f], [], 0, False
+    while True:
+        if gradient_norm(g) <= tol:
+            converged = True
+            break
+        if n_iter >= max_iter:
+            break
+        n_iter += 1
+        step = _direction(g, pairs, system)
+        slope = float(g @ step)
+        if not slope < 0:  # the pairs lost positive definiteness to rounding: restart from H_0
+            pairs = []
+            step = -system.solve(g)
+            slope = float(g @ step)
+            if not slope < 0:
+                step, slope = -g, -float(g @ g)
+        t, accepted = 1.0, False
+        for _ in range(_MAX_HALVINGS):
+            f_new, g_new = objective.value_gradient(theta + (t * step).reshape(shape))
+            g_new = g_new.ravel()
+            if np.isfinite(f_new) and (
+                f_new <= f + _ARMIJO * t * slope
+                # at the optimum the decrease is below rounding: accept a smaller gradient instead
+                or (f_new <= f + 1e-13 * abs(f) and gradient_norm(g_new) < gradient_norm(g))
+            ):
+                accepted = True
+                break
+            t *= 0.5
+        if not accepted:  # no progress possible at this precision
+            objective.value_gradient(theta)  # the returned point is the last one evaluated
+            converged = gradient_norm(g) <= np.sqrt(tol)
+            break
+        s, y = t * step, g_new - g
+        theta = theta + s.reshape(shape)
+        f, g = f_new, g_new
+        history.append(f)
+        sy = float(s @ y)
+        if sy > np.finfo(float).eps * float(np.sqrt((s @ s) * (y @ y))):
+            pairs = (pairs + [(s, y, 1.0 / sy)])[-memory:]
+    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
+                        system.singular, f)

@@ -1,0 +1,140 @@
+"""The passes over X behind :class:`linclass.core.class_stats.ClassStats`: class sums, pooled and
+diagonal scatter, and the per-class centred pass of the full scatter.
+
+Each is one pass over X in row blocks of ``_BLOCK`` rows (temporaries stay in cache); the class sums
+are one sparse product with the (weighted) class indicators, and no pass forms a d x d product that
+its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
+afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["cancels", "centred_pass", "class_order", "class_sums", "diag_scatter", "indicator",
+           "safe_means", "tied_scatter"]
+
+_BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
+_CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
+
+
+def indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_matrix:
+    """Sparse class indicator of shape (n_classes, len(y)) with w_i (or 1) at (y_i, i).
+
+    ``indicator(y, K, w) @ X`` gives the weighted class sums in one streaming pass over X's rows
+    (n d additions), where the dense product with a one-hot matrix costs 2 n d K flops.
+    """
+    data = np.ones(y.size) if w is None else np.asarray(w, dtype=np.float64)
+    return sp.csc_matrix((data, y, np.arange(y.size + 1)), shape=(n_classes, y.size))
+
+
+def class_sums(X, y, w, n_classes) -> np.ndarray:
+    """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
+    return np.asarray(indicator(y, n_classes, w) @ X)
+
+
+def cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
+    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere."""
+    return bool(np.any(centred * _CANCELLATION < raw))
+
+
+def safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """sums / counts per class (rows), with 0 for classes without weight."""
+    out = np.zeros_like(sums)
+    np.divide(sums, counts[:, None], out=out, where=counts[:, None] > 0)
+    return out
+
+
+def tied_scatter(X, y, w, counts, n_classes):
+    """Means and pooled within-class scatter.
+
+    Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one sparse pass for the class
+    sums, then :math:`S_W = X^T X - \\sum_k n_k \\mu_k \\mu_k^T`.  When that subtraction cancels
+    (large offsets relative to the within-class spread) the scatter is recomputed exactly from
+    centred blocks (two-pass algorithm).
+    """
+    Xs = X if w is None else X * np.sqrt(w)[:, None]
+    gram = Xs.T @ Xs
+    means = safe_means(class_sums(X, y, w, n_classes), counts)
+    scatter = gram - (means.T * counts) @ means
+    if cancels(np.diag(gram), np.diag(scatter)):
+        scatter = np.zeros_like(gram)
+        for start in range(0, X.shape[0], _BLOCK):
+            block = slice(start, start + _BLOCK)
+            R = X[block] - means[y[block]]
+            if w is not None:
+                R *= np.sqrt(w[block])[:, None]
+            scatter += R.T @ R
+    return means, (scatter + scatter.T) / 2
+
+
+def diag_scatter(X, y, w, counts, n_classes):
+    """Means and per-class diagonal scatter from one blocked pass of raw first and second moments
+    (no d x d product: the squares of a block, in cache, summed per class by the sparse indicator),
+    recomputed from centred blocks when the subtraction cancels."""
+    n, d = X.shape
+    sums = np.zeros((n_classes, d))
+    squares = np.zeros((n_classes, d))
+    work = np.empty((min(n, _BLOCK), d))
+    for start in range(0, n, _BLOCK):
+        block = slice(start, start + _BLOCK)
+        Xb = X[block]
+        Ib = indicator(y[block], n_classes, None if w is None else w[block])
+        sums += Ib @ Xb
+        squares += Ib @ np.multiply(Xb, Xb, out=work[: Xb.shape[0]])
+    means = safe_means(sums, counts)
+    scatter = squares - counts[:, None] * means**2
+    if cancels(squares, scatter):
+        scatter = np.zeros_like(squares)
+        for start in range(0, n, _BLOCK):
+            block = slice(start, start + _BLOCK)
+            R = np.subtract(X[block], means[y[block]], out=work[: X[block].shape[0]])
+            R *= R
+            scatter += indicator(y[block], n_classes, None if w is None else w[block]) @ R
+    return means, np.maximum(scatter, 0.0)
+
+
+def class_order(y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Row indices grouped by class (stable): a radix sort on the narrowest integer type."""
+    small = np.int16 if n_classes <= np.iinfo(np.int16).max else np.int64
+    return np.argsort(y.astype(small, copy=False), kind="stable")
+
+
+def centred_pass(X, w, order, n_rows, refs, moments):
+    """One pass of the full scatter (:mod:`linclass.core.class_stats`) about ``refs`` (None: each
+    class's first block mean).
+
+    Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
+    :math:`\\sum_i w_i (x_i - r_k)`."""
+    n_classes, d = n_rows.size, X.shape[1]
+    given = refs is not None
+    refs = np.array(refs) if given else np.zeros((n_classes, d))
+    sums = np.zeros((n_classes, d))
+    scatter = np.zeros((n_classes, d, d))
+    fourth = np.zeros(n_classes) if moments else None
+    third = np.zeros((n_classes, d)) if moments else None
+    stops = np.cumsum(n_rows)
+    work = np.empty((min(X.shape[0], _BLOCK), d))
+    ones = np.ones(min(X.shape[0], _BLOCK))
+    for k in range(n_classes):
+        first = stops[k] - n_rows[k]
+        for start in range(first, stops[k], _BLOCK):
+            idx = order[start : min(start + _BLOCK, stops[k])]
+            # mode='clip' skips the bounds check (the indices are a permutation of the rows)
+            R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
+            wk = ones[: idx.size] if w is None else w[idx]
+            if start == first and not given:
+                total = float(wk.sum())
+                refs[k] = (wk @ R) / total if total > 0 else R.mean(axis=0)
+            R -= refs[k]
+            sums[k] += wk @ R
+            if moments:
+                r2 = np.einsum("ij,ij->i", R, R)
+                wr2 = wk * r2
+                fourth[k] += wr2 @ r2
+                third[k] += R.T @ wr2
+            if w is not None:
+                R *= np.sqrt(wk)[:, None]
+            scatter[k] += R.T @ R
+    return refs, sums, (scatter + scatter.transpose(0, 2, 1)) / 2, fourth, third

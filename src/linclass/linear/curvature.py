@@ -1,0 +1,147 @@
+"""The data term of the logistic / softmax Hessian, accumulated over blocks of rows.
+
+With :math:`\\tilde x_i = [x_i - m, 1]` (p entries; without the 1 when there is no intercept) and the
+per-row curvature :math:`C_i = w_i M_i` of shape (m, m) (:func:`curvature_weights`), the Hessian's data
+term is (:mod:`linclass.linear.objective`)
+
+.. math::  \\sum_i C_i \\otimes \\tilde x_i\\tilde x_i^T, \\qquad
+           \\text{block } (a, b) = \\tilde X^T\\mathrm{diag}(C_{\\cdot ab})\\tilde X .
+
+Two classes (m = 1, :math:`C_i = w_i\\mu_i(1-\\mu_i) \\ge 0`): one syrk of
+:math:`\\mathrm{diag}(\\sqrt{C})\\tilde X` per block, the fewest flops (:math:`p^2/2` per row).
+
+K classes: the m(m+1)/2 distinct blocks share one product.  With :math:`z_i` the p(p+1)/2 products
+:math:`\\tilde x_{ij}\\tilde x_{ik}`, :math:`j \\le k` (the row's Khatri-Rao square) and
+:math:`c_i` the m(m+1)/2 entries :math:`C_{i,ab}`, :math:`a \\le b`, every block's upper triangle is
+a column of :math:`Z^TC`: one well-shaped matrix product per block of rows instead of
+:math:`m(m+1)/2` weighted Gram products, with half their flops (each block's symmetry is used once).
+Above :data:`_KR_MAX_P` entries per row the squares would not fit in cache, and the blocks are
+formed one by one.
+
+Products are formed in float32 when ``low`` (Newton steps on large X; the inference Hessian is always
+float64); the sums are float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["CurvatureSum", "curvature_weights"]
+
+_KR_MAX_P = 160  # above this many columns, the K-class blocks are formed one by one
+_KR_ENTRIES = 1 << 20  # rows per block of squares: this many entries (8 MB in float64)
+
+
+def curvature_weights(mu: np.ndarray, basis: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
+    """Per-row curvature :math:`w_iM_i`: shape (n,) for two classes (:math:`w_i\\mu_i(1-\\mu_i)`),
+    else (n, m, m) with :math:`M_i = P^T(\\mathrm{diag}\\,\\mu_i - \\mu_i\\mu_i^T)P`.
+
+    Parameters
+    ----------
+    mu : ndarray of shape (n,) or (n, K)
+        Probabilities of class 1 (two classes) or of every class.
+    basis : ndarray of shape (K, K-1) or None
+        The sum-to-zero basis P (None for two classes).
+    w : ndarray of shape (n,) or None
+    """
+    if basis is None:
+        c = mu * (1.0 - mu)
+    else:
+        Q = mu @ basis
+        m = Q.shape[1]
+        outer = (basis[:, :, None] * basis[:, None, :]).reshape(-1, m * m)
+        c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
+    if w is None:
+        return c
+    return c * (w if c.ndim == 1 else w[:, None, None])
+
+
+class CurvatureSum:
+    """Running :math:`\\sum_i C_i \\otimes \\tilde x_i\\tilde x_i^T` over blocks of rows.
+
+    Parameters
+    ----------
+    n_features : int
+        d (columns of X).
+    m : int
+        1 for two classes, K - 1 for K.
+    offset : ndarray of shape (d,)
+        The centring point m.
+    fit_intercept : bool
+    low : bool
+        Form the products in float32.
+    """
+
+    def __init__(self, n_features: int, m: int, offset: np.ndarray, fit_intercept: bool, low: bool):
+        self.d, self.m = int(n_features), int(m)
+        self.p = self.d + int(fit_intercept)
+        self.offset = np.asarray(offset, dtype=np.float64)
+        self.fit_intercept = fit_intercept
+        self.dtype = np.float32 if low else np.float64
+        self.kr = self.m > 1 and self.p <= _KR_MAX_P
+        if self.m == 1:
+            self._acc = np.zeros((self.p, self.p))
+        elif self.kr:
+            self._upper = np.triu_indices(self.p)
+            # row i of the upper triangle is the slice starts[i]:starts[i + 1] of a row's square
+            self._starts = np.concatenate([[0], np.cumsum(np.arange(self.p, 0, -1))])
+            self._pairs = np.triu_indices(self.m)
+            self._acc = np.zeros((self._upper[0].size, self._pairs[0].size))
+        else:
+            self._acc = np.zeros((self.p, self.m, self.p, self.m))
+
+    def block_rows(self) -> int:
+        """Rows per block that keep this accumulator's work arrays in cache."""
+        width = self._upper[0].size if self.kr else self.p
+        return max(64, _KR_ENTRIES // width) if self.kr else max(256, (1 << 19) // max(width, 1))
+
+    def _centred(self, Xb: np.ndarray) -> np.ndarray:
+        """:math:`[X_b - m, 1]` (or without the 1) in the product dtype."""
+        A = np.empty((Xb.shape[0], self.p), dtype=self.dtype)
+        if sp.issparse(Xb):  # one block of sparse rows, densified in cache
+            Xb = Xb.toarray()
+        np.subtract(Xb, self.offset, out=A[:, : self.d], casting="same_kind")
+        if self.fit_intercept:
+            A[:, self.d] = 1.0
+        return A
+
+    def add(self, Xb: np.ndarray, C: np.ndarray) -> None:
+        """Add the rows ``Xb`` (shape (b, d)) with curvature ``C`` (shape (b,) or (b, m, m))."""
+        if Xb.shape[0] == 0:
+            return
+        A = self._centred(Xb)
+        if self.m == 1:  # C >= 0: one syrk of sqrt(C) A
+            A *= np.sqrt(C).astype(self.dtype)[:, None]
+            self._acc += A.T @ A
+        elif self.kr:
+            Z = np.empty((A.shape[0], self._acc.shape[0]), dtype=self.dtype)
+            for i, (lo, hi) in enumerate(zip(self._starts[:-1], self._starts[1:])):
+                np.multiply(A[:, i : i + 1], A[:, i:], out=Z[:, lo:hi])
+            self._acc += Z.T @ C[:, self._pairs[0], self._pairs[1]].astype(self.dtype)
+        else:
+            for a in range(self.m):
+                for b in range(a, self.m):
+                    block = A.T @ (A * C[:, a, b].astype(self.dtype)[:, None])
+                    self._acc[:, a, :, b] += block
+                    if b != a:
+                        self._acc[:, b, :, a] += block.T
+
+    def total(self) -> np.ndarray:
+        """The sum, of shape (p*m, p*m), C order of (p, m)."""
+        p, m = self.p, self.m
+        if m == 1:
+            return (self._acc + self._acc.T) / 2
+        if not self.kr:
+            H4 = self._acc
+        else:
+            H4 = np.empty((p, m, p, m))
+            i, j = self._upper
+            for col, (a, b) in enumerate(zip(*self._pairs)):
+                block = np.empty((p, p))
+                block[i, j] = self._acc[:, col]
+                block[j, i] = self._acc[:, col]
+                H4[:, a, :, b] = block
+                H4[:, b, :, a] = block
+        H = H4.reshape(p * m, p * m)
+        return (H + H.T) / 2
