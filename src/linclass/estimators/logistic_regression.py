@@ -12,7 +12,6 @@ sparse X) go to :mod:`linclass.estimators.logistic_penalised`, Firth's fit finis
 
 from __future__ import annotations
 
-from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit
+from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_firth import check_firth
 from linclass.estimators.logistic_options import (
@@ -35,19 +35,18 @@ from linclass.estimators.logistic_options import (
 )
 from linclass.estimators.logistic_penalised import fit_penalised
 from linclass.estimators.logistic_smooth import fit_smooth
+from linclass.estimators.logistic_summary import summary_table
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.firth import FirthObjective
-from linclass.linear.firth_inference import firth_summary
-from linclass.linear.inference import LogisticInference
 from linclass.linear.objective import LinearObjective
-from linclass.linear.penalised_summary import is_penalised_state, penalised_summary
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticRegression"]
 
 
-class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, BaseEstimator):
+class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, ClassifierMixin,
+                         BaseEstimator):
     """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with L2,
     L1, elastic-net and Firth penalties, sparse X and a statsmodels-grade :meth:`summary`.
 
@@ -175,6 +174,9 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         Set on unpenalised fits whose maximum-likelihood estimate does not exist, and on Firth fits
         whose data are separated (where the Firth estimate exists all the same).
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    With scikit-learn >= 1.9, ``set_callbacks(...)`` takes scikit-learn's callbacks: each solver
+    iteration is a subtask of the fit (:mod:`linclass.estimators.fit_callbacks`).
     """
 
     _parameter_constraints: dict = {
@@ -223,6 +225,7 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         return tags
 
     # ------------------------------------------------------------------ fitting
+    @with_callbacks
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
@@ -254,8 +257,11 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
             d, K = data.X.shape[1], data.classes.size
             solver = self._resolve_solver(penalty, (d + 1) * (1 if K == 2 else K - 1), d, K,
                                           sparse=hasattr(data.X, "tocsc"))
-            if solver == "cd":
+            if solver == "cd":  # the callbacks see the coordinate-descent fit as one task
+                task = fit_task(self, data.X, y, sample_weight, 0)
                 fit_penalised(self, data, weight, penalty, previous)
+                if task is not None:
+                    task.end()
                 return self
         X_fit, fit_intercept, scaling = data.X, self.fit_intercept, None
         if liblinear:
@@ -272,8 +278,10 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         if self.penalty == "firth":
             objective.check_identifiable(objective.null_start())
             solver = "newton"  # Firth's IRLS (check_firth has checked the choice)
-        return fit_smooth(self, objective, data.classes, solver, previous, data, weight, scaling=scaling)
+        return fit_smooth(self, objective, data.classes, solver, previous, data, weight, scaling=scaling,
+                          task=fit_task(self, data.X, y, sample_weight, None))
 
+    @with_callbacks
     def fit_source(self, source):
         """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`); the result
         equals ``fit`` on all rows at once (to the solver's tolerance).
@@ -322,7 +330,8 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         solver = self._resolve_solver(penalty, objective.n_params, objective.n_features,
                                       objective.n_classes, sparse=False)
         objective.with_hessian = solver == "newton"
-        return fit_smooth(self, objective, objective.classes, solver, previous, None, None)
+        return fit_smooth(self, objective, objective.classes, solver, previous, None, None,
+                          task=fit_task(self, None, None, None, None))
 
     def _penalty(self):
         """The elastic net of ``penalty`` / ``C`` / ``l1_ratio`` (none for Firth's fit)."""
@@ -375,28 +384,4 @@ class LogisticRegression(LogisticPredictions, SparseCoefMixin, ClassifierMixin, 
         ``.to_frame()`` for pandas)
         """
         check_is_fitted(self)
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = [f"x{j}" for j in range(self.n_features_in_)]
-        coef = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
-        if is_penalised_state(self._inference):
-            return penalised_summary(self._inference, coef=coef, intercept=self.intercept_,
-                                     classes=self.classes_, feature_names=names,
-                                     fit_intercept=self.fit_intercept)
-        if ci not in ("wald", "profile"):
-            raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
-        firth = self._inference.get("firth") if isinstance(self._inference, dict) else None
-        if ci == "profile" and firth is None:
-            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth'); "
-                             "this model was fitted with penalty='l2'.")
-        inference = LogisticInference.from_state(self._inference, self.log_likelihood_)
-        if firth is not None:
-            inference = replace(inference, log_likelihood=firth["penalised"],
-                                null_log_likelihood=firth["null_penalised"])
-        table = inference.summary(
-            coef=coef, intercept=self.intercept_, classes=self.classes_, feature_names=names,
-            fit_intercept=self.fit_intercept, alpha=alpha,
-        )
-        return table if firth is None else firth_summary(table, firth, ci)
+        return summary_table(self, alpha, ci)

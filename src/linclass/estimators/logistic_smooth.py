@@ -25,10 +25,12 @@ from linclass.linear.start import gaussian_start
 __all__ = ["fit_smooth"]
 
 
-def fit_smooth(model, objective, classes, solver, previous, data, weight, scaling=None):
+def fit_smooth(model, objective, classes, solver, previous, data, weight, scaling=None, task=None):
     """Run ``solver`` on ``objective`` and set the fitted attributes (``data`` / ``weight``:
     the in-memory rows, for the exact separation check; None for chunked data; ``scaling``: the
-    constant feature of liblinear's objective, whose weight times it is the intercept)."""
+    constant feature of liblinear's objective, whose weight times it is the intercept; ``task``:
+    the fit as scikit-learn's callbacks see it, each iteration a subtask,
+    :mod:`linclass.estimators.fit_callbacks`)."""
     K = classes.size
     if solver == "auto":  # dense X: the solver with the lower predicted cost
         n_rows = objective.X.shape[0] if data is not None else int(objective.stats.n_rows.sum())
@@ -44,14 +46,30 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
     options = {"tol": model.tol, "max_iter": model.max_iter}
     if solver == "sgd":
         options.update(random_state=model.random_state, batch_size=model.batch_size, eta0=model.eta0)
+
+    def attributes(theta):  # the fitted attributes at theta (a callback's fitted_estimator)
+        coef, intercept = objective.coefficients(theta)
+        if scaling is not None:
+            coef, intercept = intercept_penalty.split(coef, scaling)
+        return {"classes_": classes, "coef_": coef, "intercept_": intercept}
+
+    stopped = lambda: task is not None and task.stopped  # noqa: E731 (a callback asked to stop)
+    if task is not None:
+        options["on_iteration"] = task.observer(f"{solver}-iter", attributes)
     result = SOLVERS[solver](objective, theta0, **options)
     auto = SKLEARN_SOLVERS.get(model.solver, model.solver) == "auto"
-    if auto and solver == "lbfgs" and not result.converged and objective.n_params <= MAX_PARAMS:
-        result, solver = _continue_with_newton(model, objective, result), "lbfgs+newton"
+    if (auto and solver == "lbfgs" and not result.converged and objective.n_params <= MAX_PARAMS
+            and not stopped()):
+        more = None if task is None else task.observer("newton-iter", attributes)
+        result, solver = _continue_with_newton(model, objective, result, more), "lbfgs+newton"
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if model.penalty != "firth" and model.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
-        result = final_newton_step(objective, result, hessian)
+        if not stopped():  # a stopped fit stays where it was stopped
+            stepped = final_newton_step(objective, result, hessian)
+            if task is not None and stepped.n_iter > result.n_iter:  # that step is an iteration
+                task.observer("newton-step", attributes)(stepped.theta)
+            result = stepped
     if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
         raise FloatingPointError(
             "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -65,21 +83,27 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
     model.violation_ = float(result.gradient_norm)
     model.loss_curve_ = result.history
     model.solver_ = solver
-    _finish(model, objective, result, data, weight, scaling, hessian)
+    with warnings.catch_warnings():
+        if stopped():  # stopped by a callback: not a convergence failure
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        _finish(model, objective, result, data, weight, scaling, hessian)
+    if task is not None:
+        task.end()
     if model.verbose:
         for i, value in enumerate(result.history):
             print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
     return model
 
 
-def _continue_with_newton(model, objective, result):
+def _continue_with_newton(model, objective, result, on_iteration=None):
     """'auto': an L-BFGS run that stopped at ``max_iter`` (an ill-conditioned problem, such as
     unscaled pixel counts) goes on with Newton from where it stopped, when the Hessian is one
     that the inference table forms anyway (at most ``MAX_PARAMS`` parameters).  The iterations
     and the training curve are those of both runs."""
     if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
         objective.with_hessian = True
-    more = SOLVERS["newton"](objective, result.theta, tol=model.tol, max_iter=model.max_iter)
+    more = SOLVERS["newton"](objective, result.theta, tol=model.tol, max_iter=model.max_iter,
+                             on_iteration=on_iteration)
     return replace(more, n_iter=result.n_iter + more.n_iter,
                    history=np.concatenate([result.history, more.history[1:]]))
 

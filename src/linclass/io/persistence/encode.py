@@ -28,6 +28,10 @@ from linclass.io.persistence.format import ARRAY_KINDS, SCALAR_KINDS, Unsupporte
 
 __all__ = ["Encoder", "describe"]
 
+#: attributes an estimator holds only while the program runs, never saved: scikit-learn's
+#: callbacks (``set_callbacks``; progress bars and monitors hold threads and open listeners)
+RUNTIME_ONLY = frozenset({"_skl_callbacks"})
+
 
 def describe(obj) -> str:
     """``module.Class (repr)``, the repr cut to 80 characters, for messages."""
@@ -189,7 +193,7 @@ class Encoder:
         for key, value in vars(obj).items():
             if type(key) is not str or not ATTRIBUTE.fullmatch(key) or is_dunder(key):
                 raise UnsupportedObjectError(f"{where}.{key}", "not a plain attribute name")
-            if key not in params:
+            if key not in params and key not in RUNTIME_ONLY:
                 state[key] = value
         return {
             "__type__": "estimator",

@@ -23,8 +23,10 @@ from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradi
 __all__ = ["bohning"]
 
 
-def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100) -> SolverResult:
-    """Minimise ``objective`` with the fixed bound matrix; see the module docstring."""
+def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
+            on_iteration=None) -> SolverResult:
+    """Minimise ``objective`` with the fixed bound matrix; see the module docstring.
+    ``on_iteration``: called with the parameters after each iteration; a true result stops the run."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     system = SymmetricSolver(objective.hessian_bound_block())
     f, g = objective.value_gradient(theta)
@@ -43,5 +45,7 @@ def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100) -> Sol
             converged = True
             break
         f = f_new
+        if on_iteration is not None and on_iteration(theta):
+            break
     return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
                         system.singular, history[-1])

@@ -63,9 +63,10 @@ def _direction(g, pairs, system) -> np.ndarray:
     return -r
 
 
-def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: int = 10
-          ) -> SolverResult:
-    """Minimise ``objective`` by L-BFGS in the start's curvature metric; see the module docstring."""
+def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: int = 10,
+          on_iteration=None) -> SolverResult:
+    """Minimise ``objective`` by L-BFGS in the start's curvature metric; see the module docstring.
+    ``on_iteration``: called with the parameters after each iteration; a true result stops the run."""
     shape = objective.shape
     theta = np.array(theta0, dtype=np.float64).reshape(shape)
     if shape[0] > DENSE_BOUND_MAX:
@@ -113,5 +114,7 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
         sy = float(s @ y)
         if sy > np.finfo(float).eps * float(np.sqrt((s @ s) * (y @ y))):
             pairs = (pairs + [(s, y, 1.0 / sy)])[-memory:]
+        if on_iteration is not None and on_iteration(theta):
+            break
     return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
                         system.singular, f)

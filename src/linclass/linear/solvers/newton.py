@@ -24,8 +24,9 @@ _MAX_HALVINGS = 40
 
 
 def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
-           low_precision: bool = True) -> SolverResult:
-    """Minimise ``objective`` by damped Newton steps; see the module docstring."""
+           low_precision: bool = True, on_iteration=None) -> SolverResult:
+    """Minimise ``objective`` by damped Newton steps; see the module docstring.  ``on_iteration``:
+    called with the parameters after each iteration; a true result stops the run."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     f, g = objective.value_gradient(theta)
     history, singular, n_iter, converged = [f], False, 0, False
@@ -60,5 +61,7 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
             break
         theta, f, g = candidate, f_new, g_new
         history.append(f)
+        if on_iteration is not None and on_iteration(theta):
+            break
     return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g), singular,
                         f)

@@ -27,8 +27,10 @@ __all__ = ["sgd"]
 
 
 def sgd(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, random_state=None,
-        batch_size: int = 256, eta0: float = 0.5, n_iter_no_change: int = 5) -> SolverResult:
-    """Minimise ``objective`` by preconditioned mini-batch SGD; see the module docstring."""
+        batch_size: int = 256, eta0: float = 0.5, n_iter_no_change: int = 5,
+        on_iteration=None) -> SolverResult:
+    """Minimise ``objective`` by preconditioned mini-batch SGD; see the module docstring.
+    ``on_iteration``: called with the parameters after each epoch; a true result stops the run."""
     rng = np.random.default_rng(random_state)
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     system = SymmetricSolver(objective.hessian_bound_block())
@@ -49,6 +51,8 @@ def sgd(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, random_sta
         theta = average  # epoch (Polyak-Ruppert) averaging: the noise of single steps cancels
         f = objective.value(theta)
         history.append(f)
+        if on_iteration is not None and on_iteration(theta):
+            break
         if f < best - tol:
             best, stalls = f, 0
         elif batch < n:  # progress stalled at this noise level: a larger batch lowers the noise
