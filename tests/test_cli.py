@@ -159,8 +159,8 @@ def test_compare_end_to_end_on_iris(tmp_path):
     row = re.compile(r"^(\S+)\s+([\d.]+) (?:±|\+/-) ([\d.]+)\s+(\S+)\s+([\d.]+)$", flags=re.M)
     rows = row.findall(result.stdout)
     names = [r[0] for r in rows]
-    expected = {"lda", "qda", "gnb", "gda", "rda", "rda-cv", "logistic", "logistic-cv", "perceptron", "fisher",
-                "kfda", "ovr-logistic", "ovo-logistic"}
+    expected = {"lda", "qda", "gnb", "gda", "rda", "rda-cv", "logistic", "logistic-cv", "perceptron",
+                "fisher", "kfda", "ovr-logistic", "ovo-logistic"}
     assert set(names) == expected
     accuracy = [float(r[1]) for r in rows]
     assert all(0.0 <= a <= 1.0 for a in accuracy)
