@@ -346,6 +346,13 @@ def test_file_source_errors_name_the_file(tmp_path):
     ("linclass.io.datasets", "read_table", "linclass.sources.tables"),
     ("linclass.io.datasets", "DataError", "linclass.sources.tables"),
     ("linclass.chunks", "fit_chunked", "linclass.sources.chunks"),
+    # the first release's linclass.perceptron: rule, training loop and basis functions
+    *[("linclass.perceptron", name, "linclass.linear.perceptron_training")
+      for name in ("PerceptronFit", "make_rng", "train")],
+    *[("linclass.perceptron", name, "linclass.linear.perceptron_rule")
+      for name in ("Patterns", "predict_index", "run_epoch", "scores")],
+    *[("linclass.perceptron", name, "linclass.linear.basis_functions")
+      for name in ("basis_features", "poly_features", "poly_powers")],
 ])
 def test_old_paths_name_the_same_objects(old, name, home):
     assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(home), name)

@@ -27,7 +27,7 @@ MOVED = {
     "linclass.fisher": "linclass.generative.fisher",
     "linclass.kernel_fisher": "linclass.generative.kernel_fisher",
     "linclass.kernels": "linclass.generative.kernels",
-    "linclass.perceptron": "linclass.linear.perceptron_rule",
+    "linclass.perceptron": "linclass.linear.perceptron_training",
     "linclass.losses": "linclass.linear.losses",
     "linclass.objective": "linclass.linear.objective",
     "linclass.separation": "linclass.linear.separation",

@@ -1,7 +1,7 @@
 """The penalised fit of :class:`~linclass.LogisticRegression` (solver 'cd': the L1 and elastic-net
 penalties, and any penalty on sparse X) from validated data to fitted attributes (the settings resolve
 in :mod:`linclass.estimators.logistic_options`).  The mathematics is :mod:`linclass.linear.penalties`,
-:mod:`linclass.linear.penalised` and :mod:`linclass.linear.solvers.prox_newton`.
+:mod:`linclass.linear.penalised` and :mod:`linclass.linear.solvers.coordinate_descent`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> Non
     """
     # the compiled loops (numba) load on the first penalised fit, not with the package
     from linclass.linear.penalised import PenalisedObjective
-    from linclass.linear.solvers.prox_newton import prox_newton
+    from linclass.linear.solvers.coordinate_descent import coordinate_descent
 
     K = data.classes.size
     if estimator.fit_intercept and hasattr(data.X, "tocsc"):
@@ -56,7 +56,7 @@ def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> Non
         np.shape(previous[1]) == W.shape
     ):
         W, b = objective.internal(previous[1], previous[2])
-    result = prox_newton(objective, W, b, tol=estimator.tol, max_iter=estimator.max_iter)
+    result = coordinate_descent(objective, W, b, tol=estimator.tol, max_iter=estimator.max_iter)
     if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
         raise FloatingPointError(  # cannot happen with finite X; never return NaN
             "The fit produced non-finite coefficients; rescale the features or use a smaller C."

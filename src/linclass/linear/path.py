@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from linclass.linear.penalties import ElasticNet
-from linclass.linear.solvers.prox_newton import PenalisedResult, prox_newton
+from linclass.linear.solvers.coordinate_descent import PenalisedResult, coordinate_descent
 
 __all__ = ["c_grid", "default_ratio", "path_steps"]
 
@@ -63,7 +63,7 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
     ``(C, result)`` one step at a time (a cross-validation scores each step and keeps nothing).
 
     ``W0, b0``: the start (internal layout); default the intercept-only fit.  Further keyword
-    arguments go to :func:`~linclass.linear.solvers.prox_newton.prox_newton`.
+    arguments go to :func:`~linclass.linear.solvers.coordinate_descent.coordinate_descent`.
     """
     Cs = np.asarray(Cs, dtype=np.float64)
     if np.any(np.diff(Cs) < 0):
@@ -82,7 +82,7 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
         strong = _strong_set(G, penalty.l1, l1_old)
         if strong is not None and obj.binary:
             strong = strong[0]
-        result = prox_newton(step, W, b, tol=tol, max_iter=max_iter, working_set=strong, **solver)
+        result = coordinate_descent(step, W, b, tol=tol, max_iter=max_iter, working_set=strong, **solver)
         W, b, G = result.W, result.b, result.gradient
         l1_old = penalty.l1
         yield float(C), result

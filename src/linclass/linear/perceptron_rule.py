@@ -372,16 +372,3 @@ def _run_epoch_decayed(P: Patterns, W: np.ndarray, order, eta: float, alpha: flo
         pos = end
     W[:, 0], W[:, 1:] = bias, c * V
     return mistakes, float(loss + 0.5 * alpha * penalty)
-
-
-_TRAINING = ("PerceptronFit", "StoppingRule", "make_rng", "train")
-
-
-def __getattr__(name: str):
-    """The training loop lives in :mod:`linclass.linear.perceptron_training`; its names are also
-    reachable here, where the first release defined them."""
-    if name in _TRAINING:
-        from linclass.linear import perceptron_training
-
-        return getattr(perceptron_training, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

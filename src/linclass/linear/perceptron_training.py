@@ -12,6 +12,10 @@ from threadpoolctl import ThreadpoolController
 
 from linclass.linear.perceptron_rule import Patterns, run_epoch
 
+# this module is the first release's linclass.perceptron (linclass._moved): its other names
+from linclass.linear.basis_functions import basis_features, poly_features, poly_powers  # noqa: E402,F401
+from linclass.linear.perceptron_rule import predict_index, scores  # noqa: E402,F401
+
 __all__ = ["PerceptronFit", "StoppingRule", "make_rng", "train"]
 
 
@@ -144,7 +148,7 @@ def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffl
     if coef is not None:
         W[:, 0], W[:, 1:] = intercept, coef
     best = (P.error(W), W.copy()) if pocket else None
-    mistakes, losses, scores, stopped = [], [], [], False
+    mistakes, losses, held_out, stopped = [], [], [], False
     for epoch in range(max_epochs):
         order = P.visit_order(rng.permutation(P.n_samples)) if shuffle else None
         made, objective = run_epoch(P, W, order, eta=eta, alpha=alpha)
@@ -162,8 +166,8 @@ def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffl
                 best = (error, W.copy())
         if rule.validation is not None:
             V = rule.validation
-            scores.append(1.0 - V.error(W) / (V.Z.shape[0] if V.weight is None else V.weight.sum()))
-            if _no_progress(scores, rule, higher=True):
+            held_out.append(1.0 - V.error(W) / (V.Z.shape[0] if V.weight is None else V.weight.sum()))
+            if _no_progress(held_out, rule, higher=True):
                 stopped = True
                 break
         elif _no_progress(losses, rule, higher=False):

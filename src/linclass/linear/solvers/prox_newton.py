@@ -26,7 +26,8 @@ stay at zero in coordinate descent's first pass.  Each outer iteration, at the c
    :math:`\\sigma = 0.01`.  The step is usually accepted at :math:`t = 1`; the line search is what
    makes the iteration converge from any start.
 
-Softmax (K > 2) runs the same step on one class's row at a time (:mod:`.prox_newton_softmax`).
+Softmax (K > 2) runs the same step on one class's row at a time (:mod:`.prox_newton_softmax`;
+:mod:`.coordinate_descent` chooses).
 """
 
 from __future__ import annotations
@@ -294,10 +295,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         Largest dense working set whose model Hessian is formed explicitly.
     """
     if not obj.binary:
-        from linclass.linear.solvers.prox_newton_softmax import prox_newton_softmax
-
-        return prox_newton_softmax(obj, W0, b0, tol=tol, max_iter=max_iter,
-                                   working_set=working_set, max_sweeps=max_sweeps, gram_max=gram_max)
+        raise ValueError("prox_newton fits two classes; K classes: linear.solvers.coordinate_descent")
     design, pen = obj.design, obj.penalty
     l1, l2 = pen.scalars()
     N, intercept = obj.total, obj.fit_intercept
