@@ -17,7 +17,11 @@ sgd        the seed's stochastic gradient rule on shuffled mini-batches, with an
 
 Beside them: ``final_step`` (one exact Newton step that ends every converged fit, with the Hessian
 that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
-work).
+work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``coordinate_descent``
+chooses ``prox_newton`` (two classes), ``prox_newton_softmax`` (per-class blocks) or, through it,
+``prox_newton_coupled`` (the full K x d model), on a
+:class:`~linclass.linear.penalised.PenalisedObjective`; each stops on the largest optimality
+(KKT) violation.
 """
 
 from linclass.linear.solvers._common import SolverResult, SymmetricSolver
