@@ -7,7 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-__all__ = ["SolverResult", "SymmetricSolver", "gradient_norm"]
+__all__ = ["SolverResult", "SymmetricSolver", "backtrack", "gradient_norm"]
+
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
 
 
 @dataclass(frozen=True)
@@ -76,3 +79,21 @@ class SymmetricSolver:
         coords = self._range.T @ b
         coords = coords * (self._inv_vals if coords.ndim == 1 else self._inv_vals[:, None])
         return self._range @ coords
+
+
+def backtrack(objective, theta: np.ndarray, step: np.ndarray, f: float, g: np.ndarray, slope: float):
+    """Armijo backtracking along ``step`` (the shape of theta) from the full step, halving:
+    ``(t, f_new, g_new)`` of the first point with :math:`f_{new} \\le f + 10^{-4}\\,t\\,g^Ts`, or, at
+    the optimum where the decrease is below rounding, with no rise beyond rounding and a smaller
+    gradient; None when 40 halvings find none (no progress possible at this precision)."""
+    gnorm = gradient_norm(g)
+    t = 1.0
+    for _ in range(_MAX_HALVINGS):
+        f_new, g_new = objective.value_gradient(theta + t * step)
+        if np.isfinite(f_new) and (
+            f_new <= f + _ARMIJO * t * slope
+            or (f_new <= f + 1e-13 * abs(f) and gradient_norm(g_new) < gnorm)
+        ):
+            return t, f_new, g_new
+        t *= 0.5
+    return None

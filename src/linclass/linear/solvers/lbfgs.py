@@ -26,12 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear.objective_layout import DENSE_BOUND_MAX
-from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradient_norm
+from linclass.linear.solvers._common import SolverResult, SymmetricSolver, backtrack, gradient_norm
 
 __all__ = ["lbfgs"]
 
-_ARMIJO = 1e-4
-_MAX_HALVINGS = 40
 
 
 class _Diagonal:
@@ -91,22 +89,13 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
             slope = float(g @ step)
             if not slope < 0:
                 step, slope = -g, -float(g @ g)
-        t, accepted = 1.0, False
-        for _ in range(_MAX_HALVINGS):
-            f_new, g_new = objective.value_gradient(theta + (t * step).reshape(shape))
-            g_new = g_new.ravel()
-            if np.isfinite(f_new) and (
-                f_new <= f + _ARMIJO * t * slope
-                # at the optimum the decrease is below rounding: accept a smaller gradient instead
-                or (f_new <= f + 1e-13 * abs(f) and gradient_norm(g_new) < gradient_norm(g))
-            ):
-                accepted = True
-                break
-            t *= 0.5
-        if not accepted:  # no progress possible at this precision
+        found = backtrack(objective, theta, step.reshape(shape), f, g, slope)
+        if found is None:  # no progress possible at this precision
             objective.value_gradient(theta)  # the returned point is the last one evaluated
             converged = gradient_norm(g) <= np.sqrt(tol)
             break
+        t, f_new, g_new = found
+        g_new = g_new.ravel()
         s, y = t * step, g_new - g
         theta = theta + s.reshape(shape)
         f, g = f_new, g_new

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradient_norm
+from linclass.linear.solvers._common import SolverResult, SymmetricSolver, backtrack, gradient_norm
 
 __all__ = ["newton"]
 
-_ARMIJO = 1e-4
-_MAX_HALVINGS = 40
 
 
 def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
@@ -43,23 +41,14 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
         slope = float(g.ravel() @ step.ravel())
         if not slope < 0:  # not a descent direction (rounding on a singular Hessian): steepest descent
             step, slope = -g, -float(g.ravel() @ g.ravel())
-        accepted, t = False, 1.0
-        for _ in range(_MAX_HALVINGS):
-            candidate = theta + t * step
-            f_new, g_new = objective.value_gradient(candidate)
-            if np.isfinite(f_new) and (
-                f_new <= f + _ARMIJO * t * slope
-                # at the optimum the decrease is below rounding: accept a smaller gradient instead
-                or (f_new <= f + 1e-13 * abs(f) and gradient_norm(g_new) < gradient_norm(g))
-            ):
-                accepted = True
-                break
-            t *= 0.5
+        found = backtrack(objective, theta, step, f, g, slope)
+        if found is None or found[0] < 1.0:  # a damped step: the exact Hessian from now on
             low_precision = False
-        if not accepted:  # no progress possible at this precision
+        if found is None:  # no progress possible at this precision
             converged = gradient_norm(g) <= np.sqrt(tol)
             break
-        theta, f, g = candidate, f_new, g_new
+        t, f, g = found
+        theta = theta + t * step
         history.append(f)
         if on_iteration is not None and on_iteration(theta):
             break
