@@ -172,3 +172,23 @@ def random_problem(kind: str, seed: int, K: int, d: int, n_per_class: int, extra
     order = rng.permutation(n)
     X_test = draw(rng.integers(0, K, size=25))
     return X[order], y[order], X_test
+
+
+# ------------------------------------------------------------------ the command, in-process
+def cli(args, capsys):
+    """Run ``linclass ARGS`` in this process: ``(exit code, stdout, stderr)``."""
+    from linclass.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(code, err, out=""):
+    """A failed command printed exactly one 'linclass: error: ...' line and no traceback."""
+    assert code != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("linclass: error: ")
+    assert "Traceback" not in err + out
+    return lines[0]

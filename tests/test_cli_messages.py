@@ -12,25 +12,13 @@ import re
 import numpy as np
 import pytest
 
+from conftest import cli, one_error_line
 from linclass.cli import main
 from linclass.cli.formatting import command_line, plain
 from linclass.cli.models import MODELS, parameter_names
 from linclass.io.atomic import atomic_write
 
 
-def cli(args, capsys):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(code, err, out=""):
-    assert code != 0
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("linclass: error: ")
-    assert "Traceback" not in err + out
-    return lines[0]
 
 
 def write_labels_csv(path, labels, n_features=2, seed=0):

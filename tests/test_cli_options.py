@@ -16,21 +16,10 @@ import pandas as pd
 import pytest
 
 import linclass
+from conftest import cli, one_error_line
 from linclass.cli import main
 
 
-def cli(args, capsys):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(code, err, out=""):
-    assert code != 0
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("linclass: error: ")
-    return lines[0]
 
 
 def predictions(text):
