@@ -39,7 +39,7 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
         previous[1].shape == (1 if K == 2 else K, objective.n_features)
     ):
         theta0 = objective.from_coefficients(previous[1], previous[2])
-    elif model.max_iter == 0 or model.penalty == "firth" or getattr(objective, "sparse", False):
+    elif model.max_iter == 0 or model.penalty == "firth":
         theta0 = objective.null_start()  # max_iter=0 returns scikit-learn's starting point
     else:
         theta0 = gaussian_start(objective)

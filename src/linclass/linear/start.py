@@ -90,9 +90,12 @@ def gaussian_start(objective) -> np.ndarray:
     large data, those of a sample of rows), or the intercept-only start where that is not lower.
 
     Evaluating the objective at the Gaussian start is the solver's first evaluation (objectives keep
-    their last one), so the comparison costs no extra pass over the data.
+    their last one), so the comparison costs no extra pass over the data.  Sparse X starts at the
+    intercept-only point.
     """
     null = objective.null_start()
+    if getattr(objective, "sparse", False):  # class statistics of sparse rows would be dense d x d
+        return null
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         theta = gaussian_theta(objective, objective.start_stats())
