@@ -111,12 +111,6 @@ def test_csv_unnamed_column_elsewhere_is_refused_as_before(tmp_path):
         read_table(tmp_path / "t.csv", "label")
 
 
-def test_csv_unnamed_index_column_is_not_read_with_explicit_features(tmp_path):
-    pd.concat([frame(), frame(seed=1)]).to_csv(tmp_path / "t.csv")
-    X, _, names = read_table(tmp_path / "t.csv", "label", features=["b"])  # no check, no warning
-    assert names == ["b"] and X.shape == (16, 1)
-
-
 # ------------------------------------------------------------------------------------- command
 def test_the_command_says_it_skipped_the_index_once(tmp_path, capsys):
     data = frame(n=40)
@@ -132,3 +126,107 @@ def test_the_command_says_it_skipped_the_index_once(tmp_path, capsys):
     code = main(["evaluate", "--model", "lda", "--data", str(tmp_path / "u.csv"), "--target", "label"])
     out, err = capsys.readouterr()
     assert code == 1 and err.count("\n") == 1 and "is not a row index pandas wrote" in err
+
+
+# ------------------------------------------------- with a column selection (issue 24, finding 6)
+@pytest.mark.parametrize("engine", ["pandas", "csv"])
+@pytest.mark.parametrize("chunksize", [None, 5])
+def test_csv_unnamed_column_is_checked_whatever_features_are_chosen(engine, chunksize, tmp_path):
+    """An unnamed first column was neither checked nor warned about when the features were named:
+    the file's row index is the same whichever columns are read."""
+    pd.concat([frame(), frame(seed=1)]).to_csv(tmp_path / "t.csv")  # the index restarts at row 9
+    with pytest.raises(DataError, match="row 9 holds 0 where a row index holds 8"):
+        read_quietly(tmp_path / "t.csv", "label", features=["b"], engine=engine, chunksize=chunksize)
+    frame(n=16).to_csv(tmp_path / "u.csv")  # a real row index: skipped, with the warning
+    result, said = read_quietly(tmp_path / "u.csv", "label", features=["b"], engine=engine,
+                                chunksize=chunksize)
+    X = np.concatenate([b[0] for b in result]) if chunksize else result[0]
+    assert X.shape == (16, 1)
+    assert len(said) == 1 and "counts the rows 0, 1, 2, ..." in said[0]
+
+
+@pytest.mark.parametrize("selection", [["--drop", "a"], ["--drop", "0"], ["--features", "b"],
+                                       ["--features", "b", "a", "--drop", "a"]])
+@pytest.mark.parametrize("command", ["fit", "evaluate"])
+def test_the_command_refuses_an_unnamed_column_with_drop_or_features(selection, command, tmp_path,
+                                                                     capsys):
+    """Finding 6: with --drop or --features an unnamed first column that is not a row index was
+    dropped silently (without them it was refused)."""
+    data = frame(n=40)
+    pd.concat([data, data]).to_csv(tmp_path / "t.csv")
+    argv = [command, "--model", "lda", "--data", str(tmp_path / "t.csv"), "--target", "label",
+            *selection] + (["--out", str(tmp_path / "m.linclass")] if command == "fit" else [])
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 1, out
+    assert err.count("\n") == 1 and "is not a row index pandas wrote" in err
+    assert "row 41 holds 0 where a row index holds 40" in err
+
+
+@pytest.mark.parametrize("selection", [["--drop", "a"], ["--features", "b"]])
+def test_the_command_says_it_skipped_the_index_with_drop_or_features(selection, tmp_path, capsys):
+    """Finding 6: with --drop or --features, a real row index's warning was lost."""
+    frame(n=40).to_csv(tmp_path / "t.csv")
+    code = main(["fit", "--model", "lda", "--data", str(tmp_path / "t.csv"), "--target", "label",
+                 *selection, "--out", str(tmp_path / "m.linclass")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "(40 rows, 1 features, 2 classes)" in out
+    lines = [line for line in err.splitlines() if "row index" in line]
+    assert len(lines) == 1 and lines[0].startswith("linclass: warning: ")
+
+
+def test_predict_checks_the_unnamed_column_too(tmp_path, capsys):
+    """predict reads the model's features by name; the file's unnamed first column is checked (and
+    a real row index skipped with the warning) as in fit."""
+    data = frame(n=40)
+    data.to_csv(tmp_path / "train.csv", index=False)
+    model = tmp_path / "m.linclass"
+    assert main(["fit", "--model", "lda", "--data", str(tmp_path / "train.csv"), "--target", "label",
+                 "--out", str(model)]) == 0
+    data.to_csv(tmp_path / "new.csv")
+    pd.concat([data, data]).to_csv(tmp_path / "bad.csv")
+    for chunksize in ([], ["--chunksize", "7"]):
+        capsys.readouterr()
+        code = main(["predict", "--model-file", str(model), "--data", str(tmp_path / "new.csv"),
+                     *chunksize])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert len(out.splitlines()) == 41
+        assert len([line for line in err.splitlines() if "row index" in line]) == 1
+        code = main(["predict", "--model-file", str(model), "--data", str(tmp_path / "bad.csv"),
+                     *chunksize])
+        out, err = capsys.readouterr()
+        errors = [line for line in err.splitlines() if line.startswith("linclass: error: ")]
+        assert code == 1 and len(errors) == 1 and "is not a row index pandas wrote" in errors[0]
+        assert err.splitlines()[-1] == errors[0]  # (in chunks: after the first block's warning)
+
+
+# --------------------------------------------------------- in many passes (issue 24, finding 7)
+@pytest.mark.parametrize("engine", ["pandas", "csv"])
+def test_a_file_source_warns_about_the_index_once_for_all_its_passes(engine, tmp_path, monkeypatch):
+    """Each pass of a chunked fit rereads the file: the warning belongs to the file, not the pass."""
+    frame(n=30).to_csv(tmp_path / "t.csv")
+    if engine == "csv":
+        monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        source = FileSource(tmp_path / "t.csv", "label", 7)
+        for _ in range(3):
+            rows = sum(chunk.X.shape[0] for chunk in source.chunks())
+    assert rows == 30 and source.n_features == 2
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and "counts the rows 0, 1, 2, ..." in said[0]
+
+
+def test_fit_in_chunks_says_it_skipped_the_index_once(tmp_path, capsys):
+    """Finding 7: fit --chunksize repeated the warning once per pass (100 lines for a logistic fit)."""
+    frame(n=60).to_csv(tmp_path / "t.csv")
+    for model in ("lda", "logistic"):
+        code = main(["fit", "--model", model, "--data", str(tmp_path / "t.csv"), "--target", "label",
+                     "--chunksize", "16", "--out", str(tmp_path / "m.linclass")])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "(60 rows, 2 features, read 16 rows at a time)" in out
+        lines = [line for line in err.splitlines() if "row index" in line]
+        assert len(lines) == 1, err

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from linclass.sources.chunks import Chunk, combine_all
-from linclass.sources.tables import DataError, read_table
+from linclass.sources.tables import DataError, read_chunks
 
 __all__ = ["FileSource"]
 
@@ -18,7 +18,8 @@ class FileSource:
     """A CSV or Parquet file read ``chunksize`` rows at a time: a chunk source for
     :mod:`linclass.sources.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
 
-    Every pass (labels, class statistics, each logistic iteration) rereads the file.
+    Every pass (labels, class statistics, each logistic iteration) rereads the file; the warning
+    that an unnamed first CSV column is read as a row index is given once, when the source is made.
 
     Parameters
     ----------
@@ -39,7 +40,7 @@ class FileSource:
     def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None):
         self.path, self.target, self.chunksize = Path(path), target, chunksize
         self.features = None if features is None else list(features)
-        for X, _, names in read_table(self.path, target, chunksize=chunksize, features=features):
+        for X, _, names in read_chunks(self.path, target, chunksize, features=features):
             break  # the first chunk gives the columns
         else:
             raise DataError(f"{str(path)!r} holds no rows.")
@@ -49,7 +50,8 @@ class FileSource:
     def chunks(self) -> Iterator:
         """The :class:`linclass.sources.chunks.Chunk` pieces of the file, in order."""
         start = 0
-        blocks = read_table(self.path, self.target, chunksize=self.chunksize, features=self.features)
+        blocks = read_chunks(self.path, self.target, self.chunksize, features=self.features,
+                             warn_index=False)  # said once, by __init__
         for i, (X, y, _) in enumerate(blocks):
             yield Chunk(X, y, None, i, start)
             start += X.shape[0]

@@ -13,7 +13,9 @@ A row index that pandas wrote is never a feature: in Parquet, the columns that t
 metadata names as the index (``__index_level_0__`` after ``pd.concat(...).to_parquet(...)``); in CSV,
 a first column without a name in the header whose values count the rows 0, 1, 2, ... (what
 ``DataFrame.to_csv`` writes by default), which is skipped with a warning.  An unnamed first column that
-does not count the rows is refused, saying so.
+does not count the rows is refused, saying so, whichever columns are read (it cannot be named as a
+feature, so it would be lost without a word).  A CSV row with more or fewer fields than the header is
+refused, naming the row, its number of fields and the header's.
 
 The files are read a block of rows at a time by :mod:`linclass.sources.csv_blocks` (with pandas when
 it is installed, else the standard library: the same arrays and the same errors) and
@@ -32,7 +34,7 @@ from linclass.exceptions import DataError
 from linclass.sources.csv_blocks import csv_blocks, csv_header, csv_index
 from linclass.sources.parquet_blocks import parquet_blocks
 
-__all__ = ["DataError", "feature_columns", "read_table"]
+__all__ = ["DataError", "feature_columns", "read_chunks", "read_table"]
 
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t"}
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -55,7 +57,8 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
         tuples of at most ``chunksize`` rows each (errors still name the row in the whole file).
     features : sequence of str, default=None
         The feature columns, in this order; default every column but ``target`` and a row index
-        pandas wrote (see the module docstring), in file order.
+        pandas wrote (see the module docstring), in file order.  An unnamed first CSV column is
+        checked (and warned about) either way.
     engine : {'pandas', 'csv'}, default=None
         CSV reader: pandas when installed, else the standard library.  Ignored for Parquet.
 
@@ -71,7 +74,8 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     DataError
         Missing file, unknown file type, unknown column (the message lists the columns), a feature
         column that is not numeric (its name and the first bad value and row), a missing or infinite
-        value (column and row), an empty file, an unnamed CSV column that is not a row index.
+        value (column and row), an empty file, an unnamed CSV column that is not a row index, a
+        CSV row with more or fewer fields than the header (the row, its line, both counts).
 
     Warns
     -----
@@ -79,7 +83,38 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
         When an unnamed first CSV column is read as the row index pandas wrote, not as a feature.
     """
     if chunksize is not None:
-        chunksize = _positive_integer(chunksize)
+        return read_chunks(path, target, chunksize, features=features, engine=engine)
+    chunks = _chunks(path, target, None, features, engine, warn_index=True)
+    parts = list(chunks)
+    X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+    y = None if target is None else (np.concatenate([p[1] for p in parts]) if len(parts) > 1
+                                     else parts[0][1])
+    return X, y, parts[0][2]
+
+
+def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[str] | None = None,
+                engine: str | None = None, warn_index: bool = True) -> Iterator[tuple]:
+    """:func:`read_table` with ``chunksize``: an iterator of ``(X, y, feature_names)`` tuples of at
+    most ``chunksize`` rows each.
+
+    Parameters
+    ----------
+    path, target, chunksize, features, engine
+        As :func:`read_table`.
+    warn_index : bool, default=True
+        Warn that an unnamed first CSV column is read as a row index (the column is checked either
+        way).  False for the later passes of a reader that reads the file many times (each pass of
+        a chunked fit), so that the warning is given once.
+
+    Raises
+    ------
+    DataError
+        As :func:`read_table`, when the file is opened or as the rows are read.
+    """
+    return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index)
+
+
+def _chunks(path, target, chunksize, features, engine, warn_index: bool) -> Iterator[tuple]:
     if engine not in (None, "pandas", "csv"):
         raise ValueError(f"engine must be 'pandas', 'csv' or None; got {engine!r}.")
     path = Path(path)
@@ -89,15 +124,10 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     else:
         header, index, blocks = csv_blocks(path, _CSV_SUFFIXES[kind], chunksize, engine)
     target_index, feature_index = _select(path, header, target, features, index)
-    counted = [] if kind == "parquet" or features is not None else [j for j in index if j != target_index]
-    chunks = _convert(path, header, blocks, target_index, feature_index, counted)
-    if chunksize is not None:
-        return chunks
-    parts = list(chunks)
-    X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-    y = None if target is None else (np.concatenate([p[1] for p in parts]) if len(parts) > 1
-                                     else parts[0][1])
-    return X, y, parts[0][2]
+    # an unnamed CSV column is never a feature (it cannot be named): whichever columns are read, it
+    # is the row index pandas wrote, or the file is refused
+    counted = [] if kind == "parquet" else [j for j in index if j != target_index]
+    return _convert(path, header, blocks, target_index, feature_index, counted, warn_index)
 
 
 def feature_columns(path, target: str | None = None) -> list[str]:
@@ -172,12 +202,13 @@ def _select(path: Path, header: list[str], target, features, index=()) -> tuple[
 
 # A block is (first_row, columns): columns[j] is either a numpy array of numbers / booleans whose
 # missing entries are NaN, or an object array of str (None where missing). first_row counts from 0.
-def _convert(path, header, blocks, target_index, feature_index, counted=()) -> Iterator[tuple]:
+def _convert(path, header, blocks, target_index, feature_index, counted=(),
+             warn_index: bool = True) -> Iterator[tuple]:
     names = [header[j] for j in feature_index]
     seen = False
     for start, columns in blocks:
         for j in counted:
-            _row_index(path, j, columns[j], start, warn=not seen)
+            _row_index(path, j, columns[j], start, warn=warn_index and not seen)
         seen = True
         X = np.empty((len(columns[0]) if columns else 0, len(feature_index)), dtype=np.float64)
         for k, j in enumerate(feature_index):
