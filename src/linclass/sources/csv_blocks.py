@@ -9,6 +9,7 @@ numbers or booleans (NaN where missing), or an object array of str (None where m
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -76,26 +77,36 @@ def csv_blocks(path: Path, delimiter: str, chunksize, engine):
     return header, csv_index(header), reader(path, delimiter, header, chunksize)
 
 
-def _stdlib_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> Iterator[tuple]:
-    width = len(header)
+def _rows(path: Path, delimiter: str, width: int) -> Iterator[list[str]]:
+    """The data rows of the file (blank lines skipped), as lists of fields, by the standard
+    library's reader; a row with other than ``width`` fields is a DataError naming it."""
     with _open_text(path) as handle:
         rows = csv.reader(handle, delimiter=delimiter)
         for row in rows:  # skip to the header (blank lines before it)
             if row and any(cell.strip() for cell in row):
                 break
-        start, block = 0, []
+        n = 0
         for row in rows:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue  # blank line
+            n += 1
             if len(row) != width:
-                raise DataError(f"{str(path)!r}: row {start + len(block) + 1} (line {rows.line_num}) "
-                                f"has {len(row)} fields but the header has {width}.")
-            block.append(row)
-            if chunksize is not None and len(block) == chunksize:
-                yield start, _text_columns(block, width)
-                start, block = start + len(block), []
-        if block:
+                raise DataError(f"{str(path)!r}: row {n} (line {rows.line_num}) has {len(row)} "
+                                f"fields but the header has {width}. Give every row one field per "
+                                "column (an empty field for a missing value).")
+            yield row
+
+
+def _stdlib_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> Iterator[tuple]:
+    width = len(header)
+    start, block = 0, []
+    for row in _rows(path, delimiter, width):
+        block.append(row)
+        if chunksize is not None and len(block) == chunksize:
             yield start, _text_columns(block, width)
+            start, block = start + len(block), []
+    if block:
+        yield start, _text_columns(block, width)
 
 
 def _text_columns(block: list[list[str]], width: int) -> list[np.ndarray]:
@@ -108,27 +119,62 @@ def _text_columns(block: list[list[str]], width: int) -> list[np.ndarray]:
 
 
 def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> Iterator[tuple]:
+    """The blocks as pandas reads them.  pandas fills a row that is short of fields with missing
+    values, which then read as a missing or non-numeric value in the wrong column: a block whose
+    last column holds a missing value (as every short row's does) has its rows counted by
+    :class:`_FieldCheck`; a row with too many fields stops pandas, and the same check names it."""
     import pandas as pd
 
     options = dict(sep=delimiter, na_values=sorted(NA_VALUES), keep_default_na=False,
-                   skip_blank_lines=True, index_col=False, encoding="utf-8-sig", chunksize=chunksize,
+                   skip_blank_lines=True, index_col=False, encoding="utf-8-sig",
                    skipinitialspace=False)
+    fields = _FieldCheck(path, delimiter, len(header))
     try:
-        frames = pd.read_csv(path, **options)
         if chunksize is None:
-            frames = [frames]
-        start = 0
-        for frame in frames:
-            if len(frame.columns) != len(header):
-                raise DataError(f"{str(path)!r}: rows have {len(frame.columns)} fields but the header "
-                                f"has {len(header)}.")
-            columns = [_pandas_column(frame.iloc[:, j]) for j in range(len(header))]
-            if len(frame):
-                yield start, columns
-            start += len(frame)
+            reader, frames = contextlib.nullcontext(), [pd.read_csv(path, **options)]
+        else:
+            reader = frames = pd.read_csv(path, chunksize=chunksize, **options)
+        with reader:
+            start = 0
+            for frame in frames:
+                if len(frame.columns) != len(header):
+                    fields.check()
+                    raise DataError(f"{str(path)!r}: rows have {len(frame.columns)} fields but the "
+                                    f"header has {len(header)}.")
+                if len(frame) and frame.iloc[:, -1].isna().any():
+                    fields.check(upto=start + len(frame))
+                columns = [_pandas_column(frame.iloc[:, j]) for j in range(len(header))]
+                if len(frame):
+                    yield start, columns
+                start += len(frame)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        if isinstance(exc, pd.errors.ParserError):
+            fields.check()  # a row with too many fields: name it as the csv reader does
         message = " ".join(str(exc).split())
         raise DataError(f"{str(path)!r} is not a well-formed CSV file: {message}") from None
+    finally:
+        fields.close()
+
+
+class _FieldCheck:
+    """The number of fields of each row, counted by the standard library's reader as far as asked
+    (once over the file at most, however many blocks ask), so that the pandas reader names a ragged
+    row as the csv reader does."""
+
+    def __init__(self, path: Path, delimiter: str, width: int):
+        self._args, self._rows, self._counted = (path, delimiter, width), None, 0
+
+    def check(self, upto: float = float("inf")) -> None:
+        """Raise the DataError of the first row, among the first ``upto``, whose number of fields
+        is not the header's."""
+        if self._rows is None:
+            self._rows = _rows(*self._args)
+        while self._counted < upto and next(self._rows, None) is not None:
+            self._counted += 1
+
+    def close(self) -> None:
+        if self._rows is not None:
+            self._rows.close()
 
 
 def _pandas_column(series) -> np.ndarray:
