@@ -246,3 +246,102 @@ def test_plot_help_says_which_kinds_need_a_model(capsys):
     """Finding 6: plot --model showed as optional but is required for three kinds."""
     out = " ".join(_help("plot", capsys).split())
     assert "needed for --kind regions, contours and curve" in out
+
+
+# ------------------------------------------------------------ summary --ci (issue 24, finding 8)
+@pytest.fixture(scope="module")
+def firth_file(tmp_path_factory):
+    """A Firth fit of a completely separated two-feature problem (30 rows), saved."""
+    root = tmp_path_factory.mktemp("firth")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    lines = ["x1,x2,y"] + [f"{float(a)!r},{float(b)!r},{int(a > 0)}" for a, b in X]
+    (root / "sep.csv").write_text("\n".join(lines) + "\n")
+    model = root / "firth.linclass"
+    assert main(["fit", "--model", "logistic", "--param", "penalty=firth", "--data",
+                 str(root / "sep.csv"), "--target", "y", "--out", str(model)]) == 0
+    return model
+
+
+def _interval(out, name):
+    row = re.search(rf"^{name}\s+(\S+\s+){{4}}(?P<lo>\S+)\s+(?P<hi>\S+)$", out, re.M)
+    return float(row.group("lo")), float(row.group("hi"))
+
+
+def test_a_firth_summary_hints_at_the_command_line_spelling(firth_file, capsys):
+    """Finding 8: the separation note advised summary(ci='profile'), which the command cannot do."""
+    code, out, err = cli(["summary", "--model-file", firth_file], capsys)
+    assert code == 0, err
+    assert "separation is present" in out
+    assert "--ci profile" in out
+    assert "summary(" not in out and "ci='profile'" not in out
+
+
+def test_summary_ci_profile_prints_the_profile_intervals(firth_file, capsys):
+    import linclass
+
+    code, wald, err = cli(["summary", "--model-file", firth_file], capsys)
+    assert code == 0, err
+    code, same, err = cli(["summary", "--model-file", firth_file, "--ci", "wald"], capsys)
+    assert code == 0 and same == wald
+    code, out, err = cli(["summary", "--model-file", firth_file, "--ci", "profile"], capsys)
+    assert code == 0, err
+    assert "intervals: profile penalised likelihood" in out
+    expected = linclass.load(firth_file).summary(ci="profile").to_frame()
+    for name in ("x1", "x2"):
+        lo, hi = _interval(out, name)
+        assert _interval(wald, name) != (lo, hi)
+        np.testing.assert_allclose([lo, hi], expected.loc[name].iloc[-2:].to_numpy(dtype=float),
+                                   rtol=1e-3)
+
+
+def test_summary_ci_profile_of_a_model_without_profile_intervals(tmp_path, capsys):
+    """--ci profile where it does not apply is one error line that says what does."""
+    logistic, lda = tmp_path / "l.linclass", tmp_path / "lda.linclass"
+    assert main(["fit", "--model", "logistic", "--dataset", "breast_cancer", "--scale",
+                 "--out", str(logistic)]) == 0
+    assert main(["fit", "--model", "lda", "--dataset", "iris", "--out", str(lda)]) == 0
+    capsys.readouterr()
+    code, out, err = cli(["summary", "--model-file", logistic, "--ci", "profile"], capsys)
+    line = one_error_line(code, err, out)
+    assert code == 2 and "--ci profile" in line and "--param penalty=firth" in line
+    assert "this model was fitted with penalty='auto'" in line
+    code, out, err = cli(["summary", "--model-file", lda, "--ci", "profile"], capsys)
+    line = one_error_line(code, err, out)
+    assert code == 2 and "--ci profile" in line and "LinearDiscriminantAnalysis" in line
+    code, out, err = cli(["summary", "--model-file", lda, "--ci", "exact"], capsys)
+    assert code == 2 and "invalid choice" in err
+
+
+@pytest.mark.parametrize("params", [[], ["--param", "penalty=l1"], ["--param", "C=inf", "--param",
+                                                                    "max_iter=3"], "firth"])
+def test_no_summary_note_is_spelled_in_python(params, firth_file, tmp_path, capsys):
+    """What the summary command prints is said as the command would do it: no Python calls or
+    np.inf, whatever the fit."""
+    model = firth_file if params == "firth" else tmp_path / "m.linclass"
+    if params != "firth":
+        data = ["--dataset", "breast_cancer", "--features", "0", "1", "2", "--scale"]
+        assert main(["fit", "--model", "logistic", *params, *data, "--out", str(model)]) == 0
+        capsys.readouterr()
+    for ci in ("wald", "profile") if params == "firth" else ("wald",):
+        code, out, err = cli(["summary", "--model-file", model, "--ci", ci], capsys)
+        assert code == 0, err
+        notes = "\n".join(line for line in out.splitlines() if line.startswith("Note"))
+        assert notes
+        assert not re.search(r"\w\((\w+=|\))|np\.|=np", notes), notes
+
+
+@pytest.mark.parametrize("model, params", [("logistic", ["penalty=firth"]), ("logistic", ["penalty=l1"]),
+                                           ("lda", ["method=t"])])
+def test_a_model_that_needs_the_rows_in_memory_says_to_leave_out_chunksize(model, params, tmp_path,
+                                                                          capsys):
+    """fit --chunksize with a model that needs every row at once told a command-line user to 'fit
+    on arrays'; the command says which option to leave out."""
+    data = write_labels_csv(tmp_path / "d.csv", [0, 1] * 20)
+    argv = ["fit", "--model", model, *[a for p in params for a in ("--param", p)], "--data", data,
+            "--target", "label", "--chunksize", "8", "--out", tmp_path / "m.linclass"]
+    code, out, err = cli(argv, capsys)
+    line = one_error_line(code, err, out)
+    assert code == 2
+    assert line.startswith("linclass: error: --chunksize: ")
+    assert "Leave out --chunksize to fit on the whole file in memory" in line

@@ -47,7 +47,13 @@ def _fit_streaming(args, model):
     start = time.perf_counter()
     with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
         warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
-        fit_chunked(model, source)
+        try:
+            fit_chunked(model, source)
+        except ValueError as exc:  # the model's parameters need every row at once
+            if isinstance(exc, DataError) or " in memory" not in str(exc):
+                raise
+            raise UsageError(f"--chunksize: {command_line(one_line(exc), parameter_names())} Leave "
+                             "out --chunksize to fit on the whole file in memory.") from None
         seconds = time.perf_counter() - start
         right = rows = 0
         for chunk in source.chunks():
@@ -84,8 +90,10 @@ def fit(args) -> int:
 
 @uses_model_file
 def summary(args) -> int:
-    """A saved model's parameters and fitted attributes (and a logistic model's inference table)."""
+    """A saved model's parameters and fitted attributes (and a logistic model's inference table,
+    with --ci's intervals)."""
     model = load_model(args.model_file)
+    inference = _inference_table(model, args.ci)  # before any output: --ci may not apply
     cls = type(model)
     print(f"model file: {args.model_file}")
     print(f"class: {cls.__module__.split('.')[0]}.{cls.__name__}")
@@ -96,14 +104,37 @@ def summary(args) -> int:
     print("\nfitted attributes:")
     for key in sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_")):
         print(f"  {key}: {short(getattr(model, key))}")
-    entry = registry.by_class(type(model))
-    if entry is not None and entry.can("inference") and hasattr(model, "summary"):
+    if inference is not None:
         print()
-        try:
-            print(command_line(model.summary(), parameter_names()))
-        except (ValueError, AttributeError, KeyError) as exc:
-            print(f"(no inference table: {command_line(one_line(exc), parameter_names())})")
+        print(inference)
     return 0
+
+
+def _inference_table(model, ci: str) -> str | None:
+    """The model's inference table (``model.summary(ci=ci)``) as the command prints it, its hints
+    in command-line spelling; None for a model without one.  ``ci='profile'`` where it does not
+    apply is an error that says what does."""
+    entry = registry.by_class(type(model))
+    if entry is None or not entry.can("inference") or not hasattr(model, "summary"):
+        if ci == "profile":
+            raise UsageError(f"--ci profile: {type(model).__name__} has no inference table; profile "
+                             "intervals are for logistic regression fitted with --param "
+                             "penalty=firth")
+        return None
+    if ci == "profile":
+        inner = getattr(model, "estimator_", model)  # the logistic model inside --scale's wrapper
+        penalty = getattr(inner, "penalty", None)
+        if penalty != "firth":
+            raise UsageError(f"--ci profile: profile intervals are computed for Firth fits; this "
+                             f"model was fitted with penalty={penalty!r}. Fit with --param "
+                             "penalty=firth (two classes) for them, or leave out --ci profile.")
+    try:
+        return command_line(model.summary(ci=ci), parameter_names())
+    except (ValueError, AttributeError, KeyError) as exc:
+        if ci == "profile":
+            raise ValueError(f"--ci profile: {one_line(exc)} Leave out --ci profile for the Wald "
+                             "table.") from None
+        return f"(no inference table: {command_line(one_line(exc), parameter_names())})"
 
 
 # ------------------------------------------------------------------------- cross-validation

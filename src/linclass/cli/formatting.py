@@ -27,13 +27,16 @@ def plain(value) -> str:
 _HINT = re.compile(r"(?P<verb>\b(?:[Uu]se|[Ww]ith|[Oo]r|[Ss]et|[Tt]ry)\s+)(?P<name>[A-Za-z_]\w*)="
                    r"(?P<value>-?np\.inf|'[^']*'|\"[^\"]*\"|[\w+-]+(?:\.\w+)*)")
 _INCREASE = re.compile(r"\b(?P<verb>[Ii]ncrease|[Rr]aise|[Ll]ower|[Dd]ecrease)\s+(?P<name>[A-Za-z_]\w*)\b(?!=)")
+# a hint to call the summary with other intervals: "summary(ci='profile')"
+_SUMMARY = re.compile(r"\bsummary\(ci=(?P<q>['\"])(?P<ci>\w+)(?P=q)\)")
 
 
 def command_line(text, parameters) -> str:
     """A library message with its hints spelled for the command line: ``use solver='newton'`` ->
-    ``use --param solver=newton``, ``Refit with C=np.inf`` -> ``Refit with --param C=inf``, ``Increase max_iter`` -> ``Increase
-    --param max_iter``.  Only
-    names in ``parameters`` (the models' parameter names) are rewritten."""
+    ``use --param solver=newton``, ``Refit with C=np.inf`` -> ``Refit with --param C=inf``,
+    ``Increase max_iter`` -> ``Increase --param max_iter`` (only names in ``parameters``, the models'
+    parameter names, are rewritten), ``summary(ci='profile')`` -> ``linclass summary --ci
+    profile``."""
     def rewrite(match):
         name = match.group("name")
         if name not in parameters:
@@ -47,7 +50,8 @@ def command_line(text, parameters) -> str:
             return match.group(0)
         return f"{match.group('verb')} --param {name}"
 
-    return _INCREASE.sub(more, _HINT.sub(rewrite, str(text)))
+    text = _SUMMARY.sub(lambda m: f"linclass summary --ci {m.group('ci')}", str(text))
+    return _INCREASE.sub(more, _HINT.sub(rewrite, text))
 
 
 def table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:

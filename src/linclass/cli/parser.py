@@ -176,4 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "linclass summary --model-file logistic.linclass", models=False, datasets=False)
     p.add_argument("--model-file", metavar="FILE", required=True,
                    help="a model saved by 'linclass fit' or linclass.save")
+    p.add_argument("--ci", choices=("wald", "profile"), default="wald",
+                   help="the inference table's intervals and p-values: 'wald' (default), or "
+                        "'profile': profile penalised-likelihood intervals and likelihood-ratio "
+                        "p-values, as R's logistf (a model fitted with --param penalty=firth)")
     return parser
