@@ -32,11 +32,11 @@ from sklearn.utils.validation import has_fit_parameter
 import linclass
 from conftest import CASES, Case, case_id, data_kind
 from conftest import blobs as shared_blobs
-from linclass import SeparationWarning, SingularCovarianceWarning
+from linclass import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
 
 pd = pytest.importorskip("pandas")
 
-SCW, CW, SW = SingularCovarianceWarning, ConvergenceWarning, SeparationWarning
+SCW, CW, SW, GEW = SingularCovarianceWarning, ConvergenceWarning, SeparationWarning, GridEdgeWarning
 
 
 # ============================================================================ the estimators
@@ -137,6 +137,8 @@ LR_SLOW = where(linclass.LogisticRegression, solver="bohning") | where(linclass.
 NO_INTERCEPT = where(linclass.LogisticRegression, fit_intercept=False)
 PERCEPTRON = where(linclass.Perceptron)
 LR_CV = where(linclass.LogisticRegressionCV)
+LR_CV_L1 = where(linclass.LogisticRegressionCV, penalty="l1")
+LR_CV_ENET = where(linclass.LogisticRegressionCV, penalty="elasticnet")
 
 
 def the(cls, **settings):
@@ -519,8 +521,9 @@ CASES = {
             # leaving the row out removes its class; folds cannot all hold it
             (RDA_CV_LOO, Err(ValueError, r"single row")),
             (RDA_CV_KFOLD, Err(ValueError, r"rows of every class")),
-            # stratified folds cannot all hold the class's one row: scikit-learn's splitter says so
-            (LR_CV, ok(UserWarning, check=SINGLETON_CHECK))),
+            # stratified folds cannot all hold the class's one row: scikit-learn's splitter says so;
+            # the classes are separable, so the weakest C of the grid scores best (GridEdgeWarning)
+            (LR_CV, ok(UserWarning, GEW, check=SINGLETON_CHECK))),
     ),
     "more_features_than_samples": (
         d_greater_than_n,
@@ -532,7 +535,10 @@ CASES = {
             (FULL, ok(SCW, check=accuracy_at_least(1.0))),
             (FISHER, ok(SCW)),
             (FISHER_GSVD, ok(check=accuracy_at_least(1.0))),
-            (LR_SLOW, ok(CW, check=accuracy_at_least(1.0)))),
+            (LR_SLOW, ok(CW, check=accuracy_at_least(1.0))),
+            # separable: ridge and elastic net score best at the grid's weakest C (the lasso's sparse
+            # fit does best inside it)
+            (LR_CV - LR_CV_L1, ok(GEW, check=accuracy_at_least(1.0)))),
     ),
     # ---------------------------------------------------------------- degenerate features
     "constant_feature": (
@@ -581,7 +587,9 @@ CASES = {
     "perfectly_separable": (
         separable_fit,
         per(ok(check=accuracy_at_least(1.0)), (LR_SLOW, ok(CW, check=accuracy_at_least(1.0))),
-            (NO_INTERCEPT, ok(check=accuracy_at_least(0.75)))),
+            (NO_INTERCEPT, ok(check=accuracy_at_least(0.75))),
+            # no finite C is best: cross-validation picks the grid's weakest and says so
+            (LR_CV, ok(GEW, check=accuracy_at_least(1.0)))),
     ),
     # ---------------------------------------------------------------- extreme scales
     "features_at_1e-300": (
@@ -616,6 +624,9 @@ CASES = {
             # codes far above the training ones are unseen categories: a defined, unsure posterior
             (GDA_TIED_DIAG | BERNOULLI_THRESHOLD | KFDA | CATEGORICAL, ok()),
             (PERCEPTRON, ok(CW)),
+            # on these overlapping blobs its 4-value grid's best is the intercept-only model (C=1e-4,
+            # every coefficient zero): one posterior everywhere, however far
+            (LR_CV_ENET, ok(check=lambda r, n: np.testing.assert_array_equal(r.model.coef_, 0.0))),
             # its degree-2 features are products of the inputs
             (where(linclass.Perceptron, basis="poly"), Err(ValueError, r"polynomial features of X overflow")),
             (BERNOULLI_BINARY, NOT_BITS)),

@@ -42,7 +42,7 @@ from linclass.estimators import (
 )
 from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
-from linclass.exceptions import SeparationWarning, SingularCovarianceWarning
+from linclass.exceptions import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save
 
 __version__ = "0.1.0"
@@ -55,6 +55,7 @@ __all__ = [
     "FisherDiscriminantAnalysis",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
+    "GridEdgeWarning",
     "KClassDiscriminant",
     "KernelFisherDiscriminantAnalysis",
     "LinearDiscriminantAnalysis",

@@ -2,11 +2,18 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["DataError", "NotFittedError", "SeparationWarning", "SingularCovarianceWarning"]
+__all__ = ["DataError", "GridEdgeWarning", "NotFittedError", "SeparationWarning",
+           "SingularCovarianceWarning"]
 
 
 class DataError(ValueError):
     """A data file or data set name that cannot be used: the message says what and where."""
+
+
+class GridEdgeWarning(UserWarning):
+    """Cross-validation chose the first or the last value of a grid (the strongest or the weakest
+    penalty tried): the best value may lie beyond it.  The message names the edge; extend the grid
+    past it (more values of ``Cs`` on that side) and fit again."""
 
 
 class SingularCovarianceWarning(UserWarning):

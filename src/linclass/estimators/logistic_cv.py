@@ -6,6 +6,7 @@ each C on the held-out rows, and the best C (and l1_ratio) is refitted on all ro
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,9 +16,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.estimators.logistic_options import SKLEARN_SOLVERS
-from linclass.estimators.logistic_path import penalised_objective, resolve_grid
+from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
+from linclass.exceptions import GridEdgeWarning
 
 __all__ = ["LogisticRegressionCV"]
 
@@ -34,9 +36,8 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     Cs : int or array-like, default=10
-        An int: that many values on a log scale from the largest C at which every coefficient is
-        zero (computed on all rows) up by ``1 / min_ratio`` (glmnet's grid; scikit-learn uses
-        ``logspace(-4, 4)`` instead).  An array: these values.
+        An int: that many values laid out by ``grid``; by default scikit-learn's grid,
+        ``np.logspace(-4, 4, Cs)``.  An array: these values.
     l1_ratios : array-like of float in [0, 1] or None, default=None
         Mixings to try with penalty='elasticnet' (None: the penalty's own, 1 for 'l1', 0 for 'l2').
     fit_intercept : bool, default=True
@@ -60,9 +61,28 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         Folds fitted in parallel threads (the compiled loops release the GIL).
     refit : bool, default=True
         Refit at the best C on all rows; False: average the folds' coefficients at the best C.
+    grid : {'logspace', 'glmnet'}, default='logspace'
+        How an int ``Cs`` is laid out, for every penalty.
+
+        - 'logspace': scikit-learn's ``np.logspace(-4, 4, Cs)``, so that the same folds choose the
+          same C as scikit-learn's ``LogisticRegressionCV``.
+        - 'glmnet': glmnet's data-driven grid (``cv.glmnet``'s), from the largest C at which every
+          coefficient is zero (computed on all rows; for penalty='l2', glmnet's stand-in with
+          ``l1_ratio=1e-3``) up by the factor ``1 / min_ratio``.
+
+        The default is scikit-learn's for L1 and elastic net too, deliberately.  glmnet's grid
+        spends no value on all-zero models and is finer where the coefficients enter, which helps
+        on standardised features, but its weak end is only ``1/min_ratio`` past the all-zero C,
+        and that C is set by the feature of largest gradient: on raw features of very different
+        units (wine, breast cancer) or on TF-IDF text (where ``min_ratio`` is 1e-2) the best C lies
+        beyond it, and cross-validation picks its last value (an L1 fit on raw breast cancer: C_ at
+        the edge, held-out log-loss 0.118 against 0.100 on scikit-learn's grid; a 12-class text
+        problem: 0.72 against 0.47).  For L2, glmnet's stand-in start makes its grid end far below
+        the useful range.  A C chosen on either edge of either grid raises a
+        :class:`~linclass.GridEdgeWarning`.
     min_ratio : float in (0, 1) or None, default=None
-        The generated grid's range (glmnet's ``lambda.min.ratio``); None: 1e-4 when n_samples >
-        n_features, else 1e-2.
+        The range of glmnet's grid (glmnet's ``lambda.min.ratio``; only with ``grid='glmnet'`` and
+        an int ``Cs``); None: 1e-4 when n_samples > n_features, else 1e-2.
     store_paths : bool, default=True
         Keep every fold's coefficients at every C in ``coefs_paths_`` (memory: folds x ratios x Cs x
         rows x features floats).
@@ -99,13 +119,15 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
         "n_jobs": [Integral, None],
         "refit": ["boolean"],
+        "grid": [StrOptions(set(GRIDS))],
         "min_ratio": [Interval(Real, 0, 1, closed="neither"), None],
         "store_paths": ["boolean"],
     }
 
     def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, penalty="l2",
                  scoring=None, solver="auto", tol=1e-6, max_iter=100, class_weight=None,
-                 n_jobs=None, refit=True, min_ratio=None, store_paths=True, random_state=None):
+                 n_jobs=None, refit=True, grid="logspace", min_ratio=None, store_paths=True,
+                 random_state=None):
         self.Cs = Cs
         self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept
@@ -118,6 +140,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
         self.refit = refit
+        self.grid = grid
         self.min_ratio = min_ratio
         self.store_paths = store_paths
         self.random_state = random_state
@@ -169,7 +192,10 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
             raise ValueError("penalty='elasticnet' needs l1_ratios, e.g. l1_ratios=[0.1, 0.5, 0.9].")
         self._ratio = ratios[0] if self.penalty == "elasticnet" else None
         objective, data = penalised_objective(self, X, y, sample_weight)
-        grid = np.sort(resolve_grid(self.Cs, objective, ratios, self.min_ratio))
+        if self.min_ratio is not None and (self.grid != "glmnet" or not isinstance(self.Cs, Integral)):
+            warnings.warn(f"min_ratio={self.min_ratio!r} is ignored: it sets the range of glmnet's "
+                          "grid (grid='glmnet' with an int Cs).", UserWarning, stacklevel=2)
+        grid = np.sort(resolve_grid(self.Cs, objective, ratios, self.min_ratio, self.grid))
         folds = list(check_cv(self.cv, data.classes[data.y], classifier=True).split(
             np.zeros((data.y.size, 1)), data.y))
         scorer = None if self.scoring is None else check_scoring(self, self.scoring)
@@ -191,6 +217,8 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         se = (self.scores_[:, r].std(axis=0, ddof=1) / np.sqrt(len(folds)) if len(folds) > 1
               else np.zeros(grid.size))
         self.C_1se_ = float(grid[np.flatnonzero(mean[r] >= mean[r, c] - se[c]).min()])
+        _warn_on_edge(grid, c, coefs[:, r, c], self.l1_ratio_,
+                      self.grid == "glmnet" and isinstance(self.Cs, Integral))
         self._ratio = self.l1_ratio_ if self.penalty == "elasticnet" else None
         self.classes_ = data.classes
         self.solver_ = "cd"
@@ -214,6 +242,28 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
             pass
         return result
 
+
+def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
+    """A :class:`~linclass.GridEdgeWarning` when the chosen index ``c`` is the first or the last of
+    ``grid`` (increasing).  Not at the strongest penalty when it has an L1 part and zeroes every
+    coefficient of every fold (``coefs``): a smaller C gives the same intercept-only model.
+    ``glmnet``: the grid is glmnet's (its weak end moves with ``min_ratio``)."""
+    if grid.size < 2 or 0 < c < grid.size - 1:
+        return
+    low, high = np.log10(grid[0]), np.log10(grid[-1])
+    if c == grid.size - 1:
+        edge, way, high = "largest C of the grid (Cs_[-1], the weakest penalty tried)", "above", high + 2
+        also = ", or a smaller min_ratio with grid='glmnet'," if glmnet else ""
+    elif l1_ratio > 0 and not np.any(coefs):
+        return
+    else:
+        edge, way, low = "smallest C of the grid (Cs_[0], the strongest penalty tried)", "below", low - 2
+        also = ""
+    # one sentence: the command shows a warning's first sentence
+    warnings.warn(
+        f"cross-validation chose C_={grid[c]:.3g}, the {edge}, and the best C may lie {way} it: "
+        f"extend Cs {way} {grid[c]:.3g} (such as Cs=np.logspace({low:.3g}, {high:.3g}, "
+        f"{grid.size + 2})){also} and fit again.", GridEdgeWarning, stacklevel=3)
 
 
 def _fold_path(model, objective, data, train, test, grid, rho, scorer):

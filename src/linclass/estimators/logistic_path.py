@@ -16,7 +16,7 @@ from linclass.estimators.logistic_options import resolve_penalty
 from linclass.estimators.logistic_penalised import null_log_likelihood
 from linclass.linear.class_weights import weight_by_class
 
-__all__ = ["LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
+__all__ = ["GRIDS", "LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
 
 
 @dataclass(frozen=True)
@@ -80,35 +80,49 @@ def penalised_objective(model, X, y, sample_weight):
     return objective, data
 
 
-def resolve_grid(Cs, objective, l1_ratios, min_ratio) -> np.ndarray:
-    """The C values of a path: ``Cs`` itself when it is a sequence, else ``Cs`` values on a log
-    scale from where every coefficient of the smallest ``l1_ratio`` vanishes to ``1/min_ratio``
-    times where those of the largest do (glmnet's grid; one grid for all ratios)."""
+#: how an int ``Cs`` is laid out (see :func:`resolve_grid`)
+GRIDS = ("logspace", "glmnet")
+
+
+def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> np.ndarray:
+    """The C values of a path or a cross-validation.
+
+    ``Cs`` itself when it is a sequence.  An int ``Cs`` is laid out by ``grid``:
+
+    - ``'logspace'``: scikit-learn's grid, ``np.logspace(-4, 4, Cs)``, the same for every data set;
+    - ``'glmnet'``: glmnet's data-driven grid, ``Cs`` values on a log scale from where every
+      coefficient of the smallest ``l1_ratio`` vanishes to ``1/min_ratio`` times where those of the
+      largest do (one grid for all ratios).
+    """
     from linclass.linear.path import c_grid, default_ratio
     from linclass.linear.penalties import ElasticNet
 
+    if grid not in GRIDS:
+        raise ValueError(f"grid must be one of {GRIDS}; got {grid!r}.")
     if not isinstance(Cs, Integral):
-        grid = np.asarray(Cs, dtype=np.float64).reshape(-1)
-        if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        values = np.asarray(Cs, dtype=np.float64).reshape(-1)
+        if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
             raise ValueError(f"Cs must be a positive int or a sequence of positive finite numbers; "
                              f"got {Cs!r}.")
-        return grid
+        return values
     if Cs < 1:
         raise ValueError(f"Cs must be at least 1; got {Cs!r}.")
+    if grid == "logspace":
+        return np.logspace(-4, 4, int(Cs))
     low = objective.with_penalty(ElasticNet(1.0, min(l1_ratios))).c_at_null()
     high = objective.with_penalty(ElasticNet(1.0, max(l1_ratios))).c_at_null()
     ratio = default_ratio(objective.design.n, objective.d) if min_ratio is None else float(min_ratio)
     if not 0 < ratio < 1:
         raise ValueError(f"min_ratio must be in (0, 1); got {min_ratio!r}.")
-    grid = c_grid(high, int(Cs), ratio)
+    values = c_grid(high, int(Cs), ratio)
     if low < high:  # start where the smallest ratio's coefficients vanish too
-        grid = np.geomspace(low, grid[-1], int(Cs))
-    return grid
+        values = np.geomspace(low, values[-1], int(Cs))
+    return values
 
 
 def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
                   sample_weight=None, class_weight=None, tol: float = 1e-6, max_iter: int = 100,
-                  min_ratio: float | None = None) -> LogisticPath:
+                  min_ratio: float | None = None, grid: str = "glmnet") -> LogisticPath:
     """Penalised logistic (two classes) or softmax (K classes) regression along a path of C,
     warm-started from the strongest penalty down, with strong-rule screening (glmnet).
 
@@ -118,9 +132,10 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         Sparse X is never densified.
     y : array-like of shape (n_samples,)
     Cs : int or array-like, default=100
-        An int: that many values on a log scale from the largest C at which every coefficient is
-        zero up by the factor ``1 / min_ratio``.  An array: these values (any order; each fit is
-        warm-started from the fit at the next smaller C).
+        An int: that many values, laid out by ``grid`` (by default glmnet's: on a log scale from
+        the largest C at which every coefficient is zero up by the factor ``1 / min_ratio``).  An
+        array: these values (any order; each fit is warm-started from the fit at the next smaller
+        C).
     penalty : {'l1', 'elasticnet', 'l2'}, default='l1'
     l1_ratio : float in [0, 1] or None
         The elastic-net mixing ('elasticnet' needs it).
@@ -133,8 +148,16 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     max_iter : int, default=100
         Outer iterations per fit.
     min_ratio : float in (0, 1) or None
-        The grid's range (glmnet's ``lambda.min.ratio``); None: 1e-4 when n_samples > n_features,
-        else 1e-2.
+        The range of glmnet's grid (glmnet's ``lambda.min.ratio``); None: 1e-4 when n_samples >
+        n_features, else 1e-2.
+    grid : {'glmnet', 'logspace'}, default='glmnet'
+        How an int ``Cs`` is laid out.  'glmnet' (the default, as glmnet's ``glmnet()``): from the
+        penalty that zeroes every coefficient, where an L1 path starts, down by ``min_ratio``; for
+        penalty='l2' its start is glmnet's stand-in (the penalty that would zero everything with
+        ``l1_ratio=1e-3``), and on raw features of very different units or on text its weak end
+        may stop short of the best C: extend it with a smaller ``min_ratio``.  'logspace':
+        scikit-learn's ``np.logspace(-4, 4, Cs)``, the default of
+        :class:`~linclass.LogisticRegressionCV`.
 
     Returns
     -------
@@ -151,13 +174,14 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
                                class_weight=class_weight, tol=tol, max_iter=max_iter)
     objective, data = penalised_objective(model, X, y, sample_weight)
     rho = objective.penalty.l1_ratio
-    grid = resolve_grid(Cs, objective, [rho], min_ratio)
-    order = np.argsort(grid, kind="stable")
+    values = resolve_grid(Cs, objective, [rho], min_ratio, grid)
+    order = np.argsort(values, kind="stable")
     m, d = objective.m, objective.d
-    coefs, intercepts = np.zeros((grid.size, m, d)), np.zeros((grid.size, m))
-    n_iter, violation = np.zeros(grid.size, dtype=np.int64), np.zeros(grid.size)
-    converged, value, loglik = np.zeros(grid.size, dtype=bool), np.zeros(grid.size), np.zeros(grid.size)
-    for k, (C, result) in zip(order, path_steps(objective, grid[order], rho, tol=tol,
+    coefs, intercepts = np.zeros((values.size, m, d)), np.zeros((values.size, m))
+    n_iter, violation = np.zeros(values.size, dtype=np.int64), np.zeros(values.size)
+    converged = np.zeros(values.size, dtype=bool)
+    value, loglik = np.zeros(values.size), np.zeros(values.size)
+    for k, (C, result) in zip(order, path_steps(objective, values[order], rho, tol=tol,
                                                   max_iter=max_iter)):
         coefs[k], intercepts[k] = objective.coefficients(result.W, result.b)
         n_iter[k], violation[k], converged[k] = result.n_iter, result.violation, result.converged
@@ -165,7 +189,7 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         loglik[k] = -(result.value - ElasticNet(C, rho).value(result.W))
     null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
     return LogisticPath(
-        Cs=grid, coefs=coefs, intercepts=intercepts, classes=data.classes,
+        Cs=values, coefs=coefs, intercepts=intercepts, classes=data.classes,
         penalty=penalty, l1_ratio=rho,
         n_iter=n_iter, violation=violation, converged=converged, objective=value,
         log_likelihood=loglik, deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
