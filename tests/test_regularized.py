@@ -168,3 +168,20 @@ def test_rda_partial_fit_equals_fit():
     a = RDA(0.3, 0.2).fit(X, y)
     b = clone(RDA(0.3, 0.2)).partial_fit(X[:20], y[:20], classes=[0, 1, 2]).partial_fit(X[20:], y[20:])
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("pooling", [0.0, 0.5, 1.0])
+def test_shrinkage_depends_on_the_features_units(pooling):
+    """The shrinkage target :math:`\\mathrm{tr}\\,\\Sigma/d\\, I` adds the same variance to every
+    feature: measuring one feature in other units (x 100) changes the model when shrinkage > 0,
+    while shrinkage = 0 (between QDA and LDA) rescales every covariance with the feature."""
+    X, y = data(n=90)
+    Xs = X * np.array([100.0, 1.0, 1.0])
+    for shrinkage in (0.1, 0.5):
+        raw = RDA(pooling=pooling, shrinkage=shrinkage).fit(X, y).predict_proba(X)
+        rescaled = RDA(pooling=pooling, shrinkage=shrinkage).fit(Xs, y).predict_proba(Xs)
+        assert np.max(np.abs(raw - rescaled)) > 0.05
+    raw = RDA(pooling=pooling, shrinkage=0.0).fit(X, y).predict_proba(X)
+    rescaled = RDA(pooling=pooling, shrinkage=0.0).fit(Xs, y).predict_proba(Xs)
+    np.testing.assert_allclose(rescaled, raw, atol=1e-10)
+    assert lc.registry.by_class(RDA).can("units") and lc.registry.by_class(RDACV).can("units")

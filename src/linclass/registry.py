@@ -25,9 +25,15 @@ Capabilities
 ``inference``    ``summary()``: coefficients with standard errors, tests and intervals
 ``kernel``       works in a kernel's feature space (cost grows with n^2 unless approximated)
 ``units``        its default fit depends on the features' units (a penalty, a step size, a kernel's
-                 width): standardising the features (:class:`~linclass.StandardizedClassifier`, the
-                 command's ``--scale``) changes it; the Gaussian, naive Bayes and Fisher models and
-                 unpenalised logistic regression are unchanged by it
+                 width, a shrinkage target or a variance floor the same for every feature):
+                 standardising the features (:class:`~linclass.StandardizedClassifier`, the
+                 command's ``--scale``) changes it.  LDA, QDA, GDA and Fisher's discriminant are
+                 unchanged by it (so is unpenalised logistic regression); regularised discriminant
+                 analysis is not (its shrinkage target is :math:`\\mathrm{tr}(\\Sigma)/d\\, I`), nor
+                 is Gaussian naive Bayes (``var_smoothing`` adds 1e-9 of the largest variance to
+                 every variance: noticeable once the variances span nine orders of magnitude, as on
+                 raw breast cancer).  Models of counts have no other units.
+                 ``tests/test_registry_units.py`` derives the marks by refitting in other units.
 """
 
 from __future__ import annotations
@@ -126,16 +132,16 @@ ENTRIES: tuple[Entry, ...] = (
           ({}, {"shrinkage": "ledoit-wolf"}, {"shrinkage": "oas", "n_components": 1})),
     Entry(QuadraticDiscriminantAnalysis, "qda", "Gaussian classes, own covariance each",
           _caps(*_STATS, "gaussian"), ({}, {"reg_param": 0.01}, {"shrinkage": "ledoit-wolf"})),
-    Entry(GaussianNB, "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian")),
+    Entry(GaussianNB, "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian", "units")),
     Entry(GaussianDiscriminantAnalysis, "gda", "Gaussian, covariance_type=tied|full|diag|...",
           _caps(*_STATS, "gaussian", "linear"),
           tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical"))),
     Entry(RegularizedDiscriminantAnalysis, "rda", "Friedman's regularised discriminant analysis",
-          _caps(*_STATS, "gaussian"),
+          _caps(*_STATS, "gaussian", "units"),
           ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05})),
     Entry(RegularizedDiscriminantAnalysisCV, "rda-cv",
           "regularised discriminant analysis, parameters cross-validated",
-          _caps("proba", "gaussian"),
+          _caps("proba", "gaussian", "units"),
           ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"})),
     Entry(BernoulliNB, "bernoulli-nb", "naive Bayes for binary features",
           _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),

@@ -85,8 +85,9 @@ def _add_columns(parser, *, features_help: str | None = None) -> None:
 def _add_scale(parser) -> None:
     parser.add_argument("--scale", action="store_true",
                         help="standardise each feature (mean 0, standard deviation 1 on the training "
-                             "rows) inside the model: for models sensitive to feature scale (kfda, "
-                             "perceptron, penalised logistic); a saved model predicts on raw data")
+                             "rows) inside the model: for the models whose fit depends on the "
+                             f"features' units ({', '.join(models_that('units'))}); a saved model "
+                             "predicts on raw data")
 
 
 def _add_model(parser, *, required: bool = True, note: str = "") -> None:
