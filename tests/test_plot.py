@@ -11,6 +11,9 @@
   read from each documented ``covariance_`` shape (and, for LDA / QDA, the MLE computed here).
 * gaussian_surface: a 3-D surface whose height is the class density's / mixture's peak.
 * training_curve: the line's y-data is ``loss_curve_`` / ``errors_``.
+* coefficient_path: only the top-k features by |coefficient| at the weakest penalty, never an all-zero
+  one, each path's y-data the coefficients; labels that do not overlap (text boxes after drawing);
+  one panel per class titled with it; thousands of features as one collection per panel.
 * Saving: .png / .svg / .pdf written atomically (non-empty, no temporary files left, also on failure);
   importing linclass.plot does not import matplotlib; a missing matplotlib names ``linclass[plot]``.
 """
@@ -543,3 +546,116 @@ def test_saving_errors_leave_nothing(tmp_path):
     with pytest.raises(RuntimeError, match="disk full"):
         canvas.save(fig, str(tmp_path / "curve.png"))
     assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------------------------------------------------ coefficient_path
+def fake_path(n_rows, d=40, n_Cs=30, seed=0, zero_every=3):
+    """A LogisticPath of known coefficients: feature j enters at a random C and grows linearly
+    after; every ``zero_every``-th feature is zero along the whole path (in every class)."""
+    rng = np.random.default_rng(seed)
+    Cs = np.geomspace(1e-3, 10, n_Cs)
+    enter = rng.integers(0, n_Cs - 1, size=(n_rows, d))
+    slope = rng.normal(size=(n_rows, d)) * rng.pareto(2.0, size=(n_rows, d))
+    slope[:, ::zero_every] = 0.0
+    k = np.arange(n_Cs)[:, None, None]
+    coefs = np.where(k >= enter[None], slope[None] * (k - enter[None]) / n_Cs, 0.0)
+    z = np.zeros(n_Cs)
+    return linclass.LogisticPath(
+        Cs=Cs, coefs=coefs, intercepts=np.zeros((n_Cs, n_rows)),
+        classes=np.array([f"class {c}" for c in range(max(n_rows, 2))]), penalty="l1", l1_ratio=1.0,
+        n_iter=z.astype(int), violation=z, converged=z.astype(bool), objective=z, log_likelihood=z,
+        deviance_explained=z, n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1))
+
+
+def drawn_paths(ax):
+    """The coefficient paths drawn in ``ax``: {feature index: y values along the increasing Cs}."""
+    (lines,) = by_gid(ax, "path")  # one collection, not one artist per feature
+    return {int(j): seg[:, 1] for j, seg in zip(lines.features, lines.get_segments())}
+
+
+def label_boxes(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas_ = FigureCanvasAgg(fig)
+    canvas_.draw()
+    renderer = canvas_.get_renderer()
+    from matplotlib.text import Text
+
+    # the text's own box (an Annotation's would include its leader line)
+    return [(ax, t.get_text(), Text.get_window_extent(t, renderer)) for ax in fig.axes
+            for t in ax.texts if t.get_gid() == "label"]
+
+
+@pytest.mark.parametrize("top", [10, 4, None])
+def test_coefficient_path_draws_the_top_features_and_no_all_zero_one(top):
+    path = fake_path(1)
+    names = [f"feature {j}" for j in range(40)]
+    fig = plot.coefficient_path(path, feature_names=names, top=top)
+    (ax,) = fig.axes[:1]
+    drawn = drawn_paths(ax)
+    nonzero = np.flatnonzero(np.any(path.coefs[:, 0] != 0, axis=0))
+    assert set(drawn) <= set(nonzero) and len(nonzero) < 40
+    weak_end = np.abs(path.coefs[-1, 0])
+    expected = nonzero if top is None else np.argsort(-weak_end, kind="stable")[:top]
+    assert set(drawn) == set(expected)
+    for j, ys in drawn.items():
+        np.testing.assert_array_equal(ys, path.coefs[:, 0, j])
+    labels = {text for _, text, _ in label_boxes(fig)}
+    assert labels == {names[j] for j in (expected if top is not None else
+                                         np.argsort(-weak_end, kind="stable")[:10])}
+    assert "class 1" in ax.get_ylabel()  # a binary path's coefficients are the second class's
+
+
+def test_coefficient_path_labels_do_not_overlap():
+    # 12 features that end at almost the same value: their labels must be spread apart
+    path = fake_path(1, d=12, zero_every=100)
+    coefs = np.array(path.coefs)
+    coefs[-1, 0] = 1.0 + 1e-3 * np.arange(12)
+    path = linclass.LogisticPath(**{**path.__dict__, "coefs": coefs})
+    fig = plot.coefficient_path(path, feature_names=[f"a long feature name {j}" for j in range(12)],
+                                top=12)
+    boxes = label_boxes(fig)
+    assert len(boxes) == 12
+    figure_box = fig.bbox
+    for i, (_, _, a) in enumerate(boxes):
+        assert figure_box.x0 <= a.x0 and a.x1 <= figure_box.x1 + 1  # inside the figure
+        assert figure_box.y0 <= a.y0 and a.y1 <= figure_box.y1 + 1
+        for _, _, b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+
+
+def test_coefficient_path_multinomial_one_panel_per_class():
+    path = fake_path(4, d=60)
+    names = [f"w{j}" for j in range(60)]
+    fig = plot.coefficient_path(path, feature_names=names, top=5)
+    panels = [ax for ax in fig.axes if by_gid(ax, "path")]
+    assert [ax.get_title() for ax in panels] == [f"class {k}" for k in range(4)]  # the classes named
+    for k, ax in enumerate(panels):
+        drawn = drawn_paths(ax)
+        assert len(drawn) == 5
+        weak_end = np.abs(path.coefs[-1, k])
+        assert set(drawn) == set(np.argsort(-weak_end, kind="stable")[:5])
+        assert all(np.any(path.coefs[:, k, j] != 0) for j in drawn)
+    boxes = label_boxes(fig)
+    assert len(boxes) == 4 * 5
+    for i, (ax_a, _, a) in enumerate(boxes):
+        for ax_b, _, b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+    # a chosen subset of classes, drawn into given axes
+    given = Figure().subplots(1, 2)
+    fig = plot.coefficient_path(path, classes=["class 2", "class 0"], ax=given)
+    assert [ax.get_title() for ax in given] == ["class 2", "class 0"]
+    with pytest.raises(ValueError, match="one Axes per class"):
+        plot.coefficient_path(path, ax=given)
+    with pytest.raises(ValueError, match="'class 9'"):
+        plot.coefficient_path(path, classes=["class 9"])
+
+
+def test_coefficient_path_of_thousands_of_features_is_a_few_artists():
+    path = fake_path(13, d=3000, n_Cs=50)
+    fig = plot.coefficient_path(path, top=None)
+    panels = [ax for ax in fig.axes if by_gid(ax, "path")]
+    assert len(panels) == 13
+    for k, ax in enumerate(panels):
+        assert len(ax.lines) <= 2  # the collection holds the paths; at most a zero line besides
+        assert len(drawn_paths(ax)) == np.count_nonzero(np.any(path.coefs[:, k] != 0, axis=0))

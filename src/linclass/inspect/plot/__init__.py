@@ -9,7 +9,8 @@ returns the Figure, and with ``path`` (ending in .png, .svg or .pdf) also writes
 
 Drawn artists carry a ``gid`` so that callers (and the tests) can find them: ``'regions'``,
 ``'boundary'``, ``'hyperplane'``, ``'ambiguous'``, ``'data'``, ``'means'``, ``'ellipse-k-n'``
-(class index k, n standard deviations), ``'density'``, ``'curve'``, ``'path'``, ``'band'``.
+(class index k, n standard deviations), ``'density'``, ``'curve'``, ``'path'`` (a regularisation
+path's LineCollection), ``'label'`` (its feature labels), ``'band'``.
 
 ``canvas``            matplotlib plumbing: figures, colours, legends, saving
 ``points``            the data drawn: two features, class positions, axis names
