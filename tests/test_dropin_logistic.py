@@ -123,7 +123,7 @@ def test_liblinear_penalises_the_intercept_like_liblinear():
     np.testing.assert_allclose(penalised.intercept_, ref.intercept_, rtol=1e-5)
     assert abs(usual.intercept_[0] - ref.intercept_[0]) > 1e-2
     summary = penalised.summary()  # the intercept is reported first, with its scaled variance
-    assert summary.names[0] == "intercept"
+    assert summary.names[0] == "const"
     np.testing.assert_allclose(summary.coef[0, 0], penalised.intercept_[0])
 
 

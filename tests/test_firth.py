@@ -152,3 +152,40 @@ def test_estimator_contract_on_two_classes():
         lc.LogisticRegression(penalty="firth").fit(np.where(X == X[0, 1], np.nan, X), y)
     with pytest.raises(ValueError, match="rows in memory"):
         model.fit_source(None)
+
+
+# ------------------------------------------------------------ issue 24, finding 4: one answer
+def test_profile_summary_gives_one_interval_everywhere():
+    """conf_int() of a profile summary gave the Wald intervals while the table and to_frame()
+    showed the profile ones."""
+    X, y = endometrial()
+    ref = reference("endometrial")
+    profile = lc.LogisticRegression(penalty="firth", tol=1e-10).fit(X, y).summary(ci="profile")
+    bounds = np.asarray(profile.conf_int())
+    np.testing.assert_allclose(bounds, ref[["lower", "upper"]].to_numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(bounds, np.asarray(profile.to_frame().iloc[:, -2:]))
+    np.testing.assert_array_equal(bounds, np.c_[profile.ci_lower[0], profile.ci_upper[0]])
+    printed = {line.split()[0]: [float(v) for v in line.split()[-2:]]
+               for line in str(profile).splitlines() if line.split()[:1] == ["x2"]}
+    np.testing.assert_allclose(printed["x2"], bounds[3], atol=5e-4)  # EH
+    with pytest.raises(ValueError, match="ci='wald'"):
+        profile.conf_int(alpha=0.1)  # the profile was computed at the fit for alpha=0.05
+
+
+def test_profile_table_labels_the_likelihood_ratio_tests():
+    """The profile table's p-values are likelihood-ratio tests: its columns say chi2 / P>chi2 (with
+    the LR statistics, as logistf's 'Chisq'), not Wald's z / P>|z|."""
+    X, y = endometrial()
+    ref = reference("endometrial")
+    model = lc.LogisticRegression(penalty="firth", tol=1e-10).fit(X, y)
+    profile, wald = model.summary(ci="profile"), model.summary()
+    header = next(line for line in str(profile).splitlines() if "coef" in line).split()
+    assert header[:4] == ["coef", "std", "err", "chi2"] and header[4] == "P>chi2"
+    assert "P>|z|" not in str(profile) and "P>|z|" in str(wald)
+    frame = profile.to_frame()
+    assert list(frame.columns[:4]) == ["coef", "std err", "chi2", "P>chi2"]
+    np.testing.assert_allclose(frame["chi2"], ref["lr"], rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(frame["P>chi2"], ref["p"], rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(profile.pvalues, ref["p"], rtol=1e-5, atol=1e-9)
+    assert list(wald.to_frame().columns[:4]) == ["coef", "std err", "z", "P>|z|"]
+    np.testing.assert_array_equal(profile.zvalues, wald.zvalues)  # Wald's z stays an attribute

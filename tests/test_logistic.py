@@ -184,11 +184,11 @@ def test_summary_frame_and_text():
     summary = LogisticRegression(C=np.inf).fit(X, y).summary()
     frame = summary.to_frame()
     assert list(frame.columns) == ["coef", "std err", "z", "P>|z|", "[0.025", "0.975]"]
-    assert list(frame.index) == ["intercept", "GPA", "TUCE", "PSI"]
+    assert list(frame.index) == ["const", "GPA", "TUCE", "PSI"]
     assert frame.index.name == "parameter"
     np.testing.assert_array_equal(frame["coef"].to_numpy(), summary.coef[0])
     text = str(summary)
-    for name in ("GPA", "TUCE", "PSI", "intercept", "Log-Likelihood", "Pseudo R-squ.", "AIC", "BIC"):
+    for name in ("GPA", "TUCE", "PSI", "const", "Log-Likelihood", "Pseudo R-squ.", "AIC", "BIC"):
         assert name in text
     assert "penalised" not in text
     assert repr(summary) == text
@@ -200,7 +200,7 @@ def test_summary_frame_and_text():
     f3 = sm3.to_frame()
     assert f3.index.names == ["equation", "parameter"]
     assert f3.shape == (12, 6)
-    assert list(f3.loc["class 2 vs 0"].index) == ["intercept", *Xm.columns]
+    assert list(f3.loc["class 2 vs 0"].index) == ["const", *Xm.columns]
     np.testing.assert_array_equal(f3.loc["class 2 vs 0", "coef"].to_numpy(), sm3.coef[1])
     assert "class 1 vs 0" in str(sm3) and "selfLR" in str(sm3)
 
@@ -209,7 +209,7 @@ def test_summary_without_feature_names_and_with_string_labels():
     X, y = make_data(2, seed=1)
     labels = np.array(["no", "yes"])[y]
     summary = LogisticRegression(C=np.inf).fit(X, labels).summary()
-    assert summary.names == ["intercept", "x0", "x1", "x2", "x3"]
+    assert summary.names == ["const", "x0", "x1", "x2", "x3"]
     assert "'yes'" in summary.title and "'no'" in summary.title
 
 

@@ -116,7 +116,7 @@ def test_summary_names_the_features_and_says_they_are_standardised():
     X = X[["mean radius", "mean texture"]]
     model = linclass.StandardizedClassifier(linclass.LogisticRegression(C=np.inf)).fit(X, y)
     table = model.summary()
-    assert table.names == ["intercept", "mean radius", "mean texture"]
+    assert table.names == ["const", "mean radius", "mean texture"]
     assert "standard deviation" in table.notes[-1]
     reference = linclass.LogisticRegression(C=np.inf).fit((X - X.mean()) / X.std(ddof=0), y).summary()
     np.testing.assert_allclose(table.coef, reference.coef, rtol=1e-8)

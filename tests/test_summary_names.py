@@ -99,10 +99,8 @@ def test_the_table_prints_statsmodels_decimals():
     text = str(ours)
     theirs = _rows(str(res.summary()))
     mine = _rows(text)
-    assert mine["intercept"][0] == "-13.0213"
-    assert {k: v for k, v in mine.items() if k != "intercept"} == {
-        k: v for k, v in theirs.items() if k != "const"}
-    assert mine["intercept"] == theirs["const"]
+    assert mine["const"][0] == "-13.0213"
+    assert mine == theirs
     for label in ("No. Observations:", "Df Residuals:", "Df Model:", "Pseudo R-squ.:",
                   "Log-Likelihood:", "LL-Null:", "LLR p-value:"):
         mine_value = re.search(rf"{re.escape(label)}\s+(\S+)", text).group(1)
@@ -118,3 +116,77 @@ def test_softmax_table_has_one_block_per_equation():
     rows = [line for line in text.splitlines() if line.startswith("selfLR")]
     assert len(rows) == 2
     assert rows[0].split()[1] == f"{res.params.iloc[2, 0]:.4f}"
+
+
+# ------------------------------------------------------- issue 24, finding 12: statsmodels' layout
+def _header(text):
+    """label -> value of the two-column statistics above the table ('Dep. Variable:' -> 'GRADE')."""
+    facts = {}
+    for line in text.splitlines():
+        for label, value in re.findall(r"([A-Za-z][\w. -]*?:)\s+(\S(?:.*?\S)??)(?=\s{3,}[A-Za-z]|\s*$)",
+                                       line):
+            facts[label] = value
+    return facts
+
+
+def test_the_header_has_statsmodels_rows_and_values():
+    """Dep. Variable, Model, Method, Date, Time, converged, Covariance Type next to the statistics,
+    each the value statsmodels prints (Date and Time: when the model was fitted)."""
+    import time
+
+    for kind in ("Logit", "MNLogit"):
+        res, ours = fit_both(kind)
+        mine, theirs = _header(str(ours)), _header(str(res.summary()))
+        for label in ("Dep. Variable:", "Model:", "Method:", "converged:", "Covariance Type:",
+                      "No. Observations:", "Df Residuals:", "Df Model:", "Pseudo R-squ.:",
+                      "Log-Likelihood:", "LL-Null:", "LLR p-value:"):
+            assert mine.get(label) == theirs[label], (kind, label, mine.get(label))
+        assert time.strptime(mine["Date:"], "%a, %d %b %Y") and time.strptime(mine["Time:"], "%H:%M:%S")
+        assert mine["Solver:"] == "newton" and int(mine["Iterations:"]) > 0
+    assert _header(str(res.summary()))["Dep. Variable:"] == "y"  # MNLogit on an array: 'y'
+
+
+def test_dep_variable_method_and_clock_follow_the_fit():
+    data = sm.datasets.spector.load_pandas()
+    first = LogisticRegression(C=1.0).fit(data.exog, data.endog)
+    text = str(first.summary())
+    facts = _header(text)
+    assert facts["Dep. Variable:"] == "GRADE" and facts["Method:"] == "L2-penalised ML"
+    assert facts["converged:"] == "True" and facts["Covariance Type:"] == "nonrobust"
+    assert str(first.summary()) == text  # the clock is the fit's: the same model prints the same
+    assert _header(str(LogisticRegression(C=np.inf).fit(data.exog, data.endog.to_numpy())
+                       .summary()))["Dep. Variable:"] == "y"
+    firth = LogisticRegression(penalty="firth").fit(data.exog, data.endog)
+    assert _header(str(firth.summary()))["Method:"] == "Firth-penalised ML"
+    lasso = LogisticRegression(penalty="l1", C=0.5).fit(data.exog, data.endog).summary()
+    facts = _header(str(lasso))
+    assert facts["Dep. Variable:"] == "GRADE" and facts["Method:"] == "L1-penalised ML"
+    assert facts["Solver:"] == "cd" and facts["converged:"] == "True" and "Date:" in facts
+    assert float(facts["Log-Likelihood:"]) == pytest.approx(lasso.log_likelihood, rel=1e-4)
+    assert "LLR p-value:" not in facts  # no tests after selection
+
+
+def test_the_constant_is_const():
+    res, ours = fit_both("Logit")
+    assert list(ours.params.index) == list(res.params.index) == ["const", "GPA", "TUCE", "PSI"]
+    assert _rows(str(ours))["const"] == _rows(str(res.summary()))["const"]
+    data = sm.datasets.spector.load_pandas()
+    lasso = LogisticRegression(penalty="l1", C=0.5).fit(data.exog, data.endog).summary()
+    assert lasso.selected[0][0][0] == "const" and "const" in lasso.to_frame().index
+
+
+@pytest.mark.parametrize("penalty", [None, "firth", "l1"])
+def test_rules_are_as_wide_as_the_widest_line(penalty):
+    """With long feature names the table grew past the 78-character rules above it."""
+    data = sm.datasets.spector.load_pandas()
+    X = data.exog.rename(columns={"GPA": "grade point average of the student, on the 4-point scale, "
+                                         "before the course"})
+    params = {None: {"C": np.inf}, "firth": {"penalty": "firth"}, "l1": {"penalty": "l1", "C": 5.0}}
+    text = str(LogisticRegression(**params[penalty]).fit(X, data.endog).summary())
+    body = [line for line in text.splitlines() if not line.startswith("Note:")]
+    rules = [line for line in body if set(line) <= {"=", "-"} and line]
+    widest = max(len(line) for line in body)
+    assert widest > 78 and len(rules) >= 3
+    assert {len(rule) for rule in rules} == {widest}, text
+    title = body[0]
+    assert abs((len(title) - len(title.lstrip())) - (widest - len(title.strip())) / 2) <= 1  # centred

@@ -35,7 +35,7 @@ from linclass.estimators.logistic_options import (
 )
 from linclass.estimators.logistic_penalised import fit_penalised
 from linclass.estimators.logistic_smooth import fit_smooth
-from linclass.estimators.logistic_summary import summary_table
+from linclass.estimators.logistic_summary import fit_record, summary_table
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.linear.class_weights import weight_by_class
 from linclass.linear.firth import FirthObjective
@@ -241,6 +241,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         -------
         self
         """
+        self._fit_record = fit_record(self, y)
         if is_dask_collection(X, y, sample_weight):
             from linclass.sources.dask import DaskSource
 
@@ -301,6 +302,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         """
         self._validate_params()
         clear_fitted_state(self)
+        self._fit_record = fit_record(self, getattr(source, "target", None))
         return self._fit_source(source)
 
     def _fit_source(self, source):

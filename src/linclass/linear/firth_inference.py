@@ -139,7 +139,8 @@ def firth_notes(state: dict, converged: bool, n_iter: int) -> list:
 
 def firth_summary(table, state: dict, ci: str):
     """The summary table of a Firth fit: Wald's (``ci='wald'``), or with the profile penalised-
-    likelihood intervals and penalised likelihood-ratio p-values (``ci='profile'``)."""
+    likelihood intervals, the penalised likelihood-ratio statistics and their p-values in place of
+    Wald's (``ci='profile'``: columns chi2 and P>chi2; ``conf_int()`` gives these intervals)."""
     if ci == "wald":
         return table
     profile = state["profile"]
@@ -153,6 +154,7 @@ def firth_summary(table, state: dict, ci: str):
     shape = table.coef.shape
     notes = list(table.notes) + ["intervals: profile penalised likelihood; p-values: penalised "
                                  "likelihood-ratio tests (chi2 with 1 df)."]
-    return replace(table, ci_lower=np.reshape(profile["lower"], shape),
+    return replace(table, ci="profile", chi2=np.reshape(profile["lr_statistic"], shape),
+                   ci_lower=np.reshape(profile["lower"], shape),
                    ci_upper=np.reshape(profile["upper"], shape),
                    p_value=np.reshape(profile["p_value"], shape), notes=notes)

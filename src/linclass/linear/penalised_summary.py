@@ -14,9 +14,12 @@ coefficients (a plain dict, as model files store it); :func:`penalised_summary` 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from linclass.linear.summary import CONSTANT, fit_clock, header_lines
 
 __all__ = ["PenalisedSummary", "is_penalised_state", "penalised_state", "penalised_summary"]
 
@@ -30,7 +33,9 @@ _NOTE = ("No standard errors, tests or intervals: the penalty selected these fea
 class PenalisedSummary:
     """The selected coefficients of a penalised fit.
 
-    ``str(summary)`` prints a readable table; :meth:`to_frame` gives a pandas DataFrame.
+    ``str(summary)`` prints it in statsmodels' layout (the header's Dep. Variable, Model, Method,
+    Penalty, Date, Time, converged, Solver and Iterations beside the statistics, the constant named
+    'const', rules as wide as the widest line); :meth:`to_frame` gives a pandas DataFrame.
 
     Attributes
     ----------
@@ -40,7 +45,7 @@ class PenalisedSummary:
     equations : list of str
         One name per row of coefficients ('' for the binary log-odds, else each class).
     selected : list of list of (str, float)
-        Per equation, the non-zero coefficients by feature name, intercept first.
+        Per equation, the non-zero coefficients by feature name, the constant ('const') first.
     n_selected : int
         Features with a non-zero coefficient in some equation.
     n_features : int
@@ -55,6 +60,9 @@ class PenalisedSummary:
     converged : bool
     n_obs : float
     notes : list of str
+    dep_variable, method, solver, n_iter, fitted_at
+        The header's facts: the name of y, the estimation method ('L1-penalised ML', ...), the
+        solver and its iterations, the time of the fit (seconds since the epoch).
     """
 
     title: str
@@ -71,6 +79,11 @@ class PenalisedSummary:
     converged: bool
     n_obs: float
     notes: list = field(default_factory=list)
+    dep_variable: str = "y"
+    method: str = "Penalised ML"
+    solver: str | None = None
+    n_iter: int | None = None
+    fitted_at: float = field(default_factory=time.time)
 
     def renamed(self, mapping: dict) -> PenalisedSummary:
         """The same table with parameters renamed by ``mapping`` (names it lacks are kept)."""
@@ -94,26 +107,29 @@ class PenalisedSummary:
         return frame.set_index(["equation", "parameter"])
 
     def __str__(self) -> str:
-        width = max([len(name) for block in self.selected for name, _ in block] + [12])
-        rule = "=" * (width + 16)
-        lines = [self.title, rule,
-                 f"{'Penalty:':<24}{self.penalty}",
-                 f"{'Selected features:':<24}{self.n_selected} of {self.n_features}",
-                 f"{'No. observations:':<24}{self.n_obs:g}",
-                 f"{'Log-likelihood:':<24}{self.log_likelihood:.6g}",
-                 f"{'Null log-likelihood:':<24}{self.null_log_likelihood:.6g}",
-                 f"{'Deviance explained:':<24}{self.deviance_explained:.4f}",
-                 f"{'Penalised objective:':<24}{self.objective:.10g}",
-                 f"{'Optimality violation:':<24}{self.violation:.3g}"
-                 + ("" if self.converged else "  (did not converge)")]
-        for equation, block in zip(self.equations, self.selected):
-            lines += [rule] + ([equation] if equation else [])
-            lines.append(f"{'':<{width}} {'coef':>14}")
-            lines.append("-" * (width + 16))
-            lines += [f"{name:<{width}} {value:>14.6g}" for name, value in block]
-        lines.append(rule)
-        lines += [f"Note: {note}" for note in self.notes]
-        return "\n".join(line.rstrip() for line in lines)
+        date, clock = fit_clock(self.fitted_at)
+        left = [("Dep. Variable:", self.dep_variable),
+                ("Model:", "Logit" if len(self.equations) == 1 else "MNLogit"),
+                ("Method:", self.method), ("Penalty:", self.penalty), ("Date:", date),
+                ("Time:", clock), ("converged:", str(bool(self.converged))),
+                ("Solver:", self.solver or ""),
+                ("Iterations:", "" if self.n_iter is None else str(self.n_iter))]
+        right = [("No. Observations:", f"{self.n_obs:g}"),
+                 ("Selected features:", f"{self.n_selected} of {self.n_features}"),
+                 ("Pseudo R-squ.:", f"{self.deviance_explained:#.4g}"),
+                 ("Log-Likelihood:", f"{self.log_likelihood:#.6g}"),
+                 ("LL-Null:", f"{self.null_log_likelihood:#.6g}"),
+                 ("Penalised objective:", f"{self.objective:.10g}"),
+                 ("Optimality violation:", f"{self.violation:.3g}")]
+        width = max([len(name) for block in self.selected for name, _ in block] + [12]) + 2
+        table = []
+        for e, (equation, block) in enumerate(zip(self.equations, self.selected)):
+            if e:
+                table.append("-")
+            table += [f"{equation:>{width}}{'coef':>14}", "-"]
+            table += [f"{name:<{width}}{value:>14.6g}" for name, value in block]
+        return "\n".join(header_lines(self.title, left, right, table)
+                         + [f"Note: {note}" for note in self.notes])
 
     __repr__ = __str__
 
@@ -154,7 +170,7 @@ def penalised_summary(state: dict, *, coef, intercept, classes, feature_names,
         equations = [f"class {c}" for c in label]
     selected = []
     for row, b in zip(coef, intercept):
-        block = [("intercept", float(b))] if fit_intercept else []
+        block = [(CONSTANT, float(b))] if fit_intercept else []
         block += [(str(feature_names[j]), float(row[j])) for j in np.flatnonzero(row)]
         selected.append(block)
     ll, null = state["log_likelihood"], state["null"]

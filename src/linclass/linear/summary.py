@@ -5,22 +5,31 @@ A statsmodels user finds what ``Logit(...).fit()`` / ``MNLogit(...).fit()`` resu
 the same names: ``llf``, ``llnull``, ``llr``, ``llr_pvalue``, ``nobs``, ``df_model``, ``df_resid``,
 ``prsquared``, ``aic``, ``bic``, ``params``, ``bse``, ``tvalues`` (= ``zvalues``: Wald z statistics),
 ``pvalues`` and ``conf_int(alpha)``; ``print(summary)`` lays the table out as statsmodels' summary
-does (coefficients to 4 decimals, the rest to 3).  The first names of this record (``coef``,
-``std_err``, ``log_likelihood``, ``n_obs``, ``pseudo_r2``, ...) remain as they were.
+does: the header's Dep. Variable, Model, Method, Date, Time, converged and Covariance Type rows
+beside the statistics (and the solver and its iterations), the constant named ``const``,
+coefficients to 4 decimals, the rest to 3, rules as wide as the widest line.  The first names of
+this record (``coef``, ``std_err``, ``log_likelihood``, ``n_obs``, ``pseudo_r2``, ...) remain as
+they were.
+
+A table with profile intervals (Firth's ``summary(ci='profile')``) has likelihood-ratio tests in
+place of Wald's: its columns are ``chi2`` (the LR statistic) and ``P>chi2``, and ``conf_int()`` is
+the profile interval the table prints.
 
 The formulas are in :mod:`linclass.linear.inference`.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import chi2, norm
 
-__all__ = ["Summary", "summarize"]
+__all__ = ["CONSTANT", "Summary", "header_lines", "summarize"]
 
-_WIDTH = 78  # the statistics above the table: two columns of 39 characters, as statsmodels'
+CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_constant names it
+_WIDTH = 78  # the statistics above the table: two columns of 39 and 36 characters, as statsmodels'
 
 
 @dataclass(frozen=True)
@@ -51,8 +60,10 @@ class Summary:
     equations : list of str
         One name per block of parameters: '' for the log-odds of two classes, else each contrast.
     names : list of str
-        Parameter names within a block ('intercept', then the feature names).
+        Parameter names within a block ('const', then the feature names).
     coef, std_err, z, p_value, ci_lower, ci_upper : ndarray of shape (n_equations, n_names)
+        ``z`` is Wald's statistic; ``p_value``, ``ci_lower`` and ``ci_upper`` are Wald's, or with
+        ``ci='profile'`` the likelihood-ratio tests' p-values and the profile intervals.
     log_likelihood, null_log_likelihood, lr_statistic, lr_df, lr_p_value, pseudo_r2, n_obs
         ``llf``, ``llnull``, ``llr``, ``df_model``, ``llr_pvalue``, ``prsquared``, ``nobs``.
     alpha : float
@@ -61,6 +72,15 @@ class Summary:
     title : str
     notes : list of str
         Caveats (penalised fit, separation, non-convergence).
+    ci : {'wald', 'profile'}
+        Which intervals and tests the table holds.
+    chi2 : ndarray of shape (n_equations, n_names) or None
+        With ``ci='profile'``: the likelihood-ratio statistics of the tests.
+    dep_variable, method, solver, n_iter, converged, covariance_type, fitted_at
+        The header's facts: the name of y ('y' when it had none), the estimation method ('MLE',
+        'L2-penalised ML', 'Firth-penalised ML'), the solver and its iterations, whether it
+        converged, the covariance ('nonrobust': the inverse information) and the time of the fit
+        (seconds since the epoch; printed as Date and Time).
     """
 
     equations: list
@@ -83,6 +103,15 @@ class Summary:
     alpha: float
     title: str
     notes: list = field(default_factory=list)
+    ci: str = "wald"
+    chi2: np.ndarray | None = None
+    dep_variable: str = "y"
+    method: str = "MLE"
+    solver: str | None = None
+    n_iter: int | None = None
+    converged: bool | None = None
+    covariance_type: str = "nonrobust"
+    fitted_at: float = field(default_factory=time.time)
 
     # ------------------------------------------------------------------ statsmodels' names
     @property
@@ -136,7 +165,9 @@ class Summary:
         return self._labelled(self.p_value)
 
     def conf_int(self, alpha: float = 0.05):
-        """:math:`1-\\alpha` Wald intervals :math:`\\hat\\beta \\pm \\Phi^{-1}(1-\\alpha/2)\\,se`.
+        """:math:`1-\\alpha` confidence intervals: Wald's :math:`\\hat\\beta \\pm
+        \\Phi^{-1}(1-\\alpha/2)\\,se`, or the profile intervals of a ``ci='profile'`` table (those
+        it prints; computed at the fit for its ``alpha`` only).
 
         Returns
         -------
@@ -146,9 +177,17 @@ class Summary:
         """
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-        q = norm.ppf(1 - alpha / 2)
-        bounds = np.column_stack([(self.coef - q * self.std_err).reshape(-1),
-                                  (self.coef + q * self.std_err).reshape(-1)])
+        if self.ci == "profile":
+            if abs(alpha - self.alpha) > 1e-12:
+                raise ValueError(f"This table's profile intervals are for alpha={self.alpha:g} "
+                                 f"(computed at the fit); use conf_int(alpha={self.alpha:g}), or "
+                                 f"the Wald intervals of summary(ci='wald').conf_int(alpha="
+                                 f"{alpha:g}).")
+            lower, upper = self.ci_lower, self.ci_upper
+        else:
+            q = norm.ppf(1 - alpha / 2)
+            lower, upper = self.coef - q * self.std_err, self.coef + q * self.std_err
+        bounds = np.column_stack([lower.reshape(-1), upper.reshape(-1)])
         try:
             import pandas as pd
         except ImportError:
@@ -180,51 +219,74 @@ class Summary:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - pandas is in the test extras
             raise ImportError("Summary.to_frame() needs pandas: pip install 'linclass[pandas]'.") from exc
-        lo, hi = f"[{self.alpha / 2:g}", f"{1 - self.alpha / 2:g}]"
-        columns = {"coef": self.coef, "std err": self.std_err, "z": self.z, "P>|z|": self.p_value,
-                   lo: self.ci_lower, hi: self.ci_upper}
-        data = {k: np.asarray(v).reshape(-1) for k, v in columns.items()}
+        data = {k: np.asarray(v).reshape(-1) for k, v in zip(self._columns(), self._values())}
         return pd.DataFrame(data, index=self._index())
+
+    def _columns(self) -> list:
+        """The table's column names: Wald's ``z`` / ``P>|z|``, or the likelihood-ratio tests'
+        ``chi2`` / ``P>chi2``."""
+        tests = ["chi2", "P>chi2"] if self.ci == "profile" else ["z", "P>|z|"]
+        return ["coef", "std err", *tests, f"[{self.alpha / 2:g}", f"{1 - self.alpha / 2:g}]"]
+
+    def _values(self) -> list:
+        statistic = self.chi2 if self.ci == "profile" else self.z
+        return [self.coef, self.std_err, statistic, self.p_value, self.ci_lower, self.ci_upper]
 
     # ------------------------------------------------------------------------------ printing
     def __str__(self) -> str:
-        facts = [
-            ("Model:", "Logit" if len(self.equations) == 1 else "MNLogit"),
-            ("No. Observations:", f"{self.n_obs:g}"),
-            ("Df Residuals:", f"{self.df_resid:g}"),
-            ("Df Model:", f"{self.lr_df}"),
-            ("Pseudo R-squ.:", f"{self.pseudo_r2:#.4g}"),
-            ("Log-Likelihood:", f"{self.log_likelihood:#.5g}"),
-            ("LL-Null:", f"{self.null_log_likelihood:#.5g}"),
-            ("LLR p-value:", f"{self.lr_p_value:#.4g}"),
-            ("AIC:", f"{self.aic:#.5g}"),
-            ("BIC:", f"{self.bic:#.5g}"),
-        ]
-        half = (len(facts) + 1) // 2
-        left, right = facts[:half], facts[half:] + [("", "")] * (2 * half - len(facts))
-        lines = [self.title.center(_WIDTH).rstrip(), "=" * _WIDTH]
-        for (a, b), (c, d) in zip(left, right):
-            lines.append(f"{a:<20}{b:>19}   {c:<20}{d:>16}")
+        date, clock = fit_clock(self.fitted_at)
+        left = [("Dep. Variable:", self.dep_variable),
+                ("Model:", "Logit" if len(self.equations) == 1 else "MNLogit"),
+                ("Method:", self.method), ("Date:", date), ("Time:", clock),
+                ("converged:", "" if self.converged is None else str(bool(self.converged))),
+                ("Covariance Type:", self.covariance_type),
+                ("Solver:", self.solver or ""),
+                ("Iterations:", "" if self.n_iter is None else str(self.n_iter))]
+        right = [("No. Observations:", f"{self.n_obs:g}"), ("Df Residuals:", f"{self.df_resid:g}"),
+                 ("Df Model:", f"{self.lr_df}"), ("Pseudo R-squ.:", f"{self.pseudo_r2:#.4g}"),
+                 ("Log-Likelihood:", f"{self.log_likelihood:#.5g}"),
+                 ("LL-Null:", f"{self.null_log_likelihood:#.5g}"),
+                 ("LLR p-value:", f"{self.lr_p_value:#.4g}"), ("AIC:", f"{self.aic:#.5g}"),
+                 ("BIC:", f"{self.bic:#.5g}")]
         width = max([len(n) for n in self.names] + [len(e) for e in self.equations] + [10]) + 2
-        q = 1 - self.alpha / 2
-        columns = ["coef", "std err", "z", "P>|z|", f"[{1 - q:g}", f"{q:g}]"]
-        rule = width + 11 * len(columns)
-        lines.append("=" * rule)
+        table = []
         for e, equation in enumerate(self.equations):
             if e:
-                lines.append("-" * rule)
-            lines.append(f"{equation:>{width}}" + "".join(f"{c:>11}" for c in columns))
-            lines.append("-" * rule)
+                table.append("-")
+            table.append(f"{equation:>{width}}" + "".join(f"{c:>11}" for c in self._columns()))
+            table.append("-")
             for j, name in enumerate(self.names):
                 cells = [_decimals(self.coef[e, j], 4), _decimals(self.std_err[e, j], 3),
-                         _decimals(self.z[e, j], 3), f"{self.p_value[e, j]:.3f}",
+                         _decimals(self._values()[2][e, j], 3), f"{self.p_value[e, j]:.3f}",
                          _decimals(self.ci_lower[e, j], 3), _decimals(self.ci_upper[e, j], 3)]
-                lines.append(f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells))
-        lines.append("=" * rule)
-        lines += [f"Note: {note}" for note in self.notes]
-        return "\n".join(line.rstrip() for line in lines)
+                table.append(f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells))
+        return "\n".join(header_lines(self.title, left, right, table)
+                         + [f"Note: {note}" for note in self.notes])
 
     __repr__ = __str__
+
+
+def fit_clock(fitted_at: float) -> tuple[str, str]:
+    """The Date and Time rows of a header, as statsmodels prints them, in local time."""
+    moment = time.localtime(fitted_at)
+    return time.strftime("%a, %d %b %Y", moment), time.strftime("%H:%M:%S", moment)
+
+
+def header_lines(title: str, left: list, right: list, table: list) -> list:
+    """statsmodels' layout: the title centred, a rule, the (label, value) pairs of ``left`` and
+    ``right`` side by side (39 and 36 characters, wider where a value needs it), a rule, the
+    table's lines (a line ``"-"`` is a thin rule) and a closing rule, every rule as wide as the
+    widest line."""
+    left = left + [("", "")] * (len(right) - len(left))
+    right = right + [("", "")] * (len(left) - len(right))
+    lw = max([39] + [len(a) + len(b) + 1 for a, b in left])
+    rw = max([36] + [len(c) + len(d) + 1 for c, d in right])
+    facts = [(f"{a}{b:>{lw - len(a)}}   {c}{d:>{rw - len(c)}}").rstrip()
+             for (a, b), (c, d) in zip(left, right)]
+    width = max([_WIDTH, len(title)] + [len(line) for line in facts + table])
+    rule = "=" * width
+    body = [("-" * width) if line == "-" else line.rstrip() for line in table]
+    return [title.center(width).rstrip(), rule, *facts, rule, *body, rule]
 
 
 def _decimals(value: float, places: int) -> str:
@@ -251,7 +313,7 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
     """
     n_eq, d = coef.shape
     table = np.hstack([intercept[:, None], coef]) if fit_intercept else coef
-    names = (["intercept"] if fit_intercept else []) + [str(f) for f in feature_names]
+    names = ([CONSTANT] if fit_intercept else []) + [str(f) for f in feature_names]
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)).reshape(table.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, table / se, 0.0)
