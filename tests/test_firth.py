@@ -189,3 +189,84 @@ def test_profile_table_labels_the_likelihood_ratio_tests():
     np.testing.assert_allclose(profile.pvalues, ref["p"], rtol=1e-5, atol=1e-9)
     assert list(wald.to_frame().columns[:4]) == ["coef", "std err", "z", "P>|z|"]
     np.testing.assert_array_equal(profile.zvalues, wald.zvalues)  # Wald's z stays an attribute
+
+
+def separated(case):
+    """30 completely separated rows (tests/data/r/separated.csv; firth_separated.R's data)."""
+    table = pd.read_csv(R_DIR / "separated.csv")
+    table = table[table["case"] == case]
+    return table[["x1", "x2", "x3"]].to_numpy(float), table["y"].to_numpy(int)
+
+
+@pytest.mark.parametrize("case", ["separated1", "separated2"])
+def test_profile_intervals_under_separation_are_the_global_ones(case):
+    """With one coefficient held far out, l* has several local maxima in the others; a fit
+    warm-started along the profile followed one and gave intervals too narrow (separated1: the
+    intercept's lower end -8.438 for -9.151, separated2: x1's upper end 34.88 for 47.35).  The
+    reference is R's optim (BFGS) from 60 random starts at every point (firth_separated.R); a
+    Python check with scipy's BFGS from 40 random starts gave the same ends to 1e-7."""
+    X, y = separated(case)
+    ref = pd.read_csv(R_DIR / "firth_separated.csv", skipinitialspace=True)
+    ref = ref[ref["case"] == case]
+    model = lc.LogisticRegression(penalty="firth", tol=1e-10, max_iter=1000).fit(X, y)
+    assert model.separation_ == "complete"
+    np.testing.assert_allclose(np.r_[model.intercept_, model.coef_.ravel()], ref["coef"], rtol=1e-6)
+    profile = model.summary(ci="profile")
+    np.testing.assert_allclose(profile.std_err.ravel(), ref["se"], rtol=1e-5)
+    np.testing.assert_allclose(profile.ci_lower.ravel(), ref["lower"], rtol=1e-6)
+    np.testing.assert_allclose(profile.ci_upper.ravel(), ref["upper"], rtol=1e-6)
+    np.testing.assert_allclose(profile.chi2.ravel(), ref["lr"], rtol=1e-6)
+    # the single local search in R (a Newton fit from the estimate at each point) stops short
+    assert np.any(np.abs(ref["local_upper"] - ref["upper"]) > 1.0)
+
+
+def test_exact_hessian_and_gradient_of_the_penalised_likelihood():
+    from linclass.linear.firth_likelihood import PenalisedLikelihood
+
+    X, y = endometrial()
+    w = np.resize([1.0, 2.0, 3.0], 79)
+    problem = PenalisedLikelihood(X, y, w)
+    objective = FirthObjective(X, y, w, offset=np.zeros(3))
+    thetas = np.array([[2.0, -0.03, -2.5, 3.0], [4.0, -0.06, -2.3, 3.6], [0.5, 0.01, -1.0, 1.0]])
+    parts = problem.evaluate(thetas)
+    for k, theta in enumerate(thetas):
+        assert parts.value[k] == pytest.approx(objective.penalised_log_likelihood(theta), rel=1e-12)
+        np.testing.assert_allclose(parts.gradient[k],
+                                   -objective.value_gradient(theta)[1].ravel() * objective.total,
+                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(parts.info[k], objective.curvature_sum(theta), rtol=1e-12)
+        h = 1e-5  # central differences of the gradient
+        numeric = np.array([(problem.evaluate(theta + h * e, 1).gradient[0]
+                             - problem.evaluate(theta - h * e, 1).gradient[0]) / (2 * h)
+                            for e in np.eye(4)])
+        np.testing.assert_allclose(parts.hessian[k], numeric, rtol=1e-6, atol=1e-6)
+
+
+class _Synthetic:
+    """A stand-in for the penalised likelihood: the profile's deviance is given directly."""
+
+    total = 1.0
+
+    def value(self, theta):
+        return 0.0
+
+
+@pytest.mark.parametrize("curve, lower, upper", [
+    # dips back below the quantile beyond its first crossing: the outermost crossing is the end
+    (lambda t: 2.0 if abs(t) < 1.5 else (5.0 if abs(t) < 2.5 else 2.0 + (abs(t) - 2.5)), -4.3415,
+     4.3415),
+    # flat: never reaches the quantile on one side
+    (lambda t: 3.0 * (1 - np.exp(-abs(t))) if t > 0 else t * t, -1.9600, np.inf),
+    # far away: a slowly growing profile crosses at 1e6
+    (lambda t: 3.841458820694124 * np.log1p(abs(t)) / np.log1p(1e6), -1e6, 1e6),
+])
+def test_bound_search_handles_dips_flat_profiles_and_far_ends(curve, lower, upper):
+    from scipy.stats import chi2
+
+    from linclass.linear.firth_profile import Profile
+
+    profile = Profile(_Synthetic(), np.zeros(2), 0, np.ones(2), n_starts=4)
+    profile.deviance = lambda t, explore=False, refresh=False: float(curve(float(t)))
+    q = chi2.ppf(0.95, 1)
+    assert profile.bound(-1.0, q) == pytest.approx(lower, rel=1e-4)
+    assert profile.bound(1.0, q) == pytest.approx(upper, rel=1e-4)

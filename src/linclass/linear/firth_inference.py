@@ -6,9 +6,10 @@
   on small data).  Wald :math:`z = \\hat\\beta/\\mathrm{se}`.
 * Profile penalised-likelihood intervals (Heinze & Schemper 2002): the values :math:`b` of each
   parameter with :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\theta: \\beta_j = b}\\ell^*(\\theta)] \\le
-  \\chi^2_{1, 1-\\alpha}`, the other parameters refitted at each :math:`b`
-  (:func:`linclass.linear.firth.constrained_fit`; the penalty keeps the full information matrix,
-  as logistf's profile does).
+  \\chi^2_{1, 1-\\alpha}`, the other parameters refitted at each :math:`b` (the penalty keeps the
+  full information matrix, as logistf's profile does).  The refit is a global maximisation: under
+  separation it has several local maxima, and :mod:`linclass.linear.firth_profile` searches from
+  many starts (a single warm-started fit gave intervals too narrow).
 * Penalised likelihood-ratio tests: :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\beta_j = 0}\\ell^*]
   \\sim \\chi^2_1` for each parameter, and against the intercept-only model (its slopes held at 0,
   the penalty again on the full model) for the model as a whole.
@@ -22,16 +23,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.stats import chi2, norm
+from scipy.stats import chi2
 
 from linclass.linear.firth import FirthObjective, constrained_fit
+from linclass.linear.firth_likelihood import EXACT_MAX, PenalisedLikelihood
+from linclass.linear.firth_profile import Profile
 
 __all__ = ["PROFILE_ALPHA", "firth_notes", "firth_state", "firth_summary"]
 
 PROFILE_ALPHA = 0.05
 MAX_PROFILE_PARAMS = 200  # larger models get Wald intervals only
-_EXPANSIONS = 60
 
 
 def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_err,
@@ -70,14 +71,16 @@ def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_e
     if p > MAX_PROFILE_PARAMS:
         return state
     q = chi2.ppf(1.0 - PROFILE_ALPHA, 1)
+    problem = PenalisedLikelihood(X, y, sample_weight, fit_intercept)
+    scale = np.asarray(std_err, dtype=np.float64)[np.argsort(order)]
+    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0 + np.abs(theta))
     lower, upper, lr = np.empty(p), np.empty(p), np.empty(p)
+    starts = n_starts(p, separation)
     for j in range(p):
-        profile = _Profile(objective, theta, j, best)
-        lr[j] = max(profile.deviance(0.0), 0.0)
-        step = float(np.asarray(std_err)[np.flatnonzero(order == j)[0]])
-        step = step if np.isfinite(step) and step > 0 else 1.0 + abs(theta[j])
-        lower[j] = profile.bound(-step, q)
-        upper[j] = profile.bound(step, q)
+        profile = Profile(problem, theta, j, scale, starts)
+        lr[j] = max(profile.deviance(0.0, explore=True), 0.0)
+        lower[j] = profile.bound(-1.0, q)
+        upper[j] = profile.bound(1.0, q)
     state["profile"] = {
         "lower": lower[order], "upper": upper[order], "lr_statistic": lr[order],
         "p_value": chi2.sf(lr[order], 1), "alpha": PROFILE_ALPHA,
@@ -85,39 +88,18 @@ def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_e
     return state
 
 
-class _Profile:
-    """The profile penalised deviance of one parameter, :math:`2[\\ell^*_{\\max} - \\ell^*(b)]`, with
-    warm starts from the nearest point computed so far."""
+def n_starts(n_params: int, separation: str | None) -> int:
+    """Quasi-random starts of the profile search at each checked point.
 
-    def __init__(self, objective, theta, j, best):
-        self.objective, self.theta, self.j, self.best = objective, theta, j, best
-        self.fixed = np.zeros(theta.size, dtype=bool)
-        self.fixed[j] = True
-        self.starts = {float(theta[j]): theta.copy()}
-
-    def deviance(self, b: float) -> float:
-        nearest = min(self.starts, key=lambda v: abs(v - b))
-        start = self.starts[nearest].copy()
-        start[self.j] = b
-        theta, value, _ = constrained_fit(self.objective, self.fixed, start)
-        self.starts[float(b)] = theta.reshape(-1)
-        return 2.0 * (self.best + value * self.objective.total)
-
-    def bound(self, step: float, q: float) -> float:
-        """The end of the interval on the side of ``step`` (infinite if the deviance stays below
-        the quantile)."""
-        centre = float(self.theta[self.j])
-        inside, outside = centre, None
-        for k in range(_EXPANSIONS):
-            b = centre + step * 2.0**k
-            if self.deviance(b) >= q:
-                outside = b
-                break
-            inside = b
-        if outside is None:
-            return float(np.copysign(np.inf, step))
-        tol = 1e-9 * max(1.0, abs(outside))
-        return float(brentq(lambda b: self.deviance(b) - q, inside, outside, xtol=tol, rtol=1e-12))
+    Only under separation has the profile been seen to have several local maxima (on data without
+    it, these starts never found a higher one); none above
+    :data:`~linclass.linear.firth_likelihood.EXACT_MAX` parameters, where Fisher scoring alone is
+    slow.  Otherwise 32, fewer from 9 parameters on (each start costs :math:`O(np^3)` an
+    iteration).
+    """
+    if separation is None or n_params > EXACT_MAX:
+        return 0
+    return max(8, min(32, 256 // n_params))
 
 
 def firth_notes(state: dict, converged: bool, n_iter: int) -> list:
