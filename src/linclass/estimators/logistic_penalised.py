@@ -16,7 +16,7 @@ from linclass.core.finiteness import check_finite, check_magnitude, explain_non_
 from linclass.linear.penalised_summary import penalised_state
 from linclass.linear.penalties import ElasticNet
 
-__all__ = ["fit_penalised", "null_log_likelihood"]
+__all__ = ["fit_penalised", "not_converged_message", "null_log_likelihood"]
 
 def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
     """:math:`\\ell_0 = \\sum_k N_k\\ln(N_k/N)` with an intercept, else :math:`-N\\ln K`."""
@@ -24,6 +24,21 @@ def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: b
     if fit_intercept:
         return float(counts @ np.log(counts / counts.sum()))
     return -float(total) * math.log(class_totals.size)
+
+
+def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
+    """What a penalised fit that did not converge says: a stall (no step lowers the objective at
+    working precision, so more iterations cannot help) is told apart from running out of
+    iterations, and each names what helps."""
+    if result.stalled:
+        return (f"{what} stopped after {result.n_iter} iterations, short of tol={tol:g}: the largest "
+                f"optimality violation is {result.violation:.3g}, and no step lowers the objective "
+                f"at working precision from this point, so a larger max_iter will not help. "
+                f"Standardise the features (e.g. StandardScaler), use a smaller C (a stronger "
+                f"penalty), or accept tol={result.violation:.2g}.")
+    return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
+            f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
+            f"Increase max_iter.")
 
 
 def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> None:
@@ -71,12 +86,9 @@ def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> Non
     estimator.separation_ = None
     estimator.log_likelihood_ = -(result.value - penalty.value(result.W))
     if not result.converged:
-        warnings.warn(
-            f"LogisticRegression (solver='cd') did not converge in max_iter={estimator.max_iter} "
-            f"iterations: the largest optimality violation is {result.violation:.3g} > "
-            f"tol={estimator.tol:g}. Increase max_iter.",
-            ConvergenceWarning, stacklevel=4,
-        )
+        warnings.warn(not_converged_message("LogisticRegression (solver='cd')", result,
+                                            estimator.max_iter, estimator.tol),
+                      ConvergenceWarning, stacklevel=4)
     estimator._inference = penalised_state(
         penalty=penalty, objective=result.value, log_likelihood=estimator.log_likelihood_,
         null=null_log_likelihood(objective.class_totals, objective.total, estimator.fit_intercept),

@@ -127,11 +127,19 @@ class Design:
         return self.scores(delta[None, :], cols)[0]
 
     def weighted_gram(self, cols: np.ndarray, h: np.ndarray, H: float) -> tuple[np.ndarray, np.ndarray]:
-        """Dense X only: for the columns ``cols`` (q of them), the profiled Hessian
+        """For the columns ``cols`` (q of them), the profiled Hessian
         :math:`Q = \\tilde X_c^T\\mathrm{diag}(h)\\tilde X_c - \\tilde X_c^Th\\,h^T\\tilde X_c / H`
         (q x q; no correction for ``H = 0``) and :math:`\\tilde X_c^Th`, with one BLAS product on a
-        scaled copy of the columns.  On large X the copy and the product are float32 (a model's
+        scaled copy of the columns (sparse X: one sparse product, never densifying X).  On large
+        dense X the copy and the product are float32 (a model's
         curvature need not be exact: the gradient, which fixes the optimum, stays float64)."""
+        if self.sparse:
+            A = self.X[:, cols].multiply(np.sqrt(h)[:, None]).tocsc()
+            Q = (A.T @ A).toarray()
+            hx = np.asarray(self.X[:, cols].T @ h).reshape(-1)
+            if H > 0:
+                Q -= np.outer(hx, hx) / H
+            return Q, hx
         low = self.n * cols.size >= LOW_PRECISION_MIN
         X = np.ascontiguousarray(self.X)
         A = np.empty((self.n, cols.size), dtype=np.float32 if low else np.float64)

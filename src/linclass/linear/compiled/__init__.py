@@ -22,13 +22,16 @@ from linclass.linear.compiled.columns import (
 from linclass.linear.compiled.descent import cd_gram, cd_naive
 from linclass.linear.compiled.sample_terms import (
     binary_loss,
+    binary_loss_change,
     binary_terms,
     softmax_loss,
+    softmax_loss_change,
     softmax_terms,
 )
 
 __all__ = [
     "binary_loss",
+    "binary_loss_change",
     "binary_terms",
     "cd_gram",
     "cd_naive",
@@ -36,6 +39,7 @@ __all__ = [
     "gradient",
     "scaled_columns",
     "softmax_loss",
+    "softmax_loss_change",
     "softmax_terms",
     "step_scores",
 ]

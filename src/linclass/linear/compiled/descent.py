@@ -26,21 +26,32 @@ def _update(a, u, l1, l2):
     return 0.0
 
 
+@njit(inline="always")
+def _flat(grad, l1, old):
+    """The update of a coordinate whose model has no curvature (every row it touches is fitted
+    exactly, to rounding) and no L2 part: the model :math:`g\\,(v - v_0) + \\lambda_1|v|` is
+    minimised at 0 when :math:`|g| \\le \\lambda_1` (a coefficient the penalty must take back);
+    otherwise it has no minimiser and the coordinate stays (the damping of the outer step bounds
+    it)."""
+    return 0.0 if abs(grad) <= l1 else old
+
+
 _ANDERSON = 5  # passes between extrapolations (and the number of iterates combined)
 
 
 @njit(**_JIT)
-def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, max_sweeps):
+def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, max_sweeps,
+             nu=0.0):
     """Coordinate descent on the quadratic model of one block of coefficients (glmnet's inner loop,
     Friedman et al. 2010 sec. 3), data updated column by column ("naive" updates), with Anderson
     extrapolation of the iterates.
 
-    Minimises :math:`\\sum_i (g_i z_i + \\frac12 h_i z_i^2) + r(w + \\delta)`, :math:`z = \\tilde
-    X\\delta`, over the step :math:`\\delta` on the working set ``ws`` (positions ``t``, columns
+    Minimises :math:`\\sum_i (g_i z_i + \\frac12 h_i z_i^2) + \\frac\\nu2\\lVert\\delta\\rVert^2 +
+    r(w + \\delta)`, :math:`z = \\tilde X\\delta`, over the step :math:`\\delta` on the working set ``ws`` (positions ``t``, columns
     ``ws[t]``), the intercept profiled out (module docstring).  Cycles: one pass over the whole
     working set, then passes over the coefficients that are non-zero until they settle, then the whole
     set again; stops when a pass over the whole set moves no coefficient by more than ``tol`` in
-    gradient units (:math:`(a_j + \\lambda_2)|\\delta_j|`) or after ``max_sweeps`` passes.
+    gradient units (:math:`(a_j + \\nu + \\lambda_2)|\\delta_j|`) or after ``max_sweeps`` passes.
 
     Every few passes over the non-zero set, the last iterates are combined by Anderson extrapolation
     (the combination whose successive differences are smallest; Anderson 1965, applied to coordinate
@@ -57,6 +68,8 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
     hd, hptr : the products :math:`h_ix_{ij}` of the sparse columns (:func:`column_terms`)
     r : (n,) :math:`g + h\\circ z`, updated (start from g)
     state : (2,) ``[S, H]``, S updated
+    nu : float
+        Damping of the step (:mod:`linclass.linear.solvers.damping`; 0: the plain Newton model).
 
     Returns
     -------
@@ -68,7 +81,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _naive_sweep(X, shift, ws, everything, w, delta, a, m, h, hd, hptr, r, state,
-                               l1, l2)
+                               l1, l2, nu)
         sweeps += 1
         if biggest <= tol:
             break
@@ -84,7 +97,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
             history[0, u] = delta[ws[order[u]]]
         while sweeps < max_sweeps:
             biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
-                                   l1, l2)
+                                   l1, l2, nu)
             sweeps += 1
             if biggest <= tol:
                 break
@@ -92,7 +105,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
             for u in range(n_live):
                 history[stored, u] = delta[ws[order[u]]]
             if stored == _ANDERSON:
-                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, l1, l2)
+                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, l1, l2, nu)
                 stored = 0
                 for u in range(n_live):
                     history[0, u] = delta[ws[order[u]]]
@@ -100,10 +113,10 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2):
+def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
     """Anderson step over the iterates U (rows: successive values of delta on ``order``), kept when
     it lowers the model: the change is :math:`\\nabla q^T\\Delta + \\frac12(\\sum_i h_iv_i^2 -
-    (h^Tv)^2/H) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
+    (h^Tv)^2/H + \\nu\\lVert\\Delta\\rVert^2) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
     one for v)."""
     k = U.shape[0] - 1
     R = U[1:] - U[:-1]
@@ -130,9 +143,10 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2):
         step = target[u] - delta[j]
         if step == 0.0:
             continue
-        grad = _col_dot(X, j, shift[j], r) - m[t] * S
+        grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         new, old = w[j] + target[u], w[j] + delta[j]
-        change += grad * step + l1 * (abs(new) - abs(old)) + 0.5 * l2 * (new * new - old * old)
+        change += (grad * step + 0.5 * nu * step * step + l1 * (abs(new) - abs(old))
+                   + 0.5 * l2 * (new * new - old * old))
         _col_scatter(X, j, shift[j], step, v)
     hv, hvv = 0.0, 0.0
     for i in range(v.shape[0]):
@@ -149,17 +163,15 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2):
 
 
 @njit(**_JIT)
-def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, l1, l2):
+def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, l1, l2, nu):
     S, H = state[0], state[1]
     biggest = 0.0
     for t in order:
         j = ws[t]
-        at = a[t]
-        if at <= 0.0 and l2 == 0.0:
-            continue
-        grad = _col_dot(X, j, shift[j], r) - m[t] * S
+        at = a[t] + nu
+        grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         old = w[j] + delta[j]
-        new = _update(at, at * old - grad, l1, l2)
+        new = _update(at, at * old - grad, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(grad, l1, old)
         d = new - old
         if d != 0.0:
             delta[j] += d
@@ -184,11 +196,9 @@ def cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps):
         biggest = 0.0
         for t in range(q):
             at = Q[t, t]
-            if at <= 0.0 and l2 == 0.0:
-                continue
             g = grad[t] + Qd[t]
             old = w[t] + delta[t]
-            new = _update(at, at * old - g, l1, l2)
+            new = _update(at, at * old - g, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(g, l1, old)
             d = new - old
             if d != 0.0:
                 delta[t] += d

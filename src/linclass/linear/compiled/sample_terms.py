@@ -10,7 +10,8 @@ from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
 
-__all__ = ["binary_loss", "binary_terms", "softmax_loss", "softmax_terms"]
+__all__ = ["binary_loss", "binary_loss_change", "binary_terms", "softmax_loss", "softmax_loss_change",
+           "softmax_terms"]
 
 
 @njit(inline="always")
@@ -92,4 +93,67 @@ def softmax_terms(S, y, sw, P):
         for c in range(K):
             P[c, i] /= acc
         total += sw[i] * (top + np.log(acc) - S[y[i], i])
+    return total
+
+
+# --------------------------------------------------------------------------- changes along a line
+@njit(inline="always")
+def _binary_change(s, d, y):
+    """:math:`\\ell(s + d) - \\ell(s)` for the binary log-loss, accurate when small: for
+    :math:`|d| < 1` it is :math:`\\ln(1 + \\mu(e^d - 1)) - yd` (:math:`\\mu` the logistic of s), free of
+    the cancellation of two nearly equal losses."""
+    if abs(d) < 1.0:
+        mu = 1.0 / (1.0 + np.exp(-s)) if s >= 0.0 else np.exp(s) / (1.0 + np.exp(s))
+        return np.log1p(mu * np.expm1(d)) - y * d
+    return _log1pexp(s + d) - _log1pexp(s) - y * d
+
+
+@njit(**_JIT)
+def binary_loss_change(s, z, t, y, sw):
+    """:math:`\\sum_i w_i(\\ell(s_i + tz_i) - \\ell(s_i))`, each term computed as a difference (the line
+    searches: a decrease far below the rounding of the summed loss itself is still resolved)."""
+    total = 0.0
+    for i in range(s.shape[0]):
+        d = t * z[i]
+        if d != 0.0:
+            total += sw[i] * _binary_change(s[i], d, y[i])
+    return total
+
+
+@njit(**_JIT)
+def softmax_loss_change(S, Z, t, y, sw):
+    """:math:`\\sum_i w_i(\\ell(S_i + tZ_i) - \\ell(S_i))` for the softmax log-loss (S and Z of shape
+    (K, n)), each term computed as a difference: :math:`\\ln\\sum_k\\mu_{ik}e^{d_k} - d_{y_i}` with
+    :math:`d = tZ_i`, as :math:`\\ln(1 + \\sum_k\\mu_{ik}(e^{d_k} - 1))` when every :math:`|d_k| < 1`."""
+    K, n = S.shape
+    total = 0.0
+    for i in range(n):
+        top, big = -np.inf, 0.0
+        for c in range(K):
+            if S[c, i] > top:
+                top = S[c, i]
+            dc = abs(t * Z[c, i])
+            if dc > big:
+                big = dc
+        if big == 0.0:
+            continue
+        acc = 0.0
+        for c in range(K):
+            acc += np.exp(S[c, i] - top)
+        if big < 1.0:
+            mix = 0.0
+            for c in range(K):
+                mix += np.exp(S[c, i] - top) / acc * np.expm1(t * Z[c, i])
+            change = np.log1p(mix)
+        else:
+            top2 = -np.inf
+            for c in range(K):
+                v = S[c, i] + t * Z[c, i]
+                if v > top2:
+                    top2 = v
+            acc2 = 0.0
+            for c in range(K):
+                acc2 += np.exp(S[c, i] + t * Z[c, i] - top2)
+            change = top2 + np.log(acc2) - top - np.log(acc)
+        total += sw[i] * (change - t * Z[y[i], i])
     return total

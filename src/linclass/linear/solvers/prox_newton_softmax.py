@@ -1,28 +1,33 @@
-"""Proximal Newton for the penalised softmax (K > 2 classes), one class's row at a time.
+"""Proximal Newton for the penalised softmax (K > 2 classes) on the coupled K x d model.
 
-The softmax Hessian couples the classes (:math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per sample);
-coordinate descent on the full K x d quadratic model is what fails to converge on simple problems.
-Here the coefficients are updated by blocks, one class k at a time, each by the step of
-:mod:`.prox_newton` on the exact Hessian of that block: with the other classes' scores fixed, class
-k's row sees score gradients and curvatures
+Each outer iteration expands the summed log-loss to second order in every class at once, with the
+softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row (seed 000 sec. 2.4, in the full
+K-row layout), minimises that model plus the penalty approximately, and searches along the step on
+the true objective (newGLMNET's step, Yuan, Ho and Lin 2012, on the multinomial model):
 
-.. math::  g_i = w_i(\\mu_{ik} - [y_i = k]), \\qquad h_i = w_i\\mu_{ik}(1 - \\mu_{ik}),
+1. **model terms** on the working set (the columns non-zero in some class or violating their
+   optimality condition): per column the K gradients and the K x K block Hessian, one read of each
+   column (:func:`~linclass.linear.compiled.coupled.coupled_terms`).  When the largest violation there
+   is at most ``tol`` (per unit of sample weight), every column is checked and the violators join; the
+   fit has converged when none does.
+2. **inner solve**: coordinate descent by feature blocks (all K classes of a column together) and the
+   K intercepts as one more block (:func:`~linclass.linear.compiled.coupled.cd_coupled`), to an inner
+   tolerance that shrinks with the outer violation.  Blocks by feature matter: the K coefficients of
+   one feature share a Hessian block that is singular along a common shift, which coordinate (or
+   class-by-class) updates cross only in many small zig-zag steps.
+3. **damped line search** (:mod:`.damping`): backtracking on the softmax objective along the step;
+   where the model cannot be trusted (rows predicted confidently and wrongly have curvature near
+   zero), the model is damped until a step is accepted.
 
-the same quadratic model as a two-class fit; its step is found by coordinate descent (or the exact
-small-model solve on dense X), and a backtracking line search on the full softmax objective along
-that block accepts it.  This is block coordinate descent with a sufficient-decrease line search on
-each block (Tseng and Yun 2009, "A coordinate gradient descent method for nonsmooth separable
-minimization"), which converges to the optimum from any start; glmnet's multinomial fit takes the
-same per-class steps without the line search (Friedman, Hastie and Tibshirani 2010, sec. 4).
+Class-by-class block coordinate descent (glmnet's multinomial scheme, Friedman, Hastie and Tibshirani
+2010 sec. 4) converges only linearly, at a rate set by how strongly the classes are coupled: on
+standardised digits and on text it needed hundreds of passes, and with undamped models it stopped
+36% above the optimum.  The coupled model converges in a few tens of outer iterations on both.
 
-Blocks converge only linearly, slowly where the classes are strongly coupled (nearly separable data,
-weak penalty); on dense X with a small working set the fit takes proximal Newton steps on the full,
-coupled K x d model instead (:mod:`.prox_newton_coupled`), and comes here when its working set
-outgrows that model.
-
-A pass over the classes is one outer iteration.  The fit stops when, in a pass that had to move no
-class, every class's working set meets the tolerance, and then every column does (the full check of
-:mod:`.prox_newton`).
+On dense X whose working set fits an explicit Hessian (``K x columns <= gram_max``) the model is
+formed with BLAS and solved exactly instead (:mod:`.prox_newton_coupled`), until the working set
+outgrows it.  Between steps the coefficients take the penalty's best common shift per feature
+(:meth:`~linclass.linear.penalties.ElasticNet.best_shift`), which leaves the loss unchanged.
 """
 
 from __future__ import annotations
@@ -30,18 +35,37 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
+from linclass.linear.compiled.coupled import cd_coupled, coupled_terms
+from linclass.linear.solvers.damping import Damping, damped_step
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
+    CHECK_EVERY,
     GRAM_MAX,
     MAX_SWEEPS,
     PenalisedResult,
-    RowModel,
+    l1_change,
     line_search,
-    screen,
-    working_set_violation,
+    penalty_change,
+    Certificate,
+    candidates,
 )
 
 __all__ = ["prox_newton_softmax"]
+
+
+def _start_set(obj, W, P, onehot, working_set):
+    """The shared working set: columns non-zero in some class, plus ``working_set`` (one array, or
+    one per class) or, when None, every column violating its condition at the start."""
+    K, design, pen = obj.n_classes, obj.design, obj.penalty
+    nonzero = np.flatnonzero(np.any(W != 0, axis=0))
+    if working_set is None:
+        G0 = design.gradient((P - onehot) * obj.sw).T
+        start = [candidates(pen, W, G0, nonzero, 0.0)]
+    elif isinstance(working_set, (list, tuple)):
+        start = [np.asarray(c, dtype=np.int64) for c in working_set]
+    else:
+        start = [np.asarray(working_set, dtype=np.int64)]
+    return np.unique(np.concatenate([nonzero, *start])).astype(np.int64)
 
 
 def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,
@@ -49,101 +73,106 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
                         coupled: bool = True) -> PenalisedResult:
     """Minimise the K-class objective ``obj`` from ``(W0, b0)`` (internal layout, shapes (K, d) and
     (K,)); the parameters are those of :func:`.prox_newton`.  On dense X whose working set, in all
-    classes together, fits the explicit model (``K x columns <= gram_max``) the coupled model of
-    :mod:`.prox_newton_coupled` is used instead of blocks (``coupled=False``: blocks always)."""
+    classes together, fits the explicit model (``K x columns <= gram_max``) the explicit model of
+    :mod:`.prox_newton_coupled` is used first (``coupled=False``: never)."""
     design, pen = obj.design, obj.penalty
     l1, l2 = pen.scalars()
-    N, intercept = obj.total, obj.fit_intercept
+    N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
     limit = tol * N
-    K = obj.n_classes
     W = np.array(W0, dtype=np.float64).reshape(K, design.d).copy()
     b = np.array(b0, dtype=np.float64).reshape(K).copy() if intercept else np.zeros(K)
+    y, sw = obj.y, obj.sw
+    n = y.size
     S = obj.scores(W, b)
     P = np.empty_like(S)
-    y, sw = obj.y, obj.sw
     onehot = np.zeros_like(S)
-    onehot[y, np.arange(y.size)] = 1.0
-    loss = compiled.softmax_terms(S, y, sw, P)
-    F = loss + pen.value(W)
-    history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
-    if working_set is None:
-        G0 = design.gradient((P - onehot) * sw).T
-        start = [screen(pen, W[k], G0[k], design.all_columns, 0.0) for k in range(K)]
-    elif isinstance(working_set, (list, tuple)):
-        start = [np.asarray(c, dtype=np.int64) for c in working_set]
-    else:
-        start = [np.asarray(working_set, dtype=np.int64)] * K
-    ws = [np.union1d(np.flatnonzero(W[k]), start[k]) for k in range(K)]
-    shared = np.unique(np.concatenate(ws))
-    if coupled and not design.sparse and K * shared.size <= gram_max:
+    onehot[y, np.arange(n)] = 1.0
+    F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
+    ws = _start_set(obj, W, P, onehot, working_set)
+    if coupled and not design.sparse and K * ws.size <= gram_max:
         from linclass.linear.solvers.prox_newton_coupled import prox_newton_coupled
 
-        result, grown = prox_newton_coupled(obj, W, b, shared, tol=tol, max_iter=max_iter,
+        result, grown = prox_newton_coupled(obj, W, b, ws, tol=tol, max_iter=max_iter,
                                             max_sweeps=max_sweeps, gram_max=gram_max)
         if result is not None:
             return result
-        # the working set outgrew the coupled model: go on by class blocks from this point
+        # the working set outgrew the explicit model: go on with coordinate descent from this point
         return prox_newton_softmax(obj, W, b, tol=tol, max_iter=max_iter, working_set=grown,
                                    max_sweeps=max_sweeps, gram_max=gram_max, coupled=False)
-    violation = np.inf
+    history, sweeps_total, converged, stalled, n_iter = [F / N], 0, False, False, 0
+    damping, certificate, since_check = Damping(), Certificate(obj, tol), 0
+    X, shift = design.kernel_X, design.shift
+    G = None
     while True:
-        moved = False
-        worst = 0.0
-        for k in range(K):
-            g = sw * (P[k] - onehot[k])
-            h = sw * P[k] * (1.0 - P[k])
-            model = RowModel(design, ws[k], g, h, intercept=intercept, gram_max=gram_max)
-            v = working_set_violation(pen, W[k], model, intercept)
-            worst = max(worst, v)
-            if v <= limit:
-                continue
-            delta, db, z, sweeps = model.solve(W[k], l1, l2, max(_FORCING * v, 0.1 * limit),
-                                               max_sweeps)
-            sweeps_total += sweeps
-            D = model.slope(W[k], delta, l1, l2, db)
-            if not D < 0:
-                continue
-            zb = z + db
-            wk = ws[k]
-            w_ws, d_ws = W[k, wk], delta[wk]
-            rest = pen.value(W) - pen.value(w_ws)
-
-            def evaluate(t, k=k, zb=zb, rest=rest, w_ws=w_ws, d_ws=d_ws):
-                return compiled.softmax_loss(S, k, zb, t, y, sw) + rest + pen.value(w_ws + t * d_ws)
-
-            t, F_new = line_search(F, D, evaluate)
-            if t == 0.0:
-                continue
-            moved = True
-            W[k, wk] += t * d_ws
-            b[k] += t * db
-            S[k] += t * zb
-            loss = compiled.softmax_terms(S, y, sw, P)
-            F = loss + pen.value(W)
-        if moved and pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
-            shift = pen.best_shift(W)
-            W -= shift  # the scores move by the same amount in every class: the loss is unchanged
-            F = loss + pen.value(W)
-        if not moved:
-            violation = worst
-            if worst <= limit:  # every working set is solved at this one point: check every column
-                V = (P - onehot) * sw
-                G = design.gradient(V).T
-                grew = False
-                for k in range(K):
-                    outside = screen(pen, W[k], G[k], design.all_columns, limit)
-                    if outside.size:
-                        ws[k] = np.union1d(ws[k], outside)
-                        grew = True
-                if not grew:
-                    converged = True
-                    violation = max(worst, float(pen.violation(W, G).max()) if G.size else 0.0)
+        Pn = np.ascontiguousarray(P.T)
+        Gs = np.ascontiguousarray(((P - onehot) * sw).T)
+        Gws, B = np.empty((ws.size, K)), np.empty((ws.size, K, K))
+        coupled_terms(X, shift, ws, Gs, Pn, sw, Gws, B)
+        gb = Gs.sum(axis=0)
+        v = float(pen.violation(W[:, ws], Gws.T).max()) if ws.size else 0.0
+        violation = max(v, float(np.abs(gb).max())) if intercept else v
+        if violation <= limit or since_check >= CHECK_EVERY:  # check every column of every class
+            since_check = 0
+            G = design.gradient(Gs.T).T
+            outside = candidates(pen, W, G, ws, limit)
+            if outside.size == 0 and violation <= limit:
+                violation = max(violation, float(pen.violation(W, G).max()) if G.size else 0.0)
+                converged, limit = certificate.check(W, b, F, limit, violation)
+                if converged:
                     break
-            else:
-                break  # no class can move although some violate: stalled at rounding level
+                # the gap asks for a tighter point: the columns violating the new limit join
+                outside = candidates(pen, W, G, ws, limit)
+            if outside.size:
+                ws = np.union1d(ws, outside).astype(np.int64)
+                continue
         if n_iter >= max_iter:
             break
         n_iter += 1
+        since_check += 1
+        Ps = Pn * sw[:, None]
+        Bb = np.diag(Ps.sum(axis=0)) - Pn.T @ Ps
+        inner_tol = max(_FORCING * violation, 0.1 * limit)
+        scale = float(np.mean(np.diagonal(B, axis1=1, axis2=2))) if ws.size else 1.0
+        w_ws = np.ascontiguousarray(W[:, ws])
+
+        def propose(nu):
+            Delta, db = np.zeros((K, design.d)), np.zeros(K)
+            Z, U = np.zeros((n, K)), np.zeros(n)
+            sweeps = cd_coupled(X, shift, ws, W, Delta, B, Gs, Pn, sw, Z, U, Bb, db, intercept,
+                                l1, l2, float(nu), inner_tol, max_sweeps)
+            d_ws = Delta[:, ws]
+            D = float(np.vdot(Gws.T, d_ws)) + float(gb @ db) + l2 * float(np.vdot(w_ws, d_ws))
+            if l1:
+                D += l1 * l1_change(w_ws.reshape(-1), d_ws.reshape(-1))
+            return (d_ws, db, Z.T), D, sweeps
+
+        def search(step, D):
+            d_ws, _, Zt = step
+            Zt = np.ascontiguousarray(Zt)
+            w_flat, d_flat = w_ws.reshape(-1), d_ws.reshape(-1)
+
+            def change(t):
+                return (compiled.softmax_loss_change(S, Zt, t, y, sw)
+                        + penalty_change(pen, w_flat, d_flat, t))
+            return line_search(F, D, change)
+
+        step = damped_step(propose, search, damping, scale, F)
+        sweeps_total += step.sweeps
+        if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
+            G = design.gradient(Gs.T).T
+            outside = candidates(pen, W, G, ws, limit)
+            if outside.size:
+                ws, damping = np.union1d(ws, outside).astype(np.int64), Damping()
+                continue
+            stalled = True  # no step lowers F at working precision, however damped
+            break
+        t, (d_ws, db, Zt) = step.t, step.step
+        W[:, ws] += t * d_ws
+        b += t * db
+        S += t * Zt
+        if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
+            W -= pen.best_shift(W)
+        F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
         history.append(F / N)
     if pen.l1 + pen.l2 > 0:  # the reported point: the penalty's own shift (unique, see best_shift)
         W -= pen.best_shift(W)
@@ -152,5 +181,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         G = design.gradient(V).T
         violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
                         float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
+        # stalled while tightening for the gap: the point still meets tol
+        converged = stalled and violation <= tol * N
     return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
-                           sweeps_total, G)
+                           sweeps_total, G, stalled, certificate.gap)

@@ -1,0 +1,410 @@
+"""Coordinate descent on the coupled quadratic model of a penalised softmax, one *feature* at a time
+(all K classes of a column together).
+
+The model.  At the current point, with probabilities :math:`\\mu_{ik}`, sample weights :math:`w_i` and
+score gradients :math:`g_{ik} = w_i(\\mu_{ik} - [y_i = k])`, the second-order expansion of the summed
+log-loss in a change :math:`Z` of the scores is
+
+.. math::
+
+    q(Z) = \\sum_{ik} g_{ik}Z_{ik} + \\frac12\\sum_i w_i\\Big(\\sum_k\\mu_{ik}Z_{ik}^2
+           - \\big(\\sum_k\\mu_{ik}Z_{ik}\\big)^2\\Big),
+    \\qquad Z_{ik} = \\tilde x_i^T\\delta_k + \\delta_{b,k}
+
+(the softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row, seed 000 sec. 2.4, in the
+full K-row layout).  Its gradient in the scores is :math:`R_{ik} = g_{ik} + w_i\\mu_{ik}(Z_{ik} - U_i)`
+with :math:`U_i = \\sum_l\\mu_{il}Z_{il}`; the kernels keep Z and U (never R), so a change of the K
+coefficients of column j costs one pass over the column's stored entries, K operations each.
+
+Why blocks by feature.  The K coefficients of one feature have the block Hessian
+:math:`B_j = \\sum_i w_i\\tilde x_{ij}^2(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`, which is singular
+along :math:`\\mathbf 1` (a common shift of a feature's K coefficients changes no probability), and the
+gradient is orthogonal to :math:`\\mathbf 1` as well.  Coordinate descent one class at a time zig-zags
+along that flat direction, pinned only by the penalty's kinks; solving each feature's K-block (a few
+coordinate passes on :math:`B_j`, then the penalty's best shift along :math:`\\mathbf 1`) removes the
+strongest coupling of the classes exactly.  The K intercepts form one more block, solved by a linear
+system each sweep.  The damping :math:`\\frac\\nu2\\lVert\\delta\\rVert^2` of
+:mod:`linclass.linear.solvers.damping` adds :math:`\\nu` to every block's diagonal.
+
+Arrays: ``P``, ``Gs``, ``Z`` of shape (n, K) (a row's classes adjacent), ``U`` and ``sw`` (n,),
+``B`` (q, K, K) for the working-set columns ``ws`` (positions t, columns ``ws[t]``), coefficients ``W``
+and the step ``Delta`` of shape (K, d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from linclass.linear.compiled.columns import JIT as _JIT
+from linclass.linear.compiled.columns import _parallel
+
+__all__ = ["cd_coupled", "coupled_terms"]
+
+_BLOCK_PASSES = 4  # coordinate passes inside one feature's K-block per sweep
+
+
+# --------------------------------------------------------------------------- a column's entries
+def _span(X, j):  # pragma: no cover - replaced by the overload when compiled
+    """``(start, stop)``: the positions of column j's entries."""
+
+
+def _entry(X, j, c, p):  # pragma: no cover
+    """``(i, x)``: row and (shifted) value of the column's entry at position p."""
+
+
+@overload(_span, inline="always")
+def _ov_span(X, j):
+    if isinstance(X, types.Array):
+        def dense(X, j):
+            return 0, X.shape[0]
+        return dense
+
+    def sparse(X, j):
+        return X[0][j], X[0][j + 1]
+    return sparse
+
+
+@overload(_entry, inline="always")
+def _ov_entry(X, j, c, p):
+    if isinstance(X, types.Array):
+        def dense(X, j, c, p):
+            return p, X[p, j] - c
+        return dense
+
+    def sparse(X, j, c, p):
+        return np.int64(X[1][p]), X[2][p]
+    return sparse
+
+
+# --------------------------------------------------------------------------- the model's terms
+@njit(inline="always")
+def _terms_column(X, shift, ws, Gs, P, sw, G, B, t):
+    j = ws[t]
+    K = P.shape[1]
+    c = shift[j]
+    start, stop = _span(X, j)
+    for k in range(K):
+        G[t, k] = 0.0
+        for l in range(K):
+            B[t, k, l] = 0.0
+    for p in range(start, stop):
+        i, x = _entry(X, j, c, p)
+        if x == 0.0:
+            continue
+        w2 = sw[i] * x * x
+        for k in range(K):
+            G[t, k] += x * Gs[i, k]
+            mk = w2 * P[i, k]
+            B[t, k, k] += mk
+            for l in range(k + 1):
+                B[t, k, l] -= mk * P[i, l]
+    for k in range(K):
+        for l in range(k):
+            B[t, l, k] = B[t, k, l]
+
+
+@njit(**_JIT)
+def _terms_serial(X, shift, ws, Gs, P, sw, G, B):
+    for t in range(ws.shape[0]):
+        _terms_column(X, shift, ws, Gs, P, sw, G, B, t)
+
+
+@njit(parallel=True, **_JIT)
+def _terms_parallel(X, shift, ws, Gs, P, sw, G, B):
+    for t in prange(ws.shape[0]):
+        _terms_column(X, shift, ws, Gs, P, sw, G, B, t)
+
+
+def coupled_terms(X, shift, ws, Gs, P, sw, G, B):
+    """For each working-set column (one read of it): the loss gradient ``G[t, k]`` =
+    :math:`\\sum_i\\tilde x_{ij}g_{ik}` and the feature's block Hessian ``B[t]`` (module docstring).
+    Columns in parallel on large X."""
+    kernel = _terms_parallel if _parallel(X, ws.size) else _terms_serial
+    kernel(X, shift, ws, Gs, P, sw, G, B)
+
+
+# --------------------------------------------------------------------------- one block's update
+@njit(inline="always")
+def _soft(a, u, l1, l2):
+    if u > l1:
+        return (u - l1) / (a + l2)
+    if u < -l1:
+        return (u + l1) / (a + l2)
+    return 0.0
+
+
+@njit(**_JIT)
+def best_shift(u, l1, l2):
+    """The shift c minimising :math:`\\sum_k \\lambda_1|u_k - c| + \\frac{\\lambda_2}2(u_k - c)^2`
+    (:meth:`linclass.linear.penalties.ElasticNet.best_shift` for one column)."""
+    K = u.shape[0]
+    A = np.sort(u)
+    total = A.sum()
+    m = 0
+    for r in range(K):
+        if l1 * (2 * r - (K - 1)) + l2 * (K * A[r] - total) < 0.0:
+            m += 1
+    lo = A[m - 1] if m > 0 else -np.inf
+    hi = A[m] if m < K else np.inf
+    if l2 > 0.0:
+        return min(max((total - l1 * (2 * m - K) / l2) / K, lo), hi)
+    if 2 * m == K:
+        return 0.5 * (lo + hi)
+    return hi
+
+
+@njit(inline="always")
+def _block(g, Bt, cur, v, l1, l2, nu, tol):
+    """Minimise :math:`g^Tv + \\frac12v^T(B + \\nu I)v + r(\\text{cur} + v)` over the K-vector v
+    (written in place, from zero) by a few coordinate passes, then the penalty's best shift along
+    :math:`\\mathbf 1` (a direction the undamped model does not see).  Returns the largest
+    :math:`(B_{kk} + \\nu + \\lambda_2)|v_k|`."""
+    K = g.shape[0]
+    for k in range(K):
+        v[k] = 0.0
+    for _ in range(_BLOCK_PASSES):
+        moved = 0.0
+        for k in range(K):
+            a = Bt[k, k] + nu
+            grad = g[k] + nu * v[k]
+            for l in range(K):
+                grad += Bt[k, l] * v[l]
+            old = cur[k] + v[k]
+            if a > 0.0 or l2 > 0.0:
+                d = _soft(a, a * old - grad, l1, l2) - old
+            else:  # no curvature: the model is linear, minimised at 0 when |grad| <= l1
+                d = -old if abs(grad) <= l1 else 0.0
+            if d != 0.0:
+                v[k] += d
+                if abs(d) * (a + l2) > moved:
+                    moved = abs(d) * (a + l2)
+        if moved <= tol:
+            break
+    if nu == 0.0 and (l1 > 0.0 or l2 > 0.0):
+        u = cur + v
+        v -= best_shift(u, l1, l2)
+    biggest = 0.0
+    for k in range(K):
+        e = abs(v[k]) * (Bt[k, k] + nu + l2)
+        if e > biggest:
+            biggest = e
+    return biggest
+
+
+@njit(inline="always")
+def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, l1, l2, nu, tol, g, cur, v):
+    """One feature's K-block: gradient from the column's entries, block solve, state update."""
+    K = P.shape[1]
+    c = shift[j]
+    start, stop = _span(X, j)
+    for k in range(K):
+        g[k] = nu * Delta[k, j]  # the damping's gradient at the step so far
+        cur[k] = W[k, j] + Delta[k, j]
+    for p in range(start, stop):
+        i, x = _entry(X, j, c, p)
+        if x == 0.0:
+            continue
+        for k in range(K):
+            g[k] += x * (Gs[i, k] + sw[i] * P[i, k] * (Z[i, k] - U[i]))
+    at_zero = True
+    for k in range(K):
+        if cur[k] != 0.0 or abs(g[k]) > l1:
+            at_zero = False
+            break
+    if at_zero:  # zero, and zero is the block's minimiser: nothing to solve
+        return 0.0
+    biggest = _block(g, B[t], cur, v, l1, l2, nu, tol)
+    if biggest == 0.0:
+        return 0.0
+    for k in range(K):
+        Delta[k, j] += v[k]
+    for p in range(start, stop):
+        i, x = _entry(X, j, c, p)
+        if x == 0.0:
+            continue
+        du = 0.0
+        for k in range(K):
+            e = v[k] * x
+            Z[i, k] += e
+            du += P[i, k] * e
+        U[i] += du
+    return biggest
+
+
+@njit(inline="always")
+def _intercepts(Gs, P, sw, Z, U, Bb, db, nu, g, v):
+    """The K intercepts' block: :math:`(B_b + \\nu I)v = -\\nabla`, with :math:`B_b` singular along
+    :math:`\\mathbf 1` (where the gradient vanishes too): solved with :math:`\\mathbf 1\\mathbf 1^T`
+    added, the minimum-norm step.  Returns the largest :math:`(B_{b,kk} + \\nu)|v_k|`."""
+    n, K = P.shape
+    for k in range(K):
+        g[k] = nu * db[k]
+    for i in range(n):
+        for k in range(K):
+            g[k] += Gs[i, k] + sw[i] * P[i, k] * (Z[i, k] - U[i])
+    scale = max(np.trace(Bb) / K, 1e-300)
+    M = Bb + (scale if nu == 0.0 else 0.0) * np.ones((K, K))
+    for k in range(K):
+        M[k, k] += nu + 1e-12 * scale
+    step = np.linalg.solve(M, -g)
+    biggest = 0.0
+    for k in range(K):
+        v[k] = step[k]
+        db[k] += step[k]
+        e = abs(step[k]) * (Bb[k, k] + nu)
+        if e > biggest:
+            biggest = e
+    for i in range(n):
+        du = 0.0
+        for k in range(K):
+            Z[i, k] += v[k]
+            du += P[i, k] * v[k]
+        U[i] += du
+    return biggest
+
+
+@njit(**_JIT)
+def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1, l2, nu, tol):
+    K = P.shape[1]
+    g, cur, v = np.empty(K), np.empty(K), np.empty(K)
+    biggest = 0.0
+    for t in order:
+        e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, l1, l2, nu, tol, g, cur, v)
+        if e > biggest:
+            biggest = e
+    if intercept:
+        e = _intercepts(Gs, P, sw, Z, U, Bb, db, nu, g, v)
+        if e > biggest:
+            biggest = e
+    return biggest
+
+
+@njit(**_JIT)
+def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1, l2, nu, tol,
+               max_sweeps):
+    """Coordinate descent by feature blocks on the coupled softmax model (module docstring).
+
+    Cycles as glmnet's inner loop does: one sweep over the whole working set, then sweeps over the
+    features that are non-zero in some class until they settle, then the whole set again; stops when
+    a sweep over the whole set moves no coefficient by more than ``tol`` in gradient units, or after
+    ``max_sweeps`` sweeps.  ``Delta`` (K, d), ``db`` (K,), ``Z`` (n, K) and ``U`` (n,) hold the step
+    and its score change (start from zeros); ``Bb`` is the intercepts' block Hessian
+    :math:`\\sum_i w_i(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`.  Returns the sweeps made.
+    """
+    q = ws.shape[0]
+    n, K = P.shape
+    everything = np.arange(q)
+    live = np.empty(q, dtype=np.int64)
+    dZ, dU = np.empty((n, K)), np.empty(n)
+    sweeps = 0
+    while sweeps < max_sweeps:
+        biggest = _sweep(X, shift, ws, everything, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
+                         l1, l2, nu, tol)
+        sweeps += 1
+        if biggest <= tol:
+            break
+        n_live = 0
+        for t in range(q):
+            j = ws[t]
+            for k in range(K):
+                if W[k, j] + Delta[k, j] != 0.0:
+                    live[n_live] = t
+                    n_live += 1
+                    break
+        order = live[:n_live]
+        history = np.empty((_ANDERSON + 1, n_live * K))
+        _record(ws, order, Delta, history[0])
+        stored = 0
+        while sweeps < max_sweeps:
+            biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
+                             l1, l2, nu, tol)
+            sweeps += 1
+            if biggest <= tol:
+                break
+            stored += 1
+            _record(ws, order, Delta, history[stored])
+            if stored == _ANDERSON:
+                _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
+                             l1, l2, nu)
+                stored = 0
+                _record(ws, order, Delta, history[0])
+    return sweeps
+
+
+_ANDERSON = 5  # sweeps between extrapolations (and the number of iterates combined)
+
+
+@njit(inline="always")
+def _record(ws, order, Delta, row):
+    K = Delta.shape[0]
+    for u in range(order.shape[0]):
+        j = ws[order[u]]
+        for k in range(K):
+            row[u * K + k] = Delta[k, j]
+
+
+@njit(**_JIT)
+def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, l1, l2, nu):
+    """Anderson extrapolation of the last iterates (Anderson 1965; for coordinate descent, Bertrand
+    and Massias 2021, "Anderson acceleration of coordinate descent"), kept when it lowers the model:
+    the change of the model is computed exactly from the change of the scores it implies."""
+    k_it = U_hist.shape[0] - 1
+    R = U_hist[1:] - U_hist[:-1]
+    RR = R @ R.T
+    scale = 0.0
+    for i in range(k_it):
+        scale += RR[i, i]
+    if scale <= 0.0:
+        return
+    for i in range(k_it):
+        RR[i, i] += 1e-10 * scale
+    c = np.linalg.solve(RR, np.ones(k_it))
+    total = c.sum()
+    if not np.isfinite(total) or total == 0.0:
+        return
+    c /= total
+    target = c @ U_hist[1:]
+    n, K = P.shape
+    dZ[:, :] = 0.0
+    dU[:] = 0.0
+    change = 0.0
+    for u in range(order.shape[0]):
+        j = ws[order[u]]
+        any_step = False
+        for k in range(K):
+            step = target[u * K + k] - Delta[k, j]
+            if step != 0.0:
+                any_step = True
+                new, old = W[k, j] + target[u * K + k], W[k, j] + Delta[k, j]
+                change += (nu * (0.5 * step + Delta[k, j]) * step + l1 * (abs(new) - abs(old))
+                           + 0.5 * l2 * (new * new - old * old))
+        if not any_step:
+            continue
+        c_j = shift[j]
+        start, stop = _span(X, j)
+        for p in range(start, stop):
+            i, x = _entry(X, j, c_j, p)
+            if x == 0.0:
+                continue
+            for k in range(K):
+                e = (target[u * K + k] - Delta[k, j]) * x
+                dZ[i, k] += e
+                dU[i] += P[i, k] * e
+    for i in range(n):
+        quad = 0.0
+        for k in range(K):
+            d = dZ[i, k]
+            change += Gs[i, k] * d
+            quad += P[i, k] * (2.0 * Z[i, k] + d) * d
+        change += 0.5 * sw[i] * (quad - (2.0 * U[i] + dU[i]) * dU[i])
+    if change < 0.0:
+        for u in range(order.shape[0]):
+            j = ws[order[u]]
+            for k in range(K):
+                Delta[k, j] = target[u * K + k]
+        for i in range(n):
+            for k in range(K):
+                Z[i, k] += dZ[i, k]
+            U[i] += dU[i]
