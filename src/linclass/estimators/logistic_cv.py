@@ -16,6 +16,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.estimators.logistic_options import SKLEARN_SOLVERS
+from linclass.estimators.logistic_penalised import warn_unconverged
 from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
@@ -203,7 +204,11 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
                 for train, test in folds for rho in ratios)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
         shape = (len(folds), len(ratios), grid.size)
-        scores, n_iter, coefs, intercepts = (np.array([r[i] for r in results]) for i in range(4))
+        scores, n_iter, coefs, intercepts, converged, violation = (
+            np.array([r[i] for r in results]) for i in range(6))
+        warn_unconverged("LogisticRegressionCV (the folds' paths)",
+                         np.broadcast_to(grid, converged.shape), converged, violation, n_iter,
+                         self.max_iter, self.tol)
         self.Cs_, self.l1_ratios_ = grid, np.asarray(ratios)
         self.scores_ = scores.reshape(shape)
         self.n_iter_ = n_iter.reshape(shape)
@@ -226,6 +231,8 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
             result = self._refit(objective, grid[: c + 1], self.l1_ratio_)
             self.coef_, self.intercept_ = objective.coefficients(result.W, result.b)
             self.converged_, self.violation_ = bool(result.converged), float(result.violation)
+            warn_unconverged("LogisticRegressionCV (the refit)", [self.C_], [result.converged],
+                             [result.violation], [result.n_iter], self.max_iter, self.tol)
             self.loss_curve_ = result.history
             penalty = ElasticNet(self.C_, self.l1_ratio_)
             self.log_likelihood_ = -(result.value - penalty.value(result.W))
@@ -268,7 +275,7 @@ def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
 
 def _fold_path(model, objective, data, train, test, grid, rho, scorer):
     """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
-    Returns (scores, n_iter, coefs, intercepts), one entry per C."""
+    Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
     from linclass.linear.penalised import PenalisedObjective
     from linclass.linear.path import path_steps
 
@@ -294,11 +301,14 @@ def _fold_path(model, objective, data, train, test, grid, rho, scorer):
         def score(coef, intercept):
             scored.coef_, scored.intercept_ = coef, intercept
             return scorer(scored, Xt, yt, **weight)
-    scores, n_iter, coefs, intercepts = [], [], [], []
+    scores, n_iter, coefs, intercepts, converged, violation = [], [], [], [], [], []
     for _, result in path_steps(fold, grid, rho, tol=model.tol, max_iter=model.max_iter):
         coef, intercept = fold.coefficients(result.W, result.b)
         scores.append(score(coef, intercept))
         n_iter.append(result.n_iter)
         coefs.append(coef)
         intercepts.append(intercept)
-    return np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts)
+        converged.append(result.converged)
+        violation.append(result.violation)
+    return (np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts),
+            np.array(converged), np.array(violation))

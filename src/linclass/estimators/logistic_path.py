@@ -13,7 +13,7 @@ import numpy as np
 from linclass.core.finiteness import check_finite, check_magnitude
 from linclass.core.validation import validate_fit
 from linclass.estimators.logistic_options import resolve_penalty
-from linclass.estimators.logistic_penalised import null_log_likelihood
+from linclass.estimators.logistic_penalised import null_log_likelihood, warn_unconverged
 from linclass.linear.class_weights import weight_by_class
 
 __all__ = ["GRIDS", "LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
@@ -187,6 +187,7 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         n_iter[k], violation[k], converged[k] = result.n_iter, result.violation, result.converged
         value[k] = result.value
         loglik[k] = -(result.value - ElasticNet(C, rho).value(result.W))
+    warn_unconverged("logistic_path", values, converged, violation, n_iter, max_iter, tol)
     null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
     return LogisticPath(
         Cs=values, coefs=coefs, intercepts=intercepts, classes=data.classes,

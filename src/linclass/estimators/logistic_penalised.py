@@ -16,7 +16,7 @@ from linclass.core.finiteness import check_finite, check_magnitude, explain_non_
 from linclass.linear.penalised_summary import penalised_state
 from linclass.linear.penalties import ElasticNet
 
-__all__ = ["fit_penalised", "not_converged_message", "null_log_likelihood"]
+__all__ = ["fit_penalised", "not_converged_message", "null_log_likelihood", "warn_unconverged"]
 
 def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
     """:math:`\\ell_0 = \\sum_k N_k\\ln(N_k/N)` with an intercept, else :math:`-N\\ln K`."""
@@ -39,6 +39,31 @@ def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
     return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
             f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
             f"Increase max_iter.")
+
+
+def warn_unconverged(what: str, Cs, converged, violation, n_iter, max_iter: int, tol: float,
+                     stacklevel: int = 3) -> None:
+    """One :class:`~sklearn.exceptions.ConvergenceWarning` for the fits of a path (or of
+    cross-validation's folds) that did not converge, naming their C and what helps; nothing when
+    all did."""
+    converged = np.asarray(converged, dtype=bool)
+    if converged.all():
+        return
+    Cs = np.broadcast_to(np.asarray(Cs, dtype=float), converged.shape).reshape(-1)
+    converged = converged.reshape(-1)
+    violation = np.asarray(violation, dtype=float).reshape(-1)
+    ran_out = np.asarray(n_iter).reshape(-1) >= max_iter
+    bad = ~converged
+    names = ", ".join(f"{c:.3g}" for c in np.unique(Cs[bad])[:5]) + (" ..." if bad.sum() > 5 else "")
+    advice = ("increase max_iter" if ran_out[bad].all() else
+              "standardise the features or use a smaller C; a larger max_iter will not help the "
+              "fits that stalled" if not ran_out[bad].any() else
+              "increase max_iter (for those that ran out of iterations); standardise the features "
+              "for those that stalled")
+    warnings.warn(f"{what}: {int(bad.sum())} of {converged.size} fits did not converge to "
+                  f"tol={tol:g} (C = {names}; largest optimality violation "
+                  f"{violation[bad].max():.3g}): {advice}.", ConvergenceWarning,
+                  stacklevel=stacklevel)
 
 
 def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> None:

@@ -19,7 +19,7 @@ from linclass.linear.inference import MAX_PARAMS, inference_hessian, logistic_in
 from linclass.linear.separation import check_separation
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.choice import auto_solver
-from linclass.linear.solvers.final_step import final_newton_step
+from linclass.linear.solvers.final_step import final_newton_step, until_certified
 from linclass.linear.start import gaussian_start
 
 __all__ = ["fit_smooth"]
@@ -62,6 +62,8 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
             and not stopped()):
         more = None if task is None else task.observer("newton-iter", attributes)
         result, solver = _continue_with_newton(model, objective, result, more), "lbfgs+newton"
+    if _certifiable(model, objective, data, scaling, solver) and result.converged and not stopped():
+        result = _certified(model, objective, result, classes, data, weight)
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if model.penalty != "firth" and model.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
@@ -93,6 +95,33 @@ def fit_smooth(model, objective, classes, solver, previous, data, weight, scalin
         for i, value in enumerate(result.history):
             print(f"LogisticRegression ({solver}) iteration {i}: objective {value:.10g}")
     return model
+
+
+def _certifiable(model, objective, data, scaling, solver) -> bool:
+    """Whether the fit's objective has a duality gap to certify it with: an L2 penalty, rows in
+    memory, not liblinear's penalised intercept, not Firth's likelihood, not SGD."""
+    return (data is not None and scaling is None and model.penalty != "firth"
+            and objective.l2 > 0.0 and solver != "sgd" and model.max_iter > 0)
+
+
+def _certified(model, objective, result, classes, data, weight):
+    """Continue the fit until the duality gap of its penalised objective is at most ``tol`` times
+    the objective (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
+    from linclass.linear.penalised import PenalisedObjective
+    from linclass.linear.penalties import ElasticNet
+
+    penalised = PenalisedObjective(data.X, data.y, classes.size, weight,
+                                   ElasticNet(1.0 / objective.l2, 0.0),
+                                   fit_intercept=model.fit_intercept)
+
+    def gap_at(theta):
+        W, b = penalised.internal(*objective.coefficients(theta))
+        F = penalised.value(W, b)
+        return penalised.duality_gap(W, b, F), F
+
+    solver = SOLVERS["newton" if objective.n_params <= MAX_PARAMS else "lbfgs"]
+    result, _ = until_certified(objective, result, gap_at, model.tol, solver, model.max_iter)
+    return result
 
 
 def _continue_with_newton(model, objective, result, on_iteration=None):

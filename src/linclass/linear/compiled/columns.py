@@ -28,6 +28,7 @@ stored entries).  Without an intercept, ``m`` is zero and ``S`` unused.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
@@ -151,6 +152,39 @@ def _ov_col_terms(X, j, c, g, h, H):
                 ss += h[indices[k]] * e * e
             ss += m * m * max(H - hnz, 0.0)  # the rows not stored hold 0: deviation -m
         return gx, hx, ss
+    return sparse
+
+
+# --------------------------------------------------------------------------- one entry at a time
+def _span(X, j):  # pragma: no cover - replaced by the overload when compiled
+    """``(start, stop)``: the positions of column j's entries."""
+
+
+def _entry(X, j, c, p):  # pragma: no cover
+    """``(i, x)``: row and (shifted) value of the column's entry at position p."""
+
+
+@overload(_span, inline="always")
+def _ov_span(X, j):
+    if _dense(X):
+        def dense(X, j):
+            return 0, X.shape[0]
+        return dense
+
+    def sparse(X, j):
+        return X[0][j], X[0][j + 1]
+    return sparse
+
+
+@overload(_entry, inline="always")
+def _ov_entry(X, j, c, p):
+    if _dense(X):
+        def dense(X, j, c, p):
+            return p, X[p, j] - c
+        return dense
+
+    def sparse(X, j, c, p):
+        return np.int64(X[1][p]), X[2][p]
     return sparse
 
 

@@ -34,48 +34,14 @@ and the step ``Delta`` of shape (K, d).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
+from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
-from linclass.linear.compiled.columns import _parallel
+from linclass.linear.compiled.columns import _entry, _parallel, _span
 
 __all__ = ["cd_coupled", "coupled_terms"]
 
 _BLOCK_PASSES = 4  # coordinate passes inside one feature's K-block per sweep
-
-
-# --------------------------------------------------------------------------- a column's entries
-def _span(X, j):  # pragma: no cover - replaced by the overload when compiled
-    """``(start, stop)``: the positions of column j's entries."""
-
-
-def _entry(X, j, c, p):  # pragma: no cover
-    """``(i, x)``: row and (shifted) value of the column's entry at position p."""
-
-
-@overload(_span, inline="always")
-def _ov_span(X, j):
-    if isinstance(X, types.Array):
-        def dense(X, j):
-            return 0, X.shape[0]
-        return dense
-
-    def sparse(X, j):
-        return X[0][j], X[0][j + 1]
-    return sparse
-
-
-@overload(_entry, inline="always")
-def _ov_entry(X, j, c, p):
-    if isinstance(X, types.Array):
-        def dense(X, j, c, p):
-            return p, X[p, j] - c
-        return dense
-
-    def sparse(X, j, c, p):
-        return np.int64(X[1][p]), X[2][p]
-    return sparse
 
 
 # --------------------------------------------------------------------------- the model's terms

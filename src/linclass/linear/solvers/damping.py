@@ -110,9 +110,10 @@ def damped_step(propose, search, damping: Damping, scale: float, f0: float) -> S
 
     Returns
     -------
-    :class:`Step`; ``t = 0`` when the model sees no descent (the point is optimal at working
+    :class:`Step`; ``t = 0`` when the model's step is zero (the point is optimal at working
     precision) or no damping up to :math:`10^{15}` times the model's curvature gives an accepted
-    step.
+    step (a step that is not a descent direction, from a model solved inaccurately, is damped
+    like a rejected one).
     """
     sweeps = 0
     for _ in range(_MAX_TRIES):
@@ -121,8 +122,11 @@ def damped_step(propose, search, damping: Damping, scale: float, f0: float) -> S
         if not np.isfinite(slope):
             damping.raise_(scale)
             continue
-        if not slope < 0:
+        if slope == 0.0:  # the model's minimiser is no step: optimal at working precision
             return Step(0.0, f0, step, slope, damping.nu, sweeps)
+        if not slope < 0:  # an uphill step: the model is not solved accurately enough, damp it
+            damping.raise_(scale)
+            continue
         t, value = search(step, slope)
         if t > 0.0:
             nu = damping.nu

@@ -37,12 +37,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from linclass.linear import compiled
 from linclass.linear.solvers.damping import Damping, Step, damped_step
+from linclass.linear.solvers.small_model import solve_small_model
+from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
 
-__all__ = ["PenalisedResult", "prox_newton", "line_search"]
+__all__ = ["PenalisedResult", "line_search", "penalty_change", "prox_newton", "row_step"]
 
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
 _MAX_HALVINGS = 50
@@ -124,106 +125,6 @@ def penalty_change(pen, w: np.ndarray, d: np.ndarray, t: float) -> float:
     if l2:
         out += l2 * (t * float(w @ d) + 0.5 * t * t * float(d @ d))
     return out
-
-
-def solve_small_model(Q, grad, w, l1: float, l2: float, tol: float, max_sweeps: int,
-                      nu: float = 0.0):
-    """Minimise :math:`\\text{grad}^T\\delta + \\frac12\\delta^T(Q + \\nu I)\\delta + r(w + \\delta)`
-    for a small dense Q: coordinate descent from zero, then :func:`feature_sign` from its point to the
-    exact minimiser.  Coordinate descent alone converges slowly when the features are correlated; the
-    exact step makes the outer iteration a proximal Newton method with exact steps (fast local
-    convergence).  ``nu``: the damping of :mod:`.damping`.  Returns ``(delta, passes)``.
-    """
-    q = w.size
-    if nu:
-        Q = Q + nu * np.eye(q)
-    M = Q + l2 * np.eye(q)
-    c = Q @ w - grad  # the model in u = w + delta: 1/2 u'Mu - c'u + l1 |u|_1 (+ constant)
-    if l1 == 0.0:  # a smooth model: the Newton step itself
-        try:
-            return cho_solve(cho_factor(M, check_finite=False), c, check_finite=False) - w, 0
-        except (LinAlgError, ValueError):
-            pass
-    delta = np.zeros(q)
-    first = min(32, max_sweeps)
-    sweeps = compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, first)
-    if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
-        return delta, sweeps
-    u = feature_sign(M, c, l1, w + delta)
-    if u is None:  # singular: coordinate descent to the tolerance instead
-        sweeps += compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps)
-        return delta, sweeps
-    return u - w, sweeps
-
-
-def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
-    """Exact minimiser of :math:`\\frac12u^TMu - c^Tu + \\lambda_1\\lVert u\\rVert_1` (M positive
-    definite on the non-zero set) by the feature-sign search of Lee, Battle, Raina and Ng (2007,
-    "Efficient sparse coding algorithms", Algorithm 1), started from ``u``.
-
-    Each step solves the stationarity condition with the current signs,
-    :math:`M_{AA}u_A = c_A - \\lambda_1\\theta_A`, then moves towards that point and stops at the lowest
-    objective among the points where a coefficient changes sign; when the non-zero set is optimal, the
-    zero coefficient that violates :math:`|(Mu - c)_t| \\le \\lambda_1` most joins.  The objective falls
-    at every step, so the search ends, at the exact minimiser.  Returns None when a system is singular
-    or the iteration budget runs out.
-    """
-    q = c.size
-    max_iter = 4 * q + 10 if max_iter is None else max_iter
-    u = np.array(u, dtype=np.float64)
-    theta = np.sign(u)
-    active = u != 0
-    scale = max(float(np.abs(c).max(initial=0.0)), l1, 1e-300)
-    eps = 1e-11 * scale
-
-    for _ in range(max_iter):
-        grad = M @ u - c
-        A = np.flatnonzero(active)
-        if A.size and np.max(np.abs(grad[A] + l1 * theta[A])) > eps:
-            try:
-                target = cho_solve(cho_factor(M[np.ix_(A, A)], check_finite=False),
-                                   c[A] - l1 * theta[A], check_finite=False)
-            except (LinAlgError, ValueError):
-                return None
-            current = u[A]
-            flips = np.flatnonzero((current != 0) & (np.sign(target) != np.sign(current)))
-            steps = np.append(current[flips] / (current[flips] - target[flips]), 1.0)
-            # along u + t d the smooth part is f0 + t slope + t^2 curve: one product for all t
-            d = target - current
-            Md = M[:, A] @ d
-            slope, curve = float(grad[A] @ d), 0.5 * float(d @ Md[A])
-            best, best_value = None, l1 * float(np.abs(current).sum())
-            for t in steps:
-                v = current + t * d
-                small = np.abs(v) <= 1e-15 * np.abs(current).max(initial=1.0)
-                v[small] = 0.0
-                f = t * slope + t * t * curve + l1 * float(np.abs(v).sum())
-                if f < best_value:
-                    best, best_value = v, f
-            if best is not None:
-                v, best = best, u.copy()
-                best[A] = v
-            if best is None:  # no decrease at working precision: optimal on this set
-                theta[A] = np.sign(u[A])
-                active = u != 0
-                if np.max(np.abs((M @ u - c)[A] + l1 * theta[A]), initial=0.0) > 1e3 * eps:
-                    return None
-            else:
-                u = best
-                active = u != 0
-                theta = np.sign(u)
-            continue
-        off = np.flatnonzero(~active)
-        if off.size == 0:
-            return u
-        excess = np.abs(grad[off]) - l1
-        t = int(np.argmax(excess))
-        if excess[t] <= eps:
-            return u
-        j = off[t]
-        active[j] = True
-        theta[j] = -np.sign(grad[j])
-    return None
 
 
 class RowModel:
@@ -337,71 +238,6 @@ def working_set_violation(pen, w, model, intercept: bool) -> float:
     v = pen.violation(w[model.ws], model.G)
     out = float(v.max()) if v.size else 0.0
     return max(out, abs(model.gb)) if intercept else out
-
-
-_GAP_DECADES = 5  # how much tighter than tol the violation may be asked to be, for the gap's sake
-_FLOOR = 1e-13    # and never below this, per unit of sample weight (the gradient's rounding)
-
-
-class Certificate:
-    """When a point whose every optimality violation is within the current limit is close enough to
-    the optimum, in objective.
-
-    A violation bound alone does not bound the objective (:mod:`linclass.linear.penalised`, "Duality
-    gap").  At each such point (a *KKT point*) the fit is done when
-
-    1. the duality gap is at most ``tol`` times the objective (a certificate), or
-    2. the objective fell by at most ``tol`` times itself since the previous KKT point, whose limit was
-       at least ten times looser: the lasso's gap is first-order in the violation (about
-       :math:`v\\lVert W\\rVert_1`) while the distance to the optimum is second-order, so on weakly
-       penalised fits with large coefficients the gap stays pessimistic long after the objective has
-       settled; two KKT points a decade apart that agree bound the remaining decrease (the iteration
-       converges at least linearly, by more than tenfold per decade of violation), or
-    3. the limit is :data:`_GAP_DECADES` decades below ``tol``, or at :data:`_FLOOR` per unit of
-       sample weight (rounding, not the fit, then limits the objective).
-
-    Otherwise the limit drops to a tenth of the current violation and the fit goes on.
-    """
-
-    def __init__(self, obj, tol: float):
-        self.obj, self.tol = obj, tol
-        self.floor = max(tol * 10.0 ** -_GAP_DECADES, _FLOOR) * obj.total
-        self.gap = np.inf
-        self.previous = None  # the objective at the previous KKT point
-
-    def check(self, W, b, F: float, limit: float, violation: float) -> tuple[bool, float]:
-        """``(done, limit)`` at a KKT point (objective ``F``, violations within ``limit``)."""
-        self.gap = self.obj.duality_gap(W, b, F)
-        allowed = self.tol * max(F, np.finfo(float).tiny)
-        settled = self.previous is not None and self.previous - F <= allowed
-        self.previous = F
-        if self.gap <= allowed or settled or limit <= self.floor:
-            return True, limit
-        return False, max(0.1 * min(limit, violation), self.floor)
-
-
-_GROWTH_MIN = 64  # columns a working set grows by at least
-CHECK_EVERY = 10  # iterations on a working set between checks of every column
-
-
-def candidates(pen, W: np.ndarray, G: np.ndarray, ws: np.ndarray, threshold: float) -> np.ndarray:
-    """The columns outside ``ws`` that violate their optimality condition by more than
-    ``threshold`` (in some row of W, shape (m, d); G the loss gradient, same shape), the worst
-    first, at most as many as the non-zero columns or :data:`_GROWTH_MIN`: the working set grows
-    by priority (as celer and skglm grow theirs, Massias et al. 2018), so that it stays near the
-    support instead of taking every column that violates at a poor early point."""
-    v = pen.violation(W, G).max(axis=0) if G.size else np.zeros(W.shape[1])
-    v[ws] = 0.0
-    out = np.flatnonzero(v > threshold)
-    budget = max(_GROWTH_MIN, int(np.count_nonzero(np.any(W != 0, axis=0))))
-    if out.size > budget:
-        out = out[np.argpartition(-v[out], budget - 1)[:budget]]
-    return np.sort(out).astype(np.int64)
-
-
-def screen(pen, w, G, cols, threshold: float) -> np.ndarray:
-    """The columns among ``cols`` whose optimality violation exceeds ``threshold``."""
-    return cols[pen.violation(w[cols], G) > threshold]
 
 
 def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,

@@ -1,11 +1,9 @@
 """Proximal Newton for the penalised softmax on the full, coupled K x d quadratic model (dense X,
 small working sets).
 
-Per-class blocks (:mod:`.prox_newton_softmax`) converge from any start, but only linearly, at a rate
-set by how strongly the classes are coupled: on nearly separable data with a weak penalty (large
-coefficients, fitted probabilities near 0 and 1) a pass over the classes gains little, and hundreds of
-passes do not reach a tight tolerance.  When the working set is small and X is dense, the model is
-instead the exact second-order expansion in every class at once, with the softmax Hessian
+When the working set is small and X is dense, the model of :mod:`.prox_newton_softmax` (the exact
+second-order expansion in every class at once) is formed explicitly with BLAS, and solved exactly
+rather than by coordinate descent, with the softmax Hessian
 
 .. math::
 
@@ -31,15 +29,13 @@ from linclass.linear import compiled
 from linclass.linear.solvers.damping import Damping, damped_step
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
-    CHECK_EVERY,
     PenalisedResult,
     l1_change,
     line_search,
     penalty_change,
-    Certificate,
-    candidates,
-    solve_small_model,
 )
+from linclass.linear.solvers.small_model import solve_small_model
+from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
 
 __all__ = ["coupled_model", "prox_newton_coupled"]
 
@@ -47,9 +43,12 @@ __all__ = ["coupled_model", "prox_newton_coupled"]
 def coupled_model(Xc: np.ndarray, P: np.ndarray, sw: np.ndarray, intercept: bool):
     """The softmax Hessian on the centred columns ``Xc`` (n x q) at probabilities ``P`` (K x n).
 
-    Returns ``(Q, R)``: Q of shape (Kq, Kq), class-major (the intercepts profiled out when
-    ``intercept``), and R of shape (K, Kq + K) with :math:`\\delta_b = -R\\,[\\delta; g_b]`
-    (:math:`R = H_{bb}^+[H_{bW}, I]`; None without an intercept)."""
+    Returns a function ``nu -> (Q, R)``: Q of shape (Kq, Kq), class-major, the Hessian damped by
+    :math:`\\nu` (:mod:`.damping`) with the intercepts profiled out when ``intercept``, and R of
+    shape (K, Kq + K) with :math:`\\delta_b = -R\\,[\\delta; g_b]` (:math:`R = (H_{bb} + \\nu
+    I)^{-1}[H_{bW}, I]`, the pseudo-inverse for :math:`\\nu = 0`; None without an intercept).  On
+    nearly separable data :math:`H_{bb}` is nearly singular and its pseudo-inverse inaccurate
+    enough to turn the step uphill; the damped block is positive definite."""
     K, q = P.shape[0], Xc.shape[1]
     Hww = np.empty((K, q, K, q))
     Hbw = np.empty((K, K, q))
@@ -62,13 +61,20 @@ def coupled_model(Xc: np.ndarray, P: np.ndarray, sw: np.ndarray, intercept: bool
             Hww[l, :, k, :] = B.T
             Hbw[k, l] = Hbw[l, k] = c @ Xc
             Hbb[k, l] = Hbb[l, k] = c.sum()
-    Q = Hww.reshape(K * q, K * q)
-    if not intercept:
-        return Q, None
-    inv = np.linalg.pinv(Hbb, hermitian=True)
+    H = Hww.reshape(K * q, K * q)
     HbW = Hbw.reshape(K, K * q)  # row k, column (l, j): sum_i c_kl,i x_ij
-    R = inv @ np.hstack([HbW, np.eye(K)])
-    return Q - HbW.T @ R[:, : K * q], R
+
+    def profiled(nu: float = 0.0):
+        Q = H + nu * np.eye(K * q) if nu else H
+        if not intercept:
+            return Q, None
+        if nu:
+            inv = np.linalg.inv(Hbb + nu * np.eye(K))
+        else:
+            inv = np.linalg.pinv(Hbb, hermitian=True)
+        R = inv @ np.hstack([HbW, np.eye(K)])
+        return Q - HbW.T @ R[:, : K * q], R
+    return profiled
 
 
 def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps: int,
@@ -120,15 +126,16 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         n_iter += 1
         since_check += 1
         q = ws.size
-        Q, R = coupled_model(Xc, P, sw, intercept)
-        grad = Gws.reshape(-1)
-        if intercept:
-            grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
+        model = coupled_model(Xc, P, sw, intercept)
         w = np.ascontiguousarray(W[:, ws]).reshape(-1)
         inner_tol = max(_FORCING * violation, 0.1 * limit)
 
         def propose(nu):
-            delta, sweeps = solve_small_model(Q, grad, w, l1, l2, inner_tol, max_sweeps, nu)
+            Q, R = model(nu)
+            grad = Gws.reshape(-1)
+            if intercept:
+                grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
+            delta, sweeps = solve_small_model(Q, grad, w, l1, l2, inner_tol, max_sweeps)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
             D = float(Gws.reshape(-1) @ delta + gb @ db) + l2 * float(w @ delta)
             if l1:
@@ -143,7 +150,8 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
                 return compiled.softmax_loss_change(S, Z, t, y, sw) + penalty_change(pen, w, delta, t)
             return line_search(F, D, change)
 
-        step = damped_step(propose, search, damping, float(np.mean(np.diag(Q))) if q else 1.0, F)
+        scale = float(np.mean(np.diag(model()[0]))) if q else 1.0
+        step = damped_step(propose, search, damping, scale, F)
         sweeps_total += step.sweeps
         if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
             G = design.gradient(V).T

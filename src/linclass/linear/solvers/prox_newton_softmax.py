@@ -39,16 +39,14 @@ from linclass.linear.compiled.coupled import cd_coupled, coupled_terms
 from linclass.linear.solvers.damping import Damping, damped_step
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
-    CHECK_EVERY,
     GRAM_MAX,
     MAX_SWEEPS,
     PenalisedResult,
     l1_change,
     line_search,
     penalty_change,
-    Certificate,
-    candidates,
 )
+from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
 
 __all__ = ["prox_newton_softmax"]
 
@@ -56,7 +54,7 @@ __all__ = ["prox_newton_softmax"]
 def _start_set(obj, W, P, onehot, working_set):
     """The shared working set: columns non-zero in some class, plus ``working_set`` (one array, or
     one per class) or, when None, every column violating its condition at the start."""
-    K, design, pen = obj.n_classes, obj.design, obj.penalty
+    design, pen = obj.design, obj.penalty
     nonzero = np.flatnonzero(np.any(W != 0, axis=0))
     if working_set is None:
         G0 = design.gradient((P - onehot) * obj.sw).T

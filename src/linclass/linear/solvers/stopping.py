@@ -1,0 +1,72 @@
+"""When a penalised fit stops, and which columns it works on meanwhile: the certificate of a KKT point
+(a duality gap, or two KKT points that agree) and the working sets grown by priority."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CHECK_EVERY", "Certificate", "candidates", "screen"]
+
+_GAP_DECADES = 5  # how much tighter than tol the violation may be asked to be, for the gap's sake
+_FLOOR = 1e-13    # and never below this, per unit of sample weight (the gradient's rounding)
+
+
+class Certificate:
+    """When a point whose every optimality violation is within the current limit is close enough to
+    the optimum, in objective.
+
+    A violation bound alone does not bound the objective (:mod:`linclass.linear.penalised`, "Duality
+    gap").  At each such point (a *KKT point*) the fit is done when
+
+    1. the duality gap is at most ``tol`` times the objective (a certificate), or
+    2. the objective fell by at most ``tol`` times itself since the previous KKT point, whose limit was
+       at least ten times looser: the lasso's gap is first-order in the violation (about
+       :math:`v\\lVert W\\rVert_1`) while the distance to the optimum is second-order, so on weakly
+       penalised fits with large coefficients the gap stays pessimistic long after the objective has
+       settled; two KKT points a decade apart that agree bound the remaining decrease (the iteration
+       converges at least linearly, by more than tenfold per decade of violation), or
+    3. the limit is :data:`_GAP_DECADES` decades below ``tol``, or at :data:`_FLOOR` per unit of
+       sample weight (rounding, not the fit, then limits the objective).
+
+    Otherwise the limit drops to a tenth of the current violation and the fit goes on.
+    """
+
+    def __init__(self, obj, tol: float):
+        self.obj, self.tol = obj, tol
+        self.floor = max(tol * 10.0 ** -_GAP_DECADES, _FLOOR) * obj.total
+        self.gap = np.inf
+        self.previous = None  # the objective at the previous KKT point
+
+    def check(self, W, b, F: float, limit: float, violation: float) -> tuple[bool, float]:
+        """``(done, limit)`` at a KKT point (objective ``F``, violations within ``limit``)."""
+        self.gap = self.obj.duality_gap(W, b, F)
+        allowed = self.tol * max(F, np.finfo(float).tiny)
+        settled = self.previous is not None and self.previous - F <= allowed
+        self.previous = F
+        if self.gap <= allowed or settled or limit <= self.floor:
+            return True, limit
+        return False, max(0.1 * min(limit, violation), self.floor)
+
+
+_GROWTH_MIN = 64  # columns a working set grows by at least
+CHECK_EVERY = 10  # iterations on a working set between checks of every column
+
+
+def candidates(pen, W: np.ndarray, G: np.ndarray, ws: np.ndarray, threshold: float) -> np.ndarray:
+    """The columns outside ``ws`` that violate their optimality condition by more than
+    ``threshold`` (in some row of W, shape (m, d); G the loss gradient, same shape), the worst
+    first, at most as many as the non-zero columns or :data:`_GROWTH_MIN`: the working set grows
+    by priority (as celer and skglm grow theirs, Massias et al. 2018), so that it stays near the
+    support instead of taking every column that violates at a poor early point."""
+    v = pen.violation(W, G).max(axis=0) if G.size else np.zeros(W.shape[1])
+    v[ws] = 0.0
+    out = np.flatnonzero(v > threshold)
+    budget = max(_GROWTH_MIN, int(np.count_nonzero(np.any(W != 0, axis=0))))
+    if out.size > budget:
+        out = out[np.argpartition(-v[out], budget - 1)[:budget]]
+    return np.sort(out).astype(np.int64)
+
+
+def screen(pen, w, G, cols, threshold: float) -> np.ndarray:
+    """The columns among ``cols`` whose optimality violation exceeds ``threshold``."""
+    return cols[pen.violation(w[cols], G) > threshold]
