@@ -10,8 +10,9 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # stamp files record which extras are installed, so a second `make` is instant
+# the README's examples read DataFrames (pandas) and Parquet files (pyarrow) and draw figures
 $(VENV)/.demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[plot]'
+	$(BIN)/python -m pip install --quiet -e '.[plot,pandas,parquet]'
 	touch $@
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
@@ -45,6 +46,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_loo_rda.py
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
+	$(BIN)/python benchmarks/bench_penalised.py
 	$(BIN)/python benchmarks/bench_perceptron.py
 	$(BIN)/python benchmarks/bench_kernel_fisher.py
 	$(BIN)/python benchmarks/bench_dask.py
