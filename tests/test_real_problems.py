@@ -7,7 +7,7 @@ elastic-net and L2 penalties at 10 values of C from strong to weak.  For every C
 ``sum of log-losses + penalty`` (scikit-learn's scale) is computed one way for
 
 - the default fit, ``LogisticRegression(penalty=..., C=...)`` with every other setting left alone,
-- its own tight fit (the same model continued from it to ``tol=1e-10``),
+- its own tight fit (the same model continued from it to ``tol=1e-9``),
 - the point of ``logistic_path`` at that C, and
 - scikit-learn's saga run tight, on the small data sets (where it finishes),
 
@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 
 import linclass
+from linclass.linear.path import default_ratio
 from linclass.linear.penalised import PenalisedObjective
 from linclass.linear.penalties import ElasticNet
 
@@ -36,12 +37,15 @@ TOLERANCE = 1e-6
 
 
 def grid(objective, penalty: str) -> np.ndarray:
-    """10 values of C from strong to weak: from where every coefficient vanishes up to at least
-    C = 100 for an L1 part (glmnet's start), scikit-learn's ``np.logspace(-4, 4, 10)`` for L2."""
+    """10 values of C from strong to weak.  With an L1 part, glmnet's range: from where every
+    coefficient vanishes by the factor ``1 / lambda.min.ratio`` (1e4 when n > d, else 1e2), and at
+    least up to C = 10 (ten times scikit-learn's default); for L2, ``np.logspace(-3, 3, 10)``.
+    (The weak end of a text path further out: :func:`test_the_weak_end_of_a_text_path_moves_and_
+    matches_standalone_fits`.)"""
     if penalty == "l2":
-        return np.logspace(-4, 4, 10)
+        return np.logspace(-3, 3, 10)
     c0 = objective.with_penalty(ElasticNet(1.0, RATIO[penalty])).c_at_null()
-    return np.geomspace(c0, max(c0 * 1e4, 100.0), 10)
+    return np.geomspace(c0, max(c0 / default_ratio(objective.design.n, objective.d), 10.0), 10)
 
 
 def settings(penalty: str, C: float, **extra) -> dict:
@@ -87,7 +91,7 @@ def test_every_fit_and_path_point_reaches_the_optimum(name, penalty):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)  # the default fit must converge
             fit = linclass.LogisticRegression(**settings(penalty, C)).fit(X, y)
-        tight = linclass.LogisticRegression(**settings(penalty, C, tol=1e-10, max_iter=1000,
+        tight = linclass.LogisticRegression(**settings(penalty, C, tol=1e-9, max_iter=300,
                                                        warm_start=True))
         tight.classes_, tight.coef_, tight.intercept_ = fit.classes_, fit.coef_, fit.intercept_
         with warnings.catch_warnings():
