@@ -26,10 +26,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from linclass import registry
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `make test` runs two workers on two cores: BLAS threads in each would oversubscribe the cores
+    # (OpenBLAS threads spin while they wait), which doubled the CPU time of the heavier tests
+    _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 __all__ = ["CASES", "CASE_IDS", "Case", "blobs", "case_id", "data_kind", "params", "random_problem"]
 

@@ -34,12 +34,32 @@ def solve_small_model(Q, grad, w, l1: float, l2: float, tol: float, max_sweeps: 
     first = min(32, max_sweeps)
     sweeps = compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, first)
     if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
-        return delta, sweeps
+        return _checked(delta, Q, grad, w, l1, l2), sweeps
     u = feature_sign(M, c, l1, w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
         sweeps += compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps)
-        return delta, sweeps
-    return u - w, sweeps
+        return _checked(delta, Q, grad, w, l1, l2), sweeps
+    return _checked(u - w, Q, grad, w, l1, l2), sweeps
+
+
+def _checked(delta, Q, grad, w, l1: float, l2: float):
+    """``delta``, or NaN where it cannot be the minimiser of a convex model: the model is zero at no
+    step and every method above only lowers it, and its curvature along the step,
+    :math:`\delta^T(Q + \lambda_2I)\delta`, is not negative.  A step that fails either (or is not
+    finite) says that Q is not positive semi-definite at working precision and the iteration ran
+    down a direction of negative curvature.  The NaN reaches the caller's slope, and
+    :func:`~linclass.linear.solvers.damping.damped_step` damps the model instead of searching
+    along a step of 1e200."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        Qd = Q @ delta
+        curvature = float(delta @ Qd) + l2 * float(delta @ delta)
+        value = (float(grad @ delta) + 0.5 * curvature + l2 * float(w @ delta)
+                 + l1 * (float(np.abs(w + delta).sum()) - float(np.abs(w).sum())))
+        size = float(delta @ delta) * max(float(np.abs(np.diag(Q)).max(initial=0.0)), l2)
+        rounding = 1e-9 * (abs(float(grad @ delta)) + l1 * float(np.abs(w).sum()) + 1e-300)
+    if np.isfinite(value) and value <= rounding and np.isfinite(size) and curvature >= -1e-9 * size:
+        return delta
+    return np.full_like(delta, np.nan)
 
 
 def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
