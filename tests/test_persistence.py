@@ -31,7 +31,6 @@ import io
 import json
 import os
 import pickle
-import sys
 import types
 import warnings
 import zipfile
@@ -59,7 +58,6 @@ from linclass import (
     MultinomialNB,
     Perceptron,
     PoissonNB,
-    QuadraticDiscriminantAnalysis,
 )
 from conftest import CASES as REGISTRY_CASES
 from conftest import data_kind

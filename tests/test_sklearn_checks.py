@@ -78,11 +78,7 @@ def expected_failures(estimator):
             failures["check_class_weight_classifiers"] = "the multi-class perceptron is not one-vs-rest"
         return failures
     if isinstance(estimator, LogisticRegressionCV):
-        # the checks' classes are separable: every penalty picks the grid's weakest C (1e4), and the
-        # refit is the path's last step, stopped within tol (1e-6) of the optimum: weighted and
-        # repeated rows stop at points that differ by ~3e-9 in the probabilities, which the check
-        # compares with rtol=1e-7 on probabilities of 1e-5
-        failures = {"check_sample_weight_equivalence_on_dense_data": "stopped within tol, not at rounding"}
+        failures = {}
         if estimator.penalty in ("l1", "elasticnet"):
             # with an L1 part the grid's first C (1e-4) zeroes every coefficient of the checks' data:
             # the intercept-only start is already its optimum, so that fit takes 0 iterations (a
@@ -103,6 +99,14 @@ def rounding_dependent(estimator):
     non-strict expected failures (they may pass or fail with the order of a BLAS summation)."""
     # (QuadraticDiscriminantAnalysis floors at tol**2 = 1e-8 of the largest eigenvalue by default, on
     # scikit-learn's scale: far enough above rounding that weighted and repeated rows agree)
+    if isinstance(estimator, LogisticRegressionCV):
+        # the checks' classes are separable: every penalty picks the grid's weakest C (1e4), and the
+        # refit is the path's last step, stopped within tol (1e-6) of the optimum.  Weighted and
+        # repeated rows may stop at points that differ by ~3e-9 in the probabilities, which the
+        # check compares with rtol=1e-7 on probabilities of 1e-5; whether they do depends on how far
+        # past tol the last Newton step went (since the intercepts are profiled exactly, two of the
+        # three settings land at rounding level on this data)
+        return {"check_sample_weight_equivalence_on_dense_data": "stopped within tol, not at rounding"}
     full = isinstance(estimator, GaussianDiscriminantAnalysis) and estimator.covariance_type == "full"
     if full and not estimator.reg_param and estimator.shrinkage is None:
         # the check's data have 30 features and 15 rows: each class's covariance is singular, and the

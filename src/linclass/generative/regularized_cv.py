@@ -24,7 +24,6 @@ from linclass.core import scoring as scoring_
 from linclass.core.class_stats import ClassStats
 from linclass.core.downdate import without
 from linclass.core.priors import class_log_priors
-from linclass.generative.regularized import pooled_parts
 from linclass.generative.regularized_loo import loo_scores
 
 __all__ = ["grid", "grid_scores"]

@@ -45,7 +45,7 @@ def solve_small_model(Q, grad, w, l1: float, l2: float, tol: float, max_sweeps: 
 def _checked(delta, Q, grad, w, l1: float, l2: float):
     """``delta``, or NaN where it cannot be the minimiser of a convex model: the model is zero at no
     step and every method above only lowers it, and its curvature along the step,
-    :math:`\delta^T(Q + \lambda_2I)\delta`, is not negative.  A step that fails either (or is not
+    :math:`\\delta^T(Q + \\lambda_2I)\\delta`, is not negative.  A step that fails either (or is not
     finite) says that Q is not positive semi-definite at working precision and the iteration ran
     down a direction of negative curvature.  The NaN reaches the caller's slope, and
     :func:`~linclass.linear.solvers.damping.damped_step` damps the model instead of searching
