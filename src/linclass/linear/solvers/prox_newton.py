@@ -41,7 +41,7 @@ import numpy as np
 from linclass.linear import compiled
 from linclass.linear.solvers.damping import Damping, Step, damped_step
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
+from linclass.linear.solvers.stopping import Certificate, Growth
 
 __all__ = ["PenalisedResult", "line_search", "penalty_change", "prox_newton", "row_step"]
 
@@ -49,7 +49,8 @@ _SIGMA = 0.01            # sufficient-decrease constant of the line search
 _MAX_HALVINGS = 50
 _FORCING = 0.1           # inner tolerance = _FORCING x the outer violation
 GRAM_MAX = 500           # dense working sets up to this size use the explicit model Hessian
-SPARSE_GRAM_MAX = 1000   # and sparse ones (a sparse product: cheap, the exact solve is what costs)
+SPARSE_GRAM_MAX = 1000   # and sparse ones (a sparse product), when coordinate descent is slow:
+_NAIVE_FIRST = 32        # more coordinate-descent passes than this on the data
 MAX_SWEEPS = 200         # coordinate-descent passes per outer iteration
 
 
@@ -135,6 +136,10 @@ class RowModel:
     gradient :math:`G = \\tilde X_{ws}^Tg` and either the column curvatures (coordinate descent on
     the data, :func:`~linclass.linear.compiled.cd_naive`) or, for dense X and a small working set,
     the profiled Hessian :math:`Q` (one BLAS product; :func:`~linclass.linear.compiled.cd_gram`).
+    Sparse X starts with coordinate descent on the data; only when that misses the inner tolerance
+    in :data:`_NAIVE_FIRST` passes (correlated columns, as on text at a weak penalty) is the
+    Hessian of a small working set formed (one sparse product) and the model solved exactly: the
+    product costs more than the whole step on an easy model.
     """
 
     def __init__(self, design, ws, g, h, *, intercept: bool, gram_max: int = GRAM_MAX):
@@ -142,7 +147,7 @@ class RowModel:
         self.H = float(h.sum()) if intercept else 0.0
         self.gb = float(g.sum()) if intercept else 0.0
         self.gram = ws.size <= (SPARSE_GRAM_MAX if design.sparse else gram_max)
-        if self.gram:  # the Hessian is formed when a step is asked for (not for a last check)
+        if self.gram and not design.sparse:  # the Hessian is formed when a step is asked for
             self.G = design.gradient(g[None, :], ws)[:, 0]
         else:
             q = ws.size
@@ -157,39 +162,44 @@ class RowModel:
     @property
     def scale(self) -> float:
         """The mean curvature of the model's coordinates (the damping's unit)."""
-        if self.gram:
-            if not hasattr(self, "Q"):
-                self.Q, self.hx = self.design.weighted_gram(self.ws, self.h, self.H)
-            a = np.diag(self.Q)
-        else:
+        if hasattr(self, "a"):
             a = self.a
+        else:
+            a = np.diag(self._gram()[0])
         return float(np.mean(a)) if a.size else 1.0
+
+    def _gram(self):
+        if not hasattr(self, "Q"):
+            self.Q, self.hx = self.design.weighted_gram(self.ws, self.h, self.H)
+        return self.Q, self.hx
 
     def solve(self, w, l1, l2, inner_tol, max_sweeps, nu: float = 0.0):
         """Minimise the model (damped by ``nu``, :mod:`.damping`) approximately; returns
         ``(delta (d,), db, z (n,), sweeps)`` with z the score change :math:`\\tilde X\\delta` (the
         intercept step db not included)."""
         design, ws, H = self.design, self.ws, self.H
-        delta = np.zeros(design.d)
-        if self.gram:
-            if not hasattr(self, "Q"):
-                self.Q, self.hx = design.weighted_gram(ws, self.h, H)
-            grad = self.G - self.hx * (self.gb / H) if H > 0 else self.G.copy()
-            d_ws, sweeps = solve_small_model(self.Q, grad, np.ascontiguousarray(w[ws]), l1, l2,
-                                             inner_tol, max_sweeps, nu)
-            delta[ws] = d_ws
-            db = -(self.gb + self.hx @ d_ws) / H if H > 0 else 0.0
-            z = design.step(delta, ws)
-        else:
+        sweeps = 0
+        if not self.gram or design.sparse:
+            first = min(_NAIVE_FIRST, max_sweeps) if self.gram else max_sweeps
+            delta = np.zeros(design.d)
             m = self.hx / H if H > 0 else np.zeros(ws.size)
             r = self.g.copy()
             state = np.array([self.gb, H])
             sweeps = compiled.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
-                                      self.hd, self.hptr, r, state, l1, l2, inner_tol, max_sweeps,
+                                      self.hd, self.hptr, r, state, l1, l2, inner_tol, first,
                                       float(nu))
-            db = -state[0] / H if H > 0 else 0.0
-            z = design.step(delta, ws)
-        return delta, db, z, sweeps
+            if sweeps < first or not self.gram:
+                db = -state[0] / H if H > 0 else 0.0
+                return delta, db, design.step(delta, ws), sweeps
+        # the explicit model: dense X, or sparse X where coordinate descent on the data is slow
+        Q, hx = self._gram()
+        delta = np.zeros(design.d)
+        grad = self.G - hx * (self.gb / H) if H > 0 else self.G.copy()
+        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]), l1, l2, inner_tol,
+                                       max_sweeps, nu)
+        delta[ws] = d_ws
+        db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
+        return delta, db, design.step(delta, ws), sweeps + more
 
     def slope(self, w, delta, l1, l2, db) -> float:
         """:math:`D = \\nabla f^T\\delta + r(w + \\delta) - r(w)` (the L2 part counted as smooth)."""
@@ -274,35 +284,34 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
     F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
     history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
     damping, stalled, certificate = Damping(), False, Certificate(obj, tol)
+    growth = Growth(pen, priority=False)
     # the working set: columns non-zero or violating at the start, grown by the checks below
     if working_set is None:
         G0 = design.gradient(g[None, :])[:, 0]
         support = np.flatnonzero(w)
-        ws = np.union1d(support, candidates(pen, w[None, :], G0[None, :], support, 0.0))
+        ws = np.union1d(support, growth.grow(w[None, :], G0[None, :], support, 0.0))
     else:
         ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
-    since_check = 0
     while True:
         model = RowModel(design, ws, g, h, intercept=intercept, gram_max=gram_max)
         violation = working_set_violation(pen, w, model, intercept)
-        if violation <= limit or since_check >= CHECK_EVERY:  # check every column
-            since_check = 0
+        if growth.due(violation, limit):  # look at every column
             G = design.gradient(g[None, :])[:, 0]
-            outside = candidates(pen, w[None, :], G[None, :], ws, limit)
+            outside = growth.grow(w[None, :], G[None, :], ws, limit)
             if outside.size == 0 and violation <= limit:
                 violation = max(violation, float(pen.violation(w, G).max()) if G.size else 0.0)
                 converged, limit = certificate.check(w[None, :], np.array([b]), F, limit, violation)
                 if converged:
                     break
                 # the gap asks for a tighter point: the columns violating the new limit join
-                outside = candidates(pen, w[None, :], G[None, :], ws, limit)
+                outside = growth.grow(w[None, :], G[None, :], ws, limit)
             if outside.size:
                 ws = np.union1d(ws, outside)
                 continue
         if n_iter >= max_iter:
             break
         n_iter += 1
-        since_check += 1
+        growth.iterated()
         inner_tol = max(_FORCING * violation, 0.1 * limit)
 
         def loss_change(zb, t):
@@ -312,7 +321,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         sweeps_total += step.sweeps
         if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
             G = design.gradient(g[None, :])[:, 0]
-            outside = candidates(pen, w[None, :], G[None, :], ws, limit)
+            outside = growth.grow(w[None, :], G[None, :], ws, limit)
             if outside.size:
                 ws, damping = np.union1d(ws, outside), Damping()
                 continue

@@ -35,7 +35,7 @@ from linclass.linear.solvers.prox_newton import (
     penalty_change,
 )
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
+from linclass.linear.solvers.stopping import Certificate, Growth
 
 __all__ = ["coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 
@@ -110,7 +110,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
     F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
     history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
     damping, stalled, certificate = Damping(), False, Certificate(obj, tol)
-    since_check = 0
+    growth = Growth(pen)
     X = design.X
     G = None
     while True:
@@ -119,17 +119,16 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         Gws, gb = V @ Xc, V.sum(axis=1)
         v = float(pen.violation(W[:, ws], Gws).max()) if ws.size else 0.0
         violation = max(v, float(np.abs(gb).max())) if intercept else v
-        if violation <= limit or since_check >= CHECK_EVERY:  # check every column of every class
-            since_check = 0
+        if growth.due(violation, limit):  # look at every column of every class
             G = design.gradient(V).T
-            outside = candidates(pen, W, G, ws, limit)
+            outside = growth.grow(W, G, ws, limit)
             if outside.size == 0 and violation <= limit:
                 violation = max(violation, float(pen.violation(W, G).max()) if G.size else 0.0)
                 converged, limit = certificate.check(W, b, F, limit, violation)
                 if converged:
                     break
                 # the gap asks for a tighter point: the columns violating the new limit join
-                outside = candidates(pen, W, G, ws, limit)
+                outside = growth.grow(W, G, ws, limit)
             if outside.size:
                 ws = np.union1d(ws, outside)
                 if K * ws.size > gram_max:
@@ -138,7 +137,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         if n_iter >= max_iter:
             break
         n_iter += 1
-        since_check += 1
+        growth.iterated()
         q = ws.size
         model = coupled_model(Xc, P, sw, intercept)
         w = np.ascontiguousarray(W[:, ws]).reshape(-1)
@@ -169,7 +168,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         sweeps_total += step.sweeps
         if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
             G = design.gradient(V).T
-            outside = candidates(pen, W, G, ws, limit)
+            outside = growth.grow(W, G, ws, limit)
             if outside.size:
                 ws, damping = np.union1d(ws, outside), Damping()
                 if K * ws.size > gram_max:

@@ -46,7 +46,7 @@ from linclass.linear.solvers.prox_newton import (
     line_search,
     penalty_change,
 )
-from linclass.linear.solvers.stopping import CHECK_EVERY, Certificate, candidates
+from linclass.linear.solvers.stopping import Certificate, Growth
 
 __all__ = ["prox_newton_softmax"]
 
@@ -58,7 +58,7 @@ def _start_set(obj, W, P, onehot, working_set):
     nonzero = np.flatnonzero(np.any(W != 0, axis=0))
     if working_set is None:
         G0 = design.gradient((P - onehot) * obj.sw).T
-        start = [candidates(pen, W, G0, nonzero, 0.0)]
+        start = [Growth(pen).grow(W, G0, nonzero, 0.0)]
     elif isinstance(working_set, (list, tuple)):
         start = [np.asarray(c, dtype=np.int64) for c in working_set]
     else:
@@ -98,7 +98,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         return prox_newton_softmax(obj, W, b, tol=tol, max_iter=max_iter, working_set=grown,
                                    max_sweeps=max_sweeps, gram_max=gram_max, coupled=False)
     history, sweeps_total, converged, stalled, n_iter = [F / N], 0, False, False, 0
-    damping, certificate, since_check = Damping(), Certificate(obj, tol), 0
+    damping, certificate, growth = Damping(), Certificate(obj, tol), Growth(pen)
     X, shift = design.kernel_X, design.shift
     G = None
     while True:
@@ -109,24 +109,23 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         gb = Gs.sum(axis=0)
         v = float(pen.violation(W[:, ws], Gws.T).max()) if ws.size else 0.0
         violation = max(v, float(np.abs(gb).max())) if intercept else v
-        if violation <= limit or since_check >= CHECK_EVERY:  # check every column of every class
-            since_check = 0
+        if growth.due(violation, limit):  # look at every column of every class
             G = design.gradient(Gs.T).T
-            outside = candidates(pen, W, G, ws, limit)
+            outside = growth.grow(W, G, ws, limit)
             if outside.size == 0 and violation <= limit:
                 violation = max(violation, float(pen.violation(W, G).max()) if G.size else 0.0)
                 converged, limit = certificate.check(W, b, F, limit, violation)
                 if converged:
                     break
                 # the gap asks for a tighter point: the columns violating the new limit join
-                outside = candidates(pen, W, G, ws, limit)
+                outside = growth.grow(W, G, ws, limit)
             if outside.size:
                 ws = np.union1d(ws, outside).astype(np.int64)
                 continue
         if n_iter >= max_iter:
             break
         n_iter += 1
-        since_check += 1
+        growth.iterated()
         Ps = Pn * sw[:, None]
         Bb = np.diag(Ps.sum(axis=0)) - Pn.T @ Ps
         inner_tol = max(_FORCING * violation, 0.1 * limit)
@@ -158,7 +157,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         sweeps_total += step.sweeps
         if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
             G = design.gradient(Gs.T).T
-            outside = candidates(pen, W, G, ws, limit)
+            outside = growth.grow(W, G, ws, limit)
             if outside.size:
                 ws, damping = np.union1d(ws, outside).astype(np.int64), Damping()
                 continue

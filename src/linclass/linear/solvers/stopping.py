@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CHECK_EVERY", "Certificate", "candidates", "screen"]
+__all__ = ["CHECK_EVERY", "Certificate", "Growth", "candidates", "screen"]
 
 _GAP_DECADES = 5  # how much tighter than tol the violation may be asked to be, for the gap's sake
 _FLOOR = 1e-13    # and never below this, per unit of sample weight (the gradient's rounding)
@@ -50,21 +50,56 @@ class Certificate:
 
 _GROWTH_MIN = 64  # columns a working set grows by at least
 CHECK_EVERY = 10  # iterations on a working set between checks of every column
+_EARLY = 0.3      # look outside once the working set's violation is this far below the outside's
 
 
 def candidates(pen, W: np.ndarray, G: np.ndarray, ws: np.ndarray, threshold: float) -> np.ndarray:
     """The columns outside ``ws`` that violate their optimality condition by more than
     ``threshold`` (in some row of W, shape (m, d); G the loss gradient, same shape), the worst
-    first, at most as many as the non-zero columns or :data:`_GROWTH_MIN`: the working set grows
-    by priority (as celer and skglm grow theirs, Massias et al. 2018), so that it stays near the
-    support instead of taking every column that violates at a poor early point."""
-    v = pen.violation(W, G).max(axis=0) if G.size else np.zeros(W.shape[1])
-    v[ws] = 0.0
-    out = np.flatnonzero(v > threshold)
-    budget = max(_GROWTH_MIN, int(np.count_nonzero(np.any(W != 0, axis=0))))
-    if out.size > budget:
-        out = out[np.argpartition(-v[out], budget - 1)[:budget]]
-    return np.sort(out).astype(np.int64)
+    first (:class:`Growth`)."""
+    return Growth(pen).grow(W, G, ws, threshold)
+
+
+class Growth:
+    """How a working set grows, and when the columns outside it are looked at.
+
+    With an L1 part the set grows by priority, as celer and skglm grow theirs (Massias, Gramfort
+    and Salmon 2018): the worst violators first, at most as many as the non-zero columns or
+    :data:`_GROWTH_MIN`, so that it stays near the support instead of taking every column that
+    violates at a poor early point; and the columns outside are looked at (one product with X)
+    as soon as the violation on the set is :data:`_EARLY` times the largest one left outside at the
+    last look, not only once the set is solved to ``tol``: each set is solved about as far as the
+    columns it leaves out allow, and the set doubles in a few cheap rounds.  Without an L1 part
+    every column is non-zero at the optimum, and every violator joins at once; so do they with
+    ``priority=False`` (one row of coefficients, whose model grows by a column per violator, where
+    glmnet's rule of taking every violator measured 3 to 4 times faster than the doubling rounds
+    on sparse text)."""
+
+    def __init__(self, pen, priority: bool = True) -> None:
+        self.pen = pen
+        self.sparse = priority and pen.scalars()[0] > 0
+        self.rest = np.inf  # the largest violation outside the set at the last look
+        self.since = 0      # iterations since then
+
+    def due(self, violation: float, limit: float) -> bool:
+        """Whether to look outside the set now (its own largest violation is ``violation``)."""
+        return violation <= max(limit, _EARLY * self.rest) or self.since >= CHECK_EVERY
+
+    def iterated(self) -> None:
+        self.since += 1
+
+    def grow(self, W: np.ndarray, G: np.ndarray, ws: np.ndarray, threshold: float) -> np.ndarray:
+        """The columns to add to ``ws``: those violating by more than ``threshold``, the worst
+        first (with an L1 part, at most the budget above)."""
+        v = self.pen.violation(W, G).max(axis=0) if G.size else np.zeros(W.shape[1])
+        v[ws] = 0.0
+        out = np.flatnonzero(v > threshold)
+        budget = max(_GROWTH_MIN, int(np.count_nonzero(np.any(W != 0, axis=0))))
+        if self.sparse and out.size > budget:
+            out = out[np.argpartition(-v[out], budget - 1)[:budget]]
+        v[out] = 0.0
+        self.rest, self.since = float(v.max(initial=0.0)), 0
+        return np.sort(out).astype(np.int64)
 
 
 def screen(pen, w, G, cols, threshold: float) -> np.ndarray:
