@@ -66,6 +66,12 @@ def test_the_swap_really_uses_linclass():
 
 
 def test_sparse_capability_means_sparse_input_gives_the_dense_answer():
+    """The same answer: to rounding for the closed forms; for the iterative fits to 1e-8, since
+    sparse and dense X take different inner solvers (coordinate descent on the stored entries, or
+    an explicit model Hessian) and stop at different points within their tolerance.  On these
+    separable blobs cross-validation picks C = 1e4, where the objective is nearly flat along the
+    separating direction: the two fits' decision functions differ by ~1e-10 (relative) at the
+    default tol, and by ~1e-9 at tol=1e-12, where both move further along that direction."""
     import scipy.sparse as sp
     from conftest import blobs, data_kind
 
@@ -75,8 +81,9 @@ def test_sparse_capability_means_sparse_input_gives_the_dense_answer():
         X, y = blobs(data_kind(_case(entry)), n=60, shift=4.0)
         dense = entry.make().set_params(**_seed(entry)).fit(X, y)
         sparse = entry.make().set_params(**_seed(entry)).fit(sp.csr_matrix(X), y)
+        iterative = dense.get_params().get("tol") is not None
         np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X),
-                                   rtol=1e-10, atol=1e-10, err_msg=entry.name)
+                                   rtol=1e-8 if iterative else 1e-10, atol=1e-10, err_msg=entry.name)
 
 
 def _case(entry):
