@@ -4,7 +4,7 @@ Synthetic data that are linearly separable with a margin: Gaussian inputs labell
 hyperplanes (two classes) or by the arg max of K random linear scores, with the points closer than
 ``--margin`` to a decision boundary dropped; ``--noise`` flips that fraction of the labels.
 
-The two libraries stop differently: linclass runs the seed's rule until an epoch without a mistake
+The two libraries stop differently: linclass runs Rosenblatt's rule until an epoch without a mistake
 (or ``max_epochs``), scikit-learn (defaults, ``tol=1e-3``) stops once its loss has not improved for 5
 epochs, usually before every training point is right, and treats K > 2 classes one-vs-rest.  So the
 table shows, next to the fit times, the epochs each ran, the seconds per epoch and the training

@@ -1,7 +1,7 @@
 """Perceptron as a drop-in for scikit-learn 1.9's.
 
 For two classes and a fixed visiting order (``shuffle=False``) from a random start
-(``coef_init`` / ``intercept_init``, so that no activation is exactly 0, where the seed's step
+(``coef_init`` / ``intercept_init``, so that no activation is exactly 0, where Bishop's step
 function and scikit-learn's rule differ), linclass's rule is scikit-learn's: every documented
 parameter value gives the same weights to rounding.  Shuffled orders come from different random
 generators, and K > 2 classes use the multi-class perceptron (scikit-learn: one-vs-rest), the
@@ -87,7 +87,7 @@ def test_partial_fit_stream_matches_sklearn():
     for chunk in np.array_split(np.arange(len(y)), 5):
         ours.partial_fit(X[chunk], y[chunk], classes=[0, 1])
         ref.partial_fit(X[chunk], y[chunk], classes=[0, 1])
-    # from zero weights the first activations are exactly 0: the seed's f(0) = +1 and scikit-learn's
+    # from zero weights the first activations are exactly 0: Bishop's f(0) = +1 and scikit-learn's
     # "update when y a <= 0" differ there, so the paths differ; both must learn the problem
     assert abs(ours.score(X, y) - ref.score(X, y)) < 0.1
     assert ours.t_ == ref.t_ and ours.n_iter_ == ref.n_iter_

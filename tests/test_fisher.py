@@ -1,7 +1,7 @@
 """Fisher's linear discriminant (``linclass.fisher`` and ``FisherDiscriminantAnalysis``) against
 quantities computed independently here from the raw data.
 
-* Two classes: the direction is S_W^{-1}(m_2 - m_1) up to a positive scale (seed 003 eq. 4.30), with
+* Two classes: the direction is S_W^{-1}(m_2 - m_1) up to a positive scale (Bishop 2006 eq. 4.30), with
   v^T S_W v = 1 for S_W the pooled within-class scatter / n, and classes_[1] projecting higher.
 * K classes: eigenvalues of S_B v = lambda S_W v from scipy.linalg.eigh (S_B weighted by n_k/n); the
   three solvers agree; transform and explained_variance_ratio_ against scikit-learn's LDA(eigen).

@@ -7,8 +7,8 @@
 * signed_distance(): equal to the distance to the hyperplane found by orthogonal projection onto an
   orthonormal basis of the hyperplane (scipy's null_space), with the sign of the side; invariant to
   rescaling (w, w0) -> (c w, c w0), c > 0 (hypothesis).
-* generative_to_logistic(): theta and theta0 of seed 002 equal coef_ / intercept_, the seed's formula
-  evaluated with a plain solve, and sigmoid(X theta + theta0) equals predict_proba to 1e-12.
+* generative_to_logistic(): theta and theta0 of the two-class Gaussian model equal coef_ / intercept_, the
+  formula evaluated with a plain solve, and sigmoid(X theta + theta0) equals predict_proba to 1e-12.
 """
 
 from __future__ import annotations
@@ -254,7 +254,7 @@ def test_degenerate_hyperplane():
 
 
 def seed_formula(means, sigma, phi):
-    """Seed 002's theta and theta0 evaluated literally with np.linalg.solve."""
+    """The two-class Gaussian model's theta and theta0 evaluated literally with np.linalg.solve."""
     mu0, mu1 = means
     S = np.diag(sigma) if sigma.ndim == 1 else sigma
     theta = np.linalg.solve(S, mu1 - mu0)

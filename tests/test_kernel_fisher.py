@@ -1,9 +1,9 @@
 """Kernel Fisher discriminant analysis (``linclass.kernel_fisher`` and
 ``KernelFisherDiscriminantAnalysis``) against quantities computed independently here.
 
-* An independent dense implementation of the seed's equation: with C = HKH and Pi = diag(n_k), the
-  ridge directions are eigenvectors of (CC + sigma I)^{-1} C E Pi^{-1} E^T C (sigma relative to
-  trace(C)^2), the pinv ones of (CC)^+ C E Pi^{-1} E^T C; the training projections are C Psi and a new
+* An independent dense implementation of the dual equation (docs/derivations.md): with C = HKH and Pi =
+  diag(n_k), the ridge directions are eigenvectors of (CC + sigma I)^{-1} C E Pi^{-1} E^T C (sigma relative
+  to trace(C)^2), the pinv ones of (CC)^+ C E Pi^{-1} E^T C; the training projections are C Psi and a new
   point projects to Psi^T H (k(X, x0) - K 1/n).  Eigenvalues and projections (up to sign and scale)
   must agree.
 * The linear kernel is linear Fisher: the projection is an affine map of FisherDiscriminantAnalysis's,
@@ -97,7 +97,7 @@ def affine_fit(got, want):
 
 
 def dense_reference(Kmat, y, n_classes, solver="ridge", sigma=1e-5, rcond=1e-8):
-    """The seed's equation, literally: C = HKH, M = (CC + sigma I)^{-1} C E Pi^{-1} E^T C (ridge) or
+    """The dual equation, literally: C = HKH, M = (CC + sigma I)^{-1} C E Pi^{-1} E^T C (ridge) or
     (CC)^+ C E Pi^{-1} E^T C (pinv); eigenvalues and eigenvectors of M (non-symmetric), largest first.
 
     Returns (eigenvalues, Psi, C) for the n_classes - 1 leading directions."""
@@ -134,7 +134,7 @@ def gaussian_posterior(Z_train, y, Z, priors=None, smoothing=1e-9):
     return joint, joint - logsumexp(joint, axis=1, keepdims=True)
 
 
-# --------------------------------------------------------------------------- 4. the seed's equation
+# --------------------------------------------------------------------------- 4. the dual equation
 @pytest.mark.parametrize("sigma", [1e-5, 1e-3, 1e-1])
 def test_ridge_matches_dense_seed_equation_rbf(sigma):
     rng = np.random.default_rng(1)

@@ -1,6 +1,6 @@
 """The objective layer: pointwise losses, LinearObjective's value / gradient / Hessian, the Hessian bound.
 
-* value against the formula of seed 000 sec. 2.2 / 2.4 written out here (log-sum-exp from SciPy),
+* value against the formula of Bishop 2006 sec. 4.3.2 / 4.3.4 written out here (log-sum-exp from SciPy),
   the penalty :math:`\\frac{\\lambda}{2}\\lVert W\\rVert^2` on the coefficients only, divided by the
   total weight;
 * the gradient and the Hessian against central differences (of the value and of the gradient), at
@@ -161,7 +161,7 @@ def test_binary_loss_against_the_seed_formula():
     for yv in (0.0, 1.0):
         y = np.full_like(s, yv)
         loss, mu = losses.binary(s, y)
-        # seed 000 sec. 2.2, with 1 - sigma(s) = sigma(-s) (accurate for |s| <= 30)
+        # Bishop 2006 sec. 4.3.2, with 1 - sigma(s) = sigma(-s) (accurate for |s| <= 30)
         want = -(y * np.log(expit(s)) + (1 - y) * np.log(expit(-s)))
         np.testing.assert_allclose(loss, want, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(mu, expit(s), rtol=1e-15)
@@ -239,12 +239,12 @@ def test_hessian_matches_central_differences(K, fit_intercept, weighted, l2):
 @pytest.mark.parametrize("K, fit_intercept, weighted, l2", CONFIGS)
 def test_hessian_equals_projected_k_class_hessian(K, fit_intercept, weighted, l2):
     """H = (P (x) I)^T [sum_i w_i (diag mu_i - mu_i mu_i^T) (x) x~_i x~_i^T] (P (x) I) / N + penalty,
-    with x~ the centred rows (the library's coordinates); binary: the seed's X^T diag(mu(1-mu)) X."""
+    with x~ the centred rows (the library's coordinates); binary: X^T diag(mu(1-mu)) X."""
     obj = make_objective(4, K=K, fit_intercept=fit_intercept, weighted=weighted, l2=l2)
     theta = random_theta(obj, 4)
     mu, Xt, w = full_space(obj, theta)
     p, m = obj.shape
-    if K == 2:  # seed 000 sec. 2.3: X^T diag(mu (1 - mu)) X
+    if K == 2:  # Bishop 2006 sec. 4.3.3: X^T diag(mu (1 - mu)) X
         H_data = Xt.T @ (Xt * (w * mu[:, 1] * mu[:, 0])[:, None])
     else:
         P = contrast_basis(K)
@@ -305,7 +305,7 @@ def test_bound_block_structure(K, fit_intercept):
 
 def test_binary_bound_is_attained_at_zero():
     """mu = 1/2 everywhere at theta = 0: mu(1-mu) = 1/4, so H(0) equals the bound (the 1/4 of the
-    seed's bound cannot be any smaller)."""
+    bound cannot be any smaller)."""
     for fit_intercept in (True, False):
         obj = make_objective(9, K=2, fit_intercept=fit_intercept, weighted=True, l2=0.7)
         zero = np.zeros(obj.shape)
@@ -389,7 +389,7 @@ def test_coefficients_round_trip(K, fit_intercept):
     S = obj.scores(theta)
     np.testing.assert_allclose(S, (obj.X @ coef.T + intercept)[:, 0] if K == 2 else obj.X @ coef.T + intercept,
                                rtol=1e-12, atol=1e-12)
-    if K > 2:  # seed 000's constraint: sum_j theta_j = 0
+    if K > 2:  # the sum-to-zero constraint: sum_j theta_j = 0
         np.testing.assert_allclose(coef.sum(axis=0), 0.0, atol=1e-14)
         np.testing.assert_allclose(intercept.sum(), 0.0, atol=1e-13)
     if not fit_intercept:

@@ -1,6 +1,6 @@
 """One-versus-rest, one-versus-one and the single K-class discriminant (linclass.multiclass).
 
-* Seed 003's ambiguity (sec. 6.1.2, Figure 6.2) on a hand-made three-class layout: points that are
+* Bishop's ambiguity (2006 sec. 4.1.2, Figure 4.2) on a hand-made three-class layout: points that are
   ambiguous are *constructed* from the fitted hyperplanes in the test (solving for the scores we want,
   then checking the signs with the binary models' own coef_), and points near each blob centre are
   shown to be unambiguous.  The K-class discriminant has no ambiguous point on a dense grid, while

@@ -69,7 +69,7 @@ def test_poisson_against_scipy(counts):
 
 @pytest.mark.parametrize("make", MODELS)
 def test_linear_form_identity(make, counts):
-    """Seed 002: the posterior is a logistic (softmax) function of a linear score."""
+    """Bishop 2006 sec. 4.2.3-4.2.4: the posterior is a logistic (softmax) function of a linear score."""
     X, y = counts
     Xb = (X > 0).astype(float) if make is BernoulliNB else X
     multi = make().fit(X, y)

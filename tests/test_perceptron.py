@@ -1,5 +1,5 @@
-"""The perceptron (seed 003, 6.1.4): convergence, the block-wise rule against a per-sample loop,
-the seed's error-reduction property, bases, the pocket algorithm, scikit-learn, bad input."""
+"""The perceptron (Bishop 2006 sec. 4.1.7): convergence, the block-wise rule against a per-sample loop,
+the error-reduction property, bases, the pocket algorithm, scikit-learn, bad input."""
 
 import warnings
 from math import comb
@@ -20,7 +20,7 @@ no_convergence_warning = pytest.mark.filterwarnings("ignore::sklearn.exceptions.
 
 
 def reference_loop(X, y, n_classes, sample_weight=None, max_epochs=20, shuffle=True, seed=0):
-    """The seed's algorithm, one pattern at a time, with phi = (1, x): the spec of the fast path."""
+    """Rosenblatt's algorithm, one pattern at a time, with phi = (1, x): the spec of the fast path."""
     rng = np.random.default_rng(seed)
     Phi = np.hstack([np.ones((X.shape[0], 1)), X])
     W = np.zeros((1 if n_classes == 2 else n_classes, Phi.shape[1]))
@@ -96,7 +96,7 @@ def test_converges_on_separable_data(n_classes):
 
 
 def test_no_predict_proba():
-    # the seed: "the perceptron does not provide probabilistic outputs"
+    # Bishop 2006 sec. 4.1.7: the perceptron gives no probabilistic outputs
     model = Perceptron().fit(*separable(50, 2, 2, seed=1))
     assert not hasattr(model, "predict_proba") and not hasattr(model, "predict_log_proba")
 
@@ -145,7 +145,8 @@ def test_fast_path_equals_reference_loop_until_convergence():
 
 
 def test_single_update_reduces_the_patterns_error():
-    # seed 003: -w'^T phi t = -w^T phi t - ||phi t||^2 < -w^T phi t for the misclassified pattern
+    # Bishop 2006 sec. 4.1.7: -w'^T phi t = -w^T phi t - ||phi t||^2 < -w^T phi t for the
+    # misclassified pattern
     rng = np.random.default_rng(0)
     for n_classes, y in ((2, np.array([1])), (2, np.array([0]))):
         phi = rng.standard_normal((1, 5))
@@ -280,7 +281,7 @@ def test_pocket_warning_mentions_the_pocket_weights():
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_same_updates_as_sklearn_perceptron(weighted):
-    # scikit-learn updates when t a <= 0, the seed when f(a) != t: they differ only at a == 0 for
+    # scikit-learn updates when t a <= 0, Bishop's rule when f(a) != t: they differ only at a == 0 for
     # t = +1.  Zero weights give a = 0 for the first pattern, so it is put in class t = -1 (both
     # update); with continuous data no later activation is exactly 0.
     X, y = separable(400, 5, 2, seed=11, margin=0.05)

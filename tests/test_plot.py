@@ -293,7 +293,7 @@ def test_draws_into_a_given_axes_and_threads():
 
 # ---------------------------------------------------------------------------------------------- Fisher
 def fisher_criterion(z, y, labels):
-    """Seed 003 eq. 4.25: (m_2 - m_1)^2 / (s_1^2 + s_2^2) of the projections z, by loops."""
+    """Bishop 2006 eq. 4.25: (m_2 - m_1)^2 / (s_1^2 + s_2^2) of the projections z, by loops."""
     m = [z[y == c].mean() for c in labels]
     s2 = [np.sum((z[y == c] - z[y == c].mean()) ** 2) for c in labels]
     return (m[1] - m[0]) ** 2 / (s2[0] + s2[1])

@@ -1,9 +1,10 @@
-"""linclass against the closed forms of the seed documents and against scikit-learn.
+"""linclass against the closed forms of the published derivations and against scikit-learn.
 
-* Seeds 001 / 004: maximum-likelihood priors n_k/n, class means and the pooled covariance divided by n.
-* Seed 002: binary LDA is sigma(theta^T x + theta_0) with theta = Sigma^-1 (mu_1 - mu_0) and
+* Bishop 2006 sec. 4.2.2: maximum-likelihood priors n_k/n, class means and the pooled covariance divided by
+  n.
+* Bishop 2006 sec. 4.2.1: binary LDA is sigma(theta^T x + theta_0) with theta = Sigma^-1 (mu_1 - mu_0) and
   theta_0 = log(phi/(1-phi)) + 1/2 (mu_0^T Sigma^-1 mu_0 - mu_1^T Sigma^-1 mu_1).
-* Seed 000 sec. 3.1: naive Bayes with one shared per-feature variance
+* docs/derivations.md: naive Bayes with one shared per-feature variance
   sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2, whose posterior is a sigmoid of a linear function.
 * QDA / spherical / diagonal models against scipy.stats densities.
 * scikit-learn's LDA, QDA, GaussianNB and covariance shrinkage estimators on the toy data sets.
@@ -59,7 +60,7 @@ def naive_class_stats(X, y, K):
     means = np.array([X[y == k].mean(axis=0) for k in range(K)])
     covs = np.array([np.atleast_2d(np.cov(X[y == k].T, bias=True)) for k in range(K)])
     pooled = np.zeros((d, d))
-    for i in range(n):  # the seeds' sum, literally
+    for i in range(n):  # the textbook sum, literally
         r = X[i] - means[y[i]]
         pooled += np.outer(r, r)
     pooled /= n
@@ -75,7 +76,7 @@ def normalise(joint):
     return joint - logsumexp(joint, axis=1, keepdims=True)
 
 
-# ----------------------------------------------------------------------------- seeds 001 / 004
+# ----------------------------------------------------------------------------- ML estimates
 
 
 @pytest.mark.parametrize(
@@ -91,7 +92,7 @@ def test_seed_001_004_maximum_likelihood_estimates(make, K):
     np.testing.assert_array_equal(model.classes_, labels)
     np.testing.assert_array_equal(model.class_count_, np.bincount(y, minlength=K))
     np.testing.assert_allclose(model.priors_, priors, rtol=1e-14)
-    if K == 2:  # seed 001's phi = (1/m) sum 1{y = 1}
+    if K == 2:  # the MLE phi = (1/m) sum 1{y = 1}
         assert model.priors_[1] == pytest.approx(np.mean(y == 1), rel=1e-14)
     np.testing.assert_allclose(model.means_, means, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(model.covariance_, pooled, rtol=1e-10, atol=1e-12)
@@ -106,7 +107,7 @@ def test_unbiased_covariance_divides_by_n_minus_K():
         np.testing.assert_allclose(model.covariance_, pooled, rtol=1e-6)
 
 
-# ----------------------------------------------------------------------------- seed 002
+# ----------------------------------------------------------------------------- LDA
 
 
 def seed_002_parameters(X, y):
@@ -139,11 +140,11 @@ def test_seed_002_logistic_form(make, seed):
     np.testing.assert_array_equal(model.predict(Xt), (z > 0).astype(int))
 
 
-# ----------------------------------------------------------------------------- seed 000 naive Bayes
+# ----------------------------------------------------------------------------- naive Bayes
 
 
 def shared_variances(X, y, K):
-    """sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2 (seed 000 sec. 3.1)."""
+    """sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2 (docs/derivations.md)."""
     means = np.array([X[y == k].mean(axis=0) for k in range(K)])
     return means, np.mean((X - means[y]) ** 2, axis=0)
 

@@ -73,7 +73,7 @@ def expected_failures(estimator):
         }
         if estimator.basis is None:
             # 3 very noisy classes weighted 1000 : 1e-4 : 1e-4: the linear multi-class perceptron
-            # (one weight vector per class, the seed's rule) predicts class 0 on 86% of the test
+            # (one weight vector per class, Rosenblatt's rule) predicts class 0 on 86% of the test
             # points, the check asks for 87% (scikit-learn's one-vs-rest perceptrons reach 96%)
             failures["check_class_weight_classifiers"] = "the multi-class perceptron is not one-vs-rest"
         return failures

@@ -2,8 +2,8 @@
 
 The raw statistics are never modified; every regularisation below returns a new matrix.
 
-* Maximum likelihood (the seeds' estimate, the default): pooled :math:`\\Sigma = S_W / n`
-  (seed 001 eq. 0.11; seed 004; seed 003 eq. 4.78), per class :math:`\\Sigma_k = S_k / n_k`.
+* Maximum likelihood (docs/derivations.md#maximum-likelihood-class-statistics, the default): pooled
+  :math:`\\Sigma = S_W / n` (Bishop 2006 eq. 4.78), per class :math:`\\Sigma_k = S_k / n_k`.
 * Unbiased: pooled :math:`S_W / (n - K)`, per class :math:`S_k / (n_k - 1)`.
 * Shrinkage towards the scaled identity :math:`(1-\\alpha)\\Sigma + \\alpha\\,(\\mathrm{tr}\\Sigma/d)\\,I`
   with :math:`\\alpha` fixed, Ledoit-Wolf (2004) or OAS (Chen et al. 2010), both computed on the
@@ -38,7 +38,7 @@ def pooled_covariance(stats: ClassStats, *, unbiased: bool = False, diagonal: bo
     """Shared covariance :math:`S_W / n` (MLE) or :math:`S_W / (n - K)` (unbiased).
 
     Returns shape (d, d), or (d,) with ``diagonal=True`` (the shared per-feature variances
-    :math:`\\hat\\sigma_j^2` of seed 000's naive Bayes).
+    :math:`\\hat\\sigma_j^2` of naive Bayes with a shared variance).
     """
     denom = stats.total - (np.count_nonzero(_present(stats)) if unbiased else 0)
     if denom <= 0:

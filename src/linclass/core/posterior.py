@@ -1,7 +1,7 @@
 """From class scores to posteriors, in log space.
 
 :math:`\\ln p(C_k \\mid x) = a_k(x) - \\ln\\sum_j e^{a_j(x)}` where :math:`a_k(x) = \\ln p(x, C_k)` up to a
-term common to all classes (seed 003 eqs. 4.62-4.63).  Probabilities are ``exp`` of this, never the
+term common to all classes (Bishop 2006 eqs. 4.62-4.63).  Probabilities are ``exp`` of this, never the
 other way round.
 """
 

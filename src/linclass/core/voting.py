@@ -1,9 +1,9 @@
 """Combining two-class decisions into K classes: the votes, scores, ambiguity tests and pairwise
-coupling of one-versus-rest, one-versus-one and the single K-class discriminant (seed 003 sec. 6.1.2,
-after Bishop sec. 4.1.2).
+coupling of one-versus-rest, one-versus-one and the single K-class discriminant (Bishop
+2006 sec. 4.1.2).
 
-Seed 003 shows why the first two are awkward: combining two-class discriminants leaves *ambiguous
-regions* (its Figure 6.2).  One-versus-rest: a point that no classifier claims ("class k", not "the
+Bishop shows why the first two are awkward: combining two-class discriminants leaves *ambiguous
+regions* (his Figure 4.2).  One-versus-rest: a point that no classifier claims ("class k", not "the
 rest"), or that several claim (:func:`ovr_ambiguous`).  One-versus-one: a point where the majority
 vote is tied (:func:`ovo_ambiguous`).  The single K-class discriminant
 :math:`y_k(x) = w_k^Tx + w_{k0}`, assigning :math:`x` to :math:`\\arg\\max_k y_k(x)`, has none: only the
@@ -27,7 +27,7 @@ __all__ = [
 _TINY = np.finfo(np.float64).tiny  # smallest positive normal float: floor that keeps log(p) finite
 
 def ovr_ambiguous(scores: np.ndarray) -> np.ndarray:
-    """One-versus-rest ambiguity (seed 003 sec. 6.1.2, Figure 6.2 left).
+    """One-versus-rest ambiguity (Bishop 2006 sec. 4.1.2, Figure 4.2 left).
 
     Classifier k claims x for class k when :math:`y_k(x) > 0`; x is ambiguous when no classifier or
     more than one claims it.
@@ -93,7 +93,7 @@ def ovo_scores(votes: np.ndarray, confidence: np.ndarray, pairs: np.ndarray) -> 
 
 
 def ovo_ambiguous(votes: np.ndarray) -> np.ndarray:
-    """One-versus-one ambiguity (seed 003 sec. 6.1.2, Figure 6.2 right): the majority vote is tied
+    """One-versus-one ambiguity (Bishop 2006 sec. 4.1.2, Figure 4.2 right): the majority vote is tied
     at the top (two or more classes share the most votes).  Returns bool of shape (n_samples,)."""
     return top_tied(votes)
 

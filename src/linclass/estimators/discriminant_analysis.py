@@ -29,18 +29,19 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
     Parameters
     ----------
     covariance_type : {'tied', 'full', 'diag', 'tied_diag', 'spherical'}, default='tied'
-        'tied': one full covariance shared by all classes (LDA; seeds 001, 002, 004);
-        'full': one full covariance per class (QDA; seed 003 sec. 4.2.2);
+        'tied': one full covariance shared by all classes (LDA; Bishop 2006 sec. 4.2.1-4.2.2);
+        'full': one full covariance per class (QDA; Bishop 2006 sec. 4.2.1);
         'diag': per-class diagonal covariance (Gaussian naive Bayes);
-        'tied_diag': one diagonal covariance shared by all classes (the naive Bayes of seed 000
-        sec. 3.1, whose decision function is linear);
+        'tied_diag': one diagonal covariance shared by all classes (naive Bayes with a shared
+        variance, docs/derivations.md#naive-bayes-with-one-shared-variance-per-feature, whose decision
+        function is linear);
         'spherical': per-class :math:`\\sigma_k^2 I`.
     priors : array-like of shape (n_classes,), default=None
         Class priors; None estimates them by maximum likelihood (:math:`n_k/n`).
     unbiased : bool, default=False
         False divides scatter by :math:`n` (pooled) / :math:`n_k` (per class), the maximum-likelihood
-        estimate the seeds derive; True by :math:`n-K` / :math:`n_k-1`.
-    shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
+        estimate (docs/derivations.md#maximum-likelihood-class-statistics); True by :math:`n-K` /
+    :math:`n_k-1`. shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
         Shrink the covariance towards :math:`(\\mathrm{tr}\\Sigma/d)I` ('tied' and 'full' only), in
         the units of X: standardize features of very different scales first.
     reg_param : float in [0, 1], default=0.0
@@ -98,7 +99,7 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
 
 
 class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
-    """Quadratic discriminant analysis: a full covariance per class (seed 003 sec. 4.2.2).
+    """Quadratic discriminant analysis: a full covariance per class (Bishop 2006 sec. 4.2.1).
 
     Same as ``GaussianDiscriminantAnalysis(covariance_type='full')``, with scikit-learn 1.9's
     interface: the default maximum-likelihood covariance (divided by :math:`n_k`), ``reg_param``,

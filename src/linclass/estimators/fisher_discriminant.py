@@ -26,10 +26,10 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     """Fisher's linear discriminant: the projection that maximises
     :math:`J(w) = w^TS_Bw / w^TS_Ww`, and a classifier on it.
 
-    Two classes: :math:`w \\propto S_W^{-1}(m_2 - m_1)` (seed 003 eq. 4.30), oriented so that
+    Two classes: :math:`w \\propto S_W^{-1}(m_2 - m_1)` (Bishop 2006 eq. 4.30), oriented so that
     ``classes_[1]`` projects higher.  K classes: the generalized symmetric eigenproblem
-    :math:`S_Bv = \\lambda S_Wv` (seed 003 sec. 4.1.6; seed 000's :math:`S_bA = S_tA\\Lambda` gives the
-    same directions), at most K-1 components.  Fitted from the class statistics alone, so
+    :math:`S_Bv = \\lambda S_Wv` (Bishop 2006 sec. 4.1.6; the total-scatter form :math:`S_bA = S_tA\\Lambda`
+    gives the same directions), at most K-1 components.  Fitted from the class statistics alone, so
     ``partial_fit`` on chunks equals ``fit``.
 
     Parameters

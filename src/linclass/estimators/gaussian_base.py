@@ -110,7 +110,7 @@ class _GaussianBase(StatsClassifier):
         """Expose the fitted parameters under their usual names."""
         self.means_ = model.means
         self.covariance_ = model.covariance
-        if model.coef is not None:  # sigmoid(theta^T x + theta_0) for two classes: seeds 000, 002
+        if model.coef is not None:  # sigmoid(theta^T x + theta_0) for two classes (Bishop 2006 sec. 4.2.1)
             self._describe_linear(model.coef, model.intercept)
         if model.shrinkage is not None:
             self.shrinkage_ = model.shrinkage

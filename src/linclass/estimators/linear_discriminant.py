@@ -31,11 +31,12 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
                                  _GaussianBase):
     """Linear discriminant analysis: Gaussian classes with one shared covariance.
 
-    The classifier of seeds 001, 002 and 004 (``GaussianDiscriminantAnalysis(covariance_type='tied')``),
-    with scikit-learn 1.9's LDA interface.  For two classes ``coef_`` and ``intercept_`` are exactly
-    :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)` and :math:`\\theta_0` of seed 002, and ``predict_proba``
-    is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's discriminant
-    directions (:math:`S_B v = \\lambda \\Sigma v`, seed 003 sec. 4.1.4-4.1.6).
+    Linear discriminant analysis (Bishop 2006 sec. 4.2.1-4.2.2;
+    ``GaussianDiscriminantAnalysis(covariance_type='tied')``), with scikit-learn 1.9's LDA interface.  For
+    two classes ``coef_`` and ``intercept_`` are exactly :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)` and
+    :math:`\\theta_0` of docs/derivations.md#two-class-gaussian-model-in-logistic-form, and ``predict_proba``
+    is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's discriminant directions
+    (:math:`S_B v = \\lambda \\Sigma v`, Bishop 2006 sec. 4.1.4-4.1.6).
 
     Parameters
     ----------
@@ -67,7 +68,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
         on each class's rows and the shared covariance is :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k`.
     unbiased : bool, default=False
-        False: :math:`\\Sigma = S_W/n` (MLE, the seeds, and scikit-learn 1.9's LDA); True:
+        False: :math:`\\Sigma = S_W/n` (MLE, Bishop 2006 eq. 4.78, and scikit-learn 1.9's LDA); True:
         :math:`S_W/(n-K)`.
     var_smoothing : float, default=0.0
         Adds this fraction of the largest feature variance to the diagonal of :math:`\\Sigma`.

@@ -50,15 +50,15 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with L2,
     L1, elastic-net and Firth penalties, sparse X and a statsmodels-grade :meth:`summary`.
 
-    Fits :math:`p(y=1|x) = \\sigma(\\theta^Tx + b)` (seed 000 sec. 2.1) or
-    :math:`p(y=k|x) = e^{\\theta_k^Tx + b_k}/\\sum_j e^{\\theta_j^Tx + b_j}` (sec. 2.4) by minimising
+    Fits :math:`p(y=1|x) = \\sigma(\\theta^Tx + b)` (Bishop 2006 sec. 4.3.2) or
+    :math:`p(y=k|x) = e^{\\theta_k^Tx + b_k}/\\sum_j e^{\\theta_j^Tx + b_j}` (sec. 4.3.4) by minimising
 
     .. math::  \\sum_i w_i\\,\\ell(x_i, y_i) + \\frac1C\\Big(\\rho\\lVert\\theta\\rVert_1
                + \\frac{1-\\rho}{2}\\lVert\\theta\\rVert_2^2\\Big)
 
     on scikit-learn's scale (:math:`\\rho` is ``l1_ratio``: 0 for 'l2', 1 for 'l1'; the intercept is
-    not penalised).  ``C=np.inf`` (or ``penalty=None``) is the plain maximum-likelihood estimate of
-    the seed, the one statistical inference is about.  With an L1 part the fit is glmnet's (proximal
+    not penalised).  ``C=np.inf`` (or ``penalty=None``) is the plain maximum-likelihood estimate,
+    the one statistical inference is about.  With an L1 part the fit is glmnet's (proximal
     Newton with coordinate descent, :mod:`linclass.linear.solvers.prox_newton`) and softmax uses one
     row of coefficients per class, as glmnet and scikit-learn do under a penalty.
 
@@ -111,7 +111,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         penalty, never forms a d x d matrix; the only one for an L1 part), 'newton' (Newton-Raphson /
         IRLS with line search, quadratic convergence, a dense Hessian per iteration), 'bohning' (the bounded-Hessian iteration: one factorisation,
         then cheap linear steps), 'lbfgs' (limited-memory BFGS in the metric of the Hessian at the start; its diagonal bound for many features), 'sgd'
-        (the seed's stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
+        (the stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
         a penalised sparse X with more than 1000 parameters for two classes or 200 for softmax;
         other sparse X: 'newton' up to those limits, else 'lbfgs'; dense X: 'newton' or 'lbfgs',
         whichever a count of the work predicts to be faster, :mod:`linclass.linear.solvers.choice`;
@@ -156,7 +156,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Two classes: the log-odds coefficients of ``classes_[1]``.  K classes: one row per class,
-        summing to zero over the classes (seed 000's constraint).
+        summing to zero over the classes (the sum-to-zero constraint).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,), int32
         Iterations performed (scikit-learn's shape; both runs of 'lbfgs+newton').

@@ -1,8 +1,8 @@
 """K classes from two-class discriminants: one-versus-rest, one-versus-one, and the single K-class
-discriminant (seed 003 sec. 6.1.2, after Bishop sec. 4.1.2).
+discriminant (Bishop 2006 sec. 4.1.2).
 
-Seed 003 shows why the first two are awkward: combining two-class discriminants leaves *ambiguous
-regions* (its Figure 6.2).  One-versus-rest: a point that no classifier claims ("class k", not "the
+Bishop shows why the first two are awkward: combining two-class discriminants leaves *ambiguous
+regions* (his Figure 4.2).  One-versus-rest: a point that no classifier claims ("class k", not "the
 rest"), or that several claim.  One-versus-one: a point where the majority vote is tied.  The single
 K-class discriminant :math:`y_k(x) = w_k^Tx + w_{k0}`, assigning :math:`x` to :math:`\\arg\\max_k y_k(x)`,
 has none: its decision regions are singly connected and convex, and only the boundaries themselves
@@ -44,10 +44,10 @@ __all__ = ["KClassDiscriminant", "OneVsOneClassifier", "OneVsRestClassifier"]
 class OneVsRestClassifier(MulticlassBase):
     """One-versus-the-rest: a binary classifier per class, "class k" against every other class.
 
-    Seed 003 (sec. 6.1.2) builds K-1 such classifiers; here there are K, one per class, so that every
+    Bishop (2006 sec. 4.1.2) builds K-1 such classifiers; here there are K, one per class, so that every
     class has a score :math:`y_k(x)` (the binary model's log-odds of "class k"), and x is predicted as
     :math:`\\arg\\max_k y_k(x)`.  Points that no classifier, or more than one, claims
-    (:math:`y_k(x) > 0`) form the seed's ambiguous region (:meth:`ambiguous`).  With two classes the
+    (:math:`y_k(x) > 0`) form the ambiguous region (:meth:`ambiguous`).  With two classes the
     two problems are one, so a single binary classifier is fitted (as scikit-learn does).
 
     ``predict_proba`` normalises the binary probabilities of "class k":
@@ -122,12 +122,12 @@ class OneVsRestClassifier(MulticlassBase):
 class OneVsOneClassifier(MulticlassBase):
     """One-versus-one: a binary classifier for every pair of classes, and a majority vote.
 
-    The K(K-1)/2 classifiers (seed 003 sec. 6.1.2) each vote for one class of their pair; x goes to the
+    The K(K-1)/2 classifiers (Bishop 2006 sec. 4.1.2) each vote for one class of their pair; x goes to the
     class with the most votes.  Tie rule: among classes tied for the most votes, the one with the
     largest summed pairwise confidence (the decision values :math:`y_{ij}(x)`, counted for the class
     they favour and against the other); then the lowest class index (see
     :func:`~linclass.core.voting.ovo_scores`; the same rule as scikit-learn).  Points where the vote is
-    tied at the top are the seed's ambiguous region (:meth:`ambiguous`).
+    tied at the top are the ambiguous region (:meth:`ambiguous`).
 
     ``predict_proba`` couples the pairwise probabilities :math:`P(j \\mid \\{i, j\\}, x)` by Wu, Lin &
     Weng's least-squares method (:func:`~linclass.core.voting.couple_pairwise`): a genuine probability
@@ -213,7 +213,7 @@ class OneVsOneClassifier(MulticlassBase):
 
 
 class KClassDiscriminant(MulticlassBase):
-    """The single K-class discriminant of seed 003 (sec. 6.1.2, Bishop eq. 4.9):
+    """The single K-class discriminant (Bishop 2006 sec. 4.1.2, eq. 4.9):
 
     .. math::  y_k(x) = w_k^Tx + w_{k0},\\qquad x \\mapsto \\arg\\max_k y_k(x)
 

@@ -283,8 +283,8 @@ class PoissonNB(_CountNB):
     :math:`\\lambda_{kj} = (S_{kj} + \\alpha) / (n_k + \\alpha)`: the maximum-likelihood rate
     :math:`S_{kj}/n_k` with :math:`\\alpha` pseudo-samples in which every feature counts 1.  Class scores
     :math:`x^T\\ln\\lambda_k - \\sum_j\\lambda_{kj} + \\ln\\pi_k` are linear in x, so the posterior is a
-    logistic / softmax function of x (seed 002).  Non-integer non-negative values are accepted (the
-    score extends the Poisson log-likelihood through :math:`\\ln\\Gamma(x+1)`, shared by all classes).
+    logistic / softmax function of x (Bishop 2006 sec. 4.2.4).  Non-integer non-negative values are accepted
+    (the score extends the Poisson log-likelihood through :math:`\\ln\\Gamma(x+1)`, shared by all classes).
 
     Parameters
     ----------

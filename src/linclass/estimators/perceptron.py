@@ -1,4 +1,4 @@
-"""scikit-learn estimator for Rosenblatt's perceptron (seed 003, section 6.1.4).
+"""scikit-learn estimator for Rosenblatt's perceptron (Rosenblatt 1958; Bishop 2006 sec. 4.1.7).
 
 validate -> basis functions (:mod:`linclass.linear.basis_functions`) -> the perceptron rule
 (:mod:`linclass.linear.perceptron_rule`, epochs and stopping in
@@ -32,7 +32,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     """The perceptron: a step function of a linear model in fixed basis functions.
 
     :math:`y(x) = f(w^T\\phi(x))` with :math:`f(a) = +1` for :math:`a \\ge 0` and :math:`-1` otherwise
-    (seed 003, eq. 6.8), trained by cycling through the patterns and, for each misclassified one,
+    (Bishop 2006 eq. 4.52), trained by cycling through the patterns and, for each misclassified one,
     :math:`w \\leftarrow w + \\phi_n t_n` (stochastic gradient descent on the perceptron criterion
     :math:`E_P(w) = -\\sum_{n\\in\\mathcal{M}} w^T\\phi_n t_n`, eq. 6.9, learning rate 1).  For K > 2
     classes, the multi-class perceptron (one weight vector per class, see
@@ -40,8 +40,8 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     ``predict_proba``.
 
     **Stopping.**  By default (``tol=None``) training stops after the first epoch without a mistake,
-    which the perceptron convergence theorem guarantees in finitely many steps when the data are
-    linearly separable in the basis (the seed's rule), or after ``max_iter`` epochs.  scikit-learn's
+    which the perceptron convergence theorem guarantees in finitely many steps (Novikoff 1962) when the data
+    are linearly separable in the basis (Rosenblatt's rule), or after ``max_iter`` epochs.  scikit-learn's
     parameters change that rule as they do there: with ``tol`` set, training also stops once
     ``n_iter_no_change`` epochs in a row fail to lower the epoch's perceptron criterion below the best
     so far minus ``tol * n_samples``; with ``early_stopping=True``, a stratified
@@ -63,7 +63,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default=1000
         Epochs before giving up (with a ConvergenceWarning).
     tol : float or None, default=None
-        None: the seed's stopping rule (see above).  scikit-learn's default is 1e-3.
+        None: Rosenblatt's stopping rule (see above).  scikit-learn's default is 1e-3.
     shuffle : bool, default=True
         Visit the patterns in a new random order each epoch.
     verbose : int, default=0

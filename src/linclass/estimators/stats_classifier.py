@@ -282,6 +282,6 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
 
     @lazy_on_dask
     def predict(self, X):
-        """Most probable class (Bayes rule, seed 004: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
+        """Most probable class (Bayes rule, Bishop 2006 sec. 1.5.1: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]

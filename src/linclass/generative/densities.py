@@ -7,7 +7,7 @@ give the densities themselves, for every covariance structure:
 .. math:: \\ln\\mathcal N(x \\mid \\mu_k, \\Sigma_k) = -\\tfrac12 (x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k)
           - \\tfrac12\\ln|\\Sigma_k| - \\tfrac d2\\ln 2\\pi
 
-(seed 003 sec. 4.2.2), with :math:`\\Sigma_k = LL^T` factored by Cholesky, so that the quadratic
+(Bishop 2006 sec. 4.2.1), with :math:`\\Sigma_k = LL^T` factored by Cholesky, so that the quadratic
 form is :math:`\\lVert L^{-1}(x-\\mu_k)\\rVert^2` and :math:`\\ln|\\Sigma_k| = 2\\sum_j\\ln L_{jj}`.  The
 figures of :mod:`linclass.inspect.plot` (ellipses, density surfaces) draw these.
 """

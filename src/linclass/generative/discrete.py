@@ -3,8 +3,8 @@ models.
 
 Each is fitted from per-class weighted counts :math:`n_k` and feature totals
 :math:`S_{kj} = \\sum_{i \\in k} w_i x_{ij}` (:class:`~linclass.stats.ClassStats` of kind 'mean'), and
-each has a posterior of logistic form: the class scores are linear in x (seed 002, naive Bayes and
-"other exponential-family class-conditionals give a logistic posterior"),
+each has a posterior of logistic form: the class scores are linear in x (Bishop 2006 sec. 4.2.3-4.2.4:
+naive Bayes with discrete features, and exponential-family class-conditionals in general),
 
 .. math:: a_k(x) = \\ln p(x \\mid C_k) + \\ln p(C_k) = w_k^T x + w_{k0} + g(x)
 

@@ -1,12 +1,13 @@
 """Fisher's linear discriminant from class statistics: directions, eigenvalues, and the classifier in
 the projected space.
 
-Fisher's criterion :math:`J(w) = \\frac{w^T S_B w}{w^T S_W w}` (seed 003 sec. 4.1.4, eq. 4.26) is
+Fisher's criterion :math:`J(w) = \\frac{w^T S_B w}{w^T S_W w}` (Bishop 2006 sec. 4.1.4, eq. 4.26) is
 maximised by the generalized symmetric eigenproblem :math:`S_B v = \\lambda S_W v` (sec. 4.1.6); for
 two classes the single direction is :math:`w \\propto S_W^{-1}(m_2 - m_1)` (eq. 4.30).  With K classes at
-most K-1 eigenvalues are non-zero (:math:`S_B` has rank K-1).  Seed 000 writes the same problem with the
+most K-1 eigenvalues are non-zero (:math:`S_B` has rank K-1).  The same problem can be written with the
 total scatter, :math:`S_b A = S_t A \\Lambda`; since :math:`S_t = S_b + S_W` the directions are the same
-and its eigenvalues are :math:`\\lambda / (1 + \\lambda)`, the squared canonical correlations.
+and its eigenvalues are :math:`\\lambda / (1 + \\lambda)`, the squared canonical correlations
+(docs/derivations.md#fisher-directions-with-the-total-scatter).
 
 Here :math:`S_W` is the pooled within-class covariance (scatter / n, the MLE) and
 :math:`S_B = \\sum_k (n_k/n)(m_k - \\bar m)(m_k - \\bar m)^T`, both computed from
@@ -269,7 +270,7 @@ def estimate(
 ) -> FisherModel:
     """Fisher's directions and the classifier on the projection.
 
-    Classification (seed 003 sec. 4.1.4 leaves the threshold open and names two choices):
+    Classification (Bishop 2006 sec. 4.1.4 leaves the threshold open and names two choices):
 
     ``'gaussian'``  Gaussian class densities on the projection with the pooled within-class
                     covariance and the priors.  The directions make that covariance the identity, so

@@ -2,28 +2,30 @@
 :mod:`linclass.generative.gaussian_scores`).
 
 For every covariance structure the classifier is :math:`\\arg\\max_k p(x\\mid C_k)\\,p(C_k)` with
-:math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (seed 004; seed 003 sec. 4.2.1-4.2.2).
+:math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (Bishop 2006 sec. 4.2.1-4.2.2).
 
 ``'tied'`` (LDA), one full :math:`\\Sigma`: the quadratic term cancels and the scores are linear
-(seed 003 eqs. 4.68-4.70; for two classes seed 002's
+(Bishop 2006 eqs. 4.68-4.70; for two classes, docs/derivations.md#two-class-gaussian-model-in-logistic-form:
 :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)`, :math:`\\theta_0 = \\log\\frac{\\phi}{1-\\phi} +
 \\tfrac12(\\mu_0^T\\Sigma^{-1}\\mu_0 - \\mu_1^T\\Sigma^{-1}\\mu_1)`):
 
 .. math:: a_k(x) = w_k^T x + w_{k0}, \\quad w_k = \\Sigma^{-1}\\mu_k, \\quad
           w_{k0} = -\\tfrac12 \\mu_k^T \\Sigma^{-1} \\mu_k + \\ln p(C_k)
 
-Seed 000 (sec. 3.1) writes the same model with :math:`\\Sigma` where :math:`\\Sigma^{-1}` belongs in the
-density, :math:`|2\\pi\\Sigma|^{p/2}` for :math:`|2\\pi\\Sigma|^{1/2}`, and
-:math:`b = -\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1-\\mu_0) - \\log\\frac{1-\\pi}{\\pi}`; the correct bias,
-implemented here, is :math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_0) + \\log\\frac{\\pi}{1-\\pi}`.
+The Gaussian density has :math:`\\Sigma^{-1}` in the exponent and the normaliser
+:math:`|2\\pi\\Sigma|^{1/2}` (Bishop 2006 eq. 2.43), and the two-class bias is not
+:math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1-\\mu_0) - \\log\\frac{1-\\pi}{\\pi}`, a slip easily
+made in deriving it; the correct bias, implemented here, is
+:math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_0) + \\log\\frac{\\pi}{1-\\pi}`.
 
-``'tied_diag'``, one shared per-feature variance :math:`\\sigma_j^2` (seed 000's naive Bayes,
+``'tied_diag'``, one shared per-feature variance :math:`\\sigma_j^2`
+(docs/derivations.md#naive-bayes-with-one-shared-variance-per-feature,
 :math:`\\hat\\sigma_j^2 = \\frac1n\\sum_i (x_{ij}-\\hat\\mu_{y_i j})^2`): linear as well, with
-:math:`\\Sigma = \\mathrm{diag}(\\sigma^2)`.  (The seed's :math:`\\tfrac12 y_i\\log\\sigma_j` should read
-:math:`y_i\\log\\sigma_j`; the estimate it derives is right.)
+:math:`\\Sigma = \\mathrm{diag}(\\sigma^2)`.  (Each row contributes :math:`\\log\\sigma_j`, not
+:math:`\\tfrac12\\log\\sigma_j`, to the negative log-likelihood; the estimate is as above either way.)
 
 ``'full'`` (QDA), ``'diag'`` (Gaussian naive Bayes) and ``'spherical'`` keep the quadratic term
-(seed 003 sec. 4.2.2):
+(Bishop 2006 sec. 4.2.1; Hastie, Tibshirani and Friedman 2009 sec. 4.3):
 
 .. math:: \\ln p(x, C_k) = -\\tfrac12 (x-\\mu_k)^T\\Sigma_k^{-1}(x-\\mu_k) - \\tfrac12\\ln|\\Sigma_k|
           - \\tfrac d2 \\ln 2\\pi + \\ln p(C_k)

@@ -38,7 +38,7 @@ class GaussianModel:
     shrinkage : float, ndarray of shape (n_classes,) or None
         The shrinkage intensity applied (per class for 'full').
     coef, intercept : ndarray of shape (K, d) and (K,), linear types only
-        The seed's :math:`w_k` and :math:`w_{k0}`.
+        Bishop's (2006, eqs. 4.69-4.70) :math:`w_k` and :math:`w_{k0}`.
     centred_intercept : ndarray of shape (K,), linear types only
         :math:`-\\tfrac12 (\\mu_k-c)^T\\Sigma^{-1}(\\mu_k-c) + \\ln p(C_k)`: scores are computed as
         :math:`w_k^T(x - c)` plus this, which equals :math:`w_k^Tx + w_{k0}` up to a constant shared by
@@ -101,7 +101,7 @@ def floor_values(values: np.ndarray, tol: float, scale) -> tuple[np.ndarray, np.
 
 def linear_form(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
     """Linear discriminants :math:`w_k = \\Sigma^{-1}\\mu_k`, :math:`w_{k0} = -\\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k
-    + \\ln p(C_k)` (seed 003 eqs. 4.69-4.70).
+    + \\ln p(C_k)` (Bishop 2006 eqs. 4.69-4.70).
 
     With :math:`\\Sigma = DRD` and :math:`R = U\\Lambda U^T`, :math:`\\Sigma^{-1} = HH^T`,
     :math:`H = D^{-1}U\\Lambda^{-1/2}`.  Eigenvalues of R at or below ``tol`` times the largest are

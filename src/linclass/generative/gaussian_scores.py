@@ -2,7 +2,7 @@
 log-densities :math:`\\ln p(x, C_k)` of every covariance structure, and the quadratic form of the
 per-class models.
 
-Linear types (``'tied'``, ``'tied_diag'``): :math:`a_k(x) = w_k^Tx + w_{k0}` (seed 003 eqs.
+Linear types (``'tied'``, ``'tied_diag'``): :math:`a_k(x) = w_k^Tx + w_{k0}` (Bishop 2006 eqs.
 4.68-4.70), one product.  ``'full'``: the per-class Mahalanobis distances by triangular whitening,
 a few products per row block.  ``'diag'`` and ``'spherical'``: the quadratic form expanded into two
 products per row block, on centred data.
@@ -97,7 +97,7 @@ def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
 
 
 def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The generalized quadratic discriminant of seed 003 sec. 4.2.2 for each class:
+    """The generalized quadratic discriminant (Bishop 2006 sec. 4.2.1) for each class:
     :math:`\\ln p(x, C_k) = x^T Q_k x + l_k^T x + c_k` with :math:`Q_k = -\\tfrac12\\Sigma_k^{-1}`,
     :math:`l_k = \\Sigma_k^{-1}\\mu_k`, :math:`c_k = -\\tfrac12\\mu_k^T\\Sigma_k^{-1}\\mu_k - \\tfrac12\\ln|\\Sigma_k|
     - \\tfrac d2\\ln2\\pi + \\ln p(C_k)`.  Returns ``(Q, l, c)`` of shapes (K, d, d), (K, d), (K,)."""

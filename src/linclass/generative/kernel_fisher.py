@@ -1,12 +1,15 @@
-"""Kernel Fisher discriminant analysis (seed 000 sec. 1.1): centring, the three solvers, Nystroem.
+"""Kernel Fisher discriminant analysis (Mika et al. 1999; Baudat and Anouar 2000): centring, the three
+solvers, Nystroem.
 
 With the centring matrix :math:`H = I - \\tfrac1n 11^T`, class indicators :math:`E` (n x c) and
 :math:`\\Pi`, Fisher's problem :math:`\\hat S_b\\hat A = \\hat S_t\\hat A\\Lambda` in the feature space,
 with :math:`\\hat A = \\Phi^TH\\Psi`, becomes
 
-.. math::  C E \\Pi^{-1} E^T C \\Psi = C C \\Psi \\Lambda, \\qquad C = HKH.
+.. math::  C E \\Pi^{-1} E^T C \\Psi = C C \\Psi \\Lambda, \\qquad C = HKH
 
-Note on :math:`\\Pi`: the seed writes :math:`\\Pi = \\mathrm{diag}(\\pi_1..\\pi_c)`; then
+(derived in docs/derivations.md#kernel-fisher-discriminant-in-dual-form).
+
+Note on :math:`\\Pi`: with the class proportions, :math:`\\Pi = \\mathrm{diag}(\\pi_1..\\pi_c)`,
 :math:`\\hat S_b = \\Phi^THE\\Pi^{-1}E^TH\\Phi = n\\sum_k n_k(\\bar\\phi_k - \\bar\\phi)(\\cdot)^T`, n times the
 between-class scatter, so its eigenvalues are n times the ratio of between- to total variance.  We use
 :math:`\\Pi = \\mathrm{diag}(n_1..n_c)`: the same directions, and eigenvalues in [0, 1] (the squared
@@ -14,21 +17,21 @@ canonical correlations in the feature space).
 
 Exact solvers (all O(n^3) time; memory is checked before the fit starts, see :func:`exact_memory`):
 
-``'ridge'``  :math:`(CC + \\sigma I_n)^{-1}CE\\Pi^{-1}E^TC\\Psi = \\Psi\\Lambda` (seed item 2).  With
+``'ridge'``  :math:`(CC + \\sigma I_n)^{-1}CE\\Pi^{-1}E^TC\\Psi = \\Psi\\Lambda` (ridge).  With
              :math:`B = CE\\Pi^{-1/2}` and :math:`Z = (CC+\\sigma I)^{-1}B` (one Cholesky factorisation),
              :math:`\\Psi = ZV` where :math:`B^TZ = V\\Lambda V^T` (c x c).  :math:`\\sigma` is
              ``sigma`` times :math:`(\\mathrm{tr}\\,C)^2`, so the condition number of
              :math:`CC+\\sigma I` is at most :math:`1 + 1/\\text{sigma}` whatever the kernel's scale.
-``'pinv'``   :math:`(CC)^\\dagger CE\\Pi^{-1}E^TC\\Psi = \\Psi\\Lambda` (item 1).  Since
+``'pinv'``   :math:`(CC)^\\dagger CE\\Pi^{-1}E^TC\\Psi = \\Psi\\Lambda` (pseudo-inverse).  Since
              :math:`(CC)^\\dagger C = C^\\dagger`, with :math:`C = U_rS_rU_r^T` (eigenvalues above
              ``tol`` times the largest) and :math:`A = U_r^TE\\Pi^{-1/2} = P\\,\\mathrm{diag}(g)Q^T`:
              :math:`\\Psi = U_rS_r^{-1}P\\,\\mathrm{diag}(g)`, :math:`\\Lambda = g^2`.
-``'gsvd'``   the generalized SVD of the pair :math:`(\\Pi^{-1/2}E^TC,\\; C)` (item 3), via the SVD of
-             the stacked :math:`(c+n) \\times n` matrix (Howland and Park); never forms :math:`CC`.
+``'gsvd'``   the generalized SVD of the pair :math:`(\\Pi^{-1/2}E^TC,\\; C)` (Park and Park 2005), via the
+             SVD of the stacked :math:`(c+n) \\times n` matrix (Howland and Park); never forms :math:`CC`.
 
-A new point is projected by :math:`\\Psi^TH(k(X, x_0) - \\tfrac1nK1)` (the seed's last display), i.e.
-:math:`z = \\alpha^Tk(X,x_0) - \\alpha^T\\bar k` with dual coefficients :math:`\\alpha = H\\Psi` and
-:math:`\\bar k = K1/n`.
+A new point is projected by :math:`\\Psi^TH(k(X, x_0) - \\tfrac1nK1)` (the new point centred in the feature
+space), i.e. :math:`z = \\alpha^Tk(X,x_0) - \\alpha^T\\bar k` with dual coefficients :math:`\\alpha = H\\Psi`
+and :math:`\\bar k = K1/n`.
 
 Nystroem: with landmarks :math:`L` (m rows) and :math:`W = k(L, L) = U S U^T`, the explicit features
 :math:`\\phi(x) = k(x, L)U_rS_r^{-1/2}` satisfy :math:`\\phi(x)^T\\phi(y) \\approx k(x,y)`.  The same three

@@ -1,6 +1,6 @@
 """Kernel functions and Gram matrices built in bounded-memory row blocks.
 
-:math:`k(x, y) = \\phi(x)^T\\phi(y)` (seed 000 sec. 1.1).  Kernels (scikit-learn's parametrisation):
+:math:`k(x, y) = \\phi(x)^T\\phi(y)` (Bishop 2006 ch. 6).  Kernels (scikit-learn's parametrisation):
 
 ``'linear'``   :math:`x^Ty`
 ``'poly'``     :math:`(\\gamma x^Ty + c_0)^{p}`

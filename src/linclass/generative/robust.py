@@ -1,7 +1,7 @@
 """Robust class means and shared scatter: the multivariate-t fit of MASS's ``lda(method = "t")``
 (and ``cov.trob``), by the EM algorithm (Lange, Little & Taylor 1989).
 
-Seed 003 (sec. 4.2, on least squares and the Gaussian maximum-likelihood fit) warns that a few
+Bishop 2006 (sec. 4.1.3 on least squares, sec. 4.2.2 on the Gaussian maximum-likelihood fit) warns that a few
 points far from their class pull the means and inflate the covariance; a multivariate t with
 :math:`\\nu` degrees of freedom downweights them.  Each class is :math:`t_\\nu(\\mu_k, \\Psi)` with one
 shared scale :math:`\\Psi`; with :math:`r_i = x_i - \\mu_{y_i}` and frequency weights :math:`w_i`,

@@ -3,11 +3,11 @@ tied-covariance Gaussian model to its logistic form.
 
 Pure functions over fitted models; nothing here changes a model.
 
-* :func:`hyperplanes`: the boundaries :math:`w^Tx + w_0 = 0` of a linear classifier (seed 003
-  sec. 6.1.1-6.1.2, Bishop sec. 4.1.1-4.1.2).
+* :func:`hyperplanes`: the boundaries :math:`w^Tx + w_0 = 0` of a linear classifier (Bishop
+  2006 sec. 4.1.1-4.1.2).
 * :func:`signed_distance`: :math:`r = y(x)/\\lVert w\\rVert` (Bishop eqs. 4.4-4.7).
 * :func:`generative_to_logistic`: :math:`\\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0)` and :math:`\\theta_0`
-  of seed 002 (CS229 lecture 5), from the means, covariance and priors.
+  (docs/derivations.md#two-class-gaussian-model-in-logistic-form), from the means, covariance and priors.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def _linear_form(model) -> tuple[np.ndarray, np.ndarray]:
 
 def _model_hyperplanes(model) -> Hyperplanes:
     """Hyperplanes of one linear model: the log-odds for two classes, else every pairwise boundary
-    :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, :math:`k < j` (seed 003 sec. 6.1.2)."""
+    :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, :math:`k < j` (Bishop 2006 sec. 4.1.2)."""
     coef, intercept = _linear_form(model)
     classes = [_plain(c) for c in model.classes_]
     if coef.shape[0] == 1:
@@ -144,11 +144,11 @@ def hyperplanes(model) -> Hyperplanes:
     """The decision hyperplanes of a fitted linear classifier.
 
     * Two-class linear model (``coef_`` of shape (1, d)): the one boundary
-      :math:`\\theta^Tx + \\theta_0 = 0` between ``classes_[0]`` and ``classes_[1]`` (seed 003
-      sec. 6.1.1).
+      :math:`\\theta^Tx + \\theta_0 = 0` between ``classes_[0]`` and ``classes_[1]`` (Bishop
+      2006 sec. 4.1.1).
     * K class scores :math:`y_k = w_k^Tx + w_{k0}` (``coef_`` of shape (K, d)): for every pair
       :math:`k < j`, :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, positive on the side of class j
-      (seed 003 sec. 6.1.2).  Only parts of these are boundaries of the arg-max regions.
+      (Bishop 2006 sec. 4.1.2).  Only parts of these are boundaries of the arg-max regions.
     * :class:`~linclass.multiclass.OneVsRestClassifier`: each binary model's hyperplane, labelled
       ``(None, k)`` ("class k" against the rest); :class:`~linclass.multiclass.OneVsOneClassifier`:
       each pair's, labelled ``(i, j)``; :class:`~linclass.multiclass.KClassDiscriminant`: those of its
@@ -231,7 +231,7 @@ def signed_distance(model, X) -> np.ndarray:
 
     .. math::  r = \\frac{y(x)}{\\lVert w\\rVert} = \\frac{w^Tx + w_0}{\\lVert w\\rVert}
 
-    (seed 003 sec. 6.1.1; Bishop eqs. 4.4-4.7): writing :math:`x = x_\\perp + r\\,w/\\lVert w\\rVert`
+    (Bishop 2006 sec. 4.1.1, eqs. 4.4-4.7): writing :math:`x = x_\\perp + r\\,w/\\lVert w\\rVert`
     with :math:`x_\\perp` on the hyperplane gives :math:`y(x) = r\\lVert w\\rVert`.  Positive on the side
     of the second class of each pair of :func:`hyperplanes`.  A degenerate "hyperplane" with
     :math:`w = 0` (two classes whose scores differ by a constant) puts every point at
@@ -276,7 +276,7 @@ def _tied_model(model) -> None:
             f"generative_to_logistic needs a fitted binary Gaussian model with one shared covariance "
             f"(LinearDiscriminantAnalysis, or GaussianDiscriminantAnalysis with covariance_type 'tied' "
             f"or 'tied_diag'); got {what}. Only a shared covariance makes the log-odds linear in x "
-            "(seed 002)."
+            "(Bishop 2006 sec. 4.2.1)."
         )
     if len(model.classes_) != 2:
         raise ValueError(
@@ -295,8 +295,8 @@ def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.nda
 
 
 def generative_to_logistic(model) -> tuple[np.ndarray, float]:
-    """The logistic form of a binary tied-covariance Gaussian model (seed 002, "GDA and logistic
-    regression"):
+    """The logistic form of a binary tied-covariance Gaussian model (Bishop 2006 sec. 4.2.1;
+    docs/derivations.md#two-class-gaussian-model-in-logistic-form):
 
     .. math::  P(y=1\\mid x) = \\sigma(\\theta^Tx + \\theta_0),\\qquad
                \\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0),\\qquad

@@ -1,4 +1,4 @@
-"""Basis functions :math:`\\phi(x)` for linear models in fixed features (seed 003 sec. 6.1.4: the
+"""Basis functions :math:`\\phi(x)` for linear models in fixed features (Bishop 2006 sec. 4.1.7: the
 perceptron is linear in :math:`\\phi`, not in x): X itself, all monomials up to a degree, or the
 user's callable, checked.
 """

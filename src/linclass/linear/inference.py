@@ -3,9 +3,10 @@ confidence intervals, the likelihood-ratio test against the null model, pseudo R
 
 For the maximum-likelihood estimate :math:`\\hat\\theta` the asymptotic covariance is the inverse of
 the observed information, :math:`\\widehat{\\mathrm{Cov}}(\\hat\\theta) = H(\\hat\\theta)^{-1}` with
-:math:`H = X^TWX` (seed 000 sec. 2.3; for logistic regression the observed and expected information
-coincide).  A reported parameter :math:`\\beta = J\\theta` (coefficients on the original features,
-softmax contrasts against the reference class) has covariance :math:`J H^{-1} J^T`.  Then
+:math:`H = X^TWX` (Bishop 2006 sec. 4.3.3; for logistic regression, a canonical-link GLM, the observed and
+expected information coincide: McCullagh and Nelder 1989 ch. 2).  A reported parameter
+:math:`\\beta = J\\theta` (coefficients on the original features, softmax contrasts against the reference
+class) has covariance :math:`J H^{-1} J^T`.  Then
 
 .. math::
 
@@ -169,7 +170,7 @@ def logistic_inference(objective, result, *, separation: str | None = None,
                \\ell_0 = \\sum_k N_k \\ln\\frac{N_k}{N} \\;\\text{(with an intercept; else } -N\\ln K),
 
     and the covariance :math:`J H^{-1} J^T` with the (penalised) Hessian of the summed objective
-    :math:`H = N\\nabla^2 f` (seed 000 sec. 2.3) at the optimum and :math:`J` of
+    :math:`H = N\\nabla^2 f` (Bishop 2006 sec. 4.3.3) at the optimum and :math:`J` of
     :func:`reporting_map`.  A singular :math:`H` of an unpenalised, unseparated fit warns with
     :class:`~linclass.SingularCovarianceWarning` and leaves the covariance out; so does a model with
     more than ``max_params`` parameters.

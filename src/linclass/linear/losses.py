@@ -4,7 +4,7 @@ A raw score is :math:`s = x^T\\theta + b` (binary) or one score per class :math:
 Everything here is a function of the scores alone; :mod:`linclass.objective` owns the coefficient
 layout, the intercept and the penalty.
 
-Binary (seed 000, sec. 2.2), labels :math:`y \\in \\{0, 1\\}`, :math:`\\mu = \\sigma(s)`:
+Binary (Bishop 2006 sec. 4.3.2), labels :math:`y \\in \\{0, 1\\}`, :math:`\\mu = \\sigma(s)`:
 
 .. math::
 
@@ -12,11 +12,11 @@ Binary (seed 000, sec. 2.2), labels :math:`y \\in \\{0, 1\\}`, :math:`\\mu = \\s
     \\frac{\\partial\\ell}{\\partial s} = \\mu - y, \\qquad
     \\frac{\\partial^2\\ell}{\\partial s^2} = \\mu(1-\\mu) \\le \\tfrac14
 
-(The seed writes :math:`l(\\theta) = -\\log p(y|x,\\theta)` and then an argmin of the log-likelihood
-without its minus sign; the estimate minimises the *negative* log-likelihood, as here.)
+(The estimate maximises the log-likelihood, i.e. minimises the *negative* log-likelihood, as here;
+an argmin of the log-likelihood itself, without the minus sign, would be wrong.)
 
-Softmax (seed 000, sec. 2.4), one class index :math:`y_i` per row, :math:`\\mu_{ij} = e^{s_{ij}} / \\sum_k
-e^{s_{ik}}`:
+Softmax (Bishop 2006 sec. 4.3.4), one class index :math:`y_i` per row,
+:math:`\\mu_{ij} = e^{s_{ij}} / \\sum_k e^{s_{ik}}`:
 
 .. math::
 

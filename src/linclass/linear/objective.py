@@ -35,10 +35,10 @@ Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`
 without the intercept entry:
 
 binary   :math:`H = \\frac1N(\\tilde X^T D \\tilde X + \\lambda\\tilde I)`, :math:`D = \\mathrm{diag}(w_i\\mu_i(1-\\mu_i))`
-         (seed 000 eq. of sec. 2.3, :math:`X^TWX`); bound :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X +
-         \\lambda\\tilde I)` since :math:`\\mu(1-\\mu)\\le\\frac14`.  (The seed writes
-         :math:`H \\preceq X^TX`; the bound its update :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` uses is
-         :math:`H \\preceq \\frac14 X^TX`.)
+         (Bishop 2006 sec. 4.3.3, :math:`X^TWX`); bound :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X +
+         \\lambda\\tilde I)` since :math:`\\mu(1-\\mu)\\le\\frac14`.  (Not
+         :math:`H \\preceq X^TX`: the bound the update :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` uses is
+         :math:`H \\preceq \\frac14 X^TX`, Böhning and Lindsay 1988.)
 softmax  blocks :math:`H_{ab} = \\frac1N\\tilde X^T\\mathrm{diag}(w_i M_{i,ab})\\tilde X` with
          :math:`M_i = P^T(\\mathrm{diag}\\,\\mu_i - \\mu_i\\mu_i^T)P`; Böhning's bound
          :math:`\\tfrac12(I - \\tfrac1K\\mathbf{1}\\mathbf{1}^T)\\otimes\\tilde X^T\\tilde X` becomes
@@ -295,8 +295,8 @@ class LinearObjective(ObjectiveLayout):
         """:math:`f(\\theta)` and its gradient (shape (p, m)).
 
         :math:`\\nabla_W = \\frac1N((X - \\mathbf 1 m^T)^T R P + \\lambda W)`, :math:`\\nabla_b =
-        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (seed 000:
-        :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
+        \\frac1N P^T R^T\\mathbf 1` with residuals :math:`R = \\mathrm{diag}(w)(\\mu -
+        Y)` (Bishop 2006 eq. 4.91: :math:`\\nabla l = X^T(\\mu - y)`); P is dropped for two classes.
         """
         theta = theta.reshape(self.shape)
         value, XtR, rsum, _, _ = self._evaluate(theta)

@@ -4,9 +4,10 @@
 Coefficient layout
     ``theta`` has shape (p, m): p = d (+1 for the intercept, last row), m = 1 for two classes and
     m = K - 1 for K > 2.  Softmax coefficients live in an orthonormal basis :math:`P` (K x (K-1)) of
-    the sum-to-zero subspace, :math:`\\Theta = \\theta P^T`, which is seed 000's constraint
-    :math:`\\sum_j\\theta_j = 0` built in: the seed shows that the constraint does not change the
-    likelihood's optimum, and it removes the one direction in which the softmax Hessian is singular.
+    the sum-to-zero subspace, :math:`\\Theta = \\theta P^T`, which is the constraint
+    :math:`\\sum_j\\theta_j = 0` built in: the constraint does not change the
+    likelihood's optimum (docs/derivations.md#the-sum-to-zero-constraint-of-softmax-regression),
+    and it removes the one direction in which the softmax Hessian is singular.
     Because :math:`P^TP = I`, :math:`\\lVert\\Theta\\rVert_F = \\lVert\\theta\\rVert_F` and the penalty is the
     symmetric one of the K-vector model.
 
@@ -17,7 +18,7 @@ Centring
 
 Hessian bound, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
 without the intercept entry: :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes
-(seed 000, since :math:`\\mu(1-\\mu)\\le\\frac14`), and Böhning's
+(Böhning and Lindsay 1988, since :math:`\\mu(1-\\mu)\\le\\frac14`), and Böhning's
 :math:`\\tfrac12(I - \\tfrac1K\\mathbf{1}\\mathbf{1}^T)\\otimes\\tilde X^T\\tilde X`, which becomes
 :math:`\\tfrac12 I_{K-1}\\otimes\\tilde X^TW\\tilde X` in the basis :math:`P`, for softmax.
 
@@ -121,7 +122,7 @@ class ObjectiveLayout:
         """``(coef, intercept)`` on the original (uncentred) features.
 
         Two classes: shapes (1, d) and (1,) (the log-odds of class 1).  K classes: (K, d) and (K,),
-        summing to zero over the classes (seed 000's constraint).
+        summing to zero over the classes (the sum-to-zero constraint).
         """
         theta = theta.reshape(self.shape)
         d = self.n_features
@@ -163,8 +164,9 @@ class ObjectiveLayout:
 
     def hessian_bound_block(self) -> np.ndarray:
         """One diagonal block B of the Hessian bound :math:`I_m \\otimes B` (shape (p, p)):
-        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes (seed 000),
-        :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax (Böhning)."""
+        :math:`\\frac1N(\\frac14\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for two classes
+        (Böhning-Lindsay), :math:`\\frac1N(\\frac12\\tilde X^TW\\tilde X + \\lambda\\tilde I)` for softmax
+        (Böhning)."""
         B = self.gram * (0.25 if self.basis is None else 0.5)
         B[np.diag_indices(self.shape[0])] += self._penalty_diagonal()[:: self.shape[1]]
         return B / self.total

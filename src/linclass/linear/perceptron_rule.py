@@ -1,7 +1,7 @@
-"""The perceptron learning rule (seed 003, section 6.1.4); its basis expansions are
+"""The perceptron learning rule (Rosenblatt 1958; Bishop 2006 sec. 4.1.7); its basis expansions are
 :mod:`linclass.linear.basis_functions`.
 
-The model is a generalized linear model with a step activation (seed 003, eq. 6.8),
+The model is a generalized linear model with a step activation (Bishop 2006 eq. 4.52),
 
 .. math:: y(x) = f(w^T\\phi(x)), \\qquad f(a) = +1 \\text{ if } a \\ge 0, \\; -1 \\text{ otherwise},
 
@@ -22,7 +22,7 @@ For :math:`K > 2` classes this is the multi-class perceptron: one weight vector 
 :math:`\\arg\\max_k w_k^T\\phi` (ties go to the lowest index) and, on an error with true class t and
 predicted class p, :math:`w_t \\mathrel{+}= \\phi_n`, :math:`w_p \\mathrel{-}= \\phi_n`.
 
-scikit-learn's SGD options change the rule as follows (all off by default, which is the seed's rule):
+scikit-learn's SGD options change the rule as follows (all off by default, which is Rosenblatt's rule):
 a learning rate :math:`\\eta` multiplies every update; an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`
 shrinks the weights (not the bias) by :math:`1-\\eta\\alpha` at every pattern visited, before its
 update (stochastic gradient descent on :math:`E_P + \\tfrac\\alpha2\\lVert w\\rVert^2`); without a bias

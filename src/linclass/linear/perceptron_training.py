@@ -52,7 +52,7 @@ class StoppingRule:
     """When training stops besides ``max_epochs`` (scikit-learn's ``tol`` / ``n_iter_no_change`` /
     ``early_stopping``).
 
-    ``tol=None`` (the seed's rule): stop after the first epoch without a mistake.  With ``tol``: also
+    ``tol=None`` (Rosenblatt's rule): stop after the first epoch without a mistake.  With ``tol``: also
     stop once ``n_iter_no_change`` epochs in a row fail to improve on the best so far by more than
     ``tol`` -- the epoch's mean objective (perceptron criterion per pattern visited, plus
     :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` with the L2 penalty) must fall below ``best - tol`` or, with a
@@ -120,13 +120,13 @@ def train(
         The pocket algorithm: return, among the starting weights and the weights after each epoch, the
         first with the fewest (weighted) training errors, each counted with one vectorised pass.
     eta : float
-        Learning rate (1: the seed's rule).
+        Learning rate (1: Rosenblatt's rule).
     alpha : float
         L2 penalty strength (0: none); the weights shrink by :math:`1-\\eta\\alpha` per visit.
     bias : bool
         Learn the bias :math:`w_0` (else it stays at its start, zero).
     stopping : StoppingRule or None
-        None: the seed's rule.
+        None: Rosenblatt's rule.
     report : callable or None
         ``report(epoch, mistakes, loss)`` after each epoch (verbose output).
 
@@ -158,7 +158,7 @@ def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffl
         if report is not None:
             report(epoch + 1, made, loss)
         if made == 0 and not alpha and rule.validation is None:
-            stopped = True  # nothing can change any more (the seed's rule)
+            stopped = True  # nothing can change any more (Rosenblatt's rule)
             break
         if pocket:
             error = P.error(W)

@@ -67,7 +67,7 @@ def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str
     Notes
     -----
     The contour :math:`(x-\\mu)^T\\Sigma^{-1}(x-\\mu) = n^2` is the ellipse with semi-axes
-    :math:`n\\sqrt{\\lambda_i}` along the eigenvectors of :math:`\\Sigma` (seed 002).
+    :math:`n\\sqrt{\\lambda_i}` along the eigenvectors of :math:`\\Sigma` (Bishop 2006 sec. 2.3).
     """
     canvas.figure_class()
     from matplotlib.patches import Ellipse
@@ -112,8 +112,8 @@ def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str
 
 def gaussian_surface(model: Any, *, class_index: int | None = None, path=None):
     """3-D surface of a class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, or of
-    the mixture :math:`p(x) = \\sum_k \\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, as in seed 002's
-    plotting code (mplot3d ``plot_surface``, 'Spectral' colours, view 30/30).
+    the mixture :math:`p(x) = \\sum_k \\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, (Bishop 2006 sec.
+    2.3.9), drawn with mplot3d ( ``plot_surface``, 'Spectral' colours, view 30/30).
 
     Parameters
     ----------

@@ -12,13 +12,13 @@ __all__ = ["fisher_figure"]
 
 
 def _fisher_criterion(w: np.ndarray, m1: np.ndarray, m2: np.ndarray, Sw: np.ndarray) -> float:
-    """:math:`J(w) = (w^T(m_2 - m_1))^2 / w^TS_Ww`, seed 003 eq. 4.26 with eq. 4.27 and 4.28
+    """:math:`J(w) = (w^T(m_2 - m_1))^2 / w^TS_Ww`, Bishop 2006 eq. 4.26 with eq. 4.27 and 4.28
     (:math:`S_W` the summed within-class scatter)."""
     return float((w @ (m2 - m1)) ** 2 / (w @ Sw @ w))
 
 
 def fisher_figure(X, y, *, ax=None, path=None):
-    """Seed 003 figure 4.6: class histograms of the projections on the mean difference
+    """As in Bishop 2006 figure 4.6: class histograms of the projections on the mean difference
     :math:`m_2 - m_1` (left) and on Fisher's direction :math:`S_W^{-1}(m_2 - m_1)` (right).
 
     Both directions have unit length; each panel's title gives Fisher's criterion

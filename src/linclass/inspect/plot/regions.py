@@ -41,9 +41,9 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
     -----
     Boundaries are contours of the predicted-class map, so they are right for any classifier.  When
     the model has two classes and one hyperplane :math:`w^Tx + w_0 = 0` in the plotted plane
-    (:func:`linclass.inspect.geometry.hyperplanes`, seed 003 sec. 4.1.1) whose sides agree with
+    (:func:`linclass.inspect.geometry.hyperplanes`, Bishop 2006 sec. 4.1.1) whose sides agree with
     ``predict`` on the grid, that exact hyperplane is drawn as well (dashed).  A model with
-    ``ambiguous(X) -> bool mask`` (the one-versus-rest and one-versus-one wrappers, seed 003
+    ``ambiguous(X) -> bool mask`` (the one-versus-rest and one-versus-one wrappers, Bishop 2006
     fig. 4.2) gets its ambiguous cells hatched grey and their share of the plotted area in the title.
     """
     canvas.figure_class()

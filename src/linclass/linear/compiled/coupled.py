@@ -11,7 +11,7 @@ log-loss in a change :math:`Z` of the scores is
            - \\big(\\sum_k\\mu_{ik}Z_{ik}\\big)^2\\Big),
     \\qquad Z_{ik} = \\tilde x_i^T\\delta_k + \\delta_{b,k}
 
-(the softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row, seed 000 sec. 2.4, in the
+(the softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row, Bishop 2006 sec. 4.3.4, in the
 full K-row layout).  Its gradient in the scores is :math:`R_{ik} = g_{ik} + w_i\\mu_{ik}(Z_{ik} - U_i)`
 with :math:`U_i = \\sum_l\\mu_{il}Z_{il}`; the kernels keep Z and U (never R), so a change of the K
 coefficients of column j costs one pass over the column's stored entries, K operations each.

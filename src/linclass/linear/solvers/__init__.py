@@ -8,11 +8,11 @@ exactly its own keyword options (newton: ``low_precision``; sgd: ``random_state`
 ``eta0``, ``n_iter_no_change``), so a misspelled option is a ``TypeError``.
 
 =========  ==================================================================================
-newton     Newton-Raphson / IRLS, :math:`H = X^TWX` (seed 000 sec. 2.3), with a backtracking line search
-bohning    the bounded-Hessian iteration :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` (seed 000), Böhning's
-           bound for softmax; the bound is factored once
+newton     Newton-Raphson / IRLS, :math:`H = X^TWX` (Bishop 2006 sec. 4.3.3), with a backtracking line search
+bohning    the bounded-Hessian iteration :math:`\\theta + 4(X^TX)^{-1}X^T(y-\\mu)` (Böhning-Lindsay),
+           Böhning's bound for softmax; the bound is factored once
 lbfgs      limited-memory BFGS whose initial metric is the Hessian at the start (on a sample of rows)
-sgd        the seed's stochastic gradient rule on shuffled mini-batches, with an adaptive step
+sgd        the stochastic gradient rule on shuffled mini-batches, with an adaptive step
 =========  ==================================================================================
 
 Beside them: ``final_step`` (one exact Newton step that ends every converged fit, with the Hessian

@@ -2,7 +2,7 @@
 
 A fit that reports standard errors forms the exact float64 Hessian :math:`H(\\hat\\theta)` at the
 solver's last iterate (:func:`linclass.linear.inference.inference_hessian`).  With it, one Newton
-step :math:`\\hat\\theta - H^{-1}\\nabla f(\\hat\\theta)` (seed 000 sec. 2.3) costs one more pass over
+step :math:`\\hat\\theta - H^{-1}\\nabla f(\\hat\\theta)` (Bishop 2006 sec. 4.3.3) costs one more pass over
 the data, and it squares the distance to the optimum: a solver stopped at gradient ``tol`` ends at a
 gradient of order ``tol**2``, whichever solver ran (the fastest, or the most accurate).
 

@@ -1,10 +1,10 @@
 """Newton-Raphson (iteratively reweighted least squares) with a backtracking line search.
 
-Seed 000, sec. 2.3: :math:`\\theta^{(t+1)} = \\theta^{(t)} - H^{-1}\\nabla f`, with the Hessian
-:math:`X^TWX` (:meth:`~linclass.objective.LinearObjective.hessian`).  The steps, in order: gradient,
-convergence test, Hessian, inner solve (Cholesky; pseudo-inverse if singular), Armijo backtracking
+Newton-Raphson / IRLS (Bishop 2006 sec. 4.3.3): :math:`\\theta^{(t+1)} = \\theta^{(t)} - H^{-1}\\nabla f`,
+with the Hessian :math:`X^TWX` (:meth:`~linclass.objective.LinearObjective.hessian`).  The steps, in order:
+gradient, convergence test, Hessian, inner solve (Cholesky; pseudo-inverse if singular), Armijo backtracking
 (halving) along the Newton direction, update.  The line search makes the iteration safe far from the
-optimum and on separable data, where the seed's undamped step can overshoot.
+optimum and on separable data, where the undamped step can overshoot.
 
 On large X the Hessian is formed in float32 (the gradient, which fixes the optimum, stays float64):
 an approximate Hessian changes the path, not the limit.  The first step that needs damping switches

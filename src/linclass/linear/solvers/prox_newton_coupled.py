@@ -9,8 +9,8 @@ rather than by coordinate descent, with the softmax Hessian
 
     H_{(k,j),(l,j')} = \\sum_i w_i\\,\\mu_{ik}([k = l] - \\mu_{il})\\,\\tilde x_{ij}\\tilde x_{ij'},
 
-(seed 000 sec. 2.4's Hessian, here in the full K-row layout), the intercepts profiled out by the
-Schur complement :math:`Q = H_{WW} - H_{Wb}H_{bb}^+H_{bW}` (:math:`H_{bb}` is singular along the
+(the softmax Hessian of Bishop 2006 sec. 4.3.4, here in the full K-row layout), the intercepts profiled out
+by the Schur complement :math:`Q = H_{WW} - H_{Wb}H_{bb}^+H_{bW}` (:math:`H_{bb}` is singular along the
 common shift of the K intercepts, which the loss does not see: the pseudo-inverse,
 :func:`shift_free_inverse`, takes the minimum-norm step there).  The model :math:`\\nabla^T\\delta + \\frac12\\delta^TQ\\delta + r(W + \\delta)`
 is minimised exactly (:func:`~.prox_newton.solve_small_model`: coordinate descent, then the

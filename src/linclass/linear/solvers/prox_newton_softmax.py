@@ -1,7 +1,7 @@
 """Proximal Newton for the penalised softmax (K > 2 classes) on the coupled K x d model.
 
 Each outer iteration expands the summed log-loss to second order in every class at once, with the
-softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row (seed 000 sec. 2.4, in the full
+softmax Hessian :math:`\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T` per row (Bishop 2006 sec. 4.3.4, in the full
 K-row layout), minimises that model plus the penalty approximately, and searches along the step on
 the true objective (newGLMNET's step, Yuan, Ho and Lin 2012, on the multinomial model):
 

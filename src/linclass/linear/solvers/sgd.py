@@ -1,12 +1,13 @@
-"""Stochastic gradient descent: the seed's rule on shuffled mini-batches.
+"""Stochastic gradient descent: the logistic rule on shuffled mini-batches.
 
-Seed 000, sec. 2.2: :math:`\\theta \\leftarrow \\theta - \\rho(\\mu_i - y_i)x_i`.  Here the rule is applied
-to mini-batches (the mean of the rule over ``batch_size`` rows, a fresh shuffle each epoch) and in the
-metric of the Hessian bound :math:`B` of :mod:`linclass.solvers.bohning`:
+The gradient of Bishop 2006 eq. 4.91 one row at a time (Murphy 2012 sec. 8.5):
+:math:`\\theta \\leftarrow \\theta - \\rho(\\mu_i - y_i)x_i`.  Here the rule is applied to mini-batches (the
+mean of the rule over ``batch_size`` rows, a fresh shuffle each epoch) and in the metric of the Hessian bound
+:math:`B` of :mod:`linclass.solvers.bohning`:
 
 .. math::  \\theta \\leftarrow \\theta - \\rho\\, B^{-1} \\hat g_{\\text{batch}}
 
-which is the seed's rule on features whitened by the Cholesky factor of :math:`X^TX` (so the step size
+which is that rule on features whitened by the Cholesky factor of :math:`X^TX` (so the step size
 does not depend on the features' scale), and with :math:`\\rho = 1` and a full batch it is exactly the
 bounded-Hessian step.  Each epoch ends at the average of its iterates (Polyak-Ruppert averaging),
 which cancels most of the noise of single steps.  Schedule ('adaptive'): :math:`\\rho` starts at
