@@ -253,7 +253,7 @@ def test_degenerate_hyperplane():
 # ----------------------------------------------------------------------------- generative -> logistic
 
 
-def seed_formula(means, sigma, phi):
+def closed_form_logistic(means, sigma, phi):
     """The two-class Gaussian model's theta and theta0 evaluated literally with np.linalg.solve."""
     mu0, mu1 = means
     S = np.diag(sigma) if sigma.ndim == 1 else sigma
@@ -282,7 +282,7 @@ def test_generative_to_logistic(model):
     np.testing.assert_allclose(theta, model.coef_[0], rtol=1e-12, atol=1e-14)
     assert theta0 == pytest.approx(model.intercept_[0], rel=1e-12, abs=1e-12)
     np.testing.assert_allclose(expit(X @ theta + theta0), model.predict_proba(X)[:, 1], rtol=0, atol=1e-12)
-    ref_theta, ref_theta0 = seed_formula(model.means_, model.covariance_, model.priors_[1])
+    ref_theta, ref_theta0 = closed_form_logistic(model.means_, model.covariance_, model.priors_[1])
     np.testing.assert_allclose(theta, ref_theta, rtol=1e-9)
     assert theta0 == pytest.approx(ref_theta0, rel=1e-9)
 

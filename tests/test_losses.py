@@ -156,7 +156,7 @@ CONFIGS = [
 # ----------------------------------------------------------------------------- pointwise losses
 
 
-def test_binary_loss_against_the_seed_formula():
+def test_binary_loss_against_the_closed_form():
     s = np.linspace(-30, 30, 121)
     for yv in (0.0, 1.0):
         y = np.full_like(s, yv)

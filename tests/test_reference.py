@@ -84,7 +84,7 @@ def normalise(joint):
     ids=["LDA", "GDA-tied"],
 )
 @pytest.mark.parametrize("K", [2, 3, 4])
-def test_seed_001_004_maximum_likelihood_estimates(make, K):
+def test_maximum_likelihood_estimates_in_closed_form(make, K):
     X, y = make_problem(K, n=97, d=3, K=K)
     labels = np.array([-3, 5, 11, 20])[:K]  # arbitrary sorted labels
     model = make().fit(X, labels[y])
@@ -110,7 +110,7 @@ def test_unbiased_covariance_divides_by_n_minus_K():
 # ----------------------------------------------------------------------------- LDA
 
 
-def seed_002_parameters(X, y):
+def gaussian_logistic_parameters(X, y):
     phi = np.mean(y == 1)
     mu0, mu1 = X[y == 0].mean(axis=0), X[y == 1].mean(axis=0)
     _, _, _, sigma = naive_class_stats(X, y, 2)
@@ -124,9 +124,9 @@ def seed_002_parameters(X, y):
     ids=["LDA", "GDA-tied"],
 )
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_seed_002_logistic_form(make, seed):
+def test_gaussian_model_in_logistic_form(make, seed):
     X, y = make_problem(10 + seed, n=80, d=4, K=2)
-    theta, theta_0 = seed_002_parameters(X, y)
+    theta, theta_0 = gaussian_logistic_parameters(X, y)
     model = make().fit(X, y)
     assert model.coef_.shape == (1, 4) and model.intercept_.shape == (1,)
     np.testing.assert_allclose(model.coef_[0], theta, rtol=1e-10, atol=1e-12 * np.abs(theta).max())
@@ -149,7 +149,7 @@ def shared_variances(X, y, K):
     return means, np.mean((X - means[y]) ** 2, axis=0)
 
 
-def test_seed_000_naive_bayes_binary_is_a_sigmoid_of_a_linear_function():
+def test_naive_bayes_binary_is_a_sigmoid_of_a_linear_function():
     X, y = make_problem(21, n=90, d=5, K=2)
     means, var = shared_variances(X, y, 2)
     model = GaussianDiscriminantAnalysis(covariance_type="tied_diag").fit(X, y)
@@ -166,7 +166,7 @@ def test_seed_000_naive_bayes_binary_is_a_sigmoid_of_a_linear_function():
     np.testing.assert_allclose(model.predict_proba(Xt)[:, 1], expit(z), rtol=1e-9, atol=1e-13)
 
 
-def test_seed_000_naive_bayes_multiclass_against_product_of_normals():
+def test_naive_bayes_multiclass_against_product_of_normals():
     K = 4
     X, y = make_problem(23, n=160, d=3, K=K)
     means, var = shared_variances(X, y, K)
