@@ -38,6 +38,7 @@ from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _entry, _parallel, _span
+from linclass.linear.compiled.descent import anderson_target
 
 __all__ = ["cd_coupled", "coupled_terms"]
 
@@ -316,22 +317,9 @@ def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU,
     """Anderson extrapolation of the last iterates (Anderson 1965; for coordinate descent, Bertrand
     and Massias 2021, "Anderson acceleration of coordinate descent"), kept when it lowers the model:
     the change of the model is computed exactly from the change of the scores it implies."""
-    k_it = U_hist.shape[0] - 1
-    R = U_hist[1:] - U_hist[:-1]
-    RR = R @ R.T
-    scale = 0.0
-    for i in range(k_it):
-        scale += RR[i, i]
-    if scale <= 0.0:
+    found, target = anderson_target(U_hist)
+    if not found:
         return
-    for i in range(k_it):
-        RR[i, i] += 1e-10 * scale
-    c = np.linalg.solve(RR, np.ones(k_it))
-    total = c.sum()
-    if not np.isfinite(total) or total == 0.0:
-        return
-    c /= total
-    target = c @ U_hist[1:]
     n, K = P.shape
     dZ[:, :] = 0.0
     dU[:] = 0.0

@@ -113,11 +113,11 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
-    """Anderson step over the iterates U (rows: successive values of delta on ``order``), kept when
-    it lowers the model: the change is :math:`\\nabla q^T\\Delta + \\frac12(\\sum_i h_iv_i^2 -
-    (h^Tv)^2/H + \\nu\\lVert\\Delta\\rVert^2) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
-    one for v)."""
+def anderson_target(U):
+    """The Anderson combination of the iterates U (rows, oldest first): weights c summing to one
+    that minimise the norm of the combined differences (Anderson 1965), their Gram matrix
+    regularised by 1e-10 of its trace.  Returns ``(found, target)``; ``found`` is False when the
+    iterates did not move or the system is singular."""
     k = U.shape[0] - 1
     R = U[1:] - U[:-1]
     RR = R @ R.T
@@ -125,15 +125,26 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
     for i in range(k):
         scale += RR[i, i]
     if scale <= 0.0:
-        return
+        return False, U[-1].copy()
     for i in range(k):
         RR[i, i] += 1e-10 * scale
     c = np.linalg.solve(RR, np.ones(k))
     total = c.sum()
     if not np.isfinite(total) or total == 0.0:
-        return
+        return False, U[-1].copy()
     c /= total
-    target = c @ U[1:]
+    return True, c @ U[1:]
+
+
+@njit(**_JIT)
+def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
+    """Anderson step over the iterates U (rows: successive values of delta on ``order``), kept when
+    it lowers the model: the change is :math:`\\nabla q^T\\Delta + \\frac12(\\sum_i h_iv_i^2 -
+    (h^Tv)^2/H + \\nu\\lVert\\Delta\\rVert^2) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
+    one for v)."""
+    found, target = anderson_target(U)
+    if not found:
+        return
     S, H = state[0], state[1]
     v = np.zeros(r.shape[0])
     change = 0.0

@@ -41,7 +41,7 @@ import numpy as np
 from linclass.linear import compiled
 from linclass.linear.solvers.damping import Damping, Step, damped_step
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Certificate, Growth
+from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
 
 __all__ = ["PenalisedResult", "line_search", "penalty_change", "prox_newton", "row_step"]
 
@@ -74,7 +74,7 @@ class PenalisedResult:
     n_sweeps : int
         Coordinate-descent passes in total (the work done, in units of one pass over the working set).
     gradient : ndarray of shape (m, d)
-        Summed-loss gradient at (W, b) on the columns last checked (candidates or all).
+        Summed-loss gradient at (W, b) on the columns last checked (the working set or all).
     stalled : bool
         Whether the fit stopped before ``max_iter`` without converging because no step lowers the
         objective at working precision (more iterations cannot help).
@@ -298,14 +298,10 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         violation = working_set_violation(pen, w, model, intercept)
         if growth.due(violation, limit):  # look at every column
             G = design.gradient(g[None, :])[:, 0]
-            outside = growth.grow(w[None, :], G[None, :], ws, limit)
-            if outside.size == 0 and violation <= limit:
-                violation = max(violation, float(pen.violation(w, G).max()) if G.size else 0.0)
-                converged, limit = certificate.check(w[None, :], np.array([b]), F, limit, violation)
-                if converged:
-                    break
-                # the gap asks for a tighter point: the columns violating the new limit join
-                outside = growth.grow(w[None, :], G[None, :], ws, limit)
+            converged, limit, outside, violation = look_outside(
+                growth, certificate, w[None, :], np.array([b]), F, G[None, :], ws, limit, violation)
+            if converged:
+                break
             if outside.size:
                 ws = np.union1d(ws, outside)
                 continue

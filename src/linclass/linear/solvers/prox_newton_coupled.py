@@ -35,7 +35,7 @@ from linclass.linear.solvers.prox_newton import (
     penalty_change,
 )
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Certificate, Growth
+from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
 
 __all__ = ["coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 
@@ -121,14 +121,10 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         violation = max(v, float(np.abs(gb).max())) if intercept else v
         if growth.due(violation, limit):  # look at every column of every class
             G = design.gradient(V).T
-            outside = growth.grow(W, G, ws, limit)
-            if outside.size == 0 and violation <= limit:
-                violation = max(violation, float(pen.violation(W, G).max()) if G.size else 0.0)
-                converged, limit = certificate.check(W, b, F, limit, violation)
-                if converged:
-                    break
-                # the gap asks for a tighter point: the columns violating the new limit join
-                outside = growth.grow(W, G, ws, limit)
+            converged, limit, outside, violation = look_outside(growth, certificate, W, b, F, G, ws,
+                                                                limit, violation)
+            if converged:
+                break
             if outside.size:
                 ws = np.union1d(ws, outside)
                 if K * ws.size > gram_max:

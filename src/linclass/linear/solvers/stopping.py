@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CHECK_EVERY", "Certificate", "Growth", "candidates", "screen"]
+__all__ = ["CHECK_EVERY", "Certificate", "Growth", "look_outside"]
 
 _GAP_DECADES = 5  # how much tighter than tol the violation may be asked to be, for the gap's sake
 _FLOOR = 1e-13    # and never below this, per unit of sample weight (the gradient's rounding)
@@ -53,13 +53,6 @@ CHECK_EVERY = 10  # iterations on a working set between checks of every column
 _EARLY = 0.3      # look outside once the working set's violation is this far below the outside's
 
 
-def candidates(pen, W: np.ndarray, G: np.ndarray, ws: np.ndarray, threshold: float) -> np.ndarray:
-    """The columns outside ``ws`` that violate their optimality condition by more than
-    ``threshold`` (in some row of W, shape (m, d); G the loss gradient, same shape), the worst
-    first (:class:`Growth`)."""
-    return Growth(pen).grow(W, G, ws, threshold)
-
-
 class Growth:
     """How a working set grows, and when the columns outside it are looked at.
 
@@ -102,6 +95,18 @@ class Growth:
         return np.sort(out).astype(np.int64)
 
 
-def screen(pen, w, G, cols, threshold: float) -> np.ndarray:
-    """The columns among ``cols`` whose optimality violation exceeds ``threshold``."""
-    return cols[pen.violation(w[cols], G) > threshold]
+def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws, limit: float,
+                 violation: float):
+    """A look at every column (``G``: the loss gradient of all of them, shape of W), when
+    :meth:`Growth.due`.  Returns ``(converged, limit, outside, violation)``: the columns to add to the
+    working set; at a KKT point (none to add and the set's ``violation`` within ``limit``) the
+    certificate's verdict, the limit it asks for next, and the violation over every column."""
+    outside = growth.grow(W, G, ws, limit)
+    if outside.size or violation > limit:
+        return False, limit, outside, violation
+    violation = max(violation, float(growth.pen.violation(W, G).max()) if G.size else 0.0)
+    converged, limit = certificate.check(W, b, F, limit, violation)
+    if converged:
+        return True, limit, outside, violation
+    # the gap asks for a tighter point: the columns violating the new limit join
+    return False, limit, growth.grow(W, G, ws, limit), violation
