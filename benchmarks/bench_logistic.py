@@ -25,8 +25,8 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 import linclass
 from linclass import LogisticRegression
-from linclass.linear.objective import LinearObjective
-from linclass.linear.solvers.choice import auto_solver
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.fitting.choice import auto_solver
 
 from _timing import blas_threads, limit_blas_threads  # benchmarks/ is on sys.path when run as a script
 from _timing import print_targets as report_targets

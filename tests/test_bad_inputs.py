@@ -748,7 +748,7 @@ def test_every_case_covers_every_estimator():
 @pytest.mark.parametrize("solver", ["newton", "bohning", "lbfgs", "sgd"])
 def test_unpenalised_logistic_on_separable_data_warns_and_stays_finite(solver):
     X, y = separable(the(linclass.LogisticRegression, solver=solver))
-    # the Gaussian start (linclass.linear.start) already separates the classes: every solver meets
+    # the Gaussian start (linclass.linear.logistic.start) already separates the classes: every solver meets
     # its stopping rule there (the slow ones used to stop at max_iter from the intercept-only start)
     expected = {SW}
     with warnings.catch_warnings(record=True) as record:

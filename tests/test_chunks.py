@@ -9,17 +9,12 @@ import pytest
 
 import linclass as lc
 from linclass import registry
-from linclass.sources.chunks import (
-    Chunk,
-    ChunkFittable,
-    combine_all,
-    fit_chunked,
-    supports_chunks,
-)
+from linclass.core.chunks import Chunk, combine_all
+from linclass.sources.chunks import ChunkFittable, fit_chunked, supports_chunks
 
 
 class ListSource:
-    """A chunk source (:class:`linclass.sources.chunks.ChunkSource`) over row blocks in memory."""
+    """A chunk source (:class:`linclass.core.chunks.ChunkSource`) over row blocks in memory."""
 
     def __init__(self, X, y, sizes, sample_weight=None):
         self.n_features = X.shape[1]

@@ -292,7 +292,7 @@ def test_error_paths_in_a_subprocess(case, files, tmp_path):
 def test_debug_environment_shows_the_traceback(files, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LINCLASS_DEBUG", "1")
-    from linclass.io.datasets import DataError
+    from linclass.sources.tables import DataError
 
     with pytest.raises(DataError, match="no such file"):
         main(["evaluate", "--model", "lda", "--data", "absent.csv", "--target", "y"])

@@ -20,7 +20,7 @@ pd = pytest.importorskip("pandas")
 
 import linclass as lc  # noqa: E402
 from linclass.sources.chunks import fit_chunked  # noqa: E402
-from linclass.io.datasets import FileSource  # noqa: E402
+from linclass.sources.files import FileSource  # noqa: E402
 
 UNEVEN = (37, 200, 1, 400, 62, 300)  # 1000 rows
 
@@ -193,7 +193,7 @@ def test_logistic_equals_in_memory(solver, K, options):
 
 
 def test_logistic_newton_reads_the_data_once_per_iteration():
-    from linclass.sources.chunks import ChunkedObjective
+    from linclass.linear.logistic.chunked import ChunkedObjective
     from linclass.sources.dask import DaskSource
 
     X, y = blobs(K=2, seed=8)

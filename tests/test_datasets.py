@@ -342,16 +342,15 @@ def test_file_source_errors_name_the_file(tmp_path):
     ("linclass.datasets", "DataError", "linclass.sources.tables"),
     ("linclass.datasets", "load_dataset", "linclass.io.datasets"),
     ("linclass.datasets", "DATASETS", "linclass.io.datasets"),
-    ("linclass.io.datasets", "FileSource", "linclass.sources.files"),
-    ("linclass.io.datasets", "read_table", "linclass.sources.tables"),
-    ("linclass.io.datasets", "DataError", "linclass.sources.tables"),
     ("linclass.chunks", "fit_chunked", "linclass.sources.chunks"),
+    ("linclass.chunks", "ChunkedObjective", "linclass.linear.logistic.chunked"),
+    ("linclass.chunks", "Chunk", "linclass.core.chunks"),
     # the first release's linclass.perceptron: rule, training loop and basis functions
-    *[("linclass.perceptron", name, "linclass.linear.perceptron_training")
+    *[("linclass.perceptron", name, "linclass.linear.perceptron.training")
       for name in ("PerceptronFit", "make_rng", "train")],
-    *[("linclass.perceptron", name, "linclass.linear.perceptron_rule")
+    *[("linclass.perceptron", name, "linclass.linear.perceptron.rule")
       for name in ("Patterns", "predict_index", "run_epoch", "scores")],
-    *[("linclass.perceptron", name, "linclass.linear.basis_functions")
+    *[("linclass.perceptron", name, "linclass.linear.perceptron.basis_functions")
       for name in ("basis_features", "poly_features", "poly_powers")],
 ])
 def test_old_paths_name_the_same_objects(old, name, home):

@@ -13,7 +13,7 @@ from scipy.optimize import approx_fprime
 
 import linclass as lc
 from linclass import SeparationWarning
-from linclass.linear.firth import FirthObjective
+from linclass.linear.penalties.firth import FirthObjective
 
 R_DIR = Path(__file__).parent / "data" / "r"
 pd = pytest.importorskip("pandas")
@@ -221,7 +221,7 @@ def test_profile_intervals_under_separation_are_the_global_ones(case):
 
 
 def test_exact_hessian_and_gradient_of_the_penalised_likelihood():
-    from linclass.linear.firth_likelihood import PenalisedLikelihood
+    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood
 
     X, y = endometrial()
     w = np.resize([1.0, 2.0, 3.0], 79)
@@ -263,7 +263,7 @@ class _Synthetic:
 def test_bound_search_handles_dips_flat_profiles_and_far_ends(curve, lower, upper):
     from scipy.stats import chi2
 
-    from linclass.linear.firth_profile import Profile
+    from linclass.linear.inference.firth_profile import Profile
 
     profile = Profile(_Synthetic(), np.zeros(2), 0, np.ones(2), n_starts=4)
     profile.deviance = lambda t, explore=False, refresh=False: float(curve(float(t)))

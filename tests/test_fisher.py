@@ -38,7 +38,7 @@ from linclass import (
     LinearDiscriminantAnalysis,
     SingularCovarianceWarning,
 )
-from linclass.generative import fisher
+from linclass.projection import fisher
 from linclass.core.class_stats import ClassStats
 
 SOLVERS = ["eigen", "svd", "gsvd"]

@@ -33,7 +33,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from linclass import FisherDiscriminantAnalysis, KernelFisherDiscriminantAnalysis
-from linclass.generative import kernel_fisher, kernels
+from linclass.projection import kernel_fisher
+from linclass.projection import kernels
 
 KFDA = KernelFisherDiscriminantAnalysis
 SOLVERS = ["ridge", "pinv", "gsvd"]

@@ -18,8 +18,8 @@ import pytest
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel
 
 from linclass import KernelFisherDiscriminantAnalysis
-from linclass.generative import kernels
-from linclass.generative.kernels import (
+from linclass.projection import kernels
+from linclass.projection.kernels import (
     Kernel,
     make_kernel,
     resolve_gamma,

@@ -23,8 +23,8 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from linclass import LogisticRegression, SeparationWarning, SingularCovarianceWarning, load
-from linclass.linear.inference import LogisticInference
-from linclass.linear.separation import separation
+from linclass.linear.inference.wald import LogisticInference
+from linclass.linear.logistic.separation import separation
 
 SOLVER_NAMES = ["newton", "bohning", "lbfgs", "sgd"]
 
@@ -242,7 +242,7 @@ def test_inference_record_round_trips_through_its_stored_form():
 
 
 def test_model_too_large_for_standard_errors_says_why(monkeypatch):
-    from linclass.linear import inference
+    from linclass.linear.inference import wald as inference
 
     X, y = spector()
     monkeypatch.setattr(inference, "MAX_PARAMS", 3)
@@ -270,7 +270,7 @@ def test_summary_of_a_golden_file_equals_a_fresh_fit(case):
     old, new = loaded.summary(), fresh.summary()
     assert old.title == new.title and old.names == new.names and old.notes == new.notes
     # fits now start at the Gaussian model and converged ones end with one Newton step
-    # (linclass.linear.start, linclass.linear.solvers.final_step): the file's numbers are those of a
+    # (linclass.linear.logistic.start, linclass.linear.solvers.final_step): the file's numbers are those of a
     # fit stopped at tol (4e-5 from the optimum for the MLE case), the fresh ones are at least as
     # close to the exact optimum's, and agree with the file's to its accuracy
     best = exact.summary()

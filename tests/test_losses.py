@@ -25,9 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logsumexp
 
-from linclass.linear import losses, objective as objective_module
-from linclass.linear.objective import LinearObjective
-from linclass.linear.objective_layout import contrast_basis
+from linclass.linear.logistic import losses
+from linclass.linear.logistic import objective as objective_module
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.logistic.layout import contrast_basis
 
 H_STEP = 1e-5
 

@@ -29,7 +29,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from linclass import GaussianNB, LinearDiscriminantAnalysis, LogisticRegression
-from linclass.core.voting import couple_pairwise, ovo_scores, ovo_votes, ovr_ambiguous, top_tied
+from linclass.strategies.voting import couple_pairwise, ovo_scores, ovo_votes, ovr_ambiguous, top_tied
 from linclass.estimators.multiclass import (
     KClassDiscriminant,
     OneVsOneClassifier,

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from linclass import LogisticRegression
-from linclass.linear.penalised_summary import PenalisedSummary
+from linclass.linear.inference.penalised_summary import PenalisedSummary
 
 
 def objective(coef, intercept, X, y, classes, C, l1_ratio, sample_weight=None):

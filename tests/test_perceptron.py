@@ -13,8 +13,8 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.preprocessing import PolynomialFeatures
 
 from linclass import Perceptron
-from linclass.linear import basis_functions
-from linclass.linear import perceptron_rule as rule
+from linclass.linear.perceptron import basis_functions
+from linclass.linear.perceptron import rule
 
 no_convergence_warning = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -27,9 +27,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 
 import linclass
-from linclass.linear.path import default_ratio
-from linclass.linear.penalised import PenalisedObjective
-from linclass.linear.penalties import ElasticNet
+from linclass.linear.fitting.path import default_ratio
+from linclass.linear.penalties.penalised import PenalisedObjective
+from linclass.linear.penalties.elastic_net import ElasticNet
 
 RATIO = {"l1": 1.0, "elasticnet": 0.5, "l2": 0.0}
 SAGA = ("wine", "breast_cancer")  # saga reaches a tight tolerance here in seconds

@@ -9,9 +9,9 @@ from sklearn.base import clone
 from sklearn.model_selection import LeaveOneOut, StratifiedKFold, cross_val_predict
 
 import linclass as lc
-from linclass.core import scoring as scoring_
+from linclass.selection import scoring as scoring_
 from linclass.core.class_stats import ClassStats
-from linclass.generative.regularized_cv import grid_scores
+from linclass.selection.regularized_cv import grid_scores
 
 RDA = lc.RegularizedDiscriminantAnalysis
 RDACV = lc.RegularizedDiscriminantAnalysisCV

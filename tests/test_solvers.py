@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from linclass.linear.objective import LinearObjective
+from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.solvers import (
     SOLVERS,
     SolverResult,

@@ -8,8 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from linclass import LogisticRegression
-from linclass.linear.objective import LinearObjective
-from linclass.linear.objective_layout import DENSE_BOUND_MAX
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.logistic.layout import DENSE_BOUND_MAX
 from test_penalised import sparse_problem
 
 

@@ -2,21 +2,26 @@
 
 Public names only.  The package is arranged by role, in the order data flows through it:
 
-``core``        validation, class statistics, covariance estimates, priors, posteriors
-``generative``  Gaussian models, discrete naive Bayes, Fisher and kernel Fisher discriminants
-``linear``      losses, the logistic objective, its solvers, separation, inference, the perceptron
-``sources``     where rows come from: CSV / Parquet tables, chunks, Dask collections, files
+``core``        validation, the chunk protocol, class statistics, covariance estimates, priors,
+                posteriors
+``generative``  Gaussian models, regularised discriminant analysis, discrete naive Bayes
+``projection``  Fisher's discriminant and kernel Fisher (discriminative projections)
+``linear``      the logistic objective over dense, sparse and chunked designs, its penalties,
+                solvers, inference and fit; the perceptron
+``selection``   leave-one-out and cross-validated model selection by downdates
+``strategies``  the votes of the multi-class strategies
+``sources``     where rows come from: CSV / Parquet tables, Dask collections, files
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
 ``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer
 ``inspect``     geometry of the boundaries, figures
 ``cli``         the ``linclass`` command
 ``registry``    every estimator once, with what it can do
 
-``linclass.plot``, ``linclass.geometry``, ``linclass.datasets``, ``linclass.chunks`` (and the other
-module paths of the first release) still import; they name the modules above.
+``linclass.plot``, ``linclass.geometry``, ``linclass.datasets`` (and the other module paths of the
+first release) still import: :mod:`linclass.compat` says why and which.
 """
 
-from linclass import _moved
+from linclass import compat
 from linclass.core.class_stats import ClassStats
 from linclass.estimators import (
     BernoulliNB,
@@ -82,15 +87,5 @@ __all__ = [
     "__version__",
 ]
 
-_moved.install()
-
-
-def __getattr__(name: str):
-    """``linclass.plot``, ``linclass.geometry``, ... without importing them first (imported on
-    first use: matplotlib, Dask and the command cost nothing until then)."""
-    import importlib
-
-    old = f"{__name__}.{name}"
-    if old in _moved.MOVED:
-        return importlib.import_module(old)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+compat.install()
+__getattr__ = compat.module_getattr

@@ -1,7 +1,7 @@
 """The six commands: fit, evaluate, compare and summary here, predict in
 :mod:`~linclass.cli.prediction`, plot in :mod:`~linclass.cli.figures`.  Each takes the parsed
 arguments and returns the exit status; what goes wrong is raised (:class:`~linclass.cli.errors.
-UsageError`, :class:`~linclass.io.datasets.DataError`, ...) and reported by :func:`linclass.cli.main`."""
+UsageError`, :class:`~linclass.sources.tables.DataError`, ...) and reported by :func:`linclass.cli.main`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from linclass.cli.model_files import load_model, uses_model_file
 from linclass.cli.models import (MODELS, SEED, inapplicable, make_model, models_that,
                                  parameter_names, scale_hint)
 from linclass.cli.prediction import predict
-from linclass.io.datasets import DataError
+from linclass.sources.tables import DataError
 
 __all__ = ["COMMANDS"]
 
@@ -33,7 +33,7 @@ _TOP_CONFUSIONS = 15  # ... and above it, this many of the most frequent confusi
 def _fit_streaming(args, model):
     """--chunksize: fit from the file a chunk at a time (bounded memory), then one more pass for the
     training accuracy.  Returns (seconds, accuracy, description)."""
-    from linclass.io.datasets import FileSource
+    from linclass.sources.files import FileSource
     from linclass.sources.chunks import fit_chunked, supports_chunks
 
     if args.data is None:

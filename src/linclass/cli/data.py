@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from linclass.cli.errors import UsageError
-from linclass.io.datasets import DataError, load_dataset, read_table
+from linclass.io.datasets import load_dataset
+from linclass.sources.tables import DataError, read_table
 from linclass.sources.tables import feature_columns
 
 __all__ = ["Data", "choose_features", "chosen_file_features", "feature_indices", "frame", "keep_classes",

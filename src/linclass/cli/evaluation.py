@@ -16,7 +16,7 @@ from linclass.cli.errors import UsageError
 from linclass.cli.formatting import command_line, one_line, plain
 from linclass.cli.models import SEED, parameter_names
 from linclass.core.progress import progress
-from linclass.io.datasets import DataError
+from linclass.sources.tables import DataError
 
 __all__ = ["Tally", "accuracy", "check_folds", "cross_validate", "log_loss", "print_warnings"]
 

@@ -7,7 +7,7 @@ import numpy as np
 from linclass.cli.data import Data, frame, keep_classes, load
 from linclass.cli.errors import UsageError
 from linclass.cli.models import FIGURE_MODELS, make_model
-from linclass.io.datasets import DataError
+from linclass.sources.tables import DataError
 
 __all__ = ["plot"]
 

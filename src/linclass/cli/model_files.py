@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from linclass.cli.formatting import one_line
-from linclass.io.datasets import DataError
+from linclass.sources.tables import DataError
 
 __all__ = ["load_model", "uses_model_file"]
 

@@ -16,7 +16,7 @@ from linclass.cli.errors import UsageError
 from linclass.cli.evaluation import accuracy
 from linclass.cli.model_files import load_model, uses_model_file
 from linclass.io.atomic import atomic_write
-from linclass.io.datasets import DataError
+from linclass.sources.tables import DataError
 
 __all__ = ["predict"]
 

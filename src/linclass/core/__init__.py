@@ -1,6 +1,6 @@
-"""What every model shares: input validation (validation, finiteness, chunk_validation), per-class
-statistics that merge exactly (class_stats; its passes over X: scatter_passes), covariance
-estimates (covariance; from the rows of each class, scikit-learn's shrinkage='auto' and covariance
-objects: row_covariance), priors, the rank rule for covariance matrices (precision), scores to
-posteriors in log space (posterior), the voting of the multi-class schemes (voting), and
-standardised features (standardize)."""
+"""What every model shares: input validation (validation, finiteness, chunk_validation), the chunk
+protocol of out-of-memory fits (chunks), per-class statistics that merge exactly (class_stats; its
+passes over X: scatter_passes), covariance estimates (covariance; from the rows of each class,
+scikit-learn's shrinkage='auto' and covariance objects: row_covariance), priors, the rank rule for
+covariance matrices (precision), scores to posteriors in log space (posterior), scoring rules
+(scoring), standardised features (standardize) and progress reports (progress)."""

@@ -1,4 +1,4 @@
-"""Validation of the chunks of a chunked source (:mod:`linclass.sources.chunks`: Dask collections,
+"""Validation of the chunks of a chunked source (:mod:`linclass.core.chunks`: Dask collections,
 files read in blocks), where each chunk is read: shape, numeric dtype, NaN / infinity, label types and
 weights, with errors that name the chunk and its first row.
 """
@@ -39,7 +39,7 @@ def _chunk_matrix(X, n_features: int, check: bool = True) -> np.ndarray:
 
 
 def validate_chunk(chunk, n_features: int, *, again: bool = False):
-    """Check and convert one chunk of a chunked source (:mod:`linclass.sources.chunks`).
+    """Check and convert one chunk of a chunked source (:mod:`linclass.core.chunks`).
 
     Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
     (or None), w float64 non-negative weights or None.  Unlike :func:`validate_sample_weight`, a chunk

@@ -19,9 +19,9 @@ from linclass.generative import gaussian, gaussian_scores, predictive
 
 __all__ = [
     "GaussianDiscriminantAnalysis",
-    "LinearDiscriminantAnalysis",
     "QuadraticDiscriminantAnalysis",
 ]
+
 
 class GaussianDiscriminantAnalysis(_GaussianBase):
     """Gaussian discriminant analysis with a choice of covariance structure.
@@ -209,7 +209,3 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         """Eigenvalues of each class covariance, decreasing: a list of n_classes arrays of shape
         (n_features,) (computed on access)."""
         return [lam for lam, _ in self._principal_axes()]
-
-
-# the old home of LinearDiscriminantAnalysis (its module is estimators.linear_discriminant)
-from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis  # noqa: E402

@@ -13,7 +13,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.generative import fisher
+from linclass.projection import fisher
 from linclass.sources.dask import lazy_on_dask
 from linclass.core.finiteness import explain_non_finite
 from linclass.core.validation import validate_predict

@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from linclass.core import row_covariance
 from linclass.core.validation import validate_priors
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import gaussian, gaussian_scores, leave_one_out, predictive
+from linclass.generative import gaussian, gaussian_scores, predictive
+from linclass.selection import leave_one_out
 
 _SHRINKAGE = [None, StrOptions({"ledoit-wolf", "oas"}), Interval(Real, 0, 1, closed="both")]
 # LDA and QDA also take scikit-learn's 'auto' and a covariance estimator object

@@ -15,10 +15,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.generative import fisher, gaussian, gaussian_scores, kernel_fisher
+from linclass.generative import gaussian, gaussian_scores
+from linclass.projection import fisher
+from linclass.projection import kernel_fisher
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit, validate_predict, validate_priors
-from linclass.generative.kernels import NAMES, make_kernel, select_landmarks
+from linclass.projection.kernels import NAMES, make_kernel, select_landmarks
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
 
@@ -59,7 +61,7 @@ class KernelFisherDiscriminantAnalysis(
         It is a regularisation strength, best chosen by cross-validation.  'auto' (``sigma_``) is
         :math:`10^{-6}(r/n)^2` with r the kernel coefficients per direction (n exact, the number of
         landmarks with Nystroem): the relative scale alone does not shrink with n, so the ridge
-        shrinks with the samples per coefficient (:func:`linclass.generative.kernel_fisher.auto_sigma`).
+        shrinks with the samples per coefficient (:func:`linclass.projection.kernel_fisher.auto_sigma`).
     tol : float, default=1e-10
         Relative eigenvalue / singular value threshold for 'pinv', 'gsvd' and the Nystroem map.
     n_components : int, default=None

@@ -6,7 +6,7 @@ validate -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``part
 :func:`linclass.generative.gaussian.estimate` ->
 :func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
 :func:`linclass.core.posterior.log_posterior`; ``transform`` from
-:mod:`linclass.generative.fisher`.  No mathematics lives here.
+:mod:`linclass.projection.fisher`.  No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 from linclass.core.finiteness import explain_non_finite
 from linclass.core.validation import validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
-from linclass.generative import fisher, predictive, robust
+from linclass.generative import predictive, robust
+from linclass.projection import fisher
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = ["LinearDiscriminantAnalysis"]

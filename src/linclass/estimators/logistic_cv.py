@@ -1,5 +1,5 @@
 """scikit-learn glue for cross-validated penalised logistic regression: each fold runs the whole
-regularisation path (:func:`linclass.linear.path.path_steps`, warm starts and strong rules), scores
+regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules), scores
 each C on the held-out rows, and the best C (and l1_ratio) is refitted on all rows, as
 ``cv.glmnet`` does.  No mathematics here.
 """
@@ -182,7 +182,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         """
         from joblib import Parallel, delayed
 
-        from linclass.linear.penalties import ElasticNet
+        from linclass.linear.penalties.elastic_net import ElasticNet
 
         self._validate_params()
         if self.penalty is None:
@@ -242,7 +242,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
 
     def _refit(self, objective, grid, rho):
         """The path on all rows up to the chosen C (warm starts make it cost about one fit)."""
-        from linclass.linear.path import path_steps
+        from linclass.linear.fitting.path import path_steps
 
         result = None
         for _, result in path_steps(objective, grid, rho, tol=self.tol, max_iter=self.max_iter):
@@ -276,8 +276,8 @@ def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
 def _fold_path(model, objective, data, train, test, grid, rho, scorer):
     """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
     Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
-    from linclass.linear.penalised import PenalisedObjective
-    from linclass.linear.path import path_steps
+    from linclass.linear.penalties.penalised import PenalisedObjective
+    from linclass.linear.fitting.path import path_steps
 
     X = data.X
     fold = PenalisedObjective(X[train], data.y[train], data.classes.size, objective.sw[train],

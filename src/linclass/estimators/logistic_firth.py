@@ -1,6 +1,6 @@
 """Firth's fit of :class:`~linclass.LogisticRegression` (``penalty='firth'``): which settings it
 takes, and its finish (the separation check without a warning, since the estimate exists, and the
-inference state with logistf's profile quantities, :mod:`linclass.linear.firth_inference`).  No
+inference state with logistf's profile quantities, :mod:`linclass.linear.inference.firth`).  No
 mathematics here.
 """
 
@@ -12,9 +12,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from linclass.estimators.logistic_options import SKLEARN_SOLVERS
-from linclass.linear.firth_inference import firth_notes, firth_state
-from linclass.linear.inference import logistic_inference
-from linclass.linear.separation import separation
+from linclass.linear.inference.firth import firth_notes, firth_state
+from linclass.linear.inference.wald import logistic_inference
+from linclass.linear.logistic.separation import separation
 
 __all__ = ["check_firth", "finish_firth"]
 

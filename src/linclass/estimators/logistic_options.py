@@ -1,5 +1,5 @@
 """scikit-learn's option names for logistic regression, resolved to linclass's: the penalty from
-``penalty`` / ``C`` / ``l1_ratio`` (an :class:`~linclass.linear.penalties.ElasticNet`), and the solver
+``penalty`` / ``C`` / ``l1_ratio`` (an :class:`~linclass.linear.penalties.elastic_net.ElasticNet`), and the solver
 that reaches the same optimum as each of scikit-learn's solvers.  No mathematics here."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.linear import intercept_penalty
-from linclass.linear.objective_layout import DENSE_BOUND_MAX
-from linclass.linear.penalties import ElasticNet
+from linclass.linear.penalties import intercept as intercept_penalty
+from linclass.linear.logistic.layout import DENSE_BOUND_MAX
+from linclass.linear.penalties.elastic_net import ElasticNet
 
 __all__ = ["AUTO_NEWTON_MAX_PARAMS", "LINCLASS_SOLVERS", "SKLEARN_SOLVERS", "liblinear_problem",
            "resolve_penalty", "resolve_solver"]
@@ -33,7 +33,7 @@ AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
 
 
 def resolve_penalty(penalty, C: float, l1_ratio) -> ElasticNet:
-    """The :class:`~linclass.linear.penalties.ElasticNet` of scikit-learn 1.9's ``penalty`` / ``C`` /
+    """The :class:`~linclass.linear.penalties.elastic_net.ElasticNet` of scikit-learn 1.9's ``penalty`` / ``C`` /
     ``l1_ratio`` combination (``penalty='firth'`` is not an elastic net: its callers handle it).
 
     ``penalty='auto'`` (scikit-learn's default, which it spells 'deprecated', also accepted) takes
@@ -71,7 +71,7 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
     'cd' under an L1 part).  'auto' picks 'cd' (proximal Newton with coordinate descent) for an L1
     part, and for a penalised sparse X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; other
     sparse X 'newton' up to that many parameters and 'lbfgs' above; on dense X it stays 'auto', for
-    :func:`linclass.linear.solvers.choice.auto_solver` to decide on the objective.  A choice that cannot minimise the penalty, or would form a matrix too large
+    :func:`linclass.linear.fitting.choice.auto_solver` to decide on the objective.  A choice that cannot minimise the penalty, or would form a matrix too large
     to hold, is refused with the solver to use instead.
     """
     if penalty.sparse and solver == "liblinear":
@@ -107,7 +107,7 @@ def resolve_solver(solver: str, penalty: ElasticNet, *, n_params: int, n_feature
 def liblinear_problem(model, data, previous):
     """solver='liblinear': two classes only, and with an intercept, liblinear's objective, whose
     intercept is the weight of a penalised constant feature ``intercept_scaling``
-    (:mod:`linclass.linear.intercept_penalty`).  Returns ``(X, fit_intercept, scaling, previous)``
+    (:mod:`linclass.linear.penalties.intercept`).  Returns ``(X, fit_intercept, scaling, previous)``
     for the smooth fit (``previous``, a warm start, in the augmented layout)."""
     if data.classes.size > 2:
         raise ValueError(

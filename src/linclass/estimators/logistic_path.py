@@ -1,5 +1,5 @@
 """``linclass.logistic_path``: the penalised logistic / softmax fit along a sequence of C, as glmnet
-computes it (validate -> :func:`linclass.linear.path.path_steps` -> a :class:`LogisticPath`
+computes it (validate -> :func:`linclass.linear.fitting.path.path_steps` -> a :class:`LogisticPath`
 record).  No mathematics here.
 """
 
@@ -14,7 +14,7 @@ from linclass.core.finiteness import check_finite, check_magnitude
 from linclass.core.validation import validate_fit
 from linclass.estimators.logistic_options import resolve_penalty
 from linclass.estimators.logistic_penalised import null_log_likelihood, warn_unconverged
-from linclass.linear.class_weights import weight_by_class
+from linclass.linear.logistic.class_weights import weight_by_class
 
 __all__ = ["GRIDS", "LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
 
@@ -65,9 +65,9 @@ class LogisticPath:
 
 def penalised_objective(model, X, y, sample_weight):
     """Validate ``(X, y, sample_weight)`` for ``model`` (a LogisticRegression-like estimator whose
-    parameters are checked) and build the :class:`~linclass.linear.penalised.PenalisedObjective`;
+    parameters are checked) and build the :class:`~linclass.linear.penalties.penalised.PenalisedObjective`;
     returns ``(objective, data)``."""
-    from linclass.linear.penalised import PenalisedObjective  # numba loads on first use
+    from linclass.linear.penalties.penalised import PenalisedObjective  # numba loads on first use
 
     model._validate_params()
     data = validate_fit(model, X, y, sample_weight, accept_sparse=True)
@@ -94,8 +94,8 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
       coefficient of the smallest ``l1_ratio`` vanishes to ``1/min_ratio`` times where those of the
       largest do (one grid for all ratios).
     """
-    from linclass.linear.path import c_grid, default_ratio
-    from linclass.linear.penalties import ElasticNet
+    from linclass.linear.fitting.path import c_grid, default_ratio
+    from linclass.linear.penalties.elastic_net import ElasticNet
 
     if grid not in GRIDS:
         raise ValueError(f"grid must be one of {GRIDS}; got {grid!r}.")
@@ -164,8 +164,8 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     LogisticPath
     """
     from linclass.estimators.logistic_regression import LogisticRegression
-    from linclass.linear.path import path_steps
-    from linclass.linear.penalties import ElasticNet
+    from linclass.linear.fitting.path import path_steps
+    from linclass.linear.penalties.elastic_net import ElasticNet
 
     if penalty is None:
         raise ValueError("logistic_path needs a penalty ('l1', 'elasticnet' or 'l2'); without one "

@@ -1,7 +1,7 @@
 """The penalised fit of :class:`~linclass.LogisticRegression` (solver 'cd': the L1 and elastic-net
 penalties, and any penalty on sparse X) from validated data to fitted attributes (the settings resolve
-in :mod:`linclass.estimators.logistic_options`).  The mathematics is :mod:`linclass.linear.penalties`,
-:mod:`linclass.linear.penalised` and :mod:`linclass.linear.solvers.coordinate_descent`.
+in :mod:`linclass.estimators.logistic_options`).  The mathematics is :mod:`linclass.linear.penalties.elastic_net`,
+:mod:`linclass.linear.penalties.penalised` and :mod:`linclass.linear.solvers.coordinate_descent`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
-from linclass.linear.penalised_summary import penalised_state
-from linclass.linear.penalties import ElasticNet
+from linclass.linear.inference.penalised_summary import penalised_state
+from linclass.linear.penalties.elastic_net import ElasticNet
 
 __all__ = ["fit_penalised", "not_converged_message", "null_log_likelihood", "warn_unconverged"]
 
@@ -80,7 +80,7 @@ def fit_penalised(estimator, data, weight, penalty: ElasticNet, previous) -> Non
         The earlier fit (``warm_start``).
     """
     # the compiled loops (numba) load on the first penalised fit, not with the package
-    from linclass.linear.penalised import PenalisedObjective
+    from linclass.linear.penalties.penalised import PenalisedObjective
     from linclass.linear.solvers.coordinate_descent import coordinate_descent
 
     K = data.classes.size

@@ -1,9 +1,9 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
-validate -> :class:`~linclass.linear.objective.LinearObjective` -> a solver of
+validate -> :class:`~linclass.linear.logistic.objective.LinearObjective` -> a solver of
 :mod:`linclass.linear.solvers` -> ``coef_`` / ``intercept_`` -> scores -> :mod:`linclass.core.posterior`;
-the separation check from :mod:`linclass.linear.separation`, the inference state from
-:func:`linclass.linear.inference.logistic_inference`.  Penalties with an L1 part (and penalised
+the separation check from :mod:`linclass.linear.logistic.separation`, the inference state from
+:func:`linclass.linear.inference.wald.logistic_inference`.  Penalties with an L1 part (and penalised
 sparse X) go to :mod:`linclass.estimators.logistic_penalised`, Firth's fit finishes in
 :mod:`linclass.estimators.logistic_firth`, the options resolve in
 :mod:`linclass.estimators.logistic_options`, predictions come from
@@ -37,9 +37,9 @@ from linclass.estimators.logistic_penalised import fit_penalised
 from linclass.estimators.logistic_smooth import fit_smooth
 from linclass.estimators.logistic_summary import fit_record, summary_table
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.linear.class_weights import weight_by_class
-from linclass.linear.firth import FirthObjective
-from linclass.linear.objective import LinearObjective
+from linclass.linear.logistic.class_weights import weight_by_class
+from linclass.linear.penalties.firth import FirthObjective
+from linclass.linear.logistic.objective import LinearObjective
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticRegression"]
@@ -63,7 +63,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     row of coefficients per class, as glmnet and scikit-learn do under a penalty.
 
     With ``penalty='firth'`` (two classes) it maximises Firth's penalised likelihood
-    :math:`\\ell(\\theta) + \\tfrac12\\ln|X^TWX|` instead (:mod:`linclass.linear.firth`): the
+    :math:`\\ell(\\theta) + \\tfrac12\\ln|X^TWX|` instead (:mod:`linclass.linear.penalties.firth`): the
     bias-reduced estimate of R's logistf and brglm2, finite under complete and quasi-complete
     separation, with :meth:`summary` as logistf reports it.
 
@@ -99,7 +99,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     intercept_scaling : float > 0, default=1.0
         solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
         feature of this value and is penalised like the coefficients
-        (:mod:`linclass.linear.intercept_penalty`).  Other solvers never penalise the intercept.
+        (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise the intercept.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each sample's weight by its class's weight; 'balanced' uses
         ``n_samples / (n_classes * count)``, with the counts (and n_samples) summing ``sample_weight``
@@ -114,10 +114,10 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         (the stochastic gradient rule on mini-batches), 'auto' ('cd' for an L1 part, and for
         a penalised sparse X with more than 1000 parameters for two classes or 200 for softmax;
         other sparse X: 'newton' up to those limits, else 'lbfgs'; dense X: 'newton' or 'lbfgs',
-        whichever a count of the work predicts to be faster, :mod:`linclass.linear.solvers.choice`;
+        whichever a count of the work predicts to be faster, :mod:`linclass.linear.fitting.choice`;
         an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged continues with 'newton'
         when the model has at most 2000 parameters: ``solver_`` is then 'lbfgs+newton').  Smooth
-        fits on dense X start at the shared-covariance Gaussian model (:mod:`linclass.linear.start`)
+        fits on dense X start at the shared-covariance Gaussian model (:mod:`linclass.linear.logistic.start`)
         and every converged smooth fit ends with one exact Newton step
         (:mod:`linclass.linear.solvers.final_step`).  scikit-learn's names are accepted and run the linclass solver that
         reaches the same optimum (``solver_`` records it):
@@ -293,8 +293,8 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
 
         Parameters
         ----------
-        source : a chunk source (:class:`linclass.sources.chunks.ChunkSource`: a
-            :class:`~linclass.io.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
+        source : a chunk source (:class:`linclass.core.chunks.ChunkSource`: a
+            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
 
         Returns
         -------
@@ -308,7 +308,8 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     def _fit_source(self, source):
         """``fit`` from a chunk source, keeping the fitted state (``fit`` on Dask collections, where
         ``warm_start`` applies as in memory)."""
-        from linclass.sources.chunks import ChunkedObjective, record_features, require_two_classes
+        from linclass.linear.logistic.chunked import ChunkedObjective
+        from linclass.sources.chunks import record_features, require_two_classes
 
         self._validate_params()
         if self.penalty == "firth":
@@ -382,7 +383,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         Returns
         -------
         :class:`linclass.inference.Summary` or
-        :class:`linclass.linear.penalised_summary.PenalisedSummary` (print as tables;
+        :class:`linclass.linear.inference.penalised_summary.PenalisedSummary` (print as tables;
         ``.to_frame()`` for pandas)
         """
         check_is_fitted(self)

@@ -1,5 +1,5 @@
 """The smooth fits of :class:`~linclass.LogisticRegression` (the L2 penalty or none, Firth's):
-a solver of :mod:`linclass.linear.solvers` on a :class:`~linclass.linear.objective.LinearObjective`
+a solver of :mod:`linclass.linear.solvers` on a :class:`~linclass.linear.logistic.objective.LinearObjective`
 (or its chunked or Firth counterpart), then the fitted attributes, the separation check and the
 inference state.  No mathematics here.
 """
@@ -14,13 +14,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.estimators.logistic_firth import finish_firth
 from linclass.estimators.logistic_options import SKLEARN_SOLVERS
-from linclass.linear import intercept_penalty
-from linclass.linear.inference import MAX_PARAMS, inference_hessian, logistic_inference
-from linclass.linear.separation import check_separation
+from linclass.linear.penalties import intercept as intercept_penalty
+from linclass.linear.inference.wald import MAX_PARAMS, inference_hessian, logistic_inference
+from linclass.linear.logistic.separation import check_separation
 from linclass.linear.solvers import SOLVERS
-from linclass.linear.solvers.choice import auto_solver
+from linclass.linear.fitting.choice import auto_solver
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
-from linclass.linear.start import gaussian_start
+from linclass.linear.logistic.start import gaussian_start
 
 __all__ = ["fit_smooth"]
 
@@ -107,8 +107,8 @@ def _certifiable(model, objective, data, scaling, solver) -> bool:
 def _certified(model, objective, result, classes, data, weight):
     """Continue the fit until the duality gap of its penalised objective is at most ``tol`` times
     the objective (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
-    from linclass.linear.penalised import PenalisedObjective
-    from linclass.linear.penalties import ElasticNet
+    from linclass.linear.penalties.penalised import PenalisedObjective
+    from linclass.linear.penalties.elastic_net import ElasticNet
 
     penalised = PenalisedObjective(data.X, data.y, classes.size, weight,
                                    ElasticNet(1.0 / objective.l2, 0.0),

@@ -1,7 +1,7 @@
 """The summary table of a fitted :class:`~linclass.LogisticRegression`: statsmodels' table for the
-smooth fits (:mod:`linclass.linear.summary`), logistf's profile intervals for Firth's
-(:mod:`linclass.linear.firth_inference`), the honest table of a penalised selection
-(:mod:`linclass.linear.penalised_summary`), each with the header's facts about the fit (the name
+smooth fits (:mod:`linclass.linear.inference.summary`), logistf's profile intervals for Firth's
+(:mod:`linclass.linear.inference.firth`), the honest table of a penalised selection
+(:mod:`linclass.linear.inference.penalised_summary`), each with the header's facts about the fit (the name
 of y, the method, solver, iterations, convergence, the time of the fit).  No mathematics here."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.linear.firth_inference import firth_summary
-from linclass.linear.inference import LogisticInference
-from linclass.linear.penalised_summary import is_penalised_state, penalised_summary
+from linclass.linear.inference.firth import firth_summary
+from linclass.linear.inference.wald import LogisticInference
+from linclass.linear.inference.penalised_summary import is_penalised_state, penalised_summary
 
 __all__ = ["fit_record", "summary_table"]
 

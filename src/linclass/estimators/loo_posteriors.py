@@ -1,7 +1,7 @@
 """Leave-one-out posteriors without refitting: :func:`loo_predict_proba` and :func:`loo_score`.
 
 validate -> :class:`~linclass.core.class_stats.ClassStats` (one fit of a clone) ->
-:func:`linclass.generative.leave_one_out.loo_joint_log_likelihood` (rank-one downdates) ->
+:func:`linclass.selection.leave_one_out.loo_joint_log_likelihood` (rank-one downdates) ->
 :mod:`linclass.core.posterior`.  No mathematics lives here.
 """
 
@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from linclass.core import scoring as scoring_
+from linclass.selection import scoring as scoring_
 from linclass.core.posterior import log_posterior
 from linclass.core.validation import validate_fit
 from linclass.exceptions import SingularCovarianceWarning
@@ -22,7 +22,7 @@ __all__ = ["loo_predict_proba", "loo_score"]
 
 
 def _gaussian(estimator) -> bool:
-    from linclass.estimators.discriminant_analysis import _GaussianBase
+    from linclass.estimators.gaussian_base import _GaussianBase
 
     return isinstance(estimator, _GaussianBase)
 
@@ -67,7 +67,7 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
     fitted without it.
 
     One fit on all rows, then rank-one downdates of its class statistics for every row at once
-    (:mod:`linclass.generative.leave_one_out`); never n refits.  The result equals
+    (:mod:`linclass.selection.leave_one_out`); never n refits.  The result equals
     ``cross_val_predict(estimator, X, y, cv=LeaveOneOut(), method="predict_proba")`` (learned priors
     are re-learned without the row, as a refit does; pass ``priors`` to hold them fixed, as MASS's
     ``lda(CV=TRUE)`` and ``qda(CV=TRUE)`` do).  Shrinkage 'ledoit-wolf' and 'oas' recompute their
@@ -107,7 +107,7 @@ def loo_score(estimator, X, y, sample_weight=None, *, scoring: str = "accuracy")
         'accuracy': the (weighted) share of rows whose leave-one-out prediction is their label
         (ties go to the first class, as ``predict`` does); 'neg_log_loss': the (weighted) mean of
         :math:`\\ln p^{(-i)}(y_i \\mid x_i)`; 'log_likelihood': the mean of the joint
-        :math:`\\ln p^{(-i)}(x_i, y_i)` (:mod:`linclass.core.scoring`).
+        :math:`\\ln p^{(-i)}(x_i, y_i)` (:mod:`linclass.selection.scoring`).
 
     Returns
     -------

@@ -9,7 +9,7 @@ has none: its decision regions are singly connected and convex, and only the bou
 (exact ties) are undecided.  Each estimator here can say which points are ambiguous
 (:meth:`ambiguous`) and how many (:meth:`summary`).
 
-The mathematics (votes, scores, ambiguity, pairwise coupling) is :mod:`linclass.core.voting`; the
+The mathematics (votes, scores, ambiguity, pairwise coupling) is :mod:`linclass.strategies.voting`; the
 estimator classes validate, fit clones of the base estimator, and call it.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 
-from linclass.core.voting import (
+from linclass.strategies.voting import (
     couple_pairwise,
     ovo_ambiguous,
     ovo_scores,
@@ -126,11 +126,11 @@ class OneVsOneClassifier(MulticlassBase):
     class with the most votes.  Tie rule: among classes tied for the most votes, the one with the
     largest summed pairwise confidence (the decision values :math:`y_{ij}(x)`, counted for the class
     they favour and against the other); then the lowest class index (see
-    :func:`~linclass.core.voting.ovo_scores`; the same rule as scikit-learn).  Points where the vote is
+    :func:`~linclass.strategies.voting.ovo_scores`; the same rule as scikit-learn).  Points where the vote is
     tied at the top are the ambiguous region (:meth:`ambiguous`).
 
     ``predict_proba`` couples the pairwise probabilities :math:`P(j \\mid \\{i, j\\}, x)` by Wu, Lin &
-    Weng's least-squares method (:func:`~linclass.core.voting.couple_pairwise`): a genuine probability
+    Weng's least-squares method (:func:`~linclass.strategies.voting.couple_pairwise`): a genuine probability
     estimate, which sums to one and is never NaN.  Like LIBSVM's, its arg max is the vote's winner
     except, possibly, near the pairwise boundaries, where the coupled probabilities weigh confidences
     that the vote counts as whole votes.  With two classes it is the single binary model's
@@ -193,7 +193,7 @@ class OneVsOneClassifier(MulticlassBase):
         return ovo_ambiguous(self._votes_and_confidence(X)[0])
 
     def decision_function(self, X):
-        """Vote-based scores :math:`s_k(x)` of :func:`~linclass.core.voting.ovo_scores`, shape
+        """Vote-based scores :math:`s_k(x)` of :func:`~linclass.strategies.voting.ovo_scores`, shape
         (n_samples, n_classes); for two classes, :math:`s_1 - s_0` of shape (n_samples,) (positive
         towards ``classes_[1]``)."""
         S = self._scores(self._X(X))

@@ -1,7 +1,7 @@
 """What the multi-class estimators share: the summary record, the scores read from a fitted binary
 estimator, and the base class (validation, sample-weight pass-through, tags, predict from class
 scores).  The schemes themselves are :mod:`linclass.estimators.multiclass`; their mathematics
-:mod:`linclass.core.voting`.
+:mod:`linclass.strategies.voting`.
 """
 
 from __future__ import annotations

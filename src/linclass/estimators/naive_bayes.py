@@ -14,7 +14,7 @@ from linclass.generative import discrete
 from linclass.core.finiteness import check_finite
 from linclass.core.priors import class_log_priors
 from linclass.core.validation import validate_priors
-from linclass.estimators.discriminant_analysis import _GaussianBase
+from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
 from linclass.sources.dask import lazy_on_dask
 

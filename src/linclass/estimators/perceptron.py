@@ -1,8 +1,8 @@
 """scikit-learn estimator for Rosenblatt's perceptron (Rosenblatt 1958; Bishop 2006 sec. 4.1.7).
 
-validate -> basis functions (:mod:`linclass.linear.basis_functions`) -> the perceptron rule
-(:mod:`linclass.linear.perceptron_rule`, epochs and stopping in
-:mod:`linclass.linear.perceptron_training`) -> ``coef_`` / ``intercept_``.  No mathematics here.
+validate -> basis functions (:mod:`linclass.linear.perceptron.basis_functions`) -> the perceptron rule
+(:mod:`linclass.linear.perceptron.rule`, epochs and stopping in
+:mod:`linclass.linear.perceptron.training`) -> ``coef_`` / ``intercept_``.  No mathematics here.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
-from linclass.linear import perceptron_rule as perceptron
-from linclass.linear import perceptron_training as training
-from linclass.linear.basis_functions import basis_features
-from linclass.linear.class_weights import weight_by_class
+from linclass.linear.perceptron import rule as perceptron
+from linclass.linear.perceptron import training
+from linclass.linear.perceptron.basis_functions import basis_features
+from linclass.linear.logistic.class_weights import weight_by_class
 
 __all__ = ["Perceptron"]
 
@@ -36,7 +36,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     :math:`w \\leftarrow w + \\phi_n t_n` (stochastic gradient descent on the perceptron criterion
     :math:`E_P(w) = -\\sum_{n\\in\\mathcal{M}} w^T\\phi_n t_n`, eq. 6.9, learning rate 1).  For K > 2
     classes, the multi-class perceptron (one weight vector per class, see
-    :mod:`linclass.linear.perceptron_rule`).  The perceptron gives no probabilities, so there is no
+    :mod:`linclass.linear.perceptron.rule`).  The perceptron gives no probabilities, so there is no
     ``predict_proba``.
 
     **Stopping.**  By default (``tol=None``) training stops after the first epoch without a mistake,

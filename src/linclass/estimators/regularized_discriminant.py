@@ -2,7 +2,7 @@
 regularisation parameters.
 
 validate -> :class:`~linclass.core.class_stats.ClassStats` -> (the grid's scores,
-:mod:`linclass.generative.regularized_cv`) -> :func:`linclass.generative.regularized.estimate` ->
+:mod:`linclass.selection.regularized_cv`) -> :func:`linclass.generative.regularized.estimate` ->
 QDA's scores -> :mod:`linclass.core.posterior`.  No mathematics lives here.
 """
 
@@ -16,11 +16,13 @@ from sklearn.utils.metaestimators import available_if
 
 from linclass.core.class_stats import ClassStats
 from linclass.core.finiteness import explain_non_finite, explain_underflow
-from linclass.core.scoring import SCORINGS
+from linclass.selection.scoring import SCORINGS
 from linclass.core.validation import validate_priors
-from linclass.estimators.discriminant_analysis import _GaussianBase
+from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import gaussian_scores, regularized, regularized_cv, regularized_loo
+from linclass.generative import gaussian_scores, regularized
+from linclass.selection import regularized_cv
+from linclass.selection import regularized_loo
 
 __all__ = ["RegularizedDiscriminantAnalysis", "RegularizedDiscriminantAnalysisCV"]
 
@@ -121,8 +123,8 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
     cross-validation, then refitted on all rows.
 
     The whole grid comes from one set of class statistics: closed-form leave-one-out (``cv=None``;
-    rank-one downdates, :mod:`linclass.generative.regularized_loo`) or K-fold, each training fold's
-    statistics being the full statistics minus the fold's (:mod:`linclass.generative.regularized_cv`).
+    rank-one downdates, :mod:`linclass.selection.regularized_loo`) or K-fold, each training fold's
+    statistics being the full statistics minus the fold's (:mod:`linclass.selection.regularized_cv`).
     Both are exact: the score of a grid point equals refitting the model for every left-out part.
 
     Parameters
@@ -136,7 +138,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         a splitter or given splits: those folds (a training part that is the complement of its
         test part is obtained by subtracting statistics, any other by its own pass).
     scoring : {'neg_log_loss', 'accuracy', 'log_likelihood'}, default='neg_log_loss'
-        The criterion maximised (:mod:`linclass.core.scoring`): the held-out log posterior of the
+        The criterion maximised (:mod:`linclass.selection.scoring`): the held-out log posterior of the
         true class (a proper score, smooth in the parameters), the share classified correctly
         (Friedman's criterion; coarse, with ties broken towards the first grid point), or the
         held-out joint log-likelihood :math:`\\ln p(x, y)` of the Gaussian model.

@@ -106,8 +106,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        source : a chunk source (:class:`linclass.sources.chunks.ChunkSource`: a
-            :class:`~linclass.io.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
+        source : a chunk source (:class:`linclass.core.chunks.ChunkSource`: a
+            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
 
         Returns
         -------
@@ -182,7 +182,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
         pass, each chunk's class statistics merged into the running ones."""
         from linclass.core.validation import check_label_type
-        from linclass.sources.chunks import class_stats, record_features, require_two_classes
+        from linclass.core.chunks import class_stats
+        from linclass.sources.chunks import record_features, require_two_classes
 
         self._refuse_streaming("chunks")
         if first:

@@ -2,20 +2,15 @@
 
 :func:`load_dataset` returns one of scikit-learn's bundled data sets (no network); an unknown name is
 a :class:`DataError`, the error of every data problem (a file's too).
-
-This module is also the old home of the file readers, which still import from here (and from
-``linclass.datasets``, its first-release path): :func:`read_table` and :class:`DataError` live in
-:mod:`linclass.sources.tables`, :class:`FileSource` in :mod:`linclass.sources.files`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from linclass.sources.files import FileSource
-from linclass.sources.tables import DataError, read_table
+from linclass.sources.tables import DataError
 
-__all__ = ["DATASETS", "DataError", "FileSource", "load_dataset", "read_table"]
+__all__ = ["DATASETS", "load_dataset"]
 
 #: Bundled data sets: name -> one-line description.
 DATASETS = {

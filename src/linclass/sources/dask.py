@@ -3,7 +3,7 @@
 Dask is an optional dependency (``pip install linclass[dask]``); this module imports it only when a
 Dask collection is actually passed, so ``import linclass`` never needs it.
 
-Fitting (see :mod:`linclass.sources.chunks` for the summaries): :class:`DaskSource` turns X (a
+Fitting (see :mod:`linclass.core.chunks` for the summaries): :class:`DaskSource` turns X (a
 ``dask.array.Array`` or ``dask.dataframe.DataFrame``), y (a Dask array or series, or NumPy) and
 sample_weight into row blocks aligned by construction (see its docstring); every pass builds one task per block, combines the results in
 a tree of fan-in 8 and computes the root with whatever scheduler is active: the local threaded
@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from linclass.sources.chunks import Chunk, combine_all
+from linclass.core.chunks import Chunk, combine_all
 
 __all__ = ["DaskSource", "is_dask_collection", "lazy_on_dask", "predict_blockwise"]
 
@@ -73,7 +73,7 @@ def _feature_names(columns):
 
 class DaskSource:
     """Aligned row blocks of X, y and sample_weight held by Dask (a chunk source of
-    :mod:`linclass.sources.chunks`).
+    :mod:`linclass.core.chunks`).
 
     X, y and sample_weight are aligned by position, by construction, whatever their source
     (``read_parquet``, ``read_csv``, ``from_pandas``, ``from_array``, persisted or not, divisions

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linclass.sources.chunks import Chunk, combine_all
+from linclass.core.chunks import Chunk, combine_all
 from linclass.sources.tables import DataError, read_chunks
 
 __all__ = ["FileSource"]
@@ -16,7 +16,7 @@ __all__ = ["FileSource"]
 
 class FileSource:
     """A CSV or Parquet file read ``chunksize`` rows at a time: a chunk source for
-    :mod:`linclass.sources.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
+    :mod:`linclass.core.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
 
     Every pass (labels, class statistics, each logistic iteration) rereads the file; the warning
     that an unnamed first CSV column is read as a row index is given once, when the source is made.
@@ -48,7 +48,7 @@ class FileSource:
         self.feature_names = np.asarray(names, dtype=object)
 
     def chunks(self) -> Iterator:
-        """The :class:`linclass.sources.chunks.Chunk` pieces of the file, in order."""
+        """The :class:`linclass.core.chunks.Chunk` pieces of the file, in order."""
         start = 0
         blocks = read_chunks(self.path, self.target, self.chunksize, features=self.features,
                              warn_index=False)  # said once, by __init__

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from linclass.io.atomic import atomic_write
 from linclass.io.persistence import archive
-from linclass.io.persistence import format as _format
 from linclass.io.persistence.allowlist import estimator_class
 from linclass.io.persistence.decode import Decoder, is_estimator_node
 from linclass.io.persistence.encode import Encoder, describe
@@ -47,18 +46,6 @@ __all__ = [
     "load",
     "save",
 ]
-
-_LIMITS = ("MAX_METADATA_BYTES", "MAX_COMPRESSION_RATIO", "RATIO_SLACK_BYTES", "MAX_NPY_HEADER_BYTES",
-           "MAX_ENTRIES", "MAX_DEPTH")
-
-
-def __getattr__(name: str):
-    """The limits, read from :mod:`~linclass.io.persistence.format`, where they are set (they were
-    names of this module before it was split into one module per job)."""
-    if name in _LIMITS:
-        return getattr(_format, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 # ------------------------------------------------------------------------------------------- save
 def save(model, path) -> Path:

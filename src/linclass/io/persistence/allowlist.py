@@ -18,10 +18,10 @@ import numpy as np
 from linclass import registry
 from linclass.core.class_stats import ClassStats
 from linclass.generative.discrete import DiscreteModel
-from linclass.generative.fisher import FisherModel
+from linclass.projection.fisher import FisherModel
 from linclass.generative.gaussian import GaussianModel
-from linclass.generative.kernel_fisher import KernelFisherModel
-from linclass.generative.kernels import Kernel
+from linclass.projection.kernel_fisher import KernelFisherModel
+from linclass.projection.kernels import Kernel
 
 __all__ = [
     "ATTRIBUTE",

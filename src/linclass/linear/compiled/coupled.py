@@ -105,7 +105,7 @@ def _soft(a, u, l1, l2):
 @njit(**_JIT)
 def best_shift(u, l1, l2):
     """The shift c minimising :math:`\\sum_k \\lambda_1|u_k - c| + \\frac{\\lambda_2}2(u_k - c)^2`
-    (:meth:`linclass.linear.penalties.ElasticNet.best_shift` for one column)."""
+    (:meth:`linclass.linear.penalties.elastic_net.ElasticNet.best_shift` for one column)."""
     K = u.shape[0]
     A = np.sort(u)
     total = A.sum()

@@ -17,7 +17,7 @@ __all__ = ["cd_gram", "cd_naive"]
 
 @njit(inline="always")
 def _update(a, u, l1, l2):
-    """The penalty's coordinate update (:mod:`linclass.linear.penalties`): the minimiser over v of
+    """The penalty's coordinate update (:mod:`linclass.linear.penalties.elastic_net`): the minimiser over v of
     ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``."""
     if u > l1:
         return (u - l1) / (a + l2)

@@ -1,4 +1,4 @@
-"""Per-sample terms of the log-losses (the pointwise losses of :mod:`linclass.linear.losses`) in
+"""Per-sample terms of the log-losses (the pointwise losses of :mod:`linclass.linear.logistic.losses`) in
 fused compiled loops: the summed weighted loss, its score gradients and curvatures, and the loss
 along a line (the line searches).  All in log space: no overflow for any finite score.
 """

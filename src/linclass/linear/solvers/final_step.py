@@ -1,7 +1,7 @@
 """The last step of every fit: one Newton step with the exact Hessian that inference needs anyway.
 
 A fit that reports standard errors forms the exact float64 Hessian :math:`H(\\hat\\theta)` at the
-solver's last iterate (:func:`linclass.linear.inference.inference_hessian`).  With it, one Newton
+solver's last iterate (:func:`linclass.linear.inference.wald.inference_hessian`).  With it, one Newton
 step :math:`\\hat\\theta - H^{-1}\\nabla f(\\hat\\theta)` (Bishop 2006 sec. 4.3.3) costs one more pass over
 the data, and it squares the distance to the optimum: a solver stopped at gradient ``tol`` ends at a
 gradient of order ``tol**2``, whichever solver ran (the fastest, or the most accurate).
@@ -79,7 +79,7 @@ def until_certified(objective, result: SolverResult, gap_at, tol: float, solver,
     A small gradient does not bound the objective: on nearly separable data with a weak penalty the
     objective is so flat that L-BFGS stopped at gradient :math:`10^{-6}` 1.5 times above the optimum
     (raw digits, C = 1e4).  ``gap_at(theta) -> (gap, F)`` gives the duality gap of the same objective
-    (:meth:`linclass.linear.penalised.PenalisedObjective.duality_gap`, summed scale) and the
+    (:meth:`linclass.linear.penalties.penalised.PenalisedObjective.duality_gap`, summed scale) and the
     objective; while the gap is too large, ``solver`` goes on from the current point asking a
     hundredfold smaller gradient, at most :data:`_ROUNDS` times or until it no longer lowers the
     objective.  Returns ``(result, gap)``.

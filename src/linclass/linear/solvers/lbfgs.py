@@ -5,7 +5,7 @@ direction is the L-BFGS two-loop recursion (Nocedal & Wright, alg. 7.4) over the
 steps, whose initial inverse Hessian is :math:`\\gamma_k H_0^{-1}` with
 
 * :math:`H_0` the objective's ``curvature_metric(theta0)``: the Hessian at the start formed on a
-  sample of rows (:meth:`~linclass.linear.objective.LinearObjective.curvature_metric`; for chunked
+  sample of rows (:meth:`~linclass.linear.logistic.objective.LinearObjective.curvature_metric`; for chunked
   data the exact Hessian there), so the first step is a Newton step and the secant pairs only correct
   how the curvature changes along the path;
 * :math:`\\gamma_k = s^Ty / y^TH_0^{-1}y` of the last pair (about 1 when :math:`H_0` is right; it
@@ -17,7 +17,7 @@ its range (:class:`~linclass.linear.solvers._common.SymmetricSolver`), so the it
 start's component along the unidentified directions.  The optimum is the objective's: the metric
 changes the path, not the limit.
 
-With more than :data:`~linclass.linear.objective_layout.DENSE_BOUND_MAX` rows of theta (sparse text
+With more than :data:`~linclass.linear.logistic.layout.DENSE_BOUND_MAX` rows of theta (sparse text
 data, where a p x p matrix would not fit) :math:`H_0` is the diagonal of the Hessian bound.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.objective_layout import DENSE_BOUND_MAX
+from linclass.linear.logistic.layout import DENSE_BOUND_MAX
 from linclass.linear.solvers._common import SolverResult, SymmetricSolver, backtrack, gradient_norm
 
 __all__ = ["lbfgs"]

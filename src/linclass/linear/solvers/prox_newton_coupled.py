@@ -18,7 +18,7 @@ feature-sign search), the intercept step recovered as
 :math:`\\delta_b = -H_{bb}^+(g_b + H_{bW}\\delta)`, and a backtracking line search on the softmax
 objective accepts it (newGLMNET's step, Yuan, Ho and Lin 2012, with the full Hessian): proximal Newton
 with exact steps, locally quadratic.  Between steps the coefficients take the penalty's best common
-shift (:meth:`~linclass.linear.penalties.ElasticNet.best_shift`), which leaves the loss unchanged.
+shift (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.best_shift`), which leaves the loss unchanged.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ standardised digits and on text it needed hundreds of passes, and with undamped 
 On dense X whose working set fits an explicit Hessian (``K x columns <= gram_max``) the model is
 formed with BLAS and solved exactly instead (:mod:`.prox_newton_coupled`), until the working set
 outgrows it.  Between steps the coefficients take the penalty's best common shift per feature
-(:meth:`~linclass.linear.penalties.ElasticNet.best_shift`), which leaves the loss unchanged.
+(:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.best_shift`), which leaves the loss unchanged.
 """
 
 from __future__ import annotations

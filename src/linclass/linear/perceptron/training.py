@@ -1,4 +1,4 @@
-"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron_rule.run_epoch` until
+"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron.rule.run_epoch` until
 the stopping rule holds, with the pocket variant and scikit-learn's stopping options
 (:class:`StoppingRule`)."""
 
@@ -10,11 +10,7 @@ from functools import cache
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from linclass.linear.perceptron_rule import Patterns, run_epoch
-
-# this module is the first release's linclass.perceptron (linclass._moved): its other names
-from linclass.linear.basis_functions import basis_features, poly_features, poly_powers  # noqa: E402,F401
-from linclass.linear.perceptron_rule import predict_index, scores  # noqa: E402,F401
+from linclass.linear.perceptron.rule import Patterns, run_epoch
 
 __all__ = ["PerceptronFit", "StoppingRule", "make_rng", "train"]
 

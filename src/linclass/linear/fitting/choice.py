@@ -5,10 +5,10 @@ K residual columns:
 
 * one evaluation (value and gradient: two products with X and the loss) costs about
   :math:`4pK_w + 30K` flops;
-* one Hessian (:mod:`linclass.linear.curvature`) :math:`p^2m(m+1)/2` (half in float32, which Newton
+* one Hessian (:mod:`linclass.linear.logistic.curvature`) :math:`p^2m(m+1)/2` (half in float32, which Newton
   uses on large X), and its factorisation :math:`(pm)^3/3` once per iteration.
 
-From the Gaussian start (:mod:`linclass.linear.start`), on the benchmarks and the test problems,
+From the Gaussian start (:mod:`linclass.linear.logistic.start`), on the benchmarks and the test problems,
 Newton needs about 4 iterations and L-BFGS (in the metric of a sampled Hessian) about 8 evaluations;
 either ends with the same exact final step.  With those counts Newton wins only when a Hessian costs
 about as little as an evaluation: a handful of features (p up to about 10 for two classes, fewer
@@ -19,7 +19,7 @@ p = 10 is within the noise.
 
 from __future__ import annotations
 
-from linclass.linear.objective_layout import LOW_PRECISION_MIN
+from linclass.linear.logistic.layout import LOW_PRECISION_MIN
 
 __all__ = ["auto_solver"]
 

@@ -22,15 +22,15 @@ without the intercept entry: :math:`\\frac1N(\\tfrac14\\tilde X^TW\\tilde X + \\
 :math:`\\tfrac12(I - \\tfrac1K\\mathbf{1}\\mathbf{1}^T)\\otimes\\tilde X^T\\tilde X`, which becomes
 :math:`\\tfrac12 I_{K-1}\\otimes\\tilde X^TW\\tilde X` in the basis :math:`P`, for softmax.
 
-:class:`linclass.linear.objective.LinearObjective` (X in memory) and
-:class:`linclass.sources.chunks.ChunkedObjective` (X in chunks: Dask, files) add the data passes.
+:class:`linclass.linear.logistic.objective.LinearObjective` (X in memory) and
+:class:`linclass.linear.logistic.chunked.ChunkedObjective` (X in chunks: Dask, files) add the data passes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear import losses
+from linclass.linear.logistic import losses
 
 __all__ = ["DENSE_BOUND_MAX", "LOW_PRECISION_MIN", "ObjectiveLayout", "contrast_basis"]
 
@@ -56,8 +56,8 @@ class ObjectiveLayout:
     """Everything about the objective that does not touch X row by row: the coefficient layout, the
     centring offset, the weight totals, the penalty, the Hessian bound and the null start.
 
-    :class:`~linclass.linear.objective.LinearObjective` (X in memory) and
-    :class:`~linclass.sources.chunks.ChunkedObjective` (X in chunks: Dask, files) add the data passes.
+    :class:`~linclass.linear.logistic.objective.LinearObjective` (X in memory) and
+    :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (X in chunks: Dask, files) add the data passes.
 
     Parameters
     ----------

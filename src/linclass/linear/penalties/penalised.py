@@ -4,21 +4,21 @@
 
     F(W, b) = \\sum_i w_i\\,\\ell(s_i, y_i) + r(W), \\qquad s_i = W x_i + b,
 
-with the pointwise losses of :mod:`linclass.linear.losses` and a penalty :math:`r` of
-:mod:`linclass.linear.penalties` on the coefficients only (scikit-learn's scale: the penalty is added
+with the pointwise losses of :mod:`linclass.linear.logistic.losses` and a penalty :math:`r` of
+:mod:`linclass.linear.penalties.elastic_net` on the coefficients only (scikit-learn's scale: the penalty is added
 to the *sum* of the weighted losses).
 
 Layout
     Two classes: one row of coefficients (the log-odds of class 1), ``W`` of shape (1, d), ``b`` of
     shape (1,).  K > 2 classes: one row per class, ``W`` of shape (K, d), as glmnet and scikit-learn
-    parametrise a penalised softmax.  (The unpenalised objective of :mod:`linclass.linear.objective`
+    parametrise a penalised softmax.  (The unpenalised objective of :mod:`linclass.linear.logistic.objective`
     uses K - 1 contrasts instead; with an L2 penalty both have the same optimum, since the penalty
     alone fixes the free shift of the K rows, but an L1 penalty is not invariant under the change of
     basis, so penalised fits use the full layout.)
 
 Centring
     Internally the intercept belongs to the shifted design :math:`\\tilde X = X - \\mathbf 1c^T` of
-    :class:`~linclass.linear.design.Design` (dense X with an intercept; :math:`c = 0` otherwise):
+    :class:`~linclass.linear.logistic.design.Design` (dense X with an intercept; :math:`c = 0` otherwise):
     :math:`s = \\tilde XW^T + \\tilde b`, reported as :math:`b = \\tilde b - Wc`.
 
 Gradients
@@ -49,8 +49,8 @@ import numpy as np
 from scipy.special import xlogy
 
 from linclass.linear import compiled
-from linclass.linear.design import Design
-from linclass.linear.penalties import ElasticNet
+from linclass.linear.logistic.design import Design
+from linclass.linear.penalties.elastic_net import ElasticNet
 
 __all__ = ["PenalisedObjective"]
 
@@ -66,7 +66,7 @@ class PenalisedObjective:
         Class index of each row in ``range(n_classes)``.
     n_classes : int
     sample_weight : ndarray of shape (n_samples,) or None
-    penalty : :class:`~linclass.linear.penalties.ElasticNet`
+    penalty : :class:`~linclass.linear.penalties.elastic_net.ElasticNet`
     fit_intercept : bool
     """
 
@@ -231,7 +231,7 @@ class PenalisedObjective:
 
     def c_at_null(self) -> float:
         """The largest C at which every coefficient of this penalty is zero
-        (:meth:`~linclass.linear.penalties.ElasticNet.c_at_null` at :meth:`null_start`)."""
+        (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null` at :meth:`null_start`)."""
         W, b = self.null_start()
         _, G, _ = self.gradient(W, b)
         return self.penalty.c_at_null(G)

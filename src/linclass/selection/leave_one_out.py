@@ -1,7 +1,7 @@
 """Leave-one-out class scores of the Gaussian models in closed form: for every training row, the
 scores of the model fitted without it, from rank-one downdates of the class statistics
-(:mod:`linclass.core.downdate`) and the Sherman-Morrison / determinant-lemma forms of
-:mod:`linclass.core.rank_one`, never n refits.
+(:mod:`linclass.selection.downdate`) and the Sherman-Morrison / determinant-lemma forms of
+:mod:`linclass.selection.rank_one`, never n refits.
 
 Without row :math:`i` (class :math:`k`, weight :math:`w_i`, :math:`r_i = x_i - \\mu_k`) the scatter
 that row belongs to (:math:`S_k` per class, :math:`S_W` pooled) loses :math:`c_i r_ir_i^T`,
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core import rank_one
+from linclass.selection import rank_one
 from linclass.core.class_stats import ClassStats
-from linclass.core.downdate import RowDowndates, fourth_without, row_downdates, total_variance_without
+from linclass.selection.downdate import RowDowndates, fourth_without, row_downdates, total_variance_without
 from linclass.generative import gaussian_scores
 from linclass.generative.gaussian import GaussianModel
 

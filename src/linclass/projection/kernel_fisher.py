@@ -51,9 +51,9 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import blas
 
-from linclass.generative import fisher
+from linclass.projection import fisher
 from linclass.core.progress import progress
-from linclass.generative.kernels import Kernel, row_blocks
+from linclass.projection.kernels import Kernel, row_blocks
 from linclass.core.class_stats import ClassStats
 
 __all__ = [

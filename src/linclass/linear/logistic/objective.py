@@ -8,12 +8,12 @@ The objective is the penalised negative log-likelihood per unit of sample weight
     f(\\theta) = \\frac{1}{N}\\Big(\\sum_i w_i\\,\\ell(s_i, y_i) + \\frac{\\lambda}{2}\\lVert W\\rVert_F^2\\Big),
     \\qquad N = \\sum_i w_i, \\quad \\lambda = 1/C,
 
-with the pointwise losses of :mod:`linclass.linear.losses`; the intercept is never penalised.  Dividing by N
+with the pointwise losses of :mod:`linclass.linear.logistic.losses`; the intercept is never penalised.  Dividing by N
 does not move the optimum; it makes ``tol`` independent of the data size.  (The penalty is on the sum
 of the losses, as in scikit-learn, so the same C gives the same model.)
 
 The coefficient layout (``theta`` of shape (p, m), softmax in the sum-to-zero basis P), the centring
-at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.linear.objective_layout`;
+at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.linear.logistic.layout`;
 the centred Gram matrix comes from :class:`~linclass.core.class_stats.ClassStats` (one pass, exact
 even for large offsets).
 
@@ -27,7 +27,7 @@ blocks are densified one cache-sized block at a time.
 
 Every evaluation is one pass over X in blocks of rows that stay in cache: per block the scores, the
 losses, the residuals and their product with the block (the gradient), and, when asked, the block's
-share of the Hessian (:mod:`linclass.linear.curvature`).  No n x d work array is ever formed, and the
+share of the Hessian (:mod:`linclass.linear.logistic.curvature`).  No n x d work array is ever formed, and the
 last evaluation is kept, so that a Hessian, a value or a separation count asked for at the point just
 evaluated costs no second pass over the scores.
 
@@ -51,10 +51,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.class_stats import ClassStats
-from linclass.linear import losses
-from linclass.linear.curvature import CurvatureSum, curvature_weights
-from linclass.linear.objective_layout import LOW_PRECISION_MIN, ObjectiveLayout
-from linclass.linear.separation import suspicious_rows
+from linclass.linear.logistic import losses
+from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
+from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
+from linclass.linear.logistic.separation import suspicious_rows
 
 __all__ = ["LinearObjective"]
 
@@ -107,7 +107,7 @@ class LinearObjective(ObjectiveLayout):
     def fit_stats(self) -> ClassStats:
         """Class statistics of the rows under the objective's weights (kind 'tied'; one pass, exact
         for large offsets): the Gram matrix of the Hessian bound and the Gaussian start
-        (:mod:`linclass.linear.start`) both come from them.  Dense X only."""
+        (:mod:`linclass.linear.logistic.start`) both come from them.  Dense X only."""
         if self._stats is None:
             self._stats = ClassStats.from_batch(self.X, self.y, np.arange(self.n_classes), self.w,
                                                 kind="tied")
@@ -122,7 +122,7 @@ class LinearObjective(ObjectiveLayout):
         return np.unique(np.linspace(0, n - 1, m).round().astype(np.intp))
 
     def start_stats(self) -> ClassStats:
-        """Class statistics for the Gaussian start (:mod:`linclass.linear.start`): :attr:`fit_stats`
+        """Class statistics for the Gaussian start (:mod:`linclass.linear.logistic.start`): :attr:`fit_stats`
         when formed already, else those of a strided sample of ``max(20000, 200 p)`` rows (the
         start's error is then of the order of the model's own distance to the logistic optimum, at
         a fraction of the cost of X's Gram matrix)."""
@@ -341,5 +341,5 @@ class LinearObjective(ObjectiveLayout):
     def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
         """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
         order of (p, m): the Hessian's data term before the penalty and the 1/N
-        (:mod:`linclass.linear.curvature`)."""
+        (:mod:`linclass.linear.logistic.curvature`)."""
         return self._evaluate(theta, True, low)[3].copy()

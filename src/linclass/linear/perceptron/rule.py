@@ -1,5 +1,5 @@
 """The perceptron learning rule (Rosenblatt 1958; Bishop 2006 sec. 4.1.7); its basis expansions are
-:mod:`linclass.linear.basis_functions`.
+:mod:`linclass.linear.perceptron.basis_functions`.
 
 The model is a generalized linear model with a step activation (Bishop 2006 eq. 4.52),
 

@@ -2,7 +2,7 @@
 from the last, with sequential strong rules.
 
 The path starts where every coefficient vanishes, :math:`C_0 = \\rho / \\max_j|G_j(0)|`
-(:meth:`~linclass.linear.penalties.ElasticNet.c_at_null`; for ridge, :math:`\\rho = 10^{-3}` stands in
+(:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null`; for ridge, :math:`\\rho = 10^{-3}` stands in
 as in glmnet), and runs up to :math:`C_0 / \\epsilon` on a log scale, :math:`\\epsilon = 10^{-4}` when
 there are more samples than features and :math:`10^{-2}` otherwise (glmnet's ``lambda.min.ratio``):
 in glmnet's terms, :math:`\\lambda` from :math:`\\lambda_{\\max}` down to :math:`\\epsilon\\lambda_{\\max}`
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from linclass.linear.penalties import ElasticNet
+from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers.coordinate_descent import PenalisedResult, coordinate_descent
 
 __all__ = ["c_grid", "default_ratio", "path_steps"]
@@ -58,7 +58,7 @@ def _strong_set(G: np.ndarray, l1_new: float, l1_old: float):
 
 def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: float = 1e-6,
                max_iter: int = 100, **solver) -> Iterator[tuple[float, PenalisedResult]]:
-    """Fit ``obj`` (a :class:`~linclass.linear.penalised.PenalisedObjective`; its own penalty is
+    """Fit ``obj`` (a :class:`~linclass.linear.penalties.penalised.PenalisedObjective`; its own penalty is
     replaced) at each C of ``Cs`` in increasing order, warm-started and screened; yields
     ``(C, result)`` one step at a time (a cross-validation scores each step and keeps nothing).
 

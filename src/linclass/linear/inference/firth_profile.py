@@ -11,7 +11,7 @@ coefficient held far out, the others can balance the rows near the boundary in s
 local maximum, and which one is highest changes along the profile.  A Newton fit warm-started from
 the previous point follows one of them and overstates :math:`D_j`, so the interval comes out too
 narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local maximum
-(:func:`linclass.linear.firth_likelihood.maximise`, all starts at once) from
+(:func:`linclass.linear.penalties.firth_likelihood.maximise`, all starts at once) from
 
 * :math:`\\hat\\theta`, and the local maxima kept at the nearest point computed on either side and at
   the nearest checked one (continued to :math:`t` as they stand, and scaled along the ray through
@@ -21,7 +21,7 @@ narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local m
   around :math:`\\hat\\theta` that grows with :math:`|t - \\hat\\theta_j|`.  A checked point that finds
   a higher maximum than was known there makes every unchecked point be computed again.  With
   ``n_starts=0`` (data without separation, see
-  :func:`linclass.linear.firth_inference.n_starts`) there is nothing to check with, and the
+  :func:`linclass.linear.inference.firth.n_starts`) there is nothing to check with, and the
   profile is the continued maximum, as logistf computes it.
 
 :meth:`Profile.bound` scans outwards in doubling steps of the standard error to a point with
@@ -38,7 +38,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import qmc
 
-from linclass.linear.firth_likelihood import maximise
+from linclass.linear.penalties.firth_likelihood import maximise
 
 __all__ = ["Profile"]
 

@@ -2,7 +2,7 @@
 
 With :math:`\\tilde x_i = [x_i - m, 1]` (p entries; without the 1 when there is no intercept) and the
 per-row curvature :math:`C_i = w_i M_i` of shape (m, m) (:func:`curvature_weights`), the Hessian's data
-term is (:mod:`linclass.linear.objective`)
+term is (:mod:`linclass.linear.logistic.objective`)
 
 .. math::  \\sum_i C_i \\otimes \\tilde x_i\\tilde x_i^T, \\qquad
            \\text{block } (a, b) = \\tilde X^T\\mathrm{diag}(C_{\\cdot ab})\\tilde X .

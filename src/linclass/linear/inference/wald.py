@@ -26,7 +26,7 @@ frequentist inference, and the summary says so.
 :func:`logistic_inference` computes, once at the end of a fit, everything the table needs besides the
 coefficients: the log-likelihood, the null log-likelihood, :math:`J H^{-1} J^T` and the caveats, in a
 :class:`LogisticInference` record; :meth:`LogisticInference.summary` turns it into the table, a
-:class:`~linclass.linear.summary.Summary` (built by :func:`~linclass.linear.summary.summarize`).
+:class:`~linclass.linear.inference.summary.Summary` (built by :func:`~linclass.linear.inference.summary.summarize`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 
 from linclass.exceptions import SingularCovarianceWarning
 from linclass.linear.solvers import SymmetricSolver
-from linclass.linear.summary import Summary, summarize
+from linclass.linear.inference.summary import Summary, summarize
 
 __all__ = [
     "MAX_PARAMS",
@@ -135,7 +135,7 @@ def reporting_map(layout) -> np.ndarray:
     """Matrix J with (reported parameters) = J @ theta.ravel(): per equation the intercept (when
     fitted) and the coefficients; softmax equations are contrasts against class 0.
 
-    ``layout`` is the fit's :class:`~linclass.linear.objective_layout.ObjectiveLayout`.  Returns an
+    ``layout`` is the fit's :class:`~linclass.linear.logistic.layout.ObjectiveLayout`.  Returns an
     array of shape (n_reported, n_params).
     """
     columns = []
@@ -182,7 +182,7 @@ def logistic_inference(objective, result, *, separation: str | None = None,
     result : SolverResult
         Its outcome.
     separation : {'complete', 'quasi', 'suspected'} or None
-        What :func:`linclass.linear.separation.check_separation` found (unpenalised fits).
+        What :func:`linclass.linear.logistic.separation.check_separation` found (unpenalised fits).
     max_params : int or None
         None: :data:`MAX_PARAMS`.
     hessian : ndarray of shape (n_params, n_params) or None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.inference import LogisticInference
+from linclass.linear.inference.wald import LogisticInference
 
 __all__ = ["augment", "split", "reported_inference"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from linclass.linear.summary import CONSTANT, fit_clock, header_lines
+from linclass.linear.inference.summary import CONSTANT, fit_clock, header_lines
 
 __all__ = ["PenalisedSummary", "is_penalised_state", "penalised_state", "penalised_summary"]
 

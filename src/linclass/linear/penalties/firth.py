@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear import losses
-from linclass.linear.objective import LinearObjective
+from linclass.linear.logistic import losses
+from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.solvers import newton
 
 __all__ = ["FirthObjective", "Fixed", "constrained_fit"]

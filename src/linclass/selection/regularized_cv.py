@@ -3,16 +3,16 @@ cross-validation, from class statistics.
 
 Two schemes, both exact (equal to refitting the model for every left-out part):
 
-* closed-form leave-one-out (:func:`linclass.generative.regularized_loo.loo_scores`): per pooling,
+* closed-form leave-one-out (:func:`linclass.selection.regularized_loo.loo_scores`): per pooling,
   one product of the rows with the classes' eigenbases; every shrinkage then costs a few narrow
   products;
 * K-fold: every fold's training statistics are the full statistics minus the fold's
-  (:func:`linclass.core.downdate.without`), all from one pass over X; per fold and pooling, the
+  (:func:`linclass.selection.downdate.without`), all from one pass over X; per fold and pooling, the
   held-out rows are scored in the eigenbases of :math:`A_j(\\lambda)`, where every shrinkage is a
   diagonal: :math:`\\Sigma_j^{-1} = U_j\\,\\mathrm{diag}(D_j/((1-\\gamma)\\nu_j +
   \\gamma\\,\\mathrm{tr}A_j/d))\\,U_j^T`.
 
-The criterion is one of :mod:`linclass.core.scoring`, a weighted mean over rows.
+The criterion is one of :mod:`linclass.selection.scoring`, a weighted mean over rows.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from linclass.core import scoring as scoring_
+from linclass.selection import scoring as scoring_
 from linclass.core.class_stats import ClassStats
-from linclass.core.downdate import without
+from linclass.selection.downdate import without
 from linclass.core.priors import class_log_priors
-from linclass.generative.regularized_loo import loo_scores
+from linclass.selection.regularized_loo import loo_scores
 
 __all__ = ["grid", "grid_scores"]
 
@@ -59,7 +59,7 @@ def grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, 
         None: closed-form leave-one-out; an int: that many stratified folds (in row order, as
         scikit-learn's ``StratifiedKFold`` without shuffling); a scikit-learn splitter (its
         ``split(X, y)``) or the splits themselves.
-    scoring : one of :data:`linclass.core.scoring.SCORINGS`
+    scoring : one of :data:`linclass.selection.scoring.SCORINGS`
     priors : ndarray or None (None: learned on each training part)
     """
     if cv is None:

@@ -8,7 +8,7 @@
   parameter with :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\theta: \\beta_j = b}\\ell^*(\\theta)] \\le
   \\chi^2_{1, 1-\\alpha}`, the other parameters refitted at each :math:`b` (the penalty keeps the
   full information matrix, as logistf's profile does).  The refit is a global maximisation: under
-  separation it has several local maxima, and :mod:`linclass.linear.firth_profile` searches from
+  separation it has several local maxima, and :mod:`linclass.linear.inference.firth_profile` searches from
   many starts (a single warm-started fit gave intervals too narrow).
 * Penalised likelihood-ratio tests: :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\beta_j = 0}\\ell^*]
   \\sim \\chi^2_1` for each parameter, and against the intercept-only model (its slopes held at 0,
@@ -25,9 +25,9 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import chi2
 
-from linclass.linear.firth import FirthObjective, constrained_fit
-from linclass.linear.firth_likelihood import EXACT_MAX, PenalisedLikelihood
-from linclass.linear.firth_profile import Profile
+from linclass.linear.penalties.firth import FirthObjective, constrained_fit
+from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
+from linclass.linear.inference.firth_profile import Profile
 
 __all__ = ["PROFILE_ALPHA", "firth_notes", "firth_state", "firth_summary"]
 
@@ -93,7 +93,7 @@ def n_starts(n_params: int, separation: str | None) -> int:
 
     Only under separation has the profile been seen to have several local maxima (on data without
     it, these starts never found a higher one); none above
-    :data:`~linclass.linear.firth_likelihood.EXACT_MAX` parameters, where Fisher scoring alone is
+    :data:`~linclass.linear.penalties.firth_likelihood.EXACT_MAX` parameters, where Fisher scoring alone is
     slow.  Otherwise 32, fewer from 9 parameters on (each start costs :math:`O(np^3)` an
     iteration).
     """

@@ -19,7 +19,7 @@ with Friedman's :math:`A_j = (1-\\lambda)S_j + \\lambda S_W`, :math:`D_j = (1-\\
     \\qquad \\rho_{ij} = \\frac{\\gamma}{1-\\gamma}\\,\\frac{\\mathrm{tr}A_j - \\beta_{ij}\\lVert r_i\\rVert^2}{d}.
 
 In :math:`A_j`'s eigenbasis (:math:`\\nu_{jl}`) the Sherman-Morrison and determinant-lemma forms
-(:mod:`linclass.core.rank_one`) need :math:`\\sum_l P_l/(\\nu_{jl} + \\rho_{ij})` and
+(:mod:`linclass.selection.rank_one`) need :math:`\\sum_l P_l/(\\nu_{jl} + \\rho_{ij})` and
 :math:`\\sum_l \\ln(\\nu_{jl} + \\rho_{ij})` for each row, where :math:`\\rho_{ij} = \\bar\\rho_j -
 \\delta_{ij}` differs from the full data's :math:`\\bar\\rho_j` by
 :math:`\\delta_{ij} = \\frac{\\gamma\\beta_{ij}\\lVert r_i\\rVert^2}{(1-\\gamma)d} \\ge 0`.  Expanding in
@@ -44,8 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.core.class_stats import ClassStats
-from linclass.core.downdate import row_downdates
-from linclass.generative.leave_one_out import loo_log_priors
+from linclass.selection.downdate import row_downdates
+from linclass.selection.leave_one_out import loo_log_priors
 from linclass.generative.regularized import pooled_parts
 
 __all__ = ["loo_scores"]
@@ -69,9 +69,9 @@ def loo_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, p
     pooling : float in [0, 1]
     shrinkages : sequence of float in [0, 1]
     priors : ndarray of shape (n_classes,) or None
-        None: re-learned without the row (see :mod:`linclass.generative.leave_one_out`).
+        None: re-learned without the row (see :mod:`linclass.selection.leave_one_out`).
     rows : RowDowndates, default=None
-        :func:`linclass.core.downdate.row_downdates` of these rows, when the caller has them.
+        :func:`linclass.selection.downdate.row_downdates` of these rows, when the caller has them.
 
     Returns
     -------

@@ -15,7 +15,7 @@ A table with profile intervals (Firth's ``summary(ci='profile')``) has likelihoo
 place of Wald's: its columns are ``chi2`` (the LR statistic) and ``P>chi2``, and ``conf_int()`` is
 the profile interval the table prints.
 
-The formulas are in :mod:`linclass.linear.inference`.
+The formulas are in :mod:`linclass.linear.inference.wald`.
 """
 
 from __future__ import annotations

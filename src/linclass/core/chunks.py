@@ -1,0 +1,144 @@
+"""The chunk protocol every chunked fit reads through: a :class:`ChunkSource` hands out
+:class:`Chunk` pieces of (X, y, w) and folds ``fn(chunk)`` over them; :func:`class_stats` is the one
+pass that the models of class statistics need (and logistic regression's first pass).
+
+The spine is the in-memory one with its data pass split in two: a function of one chunk that returns a
+small summary, and a reduction that adds the summaries.  Nothing of size n ever reaches the driver.
+
+    source (chunks of X, y, w) --map--> chunk summary --reduce--> the in-memory spine's next step
+
+=====================  ===============================================  =============================
+model                  chunk summary                                    reduced by
+=====================  ===============================================  =============================
+labels                 the distinct labels of the chunk                 sorted union
+Gaussian, NB, Fisher   :class:`~linclass.core.class_stats.ClassStats`   ``ClassStats.merge`` (exact)
+logistic / softmax     loss, gradient (p x m) and, for Newton, the      sums (``LinearObjective.
+                       curvature (pm x pm) at the current theta         partial_sums``,
+                                                                        :mod:`linclass.linear.logistic.chunked`)
+=====================  ===============================================  =============================
+
+Each chunk is validated where it is read (:func:`linclass.core.chunk_validation.validate_chunk`:
+shape, numeric dtype, NaN / infinity, label types, weights), with the error naming the chunk and its
+row.  The sources themselves (Dask collections, CSV / Parquet files) are in :mod:`linclass.sources`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any, Protocol
+
+import numpy as np
+
+from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
+from linclass.core.class_stats import ClassStats
+from linclass.core.validation import check_label_type, encode_labels
+
+__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "encode_chunk_labels"]
+
+
+class ChunkSource(Protocol):
+    """Where the rows of a chunked fit come from (a Dask collection, a file read in blocks, ...).
+
+    Attributes
+    ----------
+    n_features : int
+    feature_names : ndarray of str or None
+        The column names (``feature_names_in_`` of the fitted estimator), when the source has them.
+    """
+
+    n_features: int
+    feature_names: Any
+
+    def map_reduce(self, fn, combine, *args):
+        """``combine`` (a function of two results) over ``fn(chunk, *args)`` for every
+        :class:`Chunk`, skipping ``None``; None when no chunk gave a result."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of the data as read from its source (not yet validated).
+
+    Attributes
+    ----------
+    X : array-like of shape (rows, n_features) (ndarray or pandas DataFrame)
+    y : array-like of shape (rows,) or None
+    sample_weight : array-like of shape (rows,), scalar or None
+    index : int
+        Position of the chunk in the source.
+    start : int or None
+        Row number (in the whole data) of the chunk's first row, when known.
+    """
+
+    X: object
+    y: object = None
+    sample_weight: object = None
+    index: int = 0
+    start: int | None = None
+
+    def where(self) -> str:
+        return f"chunk {self.index}" + (f" (rows from {self.start})" if self.start is not None else "")
+
+
+def combine_all(combine, parts):
+    """Fold ``parts`` with ``combine``, skipping ``None``; None when nothing is left."""
+    parts = [p for p in parts if p is not None]
+    return reduce(combine, parts) if parts else None
+
+
+# ---------------------------------------------------------------------------------- labels
+def encode_chunk_labels(y: np.ndarray, classes: np.ndarray, where: str) -> np.ndarray:
+    if (y.dtype.kind in "iu" and classes.dtype.kind in "iu" and classes.size and y.size
+            and int(classes[-1]) - int(classes[0]) == classes.size - 1):  # consecutive integers
+        idx = y.astype(np.intp) - int(classes[0])
+        if idx.min() >= 0 and idx.max() < classes.size:
+            return idx
+    idx = np.searchsorted(classes, y)
+    inside = (idx < classes.size) & (classes[np.minimum(idx, classes.size - 1)] == y)
+    if not np.all(inside):
+        unknown = np.unique(y[~inside])
+        raise ValueError(f"{where}: y contains label(s) {unknown[:5].tolist()} that are not in "
+                         f"classes={classes.tolist()}.")
+    return idx.astype(np.intp, copy=False)
+
+
+# ---------------------------------------------------------------------------------- statistics
+def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
+    X, y, w = validate_chunk(chunk, n_features)
+    if X.shape[0] == 0:
+        return None
+    if classes is None:  # the chunk's own labels; the merge takes the union
+        own, yi = encode_labels(y)
+    else:
+        own, yi = classes, encode_chunk_labels(y, classes, chunk.where())
+    return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments)
+
+
+def _merge(a: ClassStats, b: ClassStats) -> ClassStats:
+    check_label_type(b.classes, a.classes, seen_in="other chunks")
+    return a.merge(b)
+
+
+def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments: bool = False,
+                prepare=None) -> ClassStats:
+    """Merged :class:`~linclass.core.class_stats.ClassStats` of the whole source, in one pass.
+
+    ``classes``: every label there may be (labels outside are an error), or None for the labels
+    found (each chunk's own, united by the merge; a chunk may miss any of them).  ``prepare`` is the
+    model's per-chunk input step (``StatsClassifier._prepare``: the checks and transforms of discrete
+    naive Bayes); it must act row by row.
+    """
+    stats = source.map_reduce(_chunk_stats, _merge, source.n_features, classes, kind, moments,
+                              prepare if prepare is not None else _identity)
+    if stats is None:
+        raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
+                         "minimum of 1 is required.")
+    if classes is None:
+        validate_chunk_labels(stats.classes)
+    if not np.any(stats.counts > 0):
+        raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
+    return stats
+
+
+def _identity(X):
+    return X

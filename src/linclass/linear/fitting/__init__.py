@@ -1,0 +1,1 @@
+"""Fitting a logistic model: which solver runs (choice) and penalty paths (path)."""

@@ -1,0 +1,4 @@
+"""Statistical inference after a logistic fit: the Wald quantities (wald: covariance, standard
+errors, likelihood-ratio test against the null model), Firth's profile penalised-likelihood
+intervals and tests (firth, firth_profile), and the tables a user reads (summary; the honest summary
+of a penalised selection: penalised_summary)."""

@@ -1,0 +1,5 @@
+"""The logistic / softmax objective over a design: per-score losses (losses), the objective over the
+coefficients on dense or sparse X (objective, with its parameter layout: layout; its Hessian's data
+term: curvature), on X in column storage (design) and on X in chunks (chunked), class weights
+(class_weights), where a fit starts (start: the shared-covariance Gaussian model) and whether the
+maximum-likelihood estimate exists (separation)."""
