@@ -21,30 +21,9 @@ Public names only.  The package is arranged by role, in the order data flows thr
 first release) still import: :mod:`linclass.compat` says why and which.
 """
 
-from linclass import compat
+from linclass import compat, estimators
 from linclass.core.class_stats import ClassStats
-from linclass.estimators import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    FisherDiscriminantAnalysis,
-    GaussianDiscriminantAnalysis,
-    GaussianNB,
-    KClassDiscriminant,
-    KernelFisherDiscriminantAnalysis,
-    LinearDiscriminantAnalysis,
-    LogisticRegression,
-    LogisticRegressionCV,
-    MultinomialNB,
-    OneVsOneClassifier,
-    OneVsRestClassifier,
-    Perceptron,
-    PoissonNB,
-    QuadraticDiscriminantAnalysis,
-    RegularizedDiscriminantAnalysis,
-    RegularizedDiscriminantAnalysisCV,
-    StandardizedClassifier,
-)
+from linclass.estimators import *  # noqa: F403  (the estimator classes: estimators.__all__)
 from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.exceptions import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
@@ -53,32 +32,12 @@ from linclass.io.persistence import ModelFileError, load, save
 __version__ = "0.1.0"
 
 __all__ = [
-    "BernoulliNB",
-    "CategoricalNB",
     "ClassStats",
-    "ComplementNB",
-    "FisherDiscriminantAnalysis",
-    "GaussianDiscriminantAnalysis",
-    "GaussianNB",
     "GridEdgeWarning",
-    "KClassDiscriminant",
-    "KernelFisherDiscriminantAnalysis",
-    "LinearDiscriminantAnalysis",
     "LogisticPath",
-    "LogisticRegression",
-    "LogisticRegressionCV",
     "ModelFileError",
-    "MultinomialNB",
-    "OneVsOneClassifier",
-    "OneVsRestClassifier",
-    "Perceptron",
-    "PoissonNB",
-    "QuadraticDiscriminantAnalysis",
-    "RegularizedDiscriminantAnalysis",
-    "RegularizedDiscriminantAnalysisCV",
     "SeparationWarning",
     "SingularCovarianceWarning",
-    "StandardizedClassifier",
     "load",
     "logistic_path",
     "loo_predict_proba",
@@ -86,6 +45,7 @@ __all__ = [
     "save",
     "__version__",
 ]
+__all__ += estimators.__all__
 
 compat.install()
 __getattr__ = compat.module_getattr
