@@ -33,12 +33,7 @@ class CategoricalNB(_DiscreteNB):
     ----------
     alpha : float >= 0, default=1.0
         Additive smoothing (values below 1e-10 are raised to 1e-10 with a warning).
-    force_alpha : bool, default=True
-        Accepted for scikit-learn compatibility (see ``alpha``).
-    fit_prior : bool, default=True
-        False: uniform class priors.
-    class_prior : array-like of shape (n_classes,), default=None
-        Fixed class priors (divided by their sum, with a warning, when that is not 1).
+    force_alpha, fit_prior, class_prior : as in MultinomialNB
     min_categories : int, array-like of shape (n_features,) or None, default=None
         Least number of categories per feature: :math:`m_j = \\max(\\text{min\\_categories}_j,
         1 + \\max_i x_{ij})`.
@@ -69,12 +64,9 @@ class CategoricalNB(_DiscreteNB):
 
     def __init__(self, *, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
                  class_prior=None, min_categories=None, priors=None):
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, priors=priors)
         self.min_categories = min_categories
-        self.priors = priors
 
     def _fit_source(self, source, *, first: bool = True):
         raise ValueError("CategoricalNB needs the rows in memory (its categories are found as they "

@@ -107,6 +107,14 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
         "priors": ["array-like", None],
     }
 
+    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior=None, priors=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.priors = priors
+
     def _stats_request(self) -> tuple[str, bool]:
         return "mean", False
 
@@ -148,14 +156,6 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
 class _CountNB(_DiscreteNB):
     """Event models for counts: negative values are refused."""
 
-    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior=None, priors=None):
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.priors = priors
-
     def _prepare(self, X):
         # NaN / infinity need no pass of their own: they poison the statistics and scores, which
         # the base class checks (and then names the entry)
@@ -186,19 +186,13 @@ class BernoulliNB(_DiscreteNB):
     Parameters
     ----------
     alpha : float >= 0 or array-like of shape (n_features,), default=1.0
-        Additive smoothing, one value or one per feature (1.0: one success and one failure added per class and feature).  Values below 1e-10 are raised
-        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
-        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
+        Additive smoothing, one value or one per feature (1.0: one success and one failure added
+        per class and feature); values below 1e-10 are raised as in MultinomialNB.
     force_alpha : bool, default=True
         Accepted for scikit-learn compatibility (see ``alpha``).
     binarize : float or None, default=0.0
         Features are 1 where ``x > binarize``; None means X is already 0/1 (checked).
-    fit_prior : bool, default=True
-        False: uniform class priors.
-    class_prior : array-like of shape (n_classes,), default=None
-        Fixed class priors (divided by their sum, with a warning, when that is not 1).
-    priors : array-like of shape (n_classes,), default=None
-        linclass's earlier name for ``class_prior`` (give one of the two).
+    fit_prior, class_prior, priors : as in MultinomialNB
 
     Attributes
     ----------
@@ -218,12 +212,9 @@ class BernoulliNB(_DiscreteNB):
 
     def __init__(self, *, alpha=1.0, force_alpha: bool = True, binarize: float | None = 0.0,
                  fit_prior: bool = True, class_prior=None, priors=None):
-        self.alpha = alpha
-        self.force_alpha = force_alpha
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, priors=priors)
         self.binarize = binarize
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.priors = priors
 
     def _prepare(self, X):
         # thresholding would turn NaN into 0 silently: scan first
@@ -288,18 +279,7 @@ class PoissonNB(_CountNB):
 
     Parameters
     ----------
-    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
-        Additive smoothing, one value or one per feature.  Values below 1e-10 are raised
-        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
-        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
-    force_alpha : bool, default=True
-        Accepted for scikit-learn compatibility (see ``alpha``).
-    fit_prior : bool, default=True
-        False: uniform class priors.
-    class_prior : array-like of shape (n_classes,), default=None
-        Fixed class priors (divided by their sum, with a warning, when that is not 1).
-    priors : array-like of shape (n_classes,), default=None
-        linclass's earlier name for ``class_prior`` (give one of the two).
+    alpha, force_alpha, fit_prior, class_prior, priors : as in MultinomialNB
 
     Attributes
     ----------
@@ -338,18 +318,7 @@ class ComplementNB(_CountNB):
 
     Parameters
     ----------
-    alpha : float >= 0 or array-like of shape (n_features,), default=1.0
-        Additive smoothing, one value or one per feature.  Values below 1e-10 are raised
-        to 1e-10 with a warning whatever ``force_alpha`` says (an exact 0 makes the posterior 0/0
-        for rows holding a feature never seen in a class, where scikit-learn returns NaN).
-    force_alpha : bool, default=True
-        Accepted for scikit-learn compatibility (see ``alpha``).
-    fit_prior : bool, default=True
-        False: uniform class priors.
-    class_prior : array-like of shape (n_classes,), default=None
-        Fixed class priors (divided by their sum, with a warning, when that is not 1).
-    priors : array-like of shape (n_classes,), default=None
-        linclass's earlier name for ``class_prior`` (give one of the two).
+    alpha, force_alpha, fit_prior, class_prior, priors : as in MultinomialNB
     norm : bool, default=False
         Normalise each class's weights (the paper's second normalisation).
 
@@ -369,12 +338,9 @@ class ComplementNB(_CountNB):
 
     def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
                  class_prior=None, norm: bool = False, priors=None):
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, priors=priors)
         self.norm = norm
-        self.priors = priors
 
     def _describe(self, model) -> None:
         super()._describe(model)
