@@ -70,28 +70,14 @@ class OneVsRestClassifier(MulticlassBase):
 
     _strategy = "one-vs-rest"
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit one binary classifier per class.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        data = self._validate(X, y, sample_weight)
+    def _fit_estimators(self, data) -> None:
+        """Fit one binary classifier per class."""
         self._check_weighted_classes(data)
         K = data.classes.size
         targets = [1] if K == 2 else range(K)
         self.estimators_ = [
             self._fit_clone(data.X, (data.y == k).astype(np.intp), data.sample_weight) for k in targets
         ]
-        self.classes_ = data.classes
-        return self
 
     def _scores(self, X) -> np.ndarray:
         S = np.column_stack([binary_score(est, X) for est in self.estimators_])
@@ -153,20 +139,8 @@ class OneVsOneClassifier(MulticlassBase):
 
     _strategy = "one-vs-one"
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit one binary classifier per pair of classes.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        data = self._validate(X, y, sample_weight)
+    def _fit_estimators(self, data) -> None:
+        """Fit one binary classifier per pair of classes."""
         self._check_weighted_classes(data)
         K = data.classes.size
         pairs = np.array([(i, j) for i in range(K) for j in range(i + 1, K)], dtype=np.intp)
@@ -177,8 +151,6 @@ class OneVsOneClassifier(MulticlassBase):
             estimators.append(self._fit_clone(data.X[rows], (data.y[rows] == j).astype(np.intp), w))
         self.estimators_ = estimators
         self.pairs_ = pairs
-        self.classes_ = data.classes
-        return self
 
     def _votes_and_confidence(self, X):
         positive = np.column_stack([est.predict(X) == 1 for est in self.estimators_])
@@ -242,24 +214,10 @@ class KClassDiscriminant(MulticlassBase):
 
     _strategy = "K-class discriminant"
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the estimator on all classes.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        data = self._validate(X, y, sample_weight)
+    def _fit_estimators(self, data) -> None:
+        """Fit the estimator on all classes."""
         self.estimator_ = self._fit_clone(data.X, data.classes[data.y], data.sample_weight)
         self.estimators_ = [self.estimator_]
-        self.classes_ = data.classes
-        return self
 
     def _scores(self, X) -> np.ndarray:
         return class_scores(self.estimator_, X)

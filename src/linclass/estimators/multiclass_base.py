@@ -1,6 +1,6 @@
 """What the multi-class estimators share: the summary record, the scores read from a fitted binary
-estimator, and the base class (validation, sample-weight pass-through, tags, predict from class
-scores).  The schemes themselves are :mod:`linclass.estimators.multiclass`; their mathematics
+estimator, and the base class (validation and fit, sample-weight pass-through, tags, predict
+from class scores).  The schemes themselves are :mod:`linclass.estimators.multiclass`; their mathematics
 :mod:`linclass.strategies.voting`.
 """
 
@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.validation import validate_fit, validate_predict
+from linclass.estimators.wrapped import check_weight_passthrough, fit_clone
 
 __all__ = [
     "MulticlassBase",
@@ -93,12 +94,39 @@ def check_scoring(estimator) -> None:
 
 
 class MulticlassBase(ClassifierMixin, BaseEstimator):
-    """Shared glue: validation, sample-weight pass-through, tags, predict from class scores."""
+    """Shared glue: validation and fit, sample-weight pass-through, tags, predict from class scores."""
 
     _strategy = ""
 
     def __init__(self, estimator):
         self.estimator = estimator
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the scheme's estimators (see the class docstring): clones of ``estimator``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed through to the estimators' ``fit``.
+
+        Returns
+        -------
+        self
+        """
+        check_scoring(self.estimator)
+        data = validate_fit(
+            self, X, y, sample_weight, accept_sparse=get_tags(self.estimator).input_tags.sparse
+        )
+        check_weight_passthrough(self, data.sample_weight)
+        self._fit_estimators(data)
+        self.classes_ = data.classes
+        return self
+
+    def _fit_estimators(self, data) -> None:
+        """Set the fitted estimators' attributes from the validated ``data``."""
+        raise NotImplementedError
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -108,25 +136,8 @@ class MulticlassBase(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
         return tags
 
-    def _validate(self, X, y, sample_weight):
-        """validate_fit, plus the checks the binary sub-problems need."""
-        check_scoring(self.estimator)
-        data = validate_fit(
-            self, X, y, sample_weight, accept_sparse=get_tags(self.estimator).input_tags.sparse
-        )
-        if data.sample_weight is not None:
-            if not has_fit_parameter(self.estimator, "sample_weight"):
-                raise TypeError(
-                    f"{type(self.estimator).__name__}.fit does not accept sample_weight; fit "
-                    f"{type(self).__name__} without sample_weight or use another base estimator."
-                )
-        return data
-
     def _fit_clone(self, X, y, sample_weight):
-        est = clone(self.estimator)
-        if sample_weight is None:
-            return est.fit(X, y)
-        return est.fit(X, y, sample_weight=sample_weight)
+        return fit_clone(self.estimator, X, y, sample_weight)
 
     def _check_weighted_classes(self, data) -> None:
         """Every class needs positive weight: each binary problem needs two classes."""

@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.standardize import standardization, standardize
 from linclass.core.validation import validate_fit, validate_predict
+from linclass.estimators.wrapped import check_weight_passthrough, fit_clone
 
 __all__ = ["StandardizedClassifier"]
 
@@ -24,6 +25,19 @@ def _inner_has(attr: str):
         return hasattr(getattr(self, "estimator_", self.estimator), attr)
 
     return check
+
+
+def _on_z(method: str, doc: str):
+    """The wrapped estimator's ``method`` on the standardised X (when the estimator has it)."""
+
+    def call(self, X):
+        Z = self._z(X)  # checks that the model is fitted first
+        return getattr(self.estimator_, method)(Z)
+
+    call.__name__ = method
+    call.__qualname__ = f"StandardizedClassifier.{method}"
+    call.__doc__ = doc
+    return available_if(_inner_has(method))(call)
 
 
 class StandardizedClassifier(ClassifierMixin, BaseEstimator):
@@ -77,6 +91,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The raw features (their mean and spread are taken here).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Frequency weights, for the mean and spread and for the estimator.
@@ -88,17 +103,10 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         for name in ("estimator_", "mean_", "scale_", "classes_"):
             self.__dict__.pop(name, None)
         data = validate_fit(self, X, y, sample_weight)
-        if data.sample_weight is not None and not has_fit_parameter(self.estimator, "sample_weight"):
-            raise TypeError(f"{type(self.estimator).__name__}.fit does not accept sample_weight; fit "
-                            f"{type(self).__name__} without sample_weight or use another estimator.")
+        check_weight_passthrough(self, data.sample_weight)
         mean, scale = standardization(data.X, data.sample_weight)
         Z = standardize(data.X, mean, scale)
-        estimator = clone(self.estimator)
-        labels = data.classes[data.y]
-        if data.sample_weight is None:
-            estimator.fit(Z, labels)
-        else:
-            estimator.fit(Z, labels, sample_weight=data.sample_weight)
+        estimator = fit_clone(self.estimator, Z, data.classes[data.y], data.sample_weight)
         self.mean_, self.scale_, self.estimator_ = mean, scale, estimator
         self.classes_ = estimator.classes_
         return self
@@ -112,29 +120,12 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         Z = self._z(X)
         return self.estimator_.predict(Z)
 
-    @available_if(_inner_has("predict_proba"))
-    def predict_proba(self, X):
-        """The estimator's class probabilities on the standardised X, shape (n_samples, n_classes)."""
-        Z = self._z(X)
-        return self.estimator_.predict_proba(Z)
-
-    @available_if(_inner_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """The estimator's log posteriors on the standardised X, shape (n_samples, n_classes)."""
-        Z = self._z(X)
-        return self.estimator_.predict_log_proba(Z)
-
-    @available_if(_inner_has("decision_function"))
-    def decision_function(self, X):
-        """The estimator's decision function on the standardised X."""
-        Z = self._z(X)
-        return self.estimator_.decision_function(Z)
-
-    @available_if(_inner_has("transform"))
-    def transform(self, X):
-        """The estimator's projection of the standardised X."""
-        Z = self._z(X)
-        return self.estimator_.transform(Z)
+    predict_proba = _on_z("predict_proba", "The estimator's class probabilities on the standardised X, "
+                          "shape (n_samples, n_classes).")
+    predict_log_proba = _on_z("predict_log_proba", "The estimator's log posteriors on the standardised "
+                              "X, shape (n_samples, n_classes).")
+    decision_function = _on_z("decision_function", "The estimator's decision function on the standardised X.")
+    transform = _on_z("transform", "The estimator's projection of the standardised X.")
 
     @available_if(_inner_has("summary"))
     def summary(self, *args, **kwargs):
