@@ -14,8 +14,8 @@ import numpy as np
 
 from linclass.io.atomic import atomic_write
 
-__all__ = ["FORMATS", "check_path", "class_legend", "colours", "figure_class", "new_axes", "root",
-           "save", "tag"]
+__all__ = ["FORMATS", "begin", "check_path", "class_legend", "colours", "figure_class", "new_axes",
+           "root", "save", "tag"]
 
 #: the file types a figure can be saved as
 FORMATS = (".png", ".svg", ".pdf")
@@ -41,6 +41,13 @@ def check_path(path) -> str | None:
     if os.path.splitext(path)[1].lower() not in FORMATS:
         raise ValueError(f"path must end in one of {', '.join(FORMATS)}; got {path!r}.")
     return path
+
+
+def begin(path) -> str | None:
+    """What every figure function does first: an ImportError when matplotlib is missing
+    (:func:`figure_class`), then ``path`` checked (:func:`check_path`) and returned."""
+    figure_class()
+    return check_path(path)
 
 
 def save(fig, path: str | None) -> None:

@@ -26,8 +26,7 @@ def training_curve(model: Any, *, ax=None, path=None):
     -------
     matplotlib.figure.Figure
     """
-    canvas.figure_class()
-    path = canvas.check_path(path)
+    path = canvas.begin(path)
     if getattr(model, "loss_curve_", None) is not None:
         values = np.asarray(model.loss_curve_, dtype=float)
         steps, xlabel, ylabel = np.arange(values.size), "iteration", "objective (mean log-loss + penalty)"

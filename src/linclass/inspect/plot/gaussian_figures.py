@@ -63,16 +63,17 @@ def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str
     Returns
     -------
     matplotlib.figure.Figure
+        The ellipses have gids ``'ellipse-k-n'`` (class index k, n standard deviations), the class
+        means ``'means'`` and the data (when given) ``'data'``.
 
     Notes
     -----
     The contour :math:`(x-\\mu)^T\\Sigma^{-1}(x-\\mu) = n^2` is the ellipse with semi-axes
     :math:`n\\sqrt{\\lambda_i}` along the eigenvectors of :math:`\\Sigma` (Bishop 2006 sec. 2.3).
     """
-    canvas.figure_class()
+    path = canvas.begin(path)
     from matplotlib.patches import Ellipse
 
-    path = canvas.check_path(path)
     record = _record(model, "gaussian_contours")
     means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
     columns = X if hasattr(X, "columns") else np.empty((0, 2))
@@ -132,10 +133,10 @@ def gaussian_surface(model: Any, *, class_index: int | None = None, path=None):
     ValueError
         When a class drawn has a singular covariance (no density; regularise the model).
     """
+    path = canvas.begin(path)
     Figure = canvas.figure_class()
     from scipy.special import logsumexp
 
-    path = canvas.check_path(path)
     record = _record(model, "gaussian_surface")
     means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
     K = len(means)

@@ -54,8 +54,7 @@ def coefficient_path(result: Any, *, feature_names=None, top: int | None = 10, c
         Each panel's paths are one LineCollection with gid ``'path'`` whose ``features``
         attribute holds the drawn features' indices; the labels are texts with gid ``'label'``.
     """
-    canvas.figure_class()
-    path = canvas.check_path(path)
+    path = canvas.begin(path)
     coefs, Cs = np.asarray(getattr(result, "coefs", None)), np.asarray(getattr(result, "Cs", None))
     if coefs.ndim != 3 or coefs.shape[0] != Cs.size:
         raise ValueError("coefficient_path needs a LogisticPath (linclass.logistic_path's result).")
@@ -209,9 +208,9 @@ def cv_curve(model: Any, *, ax=None, path=None):
     Returns
     -------
     matplotlib.figure.Figure
+        The mean score is a line with gid ``'curve'``, the band around it has gid ``'band'``.
     """
-    canvas.figure_class()
-    path = canvas.check_path(path)
+    path = canvas.begin(path)
     scores = getattr(model, "scores_", None)
     if scores is None:
         raise ValueError("cv_curve needs a fitted LogisticRegressionCV (scores_ is missing).")

@@ -37,8 +37,8 @@ def fisher_figure(X, y, *, ax=None, path=None):
     -------
     matplotlib.figure.Figure
     """
+    path = canvas.begin(path)
     Figure = canvas.figure_class()
-    path = canvas.check_path(path)
     labels = np.unique(np.asarray(y))
     if labels.size != 2:
         raise ValueError(

@@ -46,8 +46,7 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
     ``ambiguous(X) -> bool mask`` (the one-versus-rest and one-versus-one wrappers, Bishop 2006
     fig. 4.2) gets its ambiguous cells hatched grey and their share of the plotted area in the title.
     """
-    canvas.figure_class()
-    path = canvas.check_path(path)
+    path = canvas.begin(path)
     names = axis_names(feature_names, model, X)
     X = as_two_features(X, "decision_regions")
     n_in = getattr(model, "n_features_in_", 2)
