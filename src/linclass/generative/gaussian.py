@@ -104,6 +104,16 @@ def _ridge(cov, reg_param, eps):
     return cov
 
 
+def _common(stats: ClassStats, covariance_type: str, priors, var_smoothing: float):
+    """What every covariance structure starts from: the model's fields (type, means, log priors),
+    the variance :math:`\\epsilon` that ``var_smoothing`` adds, the centre (the grand mean) and the
+    per-feature fallback scale."""
+    log_priors = class_log_priors(stats, priors)
+    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
+    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    return fields, eps, stats.grand_mean(), feature_scale(stats)
+
+
 def estimate(
     stats: ClassStats,
     covariance_type: str = "tied",
@@ -164,11 +174,7 @@ def estimate(
         raise ValueError("shrinkage='auto' standardizes each class by its own rows: it needs "
                          "row_covariances (linclass.core.row_covariance.standardized_ledoit_wolf).")
     d = stats.n_features
-    log_priors = class_log_priors(stats, priors)
-    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
-    center = stats.grand_mean()
-    fallback = feature_scale(stats)
-    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    fields, eps, center, fallback = _common(stats, covariance_type, priors, var_smoothing)
     if covariance_type == "tied":
         fourth = None if stats.fourth is None else float(stats.fourth.sum())
         sigma, alpha = _shrunk(
@@ -207,7 +213,7 @@ def estimate(
     var[~present] = 1.0
     inv_var = 1.0 / var
     M = stats.means - center
-    const = log_priors - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * LOG_2PI
+    const = fields["log_priors"] - 0.5 * np.sum(np.log(var), axis=1) - 0.5 * d * LOG_2PI
     covariance = var[:, 0].copy() if covariance_type == "spherical" else var
     return GaussianModel(
         **fields, covariance=covariance, center=center, inv_var=inv_var,
@@ -229,19 +235,13 @@ def full_model(stats: ClassStats, sigmas: np.ndarray, *, priors: np.ndarray | No
     shrinkage : float, ndarray or None
         Recorded in the model (``GaussianModel.shrinkage``).
     """
-    fields = dict(covariance_type="full", means=stats.means,
-                  log_priors=class_log_priors(stats, priors))
-    return full_form(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol,
-                 stats.grand_mean(), feature_scale(stats))
+    fields, _, center, fallback = _common(stats, "full", priors, 0.0)
+    return full_form(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol, center, fallback)
 
 
 def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, tol) -> GaussianModel:
     """:func:`estimate` with the per-class covariances of ``rows`` in place of :math:`S_k/n_k`."""
-    log_priors = class_log_priors(stats, priors)
-    eps = var_smoothing * float(np.max(stats.total_variance())) if var_smoothing else 0.0
-    center = stats.grand_mean()
-    fallback = feature_scale(stats)
-    fields = dict(covariance_type=covariance_type, means=stats.means, log_priors=log_priors)
+    fields, eps, center, fallback = _common(stats, covariance_type, priors, var_smoothing)
     if covariance_type == "tied":
         share = stats.counts / stats.total
         sigma = np.einsum("k,kde->de", share, rows.covariances)
