@@ -15,8 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.projection import fisher
 from linclass.sources.dask import lazy_on_dask
-from linclass.core.finiteness import explain_non_finite
-from linclass.core.validation import validate_predict
+from linclass.estimators.projected import checked_projection
 from linclass.estimators.stats_classifier import StatsClassifier
 
 __all__ = ["FisherDiscriminantAnalysis"]
@@ -147,9 +146,4 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self)
-        X = validate_predict(self, X, check_finite=False)
-        with np.errstate(invalid="ignore", over="ignore"):
-            Z = fisher.project(self.model_, X)
-        explain_non_finite(self, X, Z)
-        return Z
+        return checked_projection(self, X, lambda X: fisher.project(self.model_, X), check_finite=False)

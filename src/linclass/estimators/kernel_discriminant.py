@@ -13,16 +13,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from linclass.generative import gaussian, gaussian_scores
 from linclass.projection import fisher
 from linclass.projection import kernel_fisher
-from linclass.core.finiteness import check_magnitude, explain_non_finite
-from linclass.core.validation import validate_fit, validate_predict, validate_priors
+from linclass.core.finiteness import check_magnitude
+from linclass.core.validation import validate_fit, validate_priors
 from linclass.projection.kernels import NAMES, make_kernel, select_landmarks
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
+from linclass.estimators.projected import checked_projection
 
 __all__ = ["KernelFisherDiscriminantAnalysis"]
 
@@ -238,12 +238,10 @@ class KernelFisherDiscriminantAnalysis(
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self)
-        X = validate_predict(self, X)
-        with np.errstate(over="ignore", invalid="ignore"):
-            Z = kernel_fisher.project(self.model_, X, precomputed=self.kernel == "precomputed")
-        explain_non_finite(self, X, Z)
-        return Z
+        precomputed = self.kernel == "precomputed"
+        return checked_projection(
+            self, X, lambda X: kernel_fisher.project(self.model_, X, precomputed=precomputed)
+        )
 
     def _scores(self, X):
         Z = self.transform(X)

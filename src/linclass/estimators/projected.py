@@ -1,0 +1,27 @@
+"""The ``transform`` of the Fisher projections (:mod:`linclass.estimators.fisher_discriminant`,
+:mod:`linclass.estimators.kernel_discriminant`): validate X, project, and explain a result that is
+not finite.  No mathematics lives here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.core.finiteness import explain_non_finite
+from linclass.core.validation import validate_predict
+
+__all__ = ["checked_projection"]
+
+
+def checked_projection(estimator, X, project, *, check_finite: bool = True) -> np.ndarray:
+    """``project(X)`` for the fitted ``estimator``, X validated against the fit first; a result
+    that is not finite (overflow, or non-finite values of X let through with
+    ``check_finite=False``) raises the error that names its cause
+    (:func:`linclass.core.finiteness.explain_non_finite`)."""
+    check_is_fitted(estimator)
+    X = validate_predict(estimator, X, check_finite=check_finite)
+    with np.errstate(invalid="ignore", over="ignore"):
+        Z = project(X)
+    explain_non_finite(estimator, X, Z)
+    return Z
