@@ -263,7 +263,7 @@ class _Synthetic:
 def test_bound_search_handles_dips_flat_profiles_and_far_ends(curve, lower, upper):
     from scipy.stats import chi2
 
-    from linclass.linear.inference.firth_profile import Profile
+    from linclass.linear.penalties.firth_profile import Profile
 
     profile = Profile(_Synthetic(), np.zeros(2), 0, np.ones(2), n_starts=4)
     profile.deviance = lambda t, explore=False, refresh=False: float(curve(float(t)))

@@ -228,8 +228,9 @@ def test_summary_of_penalised_fit_says_so():
 def test_inference_record_round_trips_through_its_stored_form():
     X, y = spector()
     model = LogisticRegression(C=2.0).fit(X, y)
-    state = model._inference
-    assert isinstance(state, dict)  # the form model files of format version 1 hold
+    assert isinstance(model._inference, LogisticInference)  # the typed record of a smooth fit
+    state = model._inference.as_state()  # the dict older model files of format version 1 hold
+    assert isinstance(state, dict)
     record = LogisticInference.from_state(state, model.log_likelihood_)
     assert record.log_likelihood == model.log_likelihood_
     assert record.null_log_likelihood == state["null"] and record.n_obs == state["n_obs"] == len(y)
@@ -247,7 +248,7 @@ def test_model_too_large_for_standard_errors_says_why(monkeypatch):
     X, y = spector()
     monkeypatch.setattr(inference, "MAX_PARAMS", 3)
     model = LogisticRegression(C=np.inf).fit(X, y)  # 4 parameters
-    assert model._inference["covariance"] is None
+    assert model._inference.covariance is None
     with pytest.raises(ValueError, match="4 parameters; standard errors are formed for at most 3"):
         model.summary()
 

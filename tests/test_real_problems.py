@@ -142,7 +142,7 @@ def test_the_weak_end_of_a_text_path_moves_and_matches_standalone_fits():
 def test_a_stall_is_not_told_to_raise_max_iter():
     """Finding 1: a fit that cannot progress said 'increase max_iter' although max_iter 100 and
     5000 gave the same answer; it now says it stalled and what helps."""
-    from linclass.estimators.logistic_penalised import not_converged_message
+    from linclass.linear.fitting.fit import not_converged_message
     from linclass.linear.solvers.prox_newton import PenalisedResult
 
     def result(stalled):

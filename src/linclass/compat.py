@@ -68,7 +68,7 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return module
 
     def exec_module(self, module):
-        target = MOVED[module.__name__]
+        target = MOVED.get(module.__name__)  # a moved module keeps its own name
         if isinstance(target, tuple):
             names = []
             for part in map(importlib.import_module, target):

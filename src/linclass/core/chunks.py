@@ -34,7 +34,8 @@ from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
 from linclass.core.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
 
-__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "encode_chunk_labels"]
+__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "encode_chunk_labels",
+           "require_two_classes"]
 
 
 class ChunkSource(Protocol):
@@ -142,3 +143,16 @@ def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments
 
 def _identity(X):
     return X
+
+
+def require_two_classes(owner, stats: ClassStats) -> None:
+    """The in-memory fit's "at least two classes" rule, on the reduced statistics (``owner``: the
+    estimator, or its name, that the message names)."""
+    active = stats.classes[stats.counts > 0]
+    if active.size < 2:
+        which = f" ({active[0]!r})" if active.size else ""
+        name = owner if isinstance(owner, str) else type(owner).__name__
+        raise ValueError(
+            f"{name} needs samples of at least two classes, but y holds only one "
+            f"class{which} with positive weight. A classifier cannot be trained on a single class."
+        )

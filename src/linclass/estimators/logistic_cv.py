@@ -15,8 +15,8 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from linclass.estimators.logistic_options import SKLEARN_SOLVERS
-from linclass.estimators.logistic_penalised import warn_unconverged
+from linclass.linear.fitting.choice import SKLEARN_SOLVERS
+from linclass.linear.fitting.fit import path_fits, warn_unconverged
 from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
@@ -182,8 +182,6 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         """
         from joblib import Parallel, delayed
 
-        from linclass.linear.penalties.elastic_net import ElasticNet
-
         self._validate_params()
         if self.penalty is None:
             raise ValueError("LogisticRegressionCV chooses a penalty's strength; penalty=None has "
@@ -228,26 +226,23 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         self.classes_ = data.classes
         self.solver_ = "cd"
         if self.refit:
-            result = self._refit(objective, grid[: c + 1], self.l1_ratio_)
-            self.coef_, self.intercept_ = objective.coefficients(result.W, result.b)
-            self.converged_, self.violation_ = bool(result.converged), float(result.violation)
-            warn_unconverged("LogisticRegressionCV (the refit)", [self.C_], [result.converged],
-                             [result.violation], [result.n_iter], self.max_iter, self.tol)
-            self.loss_curve_ = result.history
-            penalty = ElasticNet(self.C_, self.l1_ratio_)
-            self.log_likelihood_ = -(result.value - penalty.value(result.W))
+            fit = self._refit(objective, grid[: c + 1], self.l1_ratio_, data.classes)
+            self.coef_, self.intercept_ = fit.coef, fit.intercept
+            self.converged_, self.violation_ = fit.converged, fit.violation
+            warn_unconverged("LogisticRegressionCV (the refit)", [self.C_], [fit.converged],
+                             [fit.violation], [fit.n_iter], self.max_iter, self.tol)
+            self.loss_curve_ = fit.history
+            self.log_likelihood_ = fit.log_likelihood
         else:  # scikit-learn's rule: the folds' coefficients at the best C, averaged
             self.coef_, self.intercept_ = coefs[:, r, c].mean(axis=0), intercepts[:, r, c].mean(axis=0)
         return self
 
-    def _refit(self, objective, grid, rho):
+    def _refit(self, objective, grid, rho, classes):
         """The path on all rows up to the chosen C (warm starts make it cost about one fit)."""
-        from linclass.linear.fitting.path import path_steps
-
-        result = None
-        for _, result in path_steps(objective, grid, rho, tol=self.tol, max_iter=self.max_iter):
+        fit = None
+        for _, fit in path_fits(objective, grid, rho, classes, tol=self.tol, max_iter=self.max_iter):
             pass
-        return result
+        return fit
 
 
 def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
@@ -277,7 +272,6 @@ def _fold_path(model, objective, data, train, test, grid, rho, scorer):
     """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
     Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
     from linclass.linear.penalties.penalised import PenalisedObjective
-    from linclass.linear.fitting.path import path_steps
 
     X = data.X
     fold = PenalisedObjective(X[train], data.y[train], data.classes.size, objective.sw[train],
@@ -302,13 +296,12 @@ def _fold_path(model, objective, data, train, test, grid, rho, scorer):
             scored.coef_, scored.intercept_ = coef, intercept
             return scorer(scored, Xt, yt, **weight)
     scores, n_iter, coefs, intercepts, converged, violation = [], [], [], [], [], []
-    for _, result in path_steps(fold, grid, rho, tol=model.tol, max_iter=model.max_iter):
-        coef, intercept = fold.coefficients(result.W, result.b)
-        scores.append(score(coef, intercept))
-        n_iter.append(result.n_iter)
-        coefs.append(coef)
-        intercepts.append(intercept)
-        converged.append(result.converged)
-        violation.append(result.violation)
+    for _, fit in path_fits(fold, grid, rho, data.classes, tol=model.tol, max_iter=model.max_iter):
+        scores.append(score(fit.coef, fit.intercept))
+        n_iter.append(fit.n_iter)
+        coefs.append(fit.coef)
+        intercepts.append(fit.intercept)
+        converged.append(fit.converged)
+        violation.append(fit.violation)
     return (np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts),
             np.array(converged), np.array(violation))

@@ -12,8 +12,9 @@ import numpy as np
 
 from linclass.core.finiteness import check_finite, check_magnitude
 from linclass.core.validation import validate_fit
-from linclass.estimators.logistic_options import resolve_penalty
-from linclass.estimators.logistic_penalised import null_log_likelihood, warn_unconverged
+from linclass.linear.fitting.fit import path_fits, warn_unconverged
+from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.penalties.table import make_penalty
 from linclass.linear.logistic.class_weights import weight_by_class
 
 __all__ = ["GRIDS", "LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
@@ -74,7 +75,7 @@ def penalised_objective(model, X, y, sample_weight):
     check_finite(data.X, feature_names=getattr(model, "feature_names_in_", None))
     check_magnitude(model, data.X)
     weight = weight_by_class(data.y, data.classes, data.sample_weight, model.class_weight)
-    penalty = resolve_penalty(model.penalty, 1.0, model.l1_ratio)
+    penalty = make_penalty(model.penalty, 1.0, model.l1_ratio)
     objective = PenalisedObjective(data.X, data.y, data.classes.size, weight, penalty,
                                    fit_intercept=model.fit_intercept)
     return objective, data
@@ -164,8 +165,6 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     LogisticPath
     """
     from linclass.estimators.logistic_regression import LogisticRegression
-    from linclass.linear.fitting.path import path_steps
-    from linclass.linear.penalties.elastic_net import ElasticNet
 
     if penalty is None:
         raise ValueError("logistic_path needs a penalty ('l1', 'elasticnet' or 'l2'); without one "
@@ -181,12 +180,11 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     n_iter, violation = np.zeros(values.size, dtype=np.int64), np.zeros(values.size)
     converged = np.zeros(values.size, dtype=bool)
     value, loglik = np.zeros(values.size), np.zeros(values.size)
-    for k, (C, result) in zip(order, path_steps(objective, values[order], rho, tol=tol,
-                                                  max_iter=max_iter)):
-        coefs[k], intercepts[k] = objective.coefficients(result.W, result.b)
-        n_iter[k], violation[k], converged[k] = result.n_iter, result.violation, result.converged
-        value[k] = result.value
-        loglik[k] = -(result.value - ElasticNet(C, rho).value(result.W))
+    for k, (C, fit) in zip(order, path_fits(objective, values[order], rho, data.classes, tol=tol,
+                                            max_iter=max_iter)):
+        coefs[k], intercepts[k] = fit.coef, fit.intercept
+        n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
+        value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
     warn_unconverged("logistic_path", values, converged, violation, n_iter, max_iter, tol)
     null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
     return LogisticPath(

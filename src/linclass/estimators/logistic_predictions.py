@@ -10,18 +10,18 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import explain_non_finite
-from linclass.core.posterior import log_posterior, posterior
 from linclass.core.validation import validate_predict
+from linclass.estimators.score_predictions import ScorePredictions
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = ["LogisticPredictions"]
 
 
-class LogisticPredictions:
+class LogisticPredictions(ScorePredictions):
     """``decision_function``, ``predict_proba``, ``predict_log_proba`` and ``predict`` from
     ``coef_`` (shape (1, d) for two classes, else (K, d)) and ``intercept_``; X dense or sparse."""
 
-    def _class_scores(self, X) -> np.ndarray:
+    def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_predict(self, X, check_finite=False, accept_sparse=True)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -34,21 +34,5 @@ class LogisticPredictions:
     def decision_function(self, X):
         """Raw scores: shape (n_samples,) for two classes (the log-odds :math:`\\theta^Tx + b` of
         ``classes_[1]``), else (n_samples, n_classes)."""
-        S = self._class_scores(X)
+        S = self._scores(X)
         return S[:, 1] if S.shape[1] == 2 else S
-
-    @lazy_on_dask
-    def predict_log_proba(self, X):
-        """Log posterior probabilities, shape (n_samples, n_classes), computed in log space."""
-        return log_posterior(self._class_scores(X))
-
-    @lazy_on_dask
-    def predict_proba(self, X):
-        """Posterior probabilities, shape (n_samples, n_classes); rows sum to one."""
-        return posterior(self._class_scores(X))
-
-    @lazy_on_dask
-    def predict(self, X):
-        """The most probable class."""
-        scores = self._class_scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]

@@ -1,17 +1,16 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
-validate -> :class:`~linclass.linear.logistic.objective.LinearObjective` -> a solver of
-:mod:`linclass.linear.solvers` -> ``coef_`` / ``intercept_`` -> scores -> :mod:`linclass.core.posterior`;
-the separation check from :mod:`linclass.linear.logistic.separation`, the inference state from
-:func:`linclass.linear.inference.wald.logistic_inference`.  Penalties with an L1 part (and penalised
-sparse X) go to :mod:`linclass.estimators.logistic_penalised`, Firth's fit finishes in
-:mod:`linclass.estimators.logistic_firth`, the options resolve in
-:mod:`linclass.estimators.logistic_options`, predictions come from
-:mod:`linclass.estimators.logistic_predictions`.  No mathematics here.
+validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the penalty object of
+``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.penalties.table`) ->
+:func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
+:class:`~linclass.linear.fitting.fit.LogisticFit`; predictions come from
+:mod:`linclass.estimators.logistic_predictions`, the summary from
+:mod:`linclass.estimators.logistic_summary`.  No mathematics here.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,25 +20,16 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
-from linclass.estimators.logistic_firth import check_firth
-from linclass.estimators.logistic_options import (
-    LINCLASS_SOLVERS,
-    SKLEARN_SOLVERS,
-    liblinear_problem,
-    resolve_penalty,
-    resolve_solver,
-)
-from linclass.estimators.logistic_penalised import fit_penalised
-from linclass.estimators.logistic_smooth import fit_smooth
-from linclass.estimators.logistic_summary import fit_record, summary_table
 from linclass.estimators.logistic_predictions import LogisticPredictions
+from linclass.estimators.logistic_summary import fit_record, summary_table
+from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
+from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.penalties.firth import FirthObjective
-from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.penalties.table import PENALTIES, make_penalty, with_penalised_intercept
+from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticRegression"]
@@ -180,7 +170,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     """
 
     _parameter_constraints: dict = {
-        "penalty": [StrOptions({"auto", "deprecated", "l2", "l1", "elasticnet", "firth"}), None],
+        "penalty": [StrOptions({"auto", "deprecated", *(k for k in PENALTIES if k)}), None],
         "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
         "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
         "dual": ["boolean"],
@@ -248,57 +238,28 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
             return self._fit_source(DaskSource(X, y, sample_weight))
         self._validate_params()
         penalty = self._penalty()
-        liblinear = self._liblinear(penalty.l2)
-        previous = self._warm_coefficients()
+        options = self._options(penalty)
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
-                            accept_sparse=self.penalty != "firth")
+                            accept_sparse=penalty.name != "firth")
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
-        if self.penalty != "firth":
-            d, K = data.X.shape[1], data.classes.size
-            solver = self._resolve_solver(penalty, (d + 1) * (1 if K == 2 else K - 1), d, K,
-                                          sparse=hasattr(data.X, "tocsc"))
-            if solver == "cd":  # the callbacks see the coordinate-descent fit as one task
-                task = fit_task(self, data.X, y, sample_weight, 0)
-                fit_penalised(self, data, weight, penalty, previous)
-                if task is not None:
-                    task.end()
-                return self
-        X_fit, fit_intercept, scaling = data.X, self.fit_intercept, None
-        if liblinear:
-            X_fit, fit_intercept, scaling, previous = liblinear_problem(self, data, previous)
-        with np.errstate(invalid="ignore", over="ignore"):
-            if self.penalty == "firth":
-                check_firth(self, data.classes.size)
-                objective = FirthObjective(data.X, data.y, weight, fit_intercept=self.fit_intercept)
-            else:
-                objective = LinearObjective(X_fit, data.y, data.classes.size, weight, l2=penalty.l2,
-                                            fit_intercept=fit_intercept)
-        explain_non_finite(self, data.X, objective.offset)
-        check_magnitude(self, data.X)  # the Gram matrix and Hessians square X
-        if self.penalty == "firth":
-            objective.check_identifiable(objective.null_start())
-            solver = "newton"  # Firth's IRLS (check_firth has checked the choice)
-        return fit_smooth(self, objective, data.classes, solver, previous, data, weight, scaling=scaling,
-                          task=fit_task(self, data.X, y, sample_weight, None))
+        problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
+                                  fit_intercept=self.fit_intercept)
+        options = replace(options, task=fit_task(self, data.X, y, data.sample_weight, None))
+        return self._set_fitted(fit_logistic(problem, options), options.task)
 
     @with_callbacks
     def fit_source(self, source):
         """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`); the result
         equals ``fit`` on all rows at once (to the solver's tolerance).
 
-        One pass for the labels, class totals, centring and Gram matrix, then one pass per solver
-        iteration; 'sgd' needs the rows in memory and is refused.  An earlier fit is forgotten first
-        (``warm_start`` does not apply).
-
-        Parameters
-        ----------
-        source : a chunk source (:class:`linclass.core.chunks.ChunkSource`: a
-            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
-
-        Returns
-        -------
-        self
+        ``source`` is any :class:`linclass.core.chunks.ChunkSource` (a
+        :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`,
+        ...).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
+        solver iteration; the solvers and penalties that need the rows at once ('sgd', 'cd', an L1
+        part, Firth's, liblinear's intercept) are refused
+        (:data:`linclass.linear.fitting.choice.SOLVER_DESIGNS`).  An earlier fit is forgotten first
+        (``warm_start`` does not apply).  Returns the fitted estimator.
         """
         self._validate_params()
         clear_fitted_state(self)
@@ -308,59 +269,56 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     def _fit_source(self, source):
         """``fit`` from a chunk source, keeping the fitted state (``fit`` on Dask collections, where
         ``warm_start`` applies as in memory)."""
-        from linclass.linear.logistic.chunked import ChunkedObjective
-        from linclass.sources.chunks import record_features, require_two_classes
-
         self._validate_params()
-        if self.penalty == "firth":
-            raise ValueError("penalty='firth' needs the rows in memory (its hat matrix); fit on "
-                             "arrays, or use penalty='l2' on Dask or file input.")
-        penalty = self._penalty()
-        if self.solver in ("sgd", "cd") or penalty.sparse:
-            what = f"solver={self.solver!r}" if self.solver in ("sgd", "cd") else (
-                f"penalty={penalty.kind!r}")
-            raise ValueError(f"{what} needs the rows in memory; on Dask or file input use the L2 "
-                             "penalty or none, with solver='newton', 'bohning' or 'lbfgs' (each pass "
-                             "reads the data once).")
-        if self._liblinear(penalty.l2) and self.fit_intercept:
-            raise ValueError("solver='liblinear' (a penalised intercept) needs the rows in memory; on "
-                             "Dask or file input use solver='newton', 'bohning' or 'lbfgs'.")
-        previous = self._warm_coefficients()
+        options = self._options(self._penalty())
+        check_chunked(self.solver, options.penalty)  # before the source is read
         record_features(self, source)
-        objective = ChunkedObjective(source, class_weight=self.class_weight, l2=penalty.l2,
-                                     fit_intercept=self.fit_intercept)
-        require_two_classes(self, objective.stats)
-        solver = self._resolve_solver(penalty, objective.n_params, objective.n_features,
-                                      objective.n_classes, sparse=False)
-        objective.with_hessian = solver == "newton"
-        return fit_smooth(self, objective, objective.classes, solver, previous, None, None,
-                          task=fit_task(self, None, None, None, None))
+        problem = LogisticProblem(source=source, class_weight=self.class_weight,
+                                  fit_intercept=self.fit_intercept)
+        options = replace(options, task=fit_task(self, None, None, None, None))
+        return self._set_fitted(fit_logistic(problem, options), options.task)
 
     def _penalty(self):
-        """The elastic net of ``penalty`` / ``C`` / ``l1_ratio`` (none for Firth's fit)."""
-        return resolve_penalty(None if self.penalty == "firth" else self.penalty,
-                               1.0 if self.penalty == "firth" else self.C, self.l1_ratio)
-
-    def _liblinear(self, l2: float) -> bool:
-        """Whether this is liblinear's objective (a penalised intercept); checks ``dual``."""
-        if self.dual and not (self.solver == "liblinear" and l2 > 0):
+        """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear'
+        with the L2 penalty, liblinear's penalised intercept)."""
+        penalty = make_penalty(self.penalty, self.C, self.l1_ratio)
+        if self.dual and not (self.solver == "liblinear" and penalty.l2 > 0):
             raise ValueError(
                 "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
                 "scikit-learn), where its optimum is the primal one; use dual=False."
             )
-        return self.solver == "liblinear" and l2 > 0
+        if self.solver == "liblinear" and penalty.l2 > 0:
+            penalty = with_penalised_intercept(
+                penalty, float(self.intercept_scaling) if self.fit_intercept else None)
+        return penalty
 
-    def _resolve_solver(self, penalty, n_params, n_features, n_classes, *, sparse) -> str:
-        if self.max_iter == 0 and not penalty.sparse:
-            return "newton"  # no iteration: any solver returns its starting point
-        return resolve_solver(self.solver, penalty, n_params=n_params, n_features=n_features,
-                              n_classes=n_classes, sparse=sparse)
-
-    def _warm_coefficients(self):
+    def _options(self, penalty) -> FitOptions:
+        warm = None
         if self.warm_start and hasattr(self, "coef_"):
             coef = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
-            return self.classes_, coef, self.intercept_
-        return None
+            warm = (self.classes_, coef, self.intercept_)
+        return FitOptions(penalty=penalty, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
+                          random_state=self.random_state, batch_size=self.batch_size,
+                          eta0=self.eta0, warm=warm, owner=self)
+
+    def _set_fitted(self, fit, task):
+        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`."""
+        self.classes_ = fit.classes
+        self.coef_, self.intercept_ = fit.coef, fit.intercept
+        self.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
+        self.converged_ = fit.converged
+        self.violation_ = fit.violation
+        self.loss_curve_ = fit.history
+        self.solver_ = fit.solver
+        self.separation_ = fit.separation
+        self.log_likelihood_ = fit.log_likelihood
+        self._inference = fit.inference  # a record of linclass.linear.fitting.records
+        if task is not None:
+            task.end()
+        if self.verbose:
+            for i, value in enumerate(fit.history):
+                print(f"LogisticRegression ({fit.solver}) iteration {i}: objective {value:.10g}")
+        return self
 
     # ------------------------------------------------------------------ inference
     def summary(self, alpha: float = 0.05, ci: str = "wald"):
@@ -382,7 +340,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
 
         Returns
         -------
-        :class:`linclass.inference.Summary` or
+        :class:`linclass.linear.inference.summary.Summary` or
         :class:`linclass.linear.inference.penalised_summary.PenalisedSummary` (print as tables;
         ``.to_frame()`` for pandas)
         """

@@ -1,7 +1,7 @@
 """The fit / partial_fit / predict machinery shared by every classifier built on class statistics.
 
-validate -> ``_prepare`` -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls)
--> ``_estimate`` (a model record) -> ``_joint_log_likelihood`` -> :mod:`linclass.posterior`.
+validate -> ``_prepare`` -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``partial_fit`` calls)
+-> ``_estimate`` (a model record) -> ``_joint_log_likelihood`` -> :mod:`linclass.core.posterior`.
 Subclasses supply those steps; no mathematics lives here.
 """
 
@@ -23,14 +23,14 @@ from linclass.core.validation import (
     validate_priors,
 )
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.core.posterior import log_posterior, posterior
 from linclass.core.class_stats import ClassStats
 from linclass.estimators.fitted_state import clear_fitted_state
+from linclass.estimators.score_predictions import ScorePredictions
 
 __all__ = ["StatsClassifier"]
 
 
-class StatsClassifier(ClassifierMixin, BaseEstimator):
+class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     """Base class: a generative classifier whose fit needs only per-class statistics.
 
     Subclasses implement
@@ -182,8 +182,8 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
         pass, each chunk's class statistics merged into the running ones."""
         from linclass.core.validation import check_label_type
-        from linclass.core.chunks import class_stats
-        from linclass.sources.chunks import record_features, require_two_classes
+        from linclass.core.chunks import class_stats, require_two_classes
+        from linclass.sources.chunks import record_features
 
         self._refuse_streaming("chunks")
         if first:
@@ -270,19 +270,3 @@ class StatsClassifier(ClassifierMixin, BaseEstimator):
         if scores.shape[1] == 2:
             return scores[:, 1] - scores[:, 0]
         return scores
-
-    @lazy_on_dask
-    def predict_log_proba(self, X):
-        """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
-        return log_posterior(self._scores(X))
-
-    @lazy_on_dask
-    def predict_proba(self, X):
-        """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
-        return posterior(self._scores(X))
-
-    @lazy_on_dask
-    def predict(self, X):
-        """Most probable class (Bayes rule, Bishop 2006 sec. 1.5.1: :math:`\\arg\\max_j p(x|C_j)p(C_j)`)."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]

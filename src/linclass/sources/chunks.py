@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from linclass.core.chunks import ChunkSource
-from linclass.core.class_stats import ClassStats
 
-__all__ = ["ChunkFittable", "fit_chunked", "record_features", "require_two_classes", "supports_chunks"]
+__all__ = ["ChunkFittable", "fit_chunked", "record_features", "supports_chunks"]
 
 
 @runtime_checkable
@@ -62,14 +61,3 @@ def record_features(estimator, source) -> None:
         estimator.feature_names_in_ = source.feature_names
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
-
-
-def require_two_classes(estimator, stats: ClassStats) -> None:
-    """The in-memory fit's "at least two classes" rule, on the reduced statistics."""
-    active = stats.classes[stats.counts > 0]
-    if active.size < 2:
-        which = f" ({active[0]!r})" if active.size else ""
-        raise ValueError(
-            f"{type(estimator).__name__} needs samples of at least two classes, but y holds only one "
-            f"class{which} with positive weight. A classifier cannot be trained on a single class."
-        )

@@ -18,6 +18,7 @@ import numpy as np
 from linclass import registry
 from linclass.core.class_stats import ClassStats
 from linclass.generative.discrete import DiscreteModel
+from linclass.linear.fitting.records import FirthRecord, LogisticInference, PenalisedRecord
 from linclass.projection.fisher import FisherModel
 from linclass.generative.gaussian import GaussianModel
 from linclass.projection.kernel_fisher import KernelFisherModel
@@ -43,6 +44,9 @@ RECORDS = {
     "linclass.fisher.FisherModel": FisherModel,
     "linclass.kernel_fisher.KernelFisherModel": KernelFisherModel,
     "linclass.naive_bayes.DiscreteModel": DiscreteModel,
+    "linclass.inference.LogisticInference": LogisticInference,
+    "linclass.inference.FirthRecord": FirthRecord,
+    "linclass.inference.PenalisedRecord": PenalisedRecord,
 }
 _RECORD_NAMES = {cls: name for name, cls in RECORDS.items()}
 

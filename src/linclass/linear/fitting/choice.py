@@ -1,4 +1,10 @@
-"""``solver='auto'``: the solver with the lower predicted cost, from a count of floating-point work.
+"""Which solver a logistic fit runs: the one place where scikit-learn's solver names are mapped,
+``solver='auto'`` is decided, a choice that cannot work is refused with the one that does, and an
+unconverged L-BFGS run of 'auto' goes on with Newton.
+
+:func:`choose_solver` decides from the penalty and the design's shape; on dense X 'auto' is decided
+on the objective itself by :func:`auto_solver`, the solver with the lower predicted cost from a
+count of floating-point work:
 
 Per row of X, with p = d (+1) columns, m = 1 (two classes) or K - 1 blocks, and :math:`K_w` = 1 or
 K residual columns:
@@ -19,9 +25,36 @@ p = 10 is within the noise.
 
 from __future__ import annotations
 
-from linclass.linear.logistic.layout import LOW_PRECISION_MIN
+from linclass.linear.inference.wald import MAX_PARAMS
+from linclass.linear.logistic.layout import DENSE_BOUND_MAX, LOW_PRECISION_MIN
 
-__all__ = ["auto_solver"]
+__all__ = ["AUTO_NEWTON_MAX_PARAMS", "LINCLASS_SOLVERS", "SKLEARN_SOLVERS", "SOLVER_DESIGNS", "auto_solver", "check_chunked",
+           "choose_solver", "continues_with_newton", "sklearn_name"]
+
+#: scikit-learn's solver names -> the linclass solver that reaches the same optimum
+SKLEARN_SOLVERS = {
+    "lbfgs": "lbfgs",
+    "newton-cg": "newton",
+    "newton-cholesky": "newton",
+    "sag": "auto",
+    "saga": "auto",
+    "liblinear": "newton",  # on liblinear's objective, whose intercept is penalised (L2 only)
+}
+LINCLASS_SOLVERS = ("auto", "cd", "newton", "bohning", "lbfgs", "sgd")
+
+#: the designs each solver runs on, through the same code (the objective over the design,
+#: :mod:`linclass.linear.logistic`); any other pair is refused with what works instead
+SOLVER_DESIGNS = {
+    "newton": ("dense", "sparse", "chunked"),
+    "bohning": ("dense", "sparse", "chunked"),
+    "lbfgs": ("dense", "sparse", "chunked"),
+    "sgd": ("dense", "sparse"),  # shuffled mini-batches need the rows at once
+    "cd": ("dense", "sparse"),  # coordinate descent reads columns
+}
+
+# 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
+# weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
+AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
 
 _NEWTON_ITERATIONS = 4
 _LBFGS_EVALUATIONS = 8
@@ -41,3 +74,87 @@ def auto_solver(objective, n_rows: int) -> str:
     lbfgs = (_LBFGS_EVALUATIONS * (n_rows * evaluation + 4 * _LBFGS_MEMORY * n_params)
              + sample * p * p * m * (m + 1) / 2 + factor)
     return "newton" if newton <= lbfgs else "lbfgs"
+
+
+def sklearn_name(solver: str) -> str:
+    """The linclass solver a (scikit-learn or linclass) solver name runs."""
+    return SKLEARN_SOLVERS.get(solver, solver)
+
+
+def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, sparse: bool,
+                  chunked: bool = False, max_iter: int = 1) -> str:
+    """The linclass solver a fit runs: 'cd', 'newton', 'bohning', 'lbfgs', 'sgd', or 'auto' on dense
+    X (decided on the objective by :func:`auto_solver`).
+
+    scikit-learn's names map through :data:`SKLEARN_SOLVERS` ('saga' / 'sag' to 'auto').  'auto'
+    picks 'cd' (proximal Newton with coordinate descent) for an L1 part, and for a penalised sparse
+    X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; other sparse X 'newton' up to that
+    many parameters and 'lbfgs' above.  A choice that cannot minimise the penalty, needs rows that
+    a chunked design does not hold, or would form a matrix too large to hold, is refused with the
+    solver to use instead.
+    """
+    name = getattr(penalty, "name", None)
+    if chunked:
+        check_chunked(solver, penalty)
+    if penalty.smooth and len(penalty.solvers) == 1:  # a solver of its own (Firth: Newton / IRLS)
+        only = penalty.solvers[0]
+        if sklearn_name(solver) not in ("auto", only):
+            raise ValueError(f"penalty={name!r} is fitted by solver={only!r} only; use "
+                             f"solver={only!r} or 'auto', not {solver!r}.")
+        return only
+    if max_iter == 0 and not penalty.sparse:
+        return "newton"  # no iteration: any solver returns its starting point
+    if penalty.sparse and solver == "liblinear":
+        raise ValueError(
+            "solver='liblinear' penalises the intercept; linclass's L1 and elastic-net fits leave it "
+            "unpenalised, as scikit-learn's 'saga' does: use solver='saga' (or 'cd', the same "
+            "optimum, reached by coordinate descent)."
+        )
+    solver = sklearn_name(solver)
+    if solver == "auto":
+        small = (n_features + 1) * (1 if n_classes == 2 else n_classes - 1) <= (
+            AUTO_NEWTON_MAX_PARAMS[n_classes == 2])
+        if penalty.sparse or (sparse and penalty.kind is not None and not small):
+            return "cd"
+        if not sparse:  # dense X: the cost model, once the objective exists
+            return "auto"
+        return "newton" if small else "lbfgs"
+    if penalty.sparse and solver != "cd":
+        raise ValueError(
+            f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
+            f"penalty={penalty.kind!r} needs solver='cd' (or 'auto', 'saga')."
+        )
+    p, m = n_features + 1, (1 if n_classes == 2 else n_classes - 1)
+    if sparse and solver in ("newton", "bohning", "sgd") and p > DENSE_BOUND_MAX:
+        gigabytes = 8.0 * (p * m) ** 2 / 1e9
+        raise ValueError(
+            f"solver={solver!r} forms and factors a {p * m} x {p * m} matrix on this sparse X with "
+            f"{n_features} features (about {gigabytes:.3g} GB). Use solver='cd' or 'lbfgs', which "
+            "never form it."
+        )
+    return solver
+
+
+def check_chunked(solver: str, penalty) -> None:
+    """What a chunked design (Dask, files) cannot fit: every pass reads the data once, so the
+    solvers and penalties that need the rows at once are refused with what works."""
+    if penalty.in_memory and getattr(penalty, "scaling", None) is None:
+        raise ValueError(f"penalty={penalty.name!r} needs the rows in memory; fit on arrays, or use "
+                         "penalty='l2' on Dask or file input.")
+    chunked = SOLVER_DESIGNS.get(solver, ("chunked",))
+    if "chunked" not in chunked or penalty.sparse:
+        what = f"solver={solver!r}" if "chunked" not in chunked else f"penalty={penalty.kind!r}"
+        raise ValueError(f"{what} needs the rows in memory; on Dask or file input use the L2 "
+                         "penalty or none, with solver='newton', 'bohning' or 'lbfgs' (each pass "
+                         "reads the data once).")
+    if penalty.in_memory:
+        raise ValueError("solver='liblinear' (a penalised intercept) needs the rows in memory; on "
+                         "Dask or file input use solver='newton', 'bohning' or 'lbfgs'.")
+
+
+def continues_with_newton(requested: str, solver: str, result, objective) -> bool:
+    """'auto': an L-BFGS run that stopped at ``max_iter`` (an ill-conditioned problem, such as
+    unscaled pixel counts) goes on with Newton from where it stopped, when the Hessian is one
+    that the inference table forms anyway (at most ``MAX_PARAMS`` parameters)."""
+    return (sklearn_name(requested) == "auto" and solver == "lbfgs" and not result.converged
+            and objective.n_params <= MAX_PARAMS)

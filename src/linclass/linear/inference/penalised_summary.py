@@ -7,9 +7,8 @@ not normal and their p-values are too small (Berk, Brown, Buja, Zhang and Zhao 2
 post-selection inference"), and the estimates are shrunk towards zero besides.  The summary
 therefore lists the selected coefficients without standard errors, tests or intervals, and says so.
 
-:func:`penalised_state` records, at the end of a fit, everything the table needs besides the
-coefficients (a plain dict, as model files store it); :func:`penalised_summary` builds the
-:class:`PenalisedSummary` from it.
+:class:`PenalisedRecord` records, at the end of a fit, everything the table needs besides the
+coefficients; :func:`penalised_summary` builds the :class:`PenalisedSummary` from it.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import numpy as np
 
 from linclass.linear.inference.summary import CONSTANT, fit_clock, header_lines
 
-__all__ = ["PenalisedSummary", "is_penalised_state", "penalised_state", "penalised_summary"]
+__all__ = ["PenalisedRecord", "PenalisedSummary", "describe_penalty", "penalised_summary"]
 
 _NOTE = ("No standard errors, tests or intervals: the penalty selected these features from the same "
          "data, so Wald statistics of the selected coefficients are not valid (post-selection "
@@ -142,21 +141,36 @@ def describe_penalty(kind, C: float, l1_ratio: float) -> str:
     return f"{name}, C={C:g}" + (f", l1_ratio={l1_ratio:g}" if kind == "elasticnet" else "")
 
 
-def penalised_state(*, penalty, objective: float, log_likelihood: float, null: float, n_obs: float,
-                    violation: float, converged: bool) -> dict:
-    """The state a fitted estimator keeps for :func:`penalised_summary` (plain data)."""
-    return {"selection": describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio),
-            "objective": float(objective), "null": float(null), "n_obs": float(n_obs),
-            "violation": float(violation), "converged": bool(converged),
-            "log_likelihood": float(log_likelihood)}
+@dataclass(frozen=True, eq=False)
+class PenalisedRecord:
+    """A fit with an L1 part: what can honestly be said of a selection (the penalty, the objective,
+    the log-likelihoods, how far from the optimum it stopped), without standard errors."""
+
+    selection: str
+    objective: float
+    log_likelihood: float
+    null_log_likelihood: float
+    n_obs: float
+    violation: float
+    converged: bool
+
+    @classmethod
+    def of(cls, penalty, *, objective: float, log_likelihood: float, null: float, n_obs: float,
+           violation: float, converged: bool) -> PenalisedRecord:
+        """The record of a fit under ``penalty`` (an
+        :class:`~linclass.linear.penalties.elastic_net.ElasticNet`)."""
+        return cls(selection=describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio),
+                   objective=float(objective), log_likelihood=float(log_likelihood),
+                   null_log_likelihood=float(null), n_obs=float(n_obs), violation=float(violation),
+                   converged=bool(converged))
+
+    def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
+              ci="wald") -> PenalisedSummary:
+        return penalised_summary(self, coef=coef, intercept=intercept, classes=classes,
+                                 feature_names=feature_names, fit_intercept=fit_intercept)
 
 
-def is_penalised_state(state) -> bool:
-    """Whether an estimator's inference state came from :func:`penalised_state`."""
-    return isinstance(state, dict) and "selection" in state
-
-
-def penalised_summary(state: dict, *, coef, intercept, classes, feature_names,
+def penalised_summary(state: PenalisedRecord, *, coef, intercept, classes, feature_names,
                       fit_intercept: bool) -> PenalisedSummary:
     """The :class:`PenalisedSummary` of a fit's coefficients (shapes (1, d) / (1,) for two classes,
     (K, d) / (K,) for K)."""
@@ -173,14 +187,14 @@ def penalised_summary(state: dict, *, coef, intercept, classes, feature_names,
         block = [(CONSTANT, float(b))] if fit_intercept else []
         block += [(str(feature_names[j]), float(row[j])) for j in np.flatnonzero(row)]
         selected.append(block)
-    ll, null = state["log_likelihood"], state["null"]
-    notes = [_NOTE] + ([] if state["converged"] else
+    ll, null = state.log_likelihood, state.null_log_likelihood
+    notes = [_NOTE] + ([] if state.converged else
                        ["the solver did not converge: the optimality violation is above tol."])
     return PenalisedSummary(
-        title=title, penalty=state["selection"], equations=equations, selected=selected,
+        title=title, penalty=state.selection, equations=equations, selected=selected,
         n_selected=int(np.count_nonzero(np.any(coef != 0, axis=0))), n_features=int(coef.shape[1]),
         log_likelihood=ll, null_log_likelihood=null,
-        deviance_explained=float(1 - ll / null) if null else 0.0, objective=state["objective"],
-        violation=state["violation"], converged=state["converged"], n_obs=state["n_obs"],
+        deviance_explained=float(1 - ll / null) if null else 0.0, objective=state.objective,
+        violation=state.violation, converged=state.converged, n_obs=state.n_obs,
         notes=notes,
     )

@@ -46,6 +46,7 @@ __all__ = [
     "Summary",
     "inference_hessian",
     "logistic_inference",
+    "null_log_likelihood",
     "reporting_map",
     "summarize",
 ]
@@ -113,11 +114,17 @@ class LogisticInference:
             reason=state["reason"], notes=tuple(state["notes"]),
         )
 
-    def summary(self, *, coef, intercept, classes, feature_names, fit_intercept,
-                alpha: float = 0.05) -> Summary:
+    def table(self, *, coef, intercept, classes, feature_names, fit_intercept,
+              alpha: float = 0.05, ci: str = "wald") -> Summary:
         """The :class:`Summary` of the fitted ``coef`` / ``intercept`` (shapes (1, d) and (1,) for two
         classes, else (K, d) and (K,)): the log-odds for two classes, each class's contrast against
-        the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``)."""
+        the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``), and
+        for ``ci='profile'`` (profile intervals are a Firth fit's)."""
+        if ci not in ("wald", "profile"):
+            raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
+        if ci == "profile":
+            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth'); "
+                             "this model was fitted with penalty='l2'.")
         if self.covariance is None:
             raise ValueError(f"No standard errors for this fit: {self.reason}.")
         coef, intercept = np.asarray(coef), np.asarray(intercept)
@@ -129,6 +136,16 @@ class LogisticInference:
             n_obs=self.n_obs, classes=classes, feature_names=feature_names,
             fit_intercept=fit_intercept, alpha=alpha, notes=self.notes,
         )
+
+
+def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
+    """:math:`\\ell_0 = \\sum_k N_k\\ln(N_k/N)` with an intercept (the class frequencies), else
+    :math:`-N\\ln K` (uniform probabilities)."""
+    counts = np.asarray(class_totals, dtype=np.float64)
+    if fit_intercept:
+        counts = counts[counts > 0]
+        return float(counts @ np.log(counts / counts.sum()))
+    return -float(total) * float(np.log(counts.size))
 
 
 def reporting_map(layout) -> np.ndarray:
@@ -197,9 +214,7 @@ def logistic_inference(objective, result, *, separation: str | None = None,
     theta = result.theta
     W = theta.reshape(objective.shape)[: objective.n_features]
     log_likelihood = -(result.value * objective.total - 0.5 * objective.l2 * float(np.sum(W**2)))
-    counts = objective.class_weight[objective.class_weight > 0]
-    null = (float(counts @ np.log(counts / counts.sum())) if objective.fit_intercept
-            else -objective.total * np.log(objective.n_classes))
+    null = null_log_likelihood(objective.class_weight, objective.total, objective.fit_intercept)
     notes = []
     if objective.l2 == 0.0:
         if separation is not None:

@@ -18,7 +18,7 @@ __all__ = ["ChunkedObjective"]
 
 
 def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept):
-    """The :class:`~linclass.objective.LinearObjective` of one chunk's rows, centred at the whole
+    """The :class:`~linclass.linear.logistic.objective.LinearObjective` of one chunk's rows, centred at the whole
     data's ``offset`` and weighted by the class weights; None for a chunk without rows."""
     from linclass.linear.logistic.objective import LinearObjective
 
@@ -51,7 +51,7 @@ def _add_terms(a, b):
 
 
 class ChunkedObjective(ObjectiveLayout):
-    """:class:`~linclass.objective.LinearObjective`'s value, gradient and Hessian, computed by a
+    """:class:`~linclass.linear.logistic.objective.LinearObjective`'s value, gradient and Hessian, computed by a
     map over the chunks of a source and a sum.
 
     Construction makes one pass (class statistics of kind 'full' when class weights are given, else

@@ -1,7 +1,7 @@
 """Pointwise losses in raw-score space: the negative log-likelihoods of logistic and softmax regression.
 
 A raw score is :math:`s = x^T\\theta + b` (binary) or one score per class :math:`s_{ij}` (softmax).
-Everything here is a function of the scores alone; :mod:`linclass.objective` owns the coefficient
+Everything here is a function of the scores alone; :mod:`linclass.linear.logistic.objective` owns the coefficient
 layout, the intercept and the penalty.
 
 Binary (Bishop 2006 sec. 4.3.2), labels :math:`y \\in \\{0, 1\\}`, :math:`\\mu = \\sigma(s)`:

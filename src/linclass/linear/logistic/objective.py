@@ -274,7 +274,7 @@ class LinearObjective(ObjectiveLayout):
         (n_params, n_params) or None)``.
 
         Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
-        which is how :class:`linclass.chunks.ChunkedObjective` evaluates :math:`f` chunk by chunk.
+        which is how :class:`linclass.linear.logistic.chunked.ChunkedObjective` evaluates :math:`f` chunk by chunk.
         ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
         """
         value, XtR, rsum, H, _ = self._evaluate(theta, with_hessian, low)
@@ -282,7 +282,7 @@ class LinearObjective(ObjectiveLayout):
 
     def count_perfect(self, theta: np.ndarray) -> int:
         """Rows with positive weight whose own-class probability is numerically one (a symptom of
-        separation; :func:`linclass.separation.suspicious_rows`)."""
+        separation; :func:`linclass.linear.logistic.separation.suspicious_rows`)."""
         return self._evaluate(theta)[4]
 
     def value(self, theta: np.ndarray) -> float:

@@ -48,9 +48,16 @@ import math
 
 import numpy as np
 
-__all__ = ["ElasticNet", "PENALTIES", "make_penalty", "soft_threshold"]
+from linclass.linear.inference.wald import logistic_inference
+from linclass.linear.logistic.chunked import ChunkedObjective
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.logistic.separation import check_separation
+from linclass.linear.logistic.start import gaussian_start
 
-PENALTIES = ("l2", "l1", "elasticnet", None)
+__all__ = ["ElasticNet", "SMOOTH_SOLVERS", "soft_threshold"]
+
+#: the solvers of smooth objectives (:mod:`linclass.linear.solvers`); 'cd' is proximal Newton
+SMOOTH_SOLVERS = ("newton", "bohning", "lbfgs", "sgd")
 
 
 def soft_threshold(u: np.ndarray, threshold: float) -> np.ndarray:
@@ -96,6 +103,71 @@ class ElasticNet:
     def sparse(self) -> bool:
         """Whether the penalty sets coefficients exactly to zero (an L1 part)."""
         return self.l1 > 0.0
+
+    # ---- the penalty protocol (linclass.linear.penalties.table)
+    @property
+    def name(self) -> str | None:
+        return self.kind
+
+    @property
+    def smooth(self) -> bool:
+        """Whether the smooth solvers minimise it (no L1 part)."""
+        return not self.sparse
+
+    @property
+    def solvers(self) -> tuple:
+        """The linclass solvers that minimise it: 'cd' always, the smooth ones without an L1 part."""
+        return ("cd",) if self.sparse else ("cd", *SMOOTH_SOLVERS)
+
+    in_memory = False  # the smooth fits read chunked designs too
+
+    def objective(self, problem, *, proximal: bool):
+        """The objective to minimise over ``problem``'s design
+        (:class:`~linclass.linear.fitting.problem.LogisticProblem`): the
+        :class:`~linclass.linear.penalties.penalised.PenalisedObjective` of proximal Newton, or
+        the smooth :class:`~linclass.linear.logistic.objective.LinearObjective` (in memory) or
+        :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (a chunk source) with this
+        penalty's L2 part."""
+        if proximal:
+            from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
+
+            return PenalisedObjective(problem.X, problem.y, problem.n_classes, problem.weight, self,
+                                      fit_intercept=problem.fit_intercept)
+        if problem.source is not None:
+            return ChunkedObjective(problem.source, class_weight=problem.class_weight, l2=self.l2,
+                                    fit_intercept=problem.fit_intercept)
+        return LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
+                               fit_intercept=problem.fit_intercept)
+
+    def coefficients(self, objective, theta):
+        """``(coef, intercept)`` of the estimator at the objective's parameters ``theta``."""
+        return objective.coefficients(theta)
+
+    final_step = True  # a converged smooth fit ends with one exact Newton step
+
+    def start(self, objective, warm, max_iter: int):
+        """The objective's parameters where a smooth fit starts: the warm start ``(coef,
+        intercept)`` when there is one, the intercept-only fit for ``max_iter=0`` (scikit-learn's
+        starting point), else the shared-covariance Gaussian model
+        (:func:`~linclass.linear.logistic.start.gaussian_start`)."""
+        if warm is not None:
+            return objective.from_coefficients(*warm)
+        return objective.null_start() if max_iter == 0 else gaussian_start(objective)
+
+    def check(self, problem) -> None:
+        """Every number of classes and design is fitted."""
+
+    def finish(self, objective, result, problem, hessian=None):
+        """``(separation, record, log_likelihood)`` at the end of a smooth fit: an unpenalised fit's
+        separation check (:func:`~linclass.linear.logistic.separation.check_separation`, which warns),
+        and the Wald record (:func:`~linclass.linear.inference.wald.logistic_inference`)."""
+        separation = None
+        if self.l2 == 0.0:
+            X, y = (None, None) if problem.source is not None else (problem.X, problem.y)
+            separation = check_separation(objective, result.theta, X, y, problem.weight,
+                                          converged=result.converged)
+        record = logistic_inference(objective, result, separation=separation, hessian=hessian)
+        return separation, record, record.log_likelihood
 
     def scalars(self) -> tuple[float, float]:
         """:math:`(\\lambda_1, \\lambda_2)`, what the compiled coordinate updates take."""
@@ -181,23 +253,3 @@ class ElasticNet:
         top = float(np.max(np.abs(G0))) if np.size(G0) else 0.0
         rho = max(self.l1_ratio, 1e-3)
         return math.inf if top == 0.0 else rho / top
-
-
-def make_penalty(penalty, C: float, l1_ratio) -> ElasticNet:
-    """The :class:`ElasticNet` a ``(penalty, C, l1_ratio)`` setting of the estimators describes.
-
-    ``penalty`` is one of 'l2', 'l1', 'elasticnet' or None (scikit-learn's names); 'elasticnet' takes
-    ``l1_ratio``, 'l1' and 'l2' fix it (1 and 0), None is no penalty whatever C is.
-    """
-    if penalty is None:
-        return ElasticNet(math.inf, 0.0)
-    if penalty == "l2":
-        return ElasticNet(C, 0.0)
-    if penalty == "l1":
-        return ElasticNet(C, 1.0)
-    if penalty == "elasticnet":
-        if l1_ratio is None:
-            raise ValueError("penalty='elasticnet' needs l1_ratio, a number in [0, 1] (1 is the "
-                             "lasso, 0 ridge); got l1_ratio=None.")
-        return ElasticNet(C, l1_ratio)
-    raise ValueError(f"penalty must be one of 'l2', 'l1', 'elasticnet' or None; got {penalty!r}.")

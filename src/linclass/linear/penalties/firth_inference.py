@@ -8,7 +8,7 @@
   parameter with :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\theta: \\beta_j = b}\\ell^*(\\theta)] \\le
   \\chi^2_{1, 1-\\alpha}`, the other parameters refitted at each :math:`b` (the penalty keeps the
   full information matrix, as logistf's profile does).  The refit is a global maximisation: under
-  separation it has several local maxima, and :mod:`linclass.linear.inference.firth_profile` searches from
+  separation it has several local maxima, and :mod:`linclass.linear.penalties.firth_profile` searches from
   many starts (a single warm-started fit gave intervals too narrow).
 * Penalised likelihood-ratio tests: :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\beta_j = 0}\\ell^*]
   \\sim \\chi^2_1` for each parameter, and against the intercept-only model (its slopes held at 0,
@@ -20,16 +20,20 @@ conventional :math:`\\alpha = 0.05`) and stored with the model.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import chi2
 
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
 from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
-from linclass.linear.inference.firth_profile import Profile
+from linclass.linear.penalties.firth_profile import Profile
+from linclass.linear.inference.summary import Summary
+from linclass.linear.inference.wald import LogisticInference, logistic_inference
+from linclass.linear.logistic.separation import separation as find_separation
 
-__all__ = ["PROFILE_ALPHA", "firth_notes", "firth_state", "firth_summary"]
+__all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "firth_notes", "firth_state", "firth_summary"]
 
 PROFILE_ALPHA = 0.05
 MAX_PROFILE_PARAMS = 200  # larger models get Wald intervals only
@@ -140,3 +144,95 @@ def firth_summary(table, state: dict, ci: str):
                    ci_lower=np.reshape(profile["lower"], shape),
                    ci_upper=np.reshape(profile["upper"], shape),
                    p_value=np.reshape(profile["p_value"], shape), notes=notes)
+
+
+@dataclass(frozen=True, eq=False)
+class FirthRecord:
+    """The inference record of Firth's fit: the Wald quantities at the penalised estimate (``wald``;
+    its log-likelihoods are the penalised ones, as logistf reports them) and the profile quantities
+    computed at the fit (``firth``: the dict of :func:`firth_state`)."""
+
+    wald: LogisticInference
+    firth: dict
+
+    @property
+    def log_likelihood(self) -> float:
+        return self.wald.log_likelihood
+
+    @property
+    def null_log_likelihood(self) -> float:
+        return self.wald.null_log_likelihood
+
+    @property
+    def n_obs(self) -> float:
+        return self.wald.n_obs
+
+    def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
+              ci="wald") -> Summary:
+        if ci not in ("wald", "profile"):
+            raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
+        table = self.wald.table(coef=coef, intercept=intercept, classes=classes,
+                                feature_names=feature_names, fit_intercept=fit_intercept, alpha=alpha)
+        return firth_summary(table, self.firth, ci)
+
+    @classmethod
+    def of(cls, wald: LogisticInference, firth: dict) -> FirthRecord:
+        return cls(wald=replace(wald, log_likelihood=float(firth["penalised"]),
+                                null_log_likelihood=float(firth["null_penalised"])), firth=firth)
+
+
+class Firth:
+    """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
+    entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
+    (IRLS with the hat-matrix adjustment) on the rows in memory, for two classes."""
+
+    name = kind = "firth"
+    smooth = True
+    sparse = False
+    solvers = ("newton",)
+    in_memory = True
+    l2 = 0.0
+    C, l1_ratio = math.inf, 0.0
+
+    def __repr__(self) -> str:
+        return "Firth()"
+
+    def check(self, problem) -> None:
+        if problem.n_classes != 2:
+            raise ValueError(f"penalty='firth' is implemented for two classes; y has "
+                             f"{problem.n_classes}. Use one-vs-rest (OneVsRestClassifier) for a "
+                             "Firth fit per class.")
+
+    final_step = False  # the inference is at the penalised estimate itself
+
+    def objective(self, problem, *, proximal: bool = False):
+        return FirthObjective(problem.X, problem.y, problem.weight, fit_intercept=problem.fit_intercept)
+
+    def coefficients(self, objective, theta):
+        return objective.coefficients(theta)
+
+    def start(self, objective, warm, max_iter: int):
+        """Newton / IRLS from the intercept-only fit (or a warm start), once the information matrix
+        is known to be non-singular there."""
+        objective.check_identifiable(objective.null_start())
+        return objective.null_start() if warm is None else objective.from_coefficients(*warm)
+
+    def value(self, W) -> float:
+        raise TypeError("Firth's penalty depends on the design (the information matrix), not on the "
+                        "coefficients alone: FirthObjective.penalty_parts gives it.")
+
+    def finish(self, objective, result, problem, hessian=None):
+        """``(separation, record, log_likelihood)``: the separation found without a warning (the
+        estimate exists all the same), Wald's quantities and logistf's profile ones."""
+        try:
+            separation = find_separation(problem.X, problem.y, 2, problem.weight, problem.fit_intercept)
+        except ValueError:  # too large a linear programme to attempt
+            separation = None
+        wald = logistic_inference(objective, result)
+        coef, intercept = objective.coefficients(result.theta)
+        se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None)) if wald.covariance is not None
+              else np.full(objective.n_params, np.nan))
+        firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
+                            intercept, se, separation)
+        wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
+        return separation, FirthRecord.of(wald, firth), objective.log_likelihood(result.theta)

@@ -1,5 +1,5 @@
 """Firth's penalised log-likelihood at many points at once, and its maximisation over some
-parameters from many starts at once (the profile search of :mod:`linclass.linear.inference.firth_profile`).
+parameters from many starts at once (the profile search of :mod:`linclass.linear.penalties.firth_profile`).
 
 :class:`PenalisedLikelihood` evaluates
 :math:`\\ell^*(\\theta) = \\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|` on the uncentred design

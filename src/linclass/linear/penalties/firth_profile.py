@@ -21,7 +21,7 @@ narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local m
   around :math:`\\hat\\theta` that grows with :math:`|t - \\hat\\theta_j|`.  A checked point that finds
   a higher maximum than was known there makes every unchecked point be computed again.  With
   ``n_starts=0`` (data without separation, see
-  :func:`linclass.linear.inference.firth.n_starts`) there is nothing to check with, and the
+  :func:`linclass.linear.penalties.firth_inference.n_starts`) there is nothing to check with, and the
   profile is the continued maximum, as logistf computes it.
 
 :meth:`Profile.bound` scans outwards in doubling steps of the standard error to a point with

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.inference.wald import LogisticInference
+import scipy.sparse as sp
 
-__all__ = ["augment", "split", "reported_inference"]
+from linclass.linear.inference.wald import LogisticInference, null_log_likelihood
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS
+
+__all__ = ["PenalisedIntercept", "augment", "split", "reported_inference"]
 
 
 def augment(X: np.ndarray, scaling: float) -> np.ndarray:
@@ -57,9 +61,71 @@ def reported_inference(inference: LogisticInference, scaling: float,
         scale = np.ones(p)
         scale[0] = scaling
         covariance = covariance[np.ix_(order, order)] * np.outer(scale, scale)
-    n = class_totals[class_totals > 0]
-    null = float(np.sum(n * np.log(n / n.sum())))
+    null = null_log_likelihood(class_totals, float(np.sum(class_totals)), True)
     return LogisticInference(
         log_likelihood=inference.log_likelihood, null_log_likelihood=null, n_obs=inference.n_obs,
         covariance=covariance, reason=inference.reason, notes=inference.notes,
     )
+
+
+class PenalisedIntercept:
+    """liblinear's objective (scikit-learn's ``solver='liblinear'``), the penalty protocol's entry
+    ``'liblinear'`` (:mod:`linclass.linear.penalties.table`): the L2 penalty ``base`` with the
+    intercept the weight of a penalised constant feature of value ``scaling`` (None: no intercept,
+    the plain L2 fit).  Two classes, rows in memory, the smooth solvers."""
+
+    smooth = True
+    sparse = False
+    solvers = SMOOTH_SOLVERS
+
+    def __init__(self, base, scaling: float | None):
+        self.base, self.scaling = base, None if scaling is None else float(scaling)
+        self.in_memory = self.scaling is not None  # the augmented design is formed in memory
+        self.name = self.kind = base.kind
+        self.C, self.l1_ratio, self.l2 = base.C, base.l1_ratio, base.l2
+
+    def __repr__(self) -> str:
+        return f"PenalisedIntercept({self.base!r}, scaling={self.scaling!r})"
+
+    def value(self, W) -> float:
+        return self.base.value(W)
+
+    def check(self, problem) -> None:
+        if problem.n_classes > 2:
+            raise ValueError(
+                f"solver='liblinear' fits two classes only (y has {problem.n_classes}), as in "
+                "scikit-learn; use another solver for softmax regression, or wrap the model in "
+                "linclass.OneVsRestClassifier."
+            )
+
+    def objective(self, problem, *, proximal: bool = False):
+        if self.scaling is None:
+            return self.base.objective(problem, proximal=False)
+        X = problem.X
+        if sp.issparse(X):  # the constant column appended to the stored entries
+            column = sp.csr_matrix(np.full((X.shape[0], 1), self.scaling))
+            X = sp.hstack([X, column], format="csr")
+        else:
+            X = augment(X, self.scaling)
+        return LinearObjective(X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
+                               fit_intercept=False)
+
+    def coefficients(self, objective, theta):
+        coef, intercept = objective.coefficients(theta)
+        return (coef, intercept) if self.scaling is None else split(coef, self.scaling)
+
+    final_step = True
+
+    def start(self, objective, warm, max_iter: int):
+        if warm is None:
+            return self.base.start(objective, None, max_iter)
+        coef, intercept = warm
+        if self.scaling is not None:
+            coef, intercept = np.hstack([coef, np.reshape(intercept, (-1, 1)) / self.scaling]), np.zeros(1)
+        return objective.from_coefficients(coef, intercept)
+
+    def finish(self, objective, result, problem, hessian=None):
+        separation, record, log_likelihood = self.base.finish(objective, result, problem, hessian)
+        if self.scaling is not None:
+            record = reported_inference(record, self.scaling, objective.class_weight)
+        return separation, record, log_likelihood

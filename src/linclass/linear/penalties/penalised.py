@@ -50,7 +50,6 @@ from scipy.special import xlogy
 
 from linclass.linear import compiled
 from linclass.linear.logistic.design import Design
-from linclass.linear.penalties.elastic_net import ElasticNet
 
 __all__ = ["PenalisedObjective"]
 
@@ -70,7 +69,7 @@ class PenalisedObjective:
     fit_intercept : bool
     """
 
-    def __init__(self, X, y, n_classes: int, sample_weight, penalty: ElasticNet, *,
+    def __init__(self, X, y, n_classes: int, sample_weight, penalty, *,
                  fit_intercept: bool = True):
         self.design = X if isinstance(X, Design) else Design(X, center=fit_intercept)
         self.n_classes = int(n_classes)
@@ -90,7 +89,7 @@ class PenalisedObjective:
     def d(self) -> int:
         return self.design.d
 
-    def with_penalty(self, penalty: ElasticNet) -> PenalisedObjective:
+    def with_penalty(self, penalty) -> PenalisedObjective:
         """The same data with another penalty (a path step); shares the design and the weights."""
         other = object.__new__(PenalisedObjective)
         other.__dict__.update(self.__dict__)

@@ -1,4 +1,4 @@
-"""Solvers over a :class:`~linclass.objective.LinearObjective`, one small module each.
+"""Solvers over a :class:`~linclass.linear.logistic.objective.LinearObjective`, one small module each.
 
 Every solver is a function ``solve(objective, theta0, *, tol, max_iter, ...) -> SolverResult``: it
 starts from ``theta0`` (shape ``objective.shape``), stops when the largest entry of the gradient of the

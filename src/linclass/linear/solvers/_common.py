@@ -81,6 +81,25 @@ class SymmetricSolver:
         return self._range @ coords
 
 
+class Iterations:
+    """The stopping rule every smooth solver shares: ``while run.go_on(g):`` iterates while the
+    largest gradient entry is above ``tol`` (then ``converged`` is set) and fewer than ``max_iter``
+    iterations ran (``n_iter`` counts them); a solver that stops for its own reason breaks out and
+    may set ``converged`` itself."""
+
+    def __init__(self, tol: float, max_iter: int):
+        self.tol, self.max_iter, self.n_iter, self.converged = tol, max_iter, 0, False
+
+    def go_on(self, g: np.ndarray) -> bool:
+        if gradient_norm(g) <= self.tol:
+            self.converged = True
+            return False
+        if self.n_iter >= self.max_iter:
+            return False
+        self.n_iter += 1
+        return True
+
+
 def backtrack(objective, theta: np.ndarray, step: np.ndarray, f: float, g: np.ndarray, slope: float):
     """Armijo backtracking along ``step`` (the shape of theta) from the full step, halving:
     ``(t, f_new, g_new)`` of the first point with :math:`f_{new} \\le f + 10^{-4}\\,t\\,g^Ts`, or, at

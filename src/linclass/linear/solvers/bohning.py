@@ -5,7 +5,7 @@ Böhning and Lindsay (1988), Böhning (1992); docs/derivations.md#the-bounded-he
 
 .. math::  \\theta^{(t+1)} = \\theta^{(t)} + 4(X^TX)^{-1}X^T(y - \\mu)
 
-(with the penalty and the 1/N scaling of :mod:`linclass.objective` folded into the bound).  For
+(with the penalty and the 1/N scaling of :mod:`linclass.linear.logistic.objective` folded into the bound).  For
 softmax, Böhning's bound :math:`\\frac12(I - \\frac1K\\mathbf{1}\\mathbf{1}^T)\\otimes X^TX` is, in the
 sum-to-zero basis, K - 1 copies of :math:`\\frac12X^TX`, so the same single matrix serves every class.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.solvers._common import SolverResult, SymmetricSolver, gradient_norm
+from linclass.linear.solvers._common import Iterations, SolverResult, SymmetricSolver, gradient_norm
 
 __all__ = ["bohning"]
 
@@ -31,22 +31,16 @@ def bohning(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     system = SymmetricSolver(objective.hessian_bound_block())
     f, g = objective.value_gradient(theta)
-    history, n_iter, converged = [f], 0, False
-    while True:
-        if gradient_norm(g) <= tol:
-            converged = True
-            break
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
+    history, run = [f], Iterations(tol, max_iter)
+    while run.go_on(g):
         theta = theta - system.solve(g)
         f_new, g = objective.value_gradient(theta)
         history.append(f_new)
         if f_new >= f and gradient_norm(g) <= np.sqrt(tol):  # stalled at rounding level
-            converged = True
+            run.converged = True
             break
         f = f_new
         if on_iteration is not None and on_iteration(theta):
             break
-    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
+    return SolverResult(theta, run.n_iter, run.converged, np.asarray(history), gradient_norm(g),
                         system.singular, history[-1])

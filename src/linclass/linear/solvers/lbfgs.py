@@ -26,7 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear.logistic.layout import DENSE_BOUND_MAX
-from linclass.linear.solvers._common import SolverResult, SymmetricSolver, backtrack, gradient_norm
+from linclass.linear.solvers._common import (
+    Iterations,
+    SolverResult,
+    SymmetricSolver,
+    backtrack,
+    gradient_norm,
+)
 
 __all__ = ["lbfgs"]
 
@@ -73,14 +79,8 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
         system = SymmetricSolver(objective.curvature_metric(theta))
     f, g = objective.value_gradient(theta)
     g = g.ravel()
-    history, pairs, n_iter, converged = [f], [], 0, False
-    while True:
-        if gradient_norm(g) <= tol:
-            converged = True
-            break
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
+    history, pairs, run = [f], [], Iterations(tol, max_iter)
+    while run.go_on(g):
         step = _direction(g, pairs, system)
         slope = float(g @ step)
         if not slope < 0:  # the pairs lost positive definiteness to rounding: restart from H_0
@@ -92,7 +92,7 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
         found = backtrack(objective, theta, step.reshape(shape), f, g, slope)
         if found is None:  # no progress possible at this precision
             objective.value_gradient(theta)  # the returned point is the last one evaluated
-            converged = gradient_norm(g) <= np.sqrt(tol)
+            run.converged = gradient_norm(g) <= np.sqrt(tol)
             break
         t, f_new, g_new = found
         g_new = g_new.ravel()
@@ -105,5 +105,5 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
             pairs = (pairs + [(s, y, 1.0 / sy)])[-memory:]
         if on_iteration is not None and on_iteration(theta):
             break
-    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g),
+    return SolverResult(theta, run.n_iter, run.converged, np.asarray(history), gradient_norm(g),
                         system.singular, f)

@@ -1,7 +1,7 @@
 """Newton-Raphson (iteratively reweighted least squares) with a backtracking line search.
 
 Newton-Raphson / IRLS (Bishop 2006 sec. 4.3.3): :math:`\\theta^{(t+1)} = \\theta^{(t)} - H^{-1}\\nabla f`,
-with the Hessian :math:`X^TWX` (:meth:`~linclass.objective.LinearObjective.hessian`).  The steps, in order:
+with the Hessian :math:`X^TWX` (:meth:`~linclass.linear.logistic.objective.LinearObjective.hessian`).  The steps, in order:
 gradient, convergence test, Hessian, inner solve (Cholesky; pseudo-inverse if singular), Armijo backtracking
 (halving) along the Newton direction, update.  The line search makes the iteration safe far from the
 optimum and on separable data, where the undamped step can overshoot.
@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.solvers._common import SolverResult, SymmetricSolver, backtrack, gradient_norm
+from linclass.linear.solvers._common import (
+    Iterations,
+    SolverResult,
+    SymmetricSolver,
+    backtrack,
+    gradient_norm,
+)
 
 __all__ = ["newton"]
 
@@ -27,14 +33,8 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
     called with the parameters after each iteration; a true result stops the run."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     f, g = objective.value_gradient(theta)
-    history, singular, n_iter, converged = [f], False, 0, False
-    while True:
-        if gradient_norm(g) <= tol:
-            converged = True
-            break
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
+    history, singular, run = [f], False, Iterations(tol, max_iter)
+    while run.go_on(g):
         system = SymmetricSolver(objective.hessian(theta, low_precision=low_precision))
         singular |= system.singular
         step = -system.solve(g.ravel()).reshape(objective.shape)
@@ -45,12 +45,12 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
         if found is None or found[0] < 1.0:  # a damped step: the exact Hessian from now on
             low_precision = False
         if found is None:  # no progress possible at this precision
-            converged = gradient_norm(g) <= np.sqrt(tol)
+            run.converged = gradient_norm(g) <= np.sqrt(tol)
             break
         t, f, g = found
         theta = theta + t * step
         history.append(f)
         if on_iteration is not None and on_iteration(theta):
             break
-    return SolverResult(theta, n_iter, converged, np.asarray(history), gradient_norm(g), singular,
+    return SolverResult(theta, run.n_iter, run.converged, np.asarray(history), gradient_norm(g), singular,
                         f)

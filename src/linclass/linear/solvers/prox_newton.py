@@ -338,3 +338,15 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         converged = stalled and violation <= tol * N
     return PenalisedResult(w[None, :], np.array([b]), n_iter, converged, violation / N, F,
                            np.asarray(history), sweeps_total, G[None, :], stalled, certificate.gap)
+
+
+def softmax_move(pen, W, b, S, ws, t: float, dW, db, Z, y, sw, P) -> float:
+    """Move a softmax fit by ``t`` times the step ``(dW, db)`` on the working set ``ws`` (``Z``:
+    the step's change of the scores), in place, then to the penalty's best shift along the loss's
+    flat direction; returns the objective F there (P, the probabilities, refreshed)."""
+    W[:, ws] += t * dW
+    b += t * db
+    S += t * Z
+    if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
+        W -= pen.best_shift(W)
+    return compiled.softmax_terms(S, y, sw, P) + pen.value(W)

@@ -33,9 +33,10 @@ from linclass.linear.solvers.prox_newton import (
     l1_change,
     line_search,
     penalty_change,
+    softmax_move,
 )
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
+from linclass.linear.solvers.stopping import Certificate, Growth, look_outside, softmax_exit
 
 __all__ = ["coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 
@@ -175,19 +176,10 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         t, (delta, db) = step.t, step.step
         dW = delta.reshape(K, q)
         Z = dW @ Xc.T + db[:, None]
-        W[:, ws] += t * dW
-        b += t * db
-        S += t * Z
-        if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
-            W -= pen.best_shift(W)
-        F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
+        F = softmax_move(pen, W, b, S, ws, t, dW, db, Z, y, sw, P)
         history.append(F / N)
     if not converged:
-        V = (P - onehot) * sw
-        G = design.gradient(V).T
-        violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
-                        float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
-        # stalled while tightening for the gap: the point still meets tol
-        converged = stalled and violation <= tol * N
+        violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,
+                                               tol, N)
     return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
                            sweeps_total, G, stalled, certificate.gap), None

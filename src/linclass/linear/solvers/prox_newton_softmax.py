@@ -45,8 +45,9 @@ from linclass.linear.solvers.prox_newton import (
     l1_change,
     line_search,
     penalty_change,
+    softmax_move,
 )
-from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
+from linclass.linear.solvers.stopping import Certificate, Growth, look_outside, softmax_exit
 
 __all__ = ["prox_newton_softmax"]
 
@@ -160,21 +161,12 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
             stalled = True  # no step lowers F at working precision, however damped
             break
         t, (d_ws, db, Zt) = step.t, step.step
-        W[:, ws] += t * d_ws
-        b += t * db
-        S += t * Zt
-        if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
-            W -= pen.best_shift(W)
-        F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
+        F = softmax_move(pen, W, b, S, ws, t, d_ws, db, Zt, y, sw, P)
         history.append(F / N)
     if pen.l1 + pen.l2 > 0:  # the reported point: the penalty's own shift (unique, see best_shift)
         W -= pen.best_shift(W)
     if not converged:
-        V = (P - onehot) * sw
-        G = design.gradient(V).T
-        violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
-                        float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
-        # stalled while tightening for the gap: the point still meets tol
-        converged = stalled and violation <= tol * N
+        violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,
+                                               tol, N)
     return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
                            sweeps_total, G, stalled, certificate.gap)

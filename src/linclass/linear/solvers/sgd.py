@@ -3,7 +3,7 @@
 The gradient of Bishop 2006 eq. 4.91 one row at a time (Murphy 2012 sec. 8.5):
 :math:`\\theta \\leftarrow \\theta - \\rho(\\mu_i - y_i)x_i`.  Here the rule is applied to mini-batches (the
 mean of the rule over ``batch_size`` rows, a fresh shuffle each epoch) and in the metric of the Hessian bound
-:math:`B` of :mod:`linclass.solvers.bohning`:
+:math:`B` of :mod:`linclass.linear.solvers.bohning`:
 
 .. math::  \\theta \\leftarrow \\theta - \\rho\\, B^{-1} \\hat g_{\\text{batch}}
 

@@ -110,3 +110,15 @@ def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws
         return True, limit, outside, violation
     # the gap asks for a tighter point: the columns violating the new limit join
     return False, limit, growth.grow(W, G, ws, limit), violation
+
+
+def softmax_exit(pen, design, W, P, onehot, sw, intercept: bool, stalled: bool, tol: float,
+                 N: float):
+    """``(violation, G, converged)`` of a softmax fit that stopped short of its test: the largest
+    optimality violation at W (the intercepts' too), the loss gradient G, and whether a fit that
+    stalled while tightening for the gap still meets ``tol`` there."""
+    V = (P - onehot) * sw
+    G = design.gradient(V).T
+    violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
+                    float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
+    return violation, G, stalled and violation <= tol * N

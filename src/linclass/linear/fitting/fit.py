@@ -1,0 +1,346 @@
+"""One logistic fit, from a problem and its options to a :class:`LogisticFit`.
+
+    problem (X, y, weights | a chunk source) + options (penalty, solver, tol, ...)
+      -> choose_solver (linclass.linear.fitting.choice)
+      -> penalty.objective(problem)          the objective over the design (dense, sparse, chunks)
+      -> a solver (linclass.linear.solvers)  smooth: newton / bohning / lbfgs / sgd; proximal: 'cd'
+      -> penalty.finish(...)                 separation, the inference record, the log-likelihood
+      -> LogisticFit
+
+:class:`~linclass.LogisticRegression` validates its input, calls :func:`fit_logistic` and sets its
+attributes from the result once; :func:`path_fits` gives the same :class:`LogisticFit` at every C of
+a penalty path (``logistic_path``, ``LogisticRegressionCV``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from linclass.core.chunks import require_two_classes
+from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
+from linclass.linear.fitting.choice import auto_solver, choose_solver, continues_with_newton
+from linclass.linear.inference.penalised_summary import PenalisedRecord
+from linclass.linear.inference.wald import MAX_PARAMS, inference_hessian, null_log_likelihood
+from linclass.linear.penalties.elastic_net import ElasticNet
+from linclass.linear.solvers import SOLVERS
+from linclass.linear.solvers.final_step import final_newton_step, until_certified
+
+__all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "fit_logistic", "not_converged_message",
+           "path_fits", "penalised_fit", "warn_unconverged"]
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticProblem:
+    """The rows of a fit: in memory (``X`` dense or sparse, ``y`` as class codes, ``classes``,
+    ``weight`` the sample weights times the class weights) or a chunk source (``source``, whose
+    class weights ``class_weight`` are applied in its first pass)."""
+
+    X: Any = None
+    y: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    weight: np.ndarray | None = None
+    fit_intercept: bool = True
+    source: Any = None
+    class_weight: Any = None
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.size)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.source.n_features if self.source is not None else self.X.shape[1])
+
+    @property
+    def sparse(self) -> bool:
+        return self.source is None and hasattr(self.X, "tocsc")
+
+
+@dataclass(frozen=True, eq=False)
+class FitOptions:
+    """How to fit: the penalty object (:mod:`linclass.linear.penalties.table`), the solver as the
+    user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
+    scikit-learn's callback task (:mod:`linclass.estimators.fit_callbacks`), and the estimator
+    ``owner`` whose name and feature names the messages use."""
+
+    penalty: Any
+    solver: str = "auto"
+    tol: float = 1e-6
+    max_iter: int = 100
+    random_state: Any = None
+    batch_size: int = 256
+    eta0: float = 0.5
+    warm: tuple | None = None
+    task: Any = None
+    owner: Any = None
+
+    @property
+    def name(self) -> str:
+        return "LogisticRegression" if self.owner is None else type(self.owner).__name__
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticFit:
+    """The outcome of a fit: what the estimator's fitted attributes are.
+
+    Attributes
+    ----------
+    classes : ndarray
+    coef, intercept : ndarrays of shape (m, d) and (m,)
+    n_iter : int
+        Iterations (epochs for 'sgd'; outer proximal Newton iterations for 'cd'; both runs of
+        'lbfgs+newton').
+    converged : bool
+    violation : float
+        How far from the optimum it stopped (the number ``tol`` bounds).
+    history : ndarray
+        The mean objective at the start and after each iteration.
+    solver : str
+        The linclass solver that ran.
+    separation : str or None
+    log_likelihood : float
+        At the fitted parameters, without the penalty.
+    inference : a record of :mod:`linclass.linear.fitting.records`
+    stopped : bool
+        Whether a callback stopped the fit.
+    """
+
+    classes: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    n_iter: int
+    converged: bool
+    violation: float
+    history: np.ndarray
+    solver: str
+    separation: str | None
+    log_likelihood: float
+    inference: Any
+    stopped: bool = False
+
+
+# ------------------------------------------------------------------------------------ the fit
+def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
+    """Fit a logistic / softmax model; warns (ConvergenceWarning) when it did not converge."""
+    penalty, owner = options.penalty, options.owner
+    if problem.source is not None:
+        choose_solver(options.solver, penalty, n_features=problem.n_features, n_classes=2,
+                      sparse=False, chunked=True, max_iter=options.max_iter)  # refusals first
+        objective = penalty.objective(problem, proximal=False)
+        require_two_classes(options.name, objective.stats)
+        problem = replace(problem, classes=objective.classes)
+        solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
+                               n_classes=problem.n_classes, sparse=False, chunked=True,
+                               max_iter=options.max_iter)
+        objective.with_hessian = solver == "newton"
+        return _smooth(problem, options, objective, solver)
+    penalty.check(problem)
+    solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
+                           n_classes=problem.n_classes, sparse=problem.sparse,
+                           max_iter=options.max_iter)
+    if solver == "cd" and problem.fit_intercept and problem.sparse:
+        check_finite(problem.X, feature_names=getattr(owner, "feature_names_in_", None))
+    with np.errstate(invalid="ignore", over="ignore"):
+        objective = penalty.objective(problem, proximal=solver == "cd")
+    shift = objective.design.shift if solver == "cd" else objective.offset
+    explain_non_finite(owner, problem.X, shift)
+    check_magnitude(owner, problem.X)  # the Gram matrix and Hessians square X
+    if solver == "cd":
+        return _proximal(problem, options, objective)
+    return _smooth(problem, options, objective, solver)
+
+
+def _warm(options: FitOptions, classes, shape) -> tuple | None:
+    """The warm start ``(coef, intercept)`` when its classes and shape match the problem's."""
+    warm = options.warm
+    if warm is not None and np.array_equal(warm[0], classes) and np.shape(warm[1]) == shape:
+        return warm[1], warm[2]
+    return None
+
+
+def _smooth(problem, options, objective, solver) -> LogisticFit:
+    """A smooth objective by newton / bohning / lbfgs / sgd, certified by the duality gap where the
+    penalty has one, and ended by one exact Newton step."""
+    penalty, task = options.penalty, options.task
+    classes = problem.classes
+    if solver == "auto":  # dense X: the solver with the lower predicted cost
+        n_rows = objective.X.shape[0] if problem.source is None else int(objective.stats.n_rows.sum())
+        solver = auto_solver(objective, n_rows)
+    K = classes.size
+    theta0 = penalty.start(objective, _warm(options, classes, (1 if K == 2 else K, problem.n_features)),
+                           options.max_iter)
+    settings = {"tol": options.tol, "max_iter": options.max_iter}
+    if solver == "sgd":
+        settings.update(random_state=options.random_state, batch_size=options.batch_size,
+                        eta0=options.eta0)
+
+    def attributes(theta):  # the fitted attributes at theta (a callback's fitted_estimator)
+        coef, intercept = penalty.coefficients(objective, theta)
+        return {"classes_": classes, "coef_": coef, "intercept_": intercept}
+
+    stopped = lambda: task is not None and task.stopped  # noqa: E731 (a callback asked to stop)
+    if task is not None:
+        settings["on_iteration"] = task.observer(f"{solver}-iter", attributes)
+    result = SOLVERS[solver](objective, theta0, **settings)
+    if continues_with_newton(options.solver, solver, result, objective) and not stopped():
+        if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
+            objective.with_hessian = True
+        more = SOLVERS["newton"](objective, result.theta, tol=options.tol, max_iter=options.max_iter,
+                                 on_iteration=None if task is None else task.observer(
+                                     "newton-iter", attributes))
+        result = replace(more, n_iter=result.n_iter + more.n_iter,
+                         history=np.concatenate([result.history, more.history[1:]]))
+        solver = "lbfgs+newton"
+    if _certifiable(problem, penalty, solver, options) and result.converged and not stopped():
+        result = _certified(problem, penalty, objective, result, options)
+    hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
+    if penalty.final_step and options.max_iter > 0:
+        hessian = inference_hessian(objective, result.theta)
+        if not stopped():  # a stopped fit stays where it was stopped
+            stepped = final_newton_step(objective, result, hessian)
+            if task is not None and stepped.n_iter > result.n_iter:  # that step is an iteration
+                task.observer("newton-step", attributes)(stepped.theta)
+            result = stepped
+    if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
+        raise FloatingPointError(
+            "The fit produced non-finite coefficients; rescale the features or use a finite C."
+        )
+    coef, intercept = penalty.coefficients(objective, result.theta)
+    with warnings.catch_warnings():
+        if stopped():  # stopped by a callback: not a convergence failure
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        separation, record, log_likelihood = penalty.finish(objective, result, problem, hessian)
+        if not result.converged:
+            warnings.warn(_smooth_message(options, penalty, solver, result), ConvergenceWarning,
+                          stacklevel=4)
+    return LogisticFit(
+        classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
+        converged=bool(result.converged), violation=float(result.gradient_norm),
+        history=result.history, solver=solver, separation=separation,
+        log_likelihood=float(log_likelihood), inference=record, stopped=bool(stopped()),
+    )
+
+
+def _smooth_message(options, penalty, solver, result) -> str:
+    if penalty.name == "firth":  # Firth's Newton / IRLS: its gradient is the modified score
+        return (f"{options.name} (penalty='firth') did not converge in max_iter={options.max_iter} "
+                f"iterations: the largest entry of the modified score is {result.gradient_norm:.3g} "
+                f"> tol={options.tol:g}. Increase max_iter.")
+    return (f"{options.name} (solver={solver!r}) did not converge in max_iter={options.max_iter} "
+            f"iterations: the largest gradient entry is {result.gradient_norm:.3g} > "
+            f"tol={options.tol:g}. Increase max_iter, or use solver='newton'.")
+
+
+def _certifiable(problem, penalty, solver, options) -> bool:
+    """Whether the fit's objective has a duality gap to certify it with: an L2 penalty, rows in
+    memory, not liblinear's penalised intercept, not Firth's likelihood, not SGD."""
+    return (problem.source is None and isinstance(penalty, ElasticNet) and penalty.l2 > 0.0
+            and solver != "sgd" and options.max_iter > 0)
+
+
+def _certified(problem, penalty, objective, result, options):
+    """Continue the fit until the duality gap of its penalised objective is at most ``tol`` times
+    the objective (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
+    penalised = penalty.objective(problem, proximal=True)
+
+    def gap_at(theta):
+        W, b = penalised.internal(*objective.coefficients(theta))
+        F = penalised.value(W, b)
+        return penalised.duality_gap(W, b, F), F
+
+    solver = SOLVERS["newton" if objective.n_params <= MAX_PARAMS else "lbfgs"]
+    result, _ = until_certified(objective, result, gap_at, options.tol, solver, options.max_iter)
+    return result
+
+
+# ------------------------------------------------------------------------- proximal Newton ('cd')
+def _proximal(problem, options, objective) -> LogisticFit:
+    """Proximal Newton with coordinate descent on the penalised objective."""
+    from linclass.linear.solvers.coordinate_descent import coordinate_descent  # numba on first use
+
+    W, b = objective.null_start()
+    warm = _warm(options, problem.classes, W.shape)
+    if warm is not None:
+        W, b = objective.internal(*warm)
+    result = coordinate_descent(objective, W, b, tol=options.tol, max_iter=options.max_iter)
+    fit = penalised_fit(objective, result, objective.penalty, problem.classes)
+    if not fit.converged:
+        warnings.warn(not_converged_message(f"{options.name} (solver='cd')", result,
+                                            options.max_iter, options.tol),
+                      ConvergenceWarning, stacklevel=3)
+    return fit
+
+
+def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
+    """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
+    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`) under ``penalty``."""
+    if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
+        raise FloatingPointError(  # cannot happen with finite X; never return NaN
+            "The fit produced non-finite coefficients; rescale the features or use a smaller C."
+        )
+    coef, intercept = objective.coefficients(result.W, result.b)
+    log_likelihood = -(result.value - penalty.value(result.W))
+    record = PenalisedRecord.of(
+        penalty, objective=result.value, log_likelihood=log_likelihood,
+        null=null_log_likelihood(objective.class_totals, objective.total, objective.fit_intercept),
+        n_obs=objective.total, violation=result.violation, converged=result.converged)
+    return LogisticFit(
+        classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
+        converged=bool(result.converged), violation=float(result.violation), history=result.history,
+        solver="cd", separation=None, log_likelihood=float(log_likelihood), inference=record,
+    )
+
+
+def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: int):
+    """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
+    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`), warm-started and screened
+    (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
+    from linclass.linear.fitting.path import path_steps  # numba on first use
+
+    for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
+        yield C, penalised_fit(objective, result, ElasticNet(C, l1_ratio), classes)
+
+
+def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
+    """What a penalised fit that did not converge says: a stall (no step lowers the objective at
+    working precision, so more iterations cannot help) is told apart from running out of
+    iterations, and each names what helps."""
+    if result.stalled:
+        return (f"{what} stopped after {result.n_iter} iterations, short of tol={tol:g}: the largest "
+                f"optimality violation is {result.violation:.3g}, and no step lowers the objective "
+                f"at working precision from this point, so a larger max_iter will not help. "
+                f"Standardise the features (e.g. StandardScaler), use a smaller C (a stronger "
+                f"penalty), or accept tol={result.violation:.2g}.")
+    return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
+            f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
+            f"Increase max_iter.")
+
+
+def warn_unconverged(what: str, Cs, converged, violation, n_iter, max_iter: int, tol: float,
+                     stacklevel: int = 3) -> None:
+    """One :class:`~sklearn.exceptions.ConvergenceWarning` for the fits of a path (or of
+    cross-validation's folds) that did not converge, naming their C and what helps; nothing when
+    all did."""
+    converged = np.asarray(converged, dtype=bool)
+    if converged.all():
+        return
+    Cs = np.broadcast_to(np.asarray(Cs, dtype=float), converged.shape).reshape(-1)
+    converged = converged.reshape(-1)
+    violation = np.asarray(violation, dtype=float).reshape(-1)
+    ran_out = np.asarray(n_iter).reshape(-1) >= max_iter
+    bad = ~converged
+    names = ", ".join(f"{c:.3g}" for c in np.unique(Cs[bad])[:5]) + (" ..." if bad.sum() > 5 else "")
+    advice = ("increase max_iter" if ran_out[bad].all() else
+              "standardise the features or use a smaller C; a larger max_iter will not help the "
+              "fits that stalled" if not ran_out[bad].any() else
+              "increase max_iter (for those that ran out of iterations); standardise the features "
+              "for those that stalled")
+    warnings.warn(f"{what}: {int(bad.sum())} of {converged.size} fits did not converge to "
+                  f"tol={tol:g} (C = {names}; largest optimality violation "
+                  f"{violation[bad].max():.3g}): {advice}.", ConvergenceWarning,
+                  stacklevel=stacklevel)

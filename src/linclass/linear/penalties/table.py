@@ -1,0 +1,85 @@
+"""Every penalty a logistic fit takes, by the name ``LogisticRegression(penalty=...)`` gives it, and
+the protocol each one follows.
+
+A penalty is an object with
+
+=================================  ===============================================================
+``name`` / ``kind``                its name ('l2', 'l1', 'elasticnet', 'firth' or None)
+``smooth``                         whether the smooth solvers minimise it (else proximal Newton,
+                                   solver 'cd', on :meth:`objective` with ``proximal=True``)
+``sparse``                         whether it sets coefficients exactly to zero (an L1 part)
+``solvers``                        the linclass solvers that minimise it
+``in_memory``                      whether its fit needs every row at once (no chunked design)
+``l2``                             its share of the curvature (the ridge coefficient on the summed
+                                   loss), what a smooth objective adds to its Hessian
+``C``, ``l1_ratio``                scikit-learn's scale, for the reports
+``value(W)``                       its value at the coefficients (intercepts excluded)
+``check(problem)``                 refuses a problem it does not cover, naming what does
+``objective(problem, proximal)``   the objective its solvers minimise over the problem's design
+``start(objective, warm)``         the objective's parameters at a warm start ``(coef, intercept)``
+``coefficients(objective, theta)`` the estimator's ``(coef, intercept)`` at the parameters
+``finish(objective, result,        ``(separation, inference record, log-likelihood)`` at the end
+problem, hessian)``                of a smooth fit
+=================================  ===============================================================
+
+and, for the proximal solvers, the coordinate update, the proximal step and the optimality
+violation (:class:`~linclass.linear.penalties.elastic_net.ElasticNet`: ``coordinate``, ``prox``,
+``violation``, and ``scalars()``, the two numbers the compiled loops take).
+
+Adding a penalty is one module holding a class with this protocol, and its name in
+:data:`PENALTIES`; :func:`linclass.linear.fitting.fit.fit_logistic` and the estimators' parameter
+checks read the table.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from linclass.linear.penalties.elastic_net import ElasticNet
+from linclass.linear.penalties.firth_inference import Firth
+from linclass.linear.penalties.intercept import PenalisedIntercept
+
+__all__ = ["PENALTIES", "make_penalty", "with_penalised_intercept"]
+
+#: penalty name -> its object, from scikit-learn's ``C`` and ``l1_ratio``
+PENALTIES = {
+    "l2": lambda C, l1_ratio: ElasticNet(C, 0.0),
+    "l1": lambda C, l1_ratio: ElasticNet(C, 1.0),
+    "elasticnet": lambda C, l1_ratio: ElasticNet(C, l1_ratio),
+    None: lambda C, l1_ratio: ElasticNet(math.inf, 0.0),
+    "firth": lambda C, l1_ratio: Firth(),
+}
+
+
+def make_penalty(penalty, C: float, l1_ratio):
+    """The penalty object of scikit-learn 1.9's ``penalty`` / ``C`` / ``l1_ratio`` combination.
+
+    ``penalty='auto'`` (scikit-learn's default, which it spells 'deprecated', also accepted) takes
+    the penalty from ``l1_ratio``: 0 is L2, 1 is L1, in between the elastic net; ``C=np.inf`` is no
+    penalty.  'l1' and 'l2' fix the ratio (an ``l1_ratio`` that says otherwise is ignored with a
+    warning); 'elasticnet' uses ``l1_ratio``.  ``penalty=None`` is no penalty whatever C; 'firth'
+    does not use C.
+    """
+    fixed = {"l1": 1.0, "l2": 0.0}
+    if penalty in ("auto", "deprecated"):
+        return ElasticNet(C, 0.0 if l1_ratio is None else float(l1_ratio))
+    if penalty in fixed and l1_ratio is not None and float(l1_ratio) not in (0.0, fixed[penalty]):
+        warnings.warn(f"l1_ratio={l1_ratio} is ignored with penalty={penalty!r} (it mixes the "
+                      "penalties only with penalty='elasticnet' or the default penalty).",
+                      UserWarning, stacklevel=4)
+    if penalty == "elasticnet" and l1_ratio is None:
+        raise ValueError("penalty='elasticnet' needs l1_ratio, a number in [0, 1] (1: the lasso, "
+                         "0: ridge).")
+    if penalty is None and C != 1.0:
+        warnings.warn(f"penalty=None fits without penalty: C={C} is ignored.", UserWarning,
+                      stacklevel=4)
+    if penalty not in PENALTIES:
+        raise ValueError(f"Unknown penalty {penalty!r}.")
+    return PENALTIES[penalty](C, None if l1_ratio is None else float(l1_ratio))
+
+
+def with_penalised_intercept(penalty, scaling: float | None):
+    """scikit-learn's ``solver='liblinear'``: ``penalty`` (L2) with the intercept the weight of a
+    penalised constant feature of value ``scaling`` (None without an intercept)."""
+    return PenalisedIntercept(penalty, scaling)
