@@ -1,4 +1,4 @@
-"""Covariance estimates from :class:`~linclass.stats.ClassStats`: pure functions.
+"""Covariance estimates from :class:`~linclass.core.class_stats.ClassStats`: pure functions.
 
 The raw statistics are never modified; every regularisation below returns a new matrix.
 

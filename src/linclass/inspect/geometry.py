@@ -149,9 +149,9 @@ def hyperplanes(model) -> Hyperplanes:
     * K class scores :math:`y_k = w_k^Tx + w_{k0}` (``coef_`` of shape (K, d)): for every pair
       :math:`k < j`, :math:`(w_j - w_k)^Tx + (w_{j0} - w_{k0}) = 0`, positive on the side of class j
       (Bishop 2006 sec. 4.1.2).  Only parts of these are boundaries of the arg-max regions.
-    * :class:`~linclass.multiclass.OneVsRestClassifier`: each binary model's hyperplane, labelled
-      ``(None, k)`` ("class k" against the rest); :class:`~linclass.multiclass.OneVsOneClassifier`:
-      each pair's, labelled ``(i, j)``; :class:`~linclass.multiclass.KClassDiscriminant`: those of its
+    * :class:`~linclass.estimators.multiclass.OneVsRestClassifier`: each binary model's hyperplane, labelled
+      ``(None, k)`` ("class k" against the rest); :class:`~linclass.estimators.multiclass.OneVsOneClassifier`:
+      each pair's, labelled ``(i, j)``; :class:`~linclass.estimators.multiclass.KClassDiscriminant`: those of its
       estimator; :class:`~linclass.StandardizedClassifier`: its estimator's, written in the raw
       features x.
 

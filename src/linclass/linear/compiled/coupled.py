@@ -38,7 +38,7 @@ from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _entry, _parallel, _span
-from linclass.linear.compiled.descent import anderson_target
+from linclass.linear.compiled.descent import anderson_target, coordinate_update
 
 __all__ = ["cd_coupled", "coupled_terms"]
 
@@ -93,15 +93,6 @@ def coupled_terms(X, shift, ws, Gs, P, sw, G, B):
 
 
 # --------------------------------------------------------------------------- one block's update
-@njit(inline="always")
-def _soft(a, u, l1, l2):
-    if u > l1:
-        return (u - l1) / (a + l2)
-    if u < -l1:
-        return (u + l1) / (a + l2)
-    return 0.0
-
-
 @njit(**_JIT)
 def best_shift(u, l1, l2):
     """The shift c minimising :math:`\\sum_k \\lambda_1|u_k - c| + \\frac{\\lambda_2}2(u_k - c)^2`
@@ -140,7 +131,7 @@ def _block(g, Bt, cur, v, l1, l2, nu, tol):
                 grad += Bt[k, l] * v[l]
             old = cur[k] + v[k]
             if a > 0.0 or l2 > 0.0:
-                d = _soft(a, a * old - grad, l1, l2) - old
+                d = coordinate_update(a, a * old - grad, l1, l2) - old
             else:  # no curvature: the model is linear, minimised at 0 when |grad| <= l1
                 d = -old if abs(grad) <= l1 else 0.0
             if d != 0.0:

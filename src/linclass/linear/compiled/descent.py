@@ -12,13 +12,14 @@ from numba import njit
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _col_axpy, _col_dot, _col_scatter
 
-__all__ = ["cd_gram", "cd_naive"]
+__all__ = ["cd_gram", "cd_naive", "coordinate_update"]
 
 
 @njit(inline="always")
-def _update(a, u, l1, l2):
-    """The penalty's coordinate update (:mod:`linclass.linear.penalties.elastic_net`): the minimiser over v of
-    ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``."""
+def coordinate_update(a, u, l1, l2):
+    """The penalty's coordinate update on its two scalars (``ElasticNet.scalars()``; the formula of
+    :meth:`linclass.linear.penalties.elastic_net.ElasticNet.coordinate`), the one copy every compiled
+    loop calls: the minimiser over v of ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``."""
     if u > l1:
         return (u - l1) / (a + l2)
     if u < -l1:
@@ -182,7 +183,7 @@ def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, l1,
         at = a[t] + nu
         grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         old = w[j] + delta[j]
-        new = _update(at, at * old - grad, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(grad, l1, old)
+        new = coordinate_update(at, at * old - grad, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(grad, l1, old)
         d = new - old
         if d != 0.0:
             delta[j] += d
@@ -209,7 +210,7 @@ def cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps):
             at = Q[t, t]
             g = grad[t] + Qd[t]
             old = w[t] + delta[t]
-            new = _update(at, at * old - g, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(g, l1, old)
+            new = coordinate_update(at, at * old - g, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(g, l1, old)
             d = new - old
             if d != 0.0:
                 delta[t] += d

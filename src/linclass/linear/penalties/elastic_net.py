@@ -28,8 +28,9 @@ coordinate update
 
     which is one coordinate step of coordinate descent on a quadratic model with curvature :math:`a`
     (Friedman et al. 2010, eq. 5) and, for :math:`a = 1/t`, the proximal step of length :math:`t`
-    (:meth:`ElasticNet.prox`).  The compiled kernels of :mod:`linclass.linear.compiled` inline this same
-    formula on the two scalars :meth:`ElasticNet.scalars` returns.
+    (:meth:`ElasticNet.prox`).  The compiled loops of :mod:`linclass.linear.compiled` take the two
+    scalars :meth:`ElasticNet.scalars` returns and call one compiled copy of this update,
+    :func:`linclass.linear.compiled.descent.coordinate_update`.
 optimality
     :math:`0 \\in \\nabla_W f + \\partial r(W)`; its violation for each coefficient is
     :math:`|G_j + \\lambda_1\\operatorname{sign}(w_j) + \\lambda_2 w_j|` where :math:`w_j \\ne 0` and
@@ -123,7 +124,7 @@ class ElasticNet:
 
     def objective(self, problem, *, proximal: bool):
         """The objective to minimise over ``problem``'s design
-        (:class:`~linclass.linear.fitting.problem.LogisticProblem`): the
+        (:class:`~linclass.linear.fitting.fit.LogisticProblem`): the
         :class:`~linclass.linear.penalties.penalised.PenalisedObjective` of proximal Newton, or
         the smooth :class:`~linclass.linear.logistic.objective.LinearObjective` (in memory) or
         :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (a chunk source) with this
