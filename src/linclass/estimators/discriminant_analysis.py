@@ -162,6 +162,7 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     shrinkage_ : ndarray of shape (n_classes,), when ``shrinkage`` is set
     """
 
+    _fixed_covariance_type = "full"
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         **_SKLEARN_COVARIANCE,
@@ -181,9 +182,6 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         self.tol = tol
         self.covariance_estimator = covariance_estimator
         self.unbiased = unbiased
-
-    def _covariance_type(self) -> str:
-        return "full"
 
     def _describe(self, model) -> None:
         super()._describe(model)

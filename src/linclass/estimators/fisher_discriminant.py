@@ -93,7 +93,7 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self.priors = priors
         self.tol = tol
 
-    def _stats_request(self):
+    def _stats_request(self) -> tuple[str, bool]:
         return "tied", False
 
     def _estimate(self, stats, priors):

@@ -28,9 +28,11 @@ _SKLEARN_COVARIANCE = {
 class _GaussianBase(StatsClassifier):
     """Gaussian class-conditional densities on the :class:`StatsClassifier` machinery.
 
-    Subclasses name their covariance structure in :meth:`_covariance_type` and may add fitted
-    attributes in :meth:`_describe`.
+    Subclasses that fix their covariance structure name it in ``_fixed_covariance_type`` (else the
+    ``covariance_type`` parameter gives it) and may add fitted attributes in :meth:`_describe`.
     """
+
+    _fixed_covariance_type: str | None = None
 
     _parameter_constraints: dict = {
         "priors": ["array-like", None],
@@ -42,6 +44,8 @@ class _GaussianBase(StatsClassifier):
     }
 
     def _covariance_type(self) -> str:
+        if self._fixed_covariance_type is not None:
+            return self._fixed_covariance_type
         return self.covariance_type
 
     def _settings(self) -> dict:

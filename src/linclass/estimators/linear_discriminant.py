@@ -121,6 +121,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     shrinkage_ : float (ndarray of shape (n_classes,) for 'auto'), when ``shrinkage`` is set
     """
 
+    _fixed_covariance_type = "tied"
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         **_SKLEARN_COVARIANCE,
@@ -159,9 +160,6 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self.covariance_estimator = covariance_estimator
         self.unbiased = unbiased
         self.var_smoothing = var_smoothing
-
-    def _covariance_type(self) -> str:
-        return "tied"
 
     def _needs_rows(self) -> str | None:
         if self.method != "gaussian":

@@ -66,13 +66,12 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
         The variance added.
     """
 
+    _fixed_covariance_type = "diag"
+
     def __init__(self, *, priors=None, var_smoothing: float = 1e-9, unbiased: bool = False):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.unbiased = unbiased
-
-    def _covariance_type(self) -> str:
-        return "diag"
 
     def _describe(self, model) -> None:
         super()._describe(model)
@@ -115,9 +114,6 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
         self.class_prior = class_prior
         self.priors = priors
 
-    def _stats_request(self) -> tuple[str, bool]:
-        return "mean", False
-
     def _priors(self, n_classes: int):
         if self.class_prior is not None and self.priors is not None:
             raise ValueError("class_prior and priors name the same thing (priors is linclass's earlier "
@@ -128,6 +124,9 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
         if not self.fit_prior:
             return np.full(n_classes, 1.0 / n_classes)
         return None
+
+    def _stats_request(self) -> tuple[str, bool]:
+        return "mean", False
 
     def _estimate(self, stats, priors):
         return discrete.estimate(

@@ -67,6 +67,7 @@ class RegularizedDiscriminantAnalysis(_GaussianBase):
         The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k`.
     """
 
+    _fixed_covariance_type = "full"
     _parameter_constraints = {
         "pooling": [Interval(Real, 0, 1, closed="both")],
         "shrinkage": [Interval(Real, 0, 1, closed="both")],
@@ -83,9 +84,6 @@ class RegularizedDiscriminantAnalysis(_GaussianBase):
 
     def _regularisation(self) -> tuple[float, float]:
         return float(self.pooling), float(self.shrinkage)
-
-    def _covariance_type(self) -> str:
-        return "full"
 
     def _stats_request(self) -> tuple[str, bool]:
         return "full", False
