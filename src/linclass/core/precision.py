@@ -23,7 +23,8 @@ import numpy as np
 
 from linclass.core.class_stats import ClassStats
 
-__all__ = ["constant_features", "feature_scale", "precision_root", "precision_times", "rank_scale", "scaled_eigh"]
+__all__ = ["constant_features", "feature_scale", "gaussian_discriminants", "precision_root", "precision_times",
+           "rank_scale", "scaled_eigh", "whitening"]
 
 
 def constant_features(stats: ClassStats) -> np.ndarray:
@@ -113,3 +114,30 @@ def precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndar
         h = root if v.ndim == 1 else root[:, None]
         return h * (h * v)
     return root @ (root.T @ v)
+
+
+def whitening(root: np.ndarray):
+    """``(whiten, unwhiten)`` for a precision root :math:`H` (:math:`\\Sigma^{-1} = HH^T`; 1-D for a
+    diagonal one): ``whiten(A) = A H`` and ``unwhiten(Z) = Z H^T`` on rows, so that
+    ``unwhiten(whiten(A))`` applies :math:`\\Sigma^{-1}` to the rows of A."""
+    if root.ndim == 1:
+        return (lambda A: A * root), (lambda Z: Z * root)
+    return (lambda A: A @ root), (lambda Z: Z @ root.T)
+
+
+def gaussian_discriminants(means: np.ndarray, log_priors: np.ndarray, whiten, unwhiten,
+                           center=0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The one map from Gaussian classes with a shared covariance to linear scores (Bishop 2006
+    eqs. 4.69-4.70), about a centre :math:`c`:
+
+    .. math::  w_k = \\Sigma^{-1}(\\mu_k - c), \\qquad
+               w_{k0} = -\\tfrac12 \\lVert H^T(\\mu_k - c)\\rVert^2 + \\ln p(C_k),
+
+    the scores :math:`w_k^T(x - c) + w_{k0}`; two classes give the logistic form
+    :math:`\\theta = w_1 - w_0` (docs/derivations.md#two-class-gaussian-model-in-logistic-form).
+    ``whiten`` / ``unwhiten`` (:func:`whitening`) carry the caller's rule for a singular
+    :math:`\\Sigma`: the pseudo-inverse on its range for the fitted models
+    (:func:`precision_root`), none for a solver's starting point, which refuses a singular one.
+    Returns ``(coef, intercept)`` of shapes (K, d) and (K,)."""
+    Z = whiten(np.asarray(means, dtype=np.float64) - center)
+    return unwhiten(Z), -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from linclass.core.precision import precision_root, scaled_eigh
+from linclass.core.precision import gaussian_discriminants, precision_root, scaled_eigh, whitening
 from linclass.exceptions import SingularCovarianceWarning
 
 __all__ = ["GaussianModel", "floor_values", "full_form", "linear_form", "warn_singular"]
@@ -116,15 +116,9 @@ def linear_form(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianMo
         else:
             warn_singular("shared covariance", rank, sigma.shape[0],
                            "Using a pseudo-inverse on its range.")
-    if root.ndim == 1:  # H = diag(root)
-        whiten, unwhiten = (lambda A: A * root), (lambda Z: Z * root)
-    else:
-        whiten, unwhiten = (lambda A: A @ root), (lambda Z: Z @ root.T)
-    Z = whiten(means)  # coef = Sigma^+ mu = H H^T mu
-    coef = unwhiten(Z)
-    intercept = -0.5 * np.einsum("kj,kj->k", Z, Z) + log_priors
-    Zc = whiten(means - center)
-    centred = -0.5 * np.einsum("kj,kj->k", Zc, Zc) + log_priors
+    whiten, unwhiten = whitening(root)  # coef = Sigma^+ mu = H H^T mu
+    coef, intercept = gaussian_discriminants(means, log_priors, whiten, unwhiten)
+    _, centred = gaussian_discriminants(means, log_priors, whiten, unwhiten, center)
     return GaussianModel(
         **fields, covariance=sigma, shrinkage=alpha, coef=coef, intercept=intercept,
         centred_intercept=centred, center=center, rank=rank,

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from linclass import registry
+from linclass.core.precision import gaussian_discriminants, precision_root, whitening
 from linclass.core.validation import validate_predict
 from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale
 
@@ -285,15 +286,6 @@ def _tied_model(model) -> None:
         )
 
 
-def _precision_times(sigma: np.ndarray, v: np.ndarray, tol: float, units: np.ndarray) -> np.ndarray:
-    """:math:`\\Sigma^{-1}v` (the pseudo-inverse on the range of :math:`\\Sigma`) with the rank rule the
-    model used when it was fitted (:func:`linclass.core.precision.precision_times`), so the result
-    equals its ``coef_`` also for singular :math:`\\Sigma`."""
-    from linclass.core.precision import precision_times
-
-    return precision_times(sigma, v, tol, units)
-
-
 def generative_to_logistic(model) -> tuple[np.ndarray, float]:
     """The logistic form of a binary tied-covariance Gaussian model (Bishop 2006 sec. 4.2.1;
     docs/derivations.md#two-class-gaussian-model-in-logistic-form):
@@ -304,10 +296,12 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
                           + \\ln\\frac{\\phi}{1-\\phi}
 
     with :math:`\\phi = P(y = 1)`.  Computed from ``means_``, ``covariance_`` and ``priors_`` (never
-    from ``coef_``), with :math:`\\theta_0` in the equivalent form
-    :math:`-\\tfrac12(\\mu_1 + \\mu_0)^T\\theta + \\ln\\phi - \\ln(1-\\phi)` (the cross terms cancel because
-    :math:`\\Sigma^{-1}` is symmetric), which avoids the cancellation of two large quadratic forms.
-    Class 1 is ``classes_[1]``.  A singular :math:`\\Sigma` uses the pseudo-inverse exactly as the fit did.
+    from ``coef_``) by the one Gaussian-to-linear map
+    (:func:`linclass.core.precision.gaussian_discriminants`) about the midpoint
+    :math:`c = (\\mu_0 + \\mu_1)/2`, where the two quadratic terms are equal and cancel exactly:
+    :math:`\\theta_0 = -\\tfrac12(\\mu_1 + \\mu_0)^T\\theta + \\ln\\phi - \\ln(1-\\phi)`, which avoids
+    the cancellation of two large quadratic forms.  Class 1 is ``classes_[1]``.  A singular
+    :math:`\\Sigma` uses the pseudo-inverse exactly as the fit did (:func:`linclass.core.precision.precision_root`).
 
     Parameters
     ----------
@@ -332,6 +326,10 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
             "finite logistic form."
         )
     sigma = np.asarray(model.covariance_, dtype=np.float64)
-    theta = _precision_times(sigma, mu1 - mu0, float(model.tol), feature_scale(model.stats_))
-    theta0 = -0.5 * float((mu1 + mu0) @ theta) + float(np.log(phi[1]) - np.log(phi[0]))
+    root, _ = precision_root(sigma, float(model.tol), feature_scale(model.stats_))
+    middle = 0.5 * (mu0 + mu1)  # about the midpoint the two quadratic terms cancel exactly
+    coef, intercept = gaussian_discriminants(np.array([mu0, mu1]), np.log(phi), *whitening(root),
+                                             middle)
+    theta = coef[1] - coef[0]
+    theta0 = float(intercept[1] - intercept[0]) - float(middle @ theta)
     return theta, theta0

@@ -30,7 +30,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, solve_triangular
+
+from linclass.core.precision import gaussian_discriminants
 
 __all__ = ["gaussian_start", "gaussian_theta"]
 
@@ -68,17 +70,18 @@ def gaussian_theta(layout, stats) -> np.ndarray | None:
     log_priors = np.full(counts.shape, -1e3)  # a class without weight: never predicted
     log_priors[present] = np.log(counts[present] / stats.total)
     centre = stats.grand_mean() if layout.fit_intercept else np.zeros(d)
-    M = stats.means - centre
-    Z = cho_solve(factor, M.T, check_finite=False)  # (d, K): Sigma^-1 (mu_k - c)
+    L = factor[0]  # Sigma = L L^T: the root H = L^-T, without a rank rule (singular: no start)
+    coef, intercept = gaussian_discriminants(
+        stats.means, log_priors,
+        lambda A: solve_triangular(L, A.T, lower=True, check_finite=False).T,
+        lambda Z: solve_triangular(L, Z.T, lower=True, trans="T", check_finite=False).T, centre)
     theta = np.zeros(layout.shape)
-    if layout.fit_intercept:
-        intercept = -0.5 * np.einsum("kd,dk->k", M, Z) + log_priors
     if layout.basis is None:
-        theta[:d, 0] = Z[:, 1] - Z[:, 0]
+        theta[:d, 0] = coef[1] - coef[0]
         if layout.fit_intercept:
             theta[d, 0] = intercept[1] - intercept[0]
     else:
-        theta[:d] = Z @ layout.basis
+        theta[:d] = coef.T @ layout.basis
         if layout.fit_intercept:
             theta[d] = intercept @ layout.basis
     if layout.fit_intercept:  # scores about the objective's offset instead of c
