@@ -32,7 +32,7 @@ def fit_record(model, target) -> dict:
             kind = model._penalty().kind
     except ValueError:  # the fit refuses these parameters with its own message
         kind = None
-    return {"target": "y" if name is None else str(name), "method": _METHODS[kind],
+    return {"target": "y" if name is None else str(name), "method": _METHODS.get(kind, f"{kind}-penalised ML"),
             "time": time.time()}
 
 
