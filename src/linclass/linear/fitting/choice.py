@@ -28,7 +28,8 @@ from __future__ import annotations
 from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic.layout import DENSE_BOUND_MAX, LOW_PRECISION_MIN
 
-__all__ = ["AUTO_NEWTON_MAX_PARAMS", "LINCLASS_SOLVERS", "SKLEARN_SOLVERS", "SOLVER_DESIGNS", "auto_solver", "check_chunked",
+__all__ = ["AUTO_NEWTON_MAX_PARAMS", "DESIGN_OFFERS", "LINCLASS_SOLVERS", "SKLEARN_SOLVERS",
+           "SOLVER_DESIGNS", "SOLVER_NEEDS", "auto_solver", "check_chunked",
            "choose_solver", "continues_with_newton", "sklearn_name"]
 
 #: scikit-learn's solver names -> the linclass solver that reaches the same optimum
@@ -42,15 +43,27 @@ SKLEARN_SOLVERS = {
 }
 LINCLASS_SOLVERS = ("auto", "cd", "newton", "bohning", "lbfgs", "sgd")
 
-#: the designs each solver runs on, through the same code (the objective over the design,
-#: :mod:`linclass.linear.logistic`); any other pair is refused with what works instead
-SOLVER_DESIGNS = {
-    "newton": ("dense", "sparse", "chunked"),
-    "bohning": ("dense", "sparse", "chunked"),
-    "lbfgs": ("dense", "sparse", "chunked"),
-    "sgd": ("dense", "sparse"),  # shuffled mini-batches need the rows at once
-    "cd": ("dense", "sparse"),  # coordinate descent reads columns
+#: what each solver asks of the objective over a design: ``passes`` (value and gradient, a pass over
+#: the rows each), ``hessian`` (its exact Hessian in the same pass), ``bound`` (Böhning's bound,
+#: the Gram matrix), ``rows`` (mini-batches of rows at will), ``columns`` (X column by column)
+SOLVER_NEEDS = {
+    "newton": {"passes", "hessian"},
+    "bohning": {"passes", "bound"},
+    "lbfgs": {"passes"},
+    "sgd": {"rows"},  # shuffled mini-batches
+    "cd": {"columns"},  # coordinate descent
 }
+#: what each kind of design offers (:mod:`linclass.linear.logistic`: LinearObjective on dense and
+#: sparse X, ChunkedObjective on a chunk source, PenalisedObjective's column storage)
+DESIGN_OFFERS = {
+    "dense": {"passes", "hessian", "bound", "rows", "columns"},
+    "sparse": {"passes", "hessian", "bound", "rows", "columns"},
+    "chunked": {"passes", "hessian", "bound"},
+}
+#: the designs each solver runs on, through the same code; any other pair is refused with what
+#: works instead
+SOLVER_DESIGNS = {solver: tuple(d for d, offers in DESIGN_OFFERS.items() if needs <= offers)
+                  for solver, needs in SOLVER_NEEDS.items()}
 
 # 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
 # weighted Gram products, so its limit is lower (measured: K=10, d=50 fits 1.6x faster with lbfgs)
