@@ -13,7 +13,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
 
 import linclass
-from linclass.core.standardize import standardization, standardize
+from linclass.strategies.standardize import standardization, standardize
 from linclass.inspect.geometry import hyperplanes, signed_distance
 
 

@@ -9,7 +9,7 @@ Public names only.  The package is arranged by role, in the order data flows thr
 ``linear``      the logistic objective over dense, sparse and chunked designs, its penalties,
                 solvers, inference and fit; the perceptron
 ``selection``   leave-one-out and cross-validated model selection by downdates
-``strategies``  the votes of the multi-class strategies
+``strategies``  the meta-estimators' arithmetic: multi-class votes, standardised features
 ``sources``     where rows come from: CSV / Parquet tables, Dask collections, files
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
 ``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer

@@ -2,5 +2,5 @@
 protocol of out-of-memory fits (chunks), per-class statistics that merge exactly (class_stats; its
 passes over X: scatter_passes), covariance estimates (covariance; from the rows of each class,
 scikit-learn's shrinkage='auto' and covariance objects: row_covariance), priors, the rank rule for
-covariance matrices (precision), scores to posteriors in log space (posterior), scoring rules
-(scoring), standardised features (standardize) and progress reports (progress)."""
+covariance matrices and the one Gaussian-to-linear map (precision), scores to posteriors in log
+space (posterior), and progress reports (progress)."""

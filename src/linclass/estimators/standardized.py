@@ -11,7 +11,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.standardize import standardization, standardize
+from linclass.strategies.standardize import standardization, standardize
 from linclass.core.validation import validate_fit, validate_predict
 from linclass.estimators.wrapped import check_weight_passthrough, fit_clone
 
@@ -46,7 +46,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
     .. math::  z = (x - m) / s, \\qquad \\hat y(x) = \\text{estimator}(z)
 
     with :math:`m` and :math:`s` the (weighted) mean and standard deviation of each feature
-    (:mod:`linclass.core.standardize`; a constant feature is centred only).  Every prediction
+    (:mod:`linclass.strategies.standardize`; a constant feature is centred only).  Every prediction
     method standardises its input with the same :math:`m, s` and calls the fitted estimator's, so
     the model takes raw features.  Worth it for the models that depend on the units of the features:
     penalised logistic regression, the perceptron, kernel Fisher discriminants, shrinkage towards a

@@ -1,2 +1,3 @@
-"""The arithmetic of the multi-class strategies that combine binary classifiers: one-versus-rest
-and one-versus-one votes and their confidences (voting)."""
+"""The arithmetic of the meta-estimators that combine or wrap other classifiers: one-versus-rest and
+one-versus-one votes and their confidences (voting), and standardised features with the maps
+between standardised and original coefficients (standardize)."""

@@ -127,7 +127,8 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
     if solver == "auto":
         small = (n_features + 1) * (1 if n_classes == 2 else n_classes - 1) <= (
             AUTO_NEWTON_MAX_PARAMS[n_classes == 2])
-        if penalty.sparse or (sparse and penalty.kind is not None and not small):
+        if penalty.sparse or (sparse and penalty.kind is not None and not small
+                              and "cd" in penalty.solvers):
             return "cd"
         if not sparse:  # dense X: the cost model, once the objective exists
             return "auto"
@@ -137,6 +138,9 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
             f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
             f"penalty={penalty.kind!r} needs solver='cd' (or 'auto', 'saga')."
         )
+    if solver not in penalty.solvers:
+        raise ValueError(f"penalty={name!r} is minimised by solver "
+                         f"{' or '.join(map(repr, penalty.solvers))}, not {solver!r}.")
     p, m = n_features + 1, (1 if n_classes == 2 else n_classes - 1)
     if sparse and solver in ("newton", "bohning", "sgd") and p > DENSE_BOUND_MAX:
         gigabytes = 8.0 * (p * m) ** 2 / 1e9
