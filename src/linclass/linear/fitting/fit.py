@@ -23,7 +23,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
-from linclass.linear.fitting.choice import auto_solver, choose_solver, continues_with_newton
+from linclass.linear.fitting.choice import (
+    auto_solver,
+    check_chunked,
+    choose_solver,
+    continues_with_newton,
+)
 from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import MAX_PARAMS, inference_hessian, null_log_likelihood
 from linclass.linear.penalties.elastic_net import ElasticNet
@@ -129,8 +134,7 @@ def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     """Fit a logistic / softmax model; warns (ConvergenceWarning) when it did not converge."""
     penalty, owner = options.penalty, options.owner
     if problem.source is not None:
-        choose_solver(options.solver, penalty, n_features=problem.n_features, n_classes=2,
-                      sparse=False, chunked=True, max_iter=options.max_iter)  # refusals first
+        check_chunked(options.solver, penalty)  # before the first pass
         objective = penalty.objective(problem, proximal=False)
         require_two_classes(options.name, objective.stats)
         problem = replace(problem, classes=objective.classes)
