@@ -259,8 +259,14 @@ def test_summary_of_a_golden_file_equals_a_fresh_fit(case):
     fresh fit of the same model on the same data gives (tests/data/make_golden.py)."""
     from sklearn.datasets import load_iris
 
-    loaded = load(Path(__file__).parent / "data" / f"golden_v1_{case}.linclass")
-    assert isinstance(loaded._inference, dict)
+    import json
+    import zipfile
+
+    path = Path(__file__).parent / "data" / f"golden_v1_{case}.linclass"
+    with zipfile.ZipFile(path) as zf:  # the file holds the record as a dict (format version 1)
+        assert json.loads(zf.read("metadata.json"))["model"]["state"]["_inference"]["__type__"] == "dict"
+    loaded = load(path)
+    assert isinstance(loaded._inference, LogisticInference)  # read back as the typed record
     X, y = load_iris(return_X_y=True)
     if case == "logistic_mle_binary":
         X, y = X[50:], y[50:]

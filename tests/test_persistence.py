@@ -1089,3 +1089,37 @@ def test_same_model_gives_the_same_bytes(tmp_path):
     a = save(_fitted(), tmp_path / "a.linclass").read_bytes()
     b = save(_fitted(), tmp_path / "b.linclass").read_bytes()
     assert a == b
+
+
+# ------------------------------------------------------------------ logistic inference records
+@pytest.mark.parametrize("params", [
+    {"C": 2.0}, {"C": np.inf}, {"penalty": "firth"}, {"penalty": "l1", "C": 0.5},
+    {"solver": "liblinear", "C": 1.0},
+], ids=["l2", "mle", "firth", "l1", "liblinear"])
+def test_inference_records_are_written_in_the_first_format_and_read_back(tmp_path, params):
+    """A fitted LogisticRegression keeps a typed inference record; its file holds the plain dict
+    that format version 1 has always held (so every linclass of that format reads it), and the
+    loaded model's summary is the fitted one's."""
+    from linclass import LogisticRegression
+
+    two = IRIS_Y != IRIS_Y[0]
+    X, y = IRIS_X[two], IRIS_Y[two]
+    model = LogisticRegression(**params).fit(X, y)
+    assert not isinstance(model._inference, dict)
+    path = save(model, tmp_path / "logistic.linclass")
+    with zipfile.ZipFile(path) as zf:
+        meta = json.loads(zf.read("metadata.json"))
+    state = meta["model"]["state"]["_inference"]
+    assert state["__type__"] == "dict"  # a plain dict, as format version 1 stores one
+    state = state["items"]
+    keys = ({"selection", "objective", "null", "n_obs", "violation", "converged", "log_likelihood"}
+            if params.get("penalty") == "l1" else {"notes", "covariance", "reason", "null", "n_obs"}
+            | ({"firth"} if params.get("penalty") == "firth" else set()))
+    assert set(state) == keys
+    loaded = load(path)
+    fresh, again = model.summary(), loaded.summary()
+    assert str(fresh).split("\n")[1:] == str(again).split("\n")[1:] or (
+        np.array_equal(fresh.coef, again.coef) and fresh.notes == again.notes)
+    if params.get("penalty") == "firth":
+        np.testing.assert_array_equal(model.summary(ci="profile").ci_lower,
+                                      loaded.summary(ci="profile").ci_lower)

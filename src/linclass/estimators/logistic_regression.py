@@ -27,6 +27,7 @@ from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_summary import fit_record, summary_table
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
+from linclass.linear.fitting.records import inference_record
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.penalties.table import PENALTIES, make_penalty, with_penalised_intercept
 from linclass.sources.chunks import record_features
@@ -300,6 +301,17 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         return FitOptions(penalty=penalty, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                           random_state=self.random_state, batch_size=self.batch_size,
                           eta0=self.eta0, warm=warm, owner=self)
+
+    def _after_load(self):
+        """A model file holds the inference record in format version 1's dict form
+        (:data:`linclass.io.persistence.allowlist.STATE_FORMS`): the typed record again, or the
+        dict as it is when damaged (``summary`` then says what is wrong)."""
+        state = getattr(self, "_inference", None)
+        if isinstance(state, dict) and hasattr(self, "log_likelihood_"):
+            try:
+                self._inference = inference_record(state, self.log_likelihood_)
+            except (TypeError, KeyError, ValueError, AttributeError):
+                pass
 
     def _set_fitted(self, fit, task):
         """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`."""

@@ -28,6 +28,7 @@ __all__ = [
     "ATTRIBUTE",
     "BIT_GENERATORS",
     "RECORDS",
+    "STATE_FORMS",
     "check_params",
     "estimator_class",
     "is_dunder",
@@ -44,10 +45,13 @@ RECORDS = {
     "linclass.fisher.FisherModel": FisherModel,
     "linclass.kernel_fisher.KernelFisherModel": KernelFisherModel,
     "linclass.naive_bayes.DiscreteModel": DiscreteModel,
-    "linclass.inference.LogisticInference": LogisticInference,
-    "linclass.inference.FirthRecord": FirthRecord,
-    "linclass.inference.PenalisedRecord": PenalisedRecord,
 }
+
+#: records written in their format-version-1 form, the plain dict their ``as_state()`` returns (the
+#: form files held before these records existed, so that every linclass of format version 1 reads
+#: them); a fitted model reads them back through
+#: :func:`linclass.linear.fitting.records.inference_record`
+STATE_FORMS = (LogisticInference, FirthRecord, PenalisedRecord)
 _RECORD_NAMES = {cls: name for name, cls in RECORDS.items()}
 
 #: bit generator name written in files -> the numpy class

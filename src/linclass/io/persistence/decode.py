@@ -245,6 +245,8 @@ class Decoder:
         check_params(obj, lambda problem: Invalid(f"{where}: {problem}"))
         attributes = {k: self.decode(v, f"{where}.{k}", depth + 1) for k, v in state.items()}
         vars(obj).update(attributes)
+        if hasattr(obj, "_after_load"):  # state written in a file form of its own (STATE_FORMS)
+            obj._after_load()
         self.objects[slot] = obj
         return obj
 

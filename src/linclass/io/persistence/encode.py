@@ -21,6 +21,7 @@ from linclass.io.persistence.allowlist import (
     estimator_class,
     is_dunder,
     is_key,
+    STATE_FORMS,
     record_class,
     record_name,
 )
@@ -102,6 +103,8 @@ class Encoder:
             return {"__type__": "numpy.RandomState", "state": self.encode(state, f"{where}.state", depth + 1)}
         if estimator_class(cls.__name__) is cls:
             return self._shared(obj, where, lambda: self._estimator(obj, where, depth))
+        if cls in STATE_FORMS:  # written as format version 1 wrote it: a plain dict
+            return self.encode(obj.as_state(), where, depth)
         if dataclasses.is_dataclass(obj) and record_class(record_name(cls)) is cls:
             return self._shared(obj, where, lambda: self._record(obj, where, depth))
         if callable(obj):

@@ -12,10 +12,10 @@ PenalisedRecord      a penalty with an L1 part (a selection)              the se
                      (:mod:`linclass.linear.inference.penalised_summary`)  no standard errors
 ===================  ===================================================  ==============================
 
-Every record has ``log_likelihood``, ``null_log_likelihood`` and ``n_obs`` and a method
-``table(coef=, intercept=, classes=, feature_names=, fit_intercept=, alpha=, ci=)``.  Model files of
-format version 1 written before these records existed hold a plain dict instead;
-:func:`inference_record` reads both.
+Every record has ``log_likelihood``, ``null_log_likelihood`` and ``n_obs``, a method
+``table(coef=, intercept=, classes=, feature_names=, fit_intercept=, alpha=, ci=)`` and ``as_state()``,
+the plain dict model files of format version 1 hold (files are written in that form, so that every
+linclass of format version 1 reads them); :func:`inference_record` reads both.
 """
 
 from __future__ import annotations
@@ -53,4 +53,4 @@ def inference_record(state, log_likelihood: float) -> InferenceRecord:
     firth = state.get("firth")
     if firth is None:
         return wald
-    return FirthRecord.of(wald, firth)
+    return FirthRecord(wald=wald, firth=firth)

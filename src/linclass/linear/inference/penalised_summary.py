@@ -164,6 +164,13 @@ class PenalisedRecord:
                    null_log_likelihood=float(null), n_obs=float(n_obs), violation=float(violation),
                    converged=bool(converged))
 
+    def as_state(self) -> dict:
+        """The dict model files of format version 1 hold (read back by
+        :func:`linclass.linear.fitting.records.inference_record`)."""
+        return {"selection": self.selection, "objective": self.objective,
+                "null": self.null_log_likelihood, "n_obs": self.n_obs, "violation": self.violation,
+                "converged": self.converged, "log_likelihood": self.log_likelihood}
+
     def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
               ci="wald") -> PenalisedSummary:
         return penalised_summary(self, coef=coef, intercept=intercept, classes=classes,

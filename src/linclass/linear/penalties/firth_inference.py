@@ -148,37 +148,38 @@ def firth_summary(table, state: dict, ci: str):
 
 @dataclass(frozen=True, eq=False)
 class FirthRecord:
-    """The inference record of Firth's fit: the Wald quantities at the penalised estimate (``wald``;
-    its log-likelihoods are the penalised ones, as logistf reports them) and the profile quantities
-    computed at the fit (``firth``: the dict of :func:`firth_state`)."""
+    """The inference record of Firth's fit: the Wald quantities at the penalised estimate (``wald``,
+    with Firth's notes) and the profile quantities computed at the fit (``firth``: the dict of
+    :func:`firth_state`).  Its log-likelihoods are the penalised ones, as logistf reports them."""
 
     wald: LogisticInference
     firth: dict
 
     @property
     def log_likelihood(self) -> float:
-        return self.wald.log_likelihood
+        return float(self.firth["penalised"])
 
     @property
     def null_log_likelihood(self) -> float:
-        return self.wald.null_log_likelihood
+        return float(self.firth["null_penalised"])
 
     @property
     def n_obs(self) -> float:
         return self.wald.n_obs
 
+    def as_state(self) -> dict:
+        """The dict model files of format version 1 hold: the Wald record's, with ``firth``."""
+        return {**self.wald.as_state(), "firth": self.firth}
+
     def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
               ci="wald") -> Summary:
         if ci not in ("wald", "profile"):
             raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
-        table = self.wald.table(coef=coef, intercept=intercept, classes=classes,
-                                feature_names=feature_names, fit_intercept=fit_intercept, alpha=alpha)
+        wald = replace(self.wald, log_likelihood=self.log_likelihood,
+                       null_log_likelihood=self.null_log_likelihood)
+        table = wald.table(coef=coef, intercept=intercept, classes=classes,
+                           feature_names=feature_names, fit_intercept=fit_intercept, alpha=alpha)
         return firth_summary(table, self.firth, ci)
-
-    @classmethod
-    def of(cls, wald: LogisticInference, firth: dict) -> FirthRecord:
-        return cls(wald=replace(wald, log_likelihood=float(firth["penalised"]),
-                                null_log_likelihood=float(firth["null_penalised"])), firth=firth)
 
 
 class Firth:
@@ -235,4 +236,4 @@ class Firth:
         firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
                             intercept, se, separation)
         wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
-        return separation, FirthRecord.of(wald, firth), objective.log_likelihood(result.theta)
+        return separation, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
