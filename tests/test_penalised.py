@@ -235,3 +235,36 @@ def test_a_model_that_is_not_convex_gives_no_step():
     delta, _ = solve_small_model(convex, grad, np.zeros(2), 1e-3, 0.0, 1e-12, 200)
     # the exact minimiser of grad'd + d'Qd/2 + 1e-3|d|_1 (both coordinates non-zero)
     np.testing.assert_allclose(delta, np.linalg.solve(convex, -grad - 1e-3 * np.sign(-grad)))
+
+
+# ------------------------------------------------------------------ the softmax best shift
+def _shift_objective(column, c, l1, l2):
+    r = column - c
+    return l1 * np.abs(r).sum() + 0.5 * l2 * (r @ r)
+
+
+@pytest.mark.parametrize("l1, l2", [(1.0, 0.0), (0.0, 1.0), (0.3, 0.7), (2.0, 0.05)])
+@pytest.mark.parametrize("K", [2, 3, 4, 7])
+def test_best_shift_minimises_the_penalty_over_shifts_and_both_copies_agree(K, l1, l2):
+    """ElasticNet.best_shift (numpy, every column at once) and the compiled per-column copy used
+    inside the coupled coordinate descent return the same shift, and it minimises
+    sum_k r(W_kj - c): no shift on a fine grid around it does better, and for L1 with even K
+    (a flat minimum) it is the midpoint of the two middle values."""
+    from linclass.linear.compiled.coupled import best_shift as compiled_shift
+    from linclass.linear.penalties.elastic_net import ElasticNet
+
+    rng = np.random.default_rng(K)
+    W = rng.normal(size=(K, 40)) * rng.choice([0.0, 1.0, 3.0], size=(K, 40))
+    pen = ElasticNet(1.0, 1.0)
+    pen.l1, pen.l2 = l1, l2  # the shift depends on the two scalars only
+    shifts = pen.best_shift(W)
+    for j in range(W.shape[1]):
+        column = W[:, j].copy()
+        assert compiled_shift(column, l1, l2) == pytest.approx(shifts[j], abs=1e-12)
+        best = _shift_objective(column, shifts[j], l1, l2)
+        span = np.ptp(column) + 1.0
+        grid = shifts[j] + np.linspace(-span, span, 2001)
+        assert best <= min(_shift_objective(column, c, l1, l2) for c in grid) + 1e-12
+        if l2 == 0.0 and K % 2 == 0:
+            middle = np.sort(column)[K // 2 - 1: K // 2 + 1]
+            assert shifts[j] == pytest.approx(middle.mean(), abs=1e-12)

@@ -13,7 +13,7 @@ from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.penalties.table import PENALTIES, make_penalty, with_penalised_intercept
 
 ATTRIBUTES = ("name", "kind", "smooth", "sparse", "solvers", "in_memory", "l2", "C", "l1_ratio",
-              "final_step")
+              "final_step", "certifiable", "score")
 METHODS = ("check", "objective", "start", "coefficients", "finish")
 
 
@@ -49,7 +49,8 @@ class HalfRidge:
     mathematics to the elastic net (the shape a new penalty module takes)."""
 
     name = kind = "halfridge"
-    smooth, sparse, in_memory, final_step = True, False, False, True
+    smooth, sparse, in_memory, final_step, certifiable = True, False, False, True, False
+    score = "gradient"
     solvers = ("newton", "bohning", "lbfgs", "sgd")
     l1_ratio = 0.0
 

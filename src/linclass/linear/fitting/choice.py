@@ -95,20 +95,18 @@ def sklearn_name(solver: str) -> str:
 
 
 def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, sparse: bool,
-                  chunked: bool = False, max_iter: int = 1) -> str:
+                  max_iter: int = 1) -> str:
     """The linclass solver a fit runs: 'cd', 'newton', 'bohning', 'lbfgs', 'sgd', or 'auto' on dense
     X (decided on the objective by :func:`auto_solver`).
 
     scikit-learn's names map through :data:`SKLEARN_SOLVERS` ('saga' / 'sag' to 'auto').  'auto'
     picks 'cd' (proximal Newton with coordinate descent) for an L1 part, and for a penalised sparse
     X with more than :data:`AUTO_NEWTON_MAX_PARAMS` parameters; other sparse X 'newton' up to that
-    many parameters and 'lbfgs' above.  A choice that cannot minimise the penalty, needs rows that
-    a chunked design does not hold, or would form a matrix too large to hold, is refused with the
-    solver to use instead.
+    many parameters and 'lbfgs' above.  A choice that cannot minimise the penalty, or would form a
+    matrix too large to hold, is refused with the solver to use instead (what a chunked design
+    cannot fit: :func:`check_chunked`).
     """
-    name = getattr(penalty, "name", None)
-    if chunked:
-        check_chunked(solver, penalty)
+    name = penalty.name
     if penalty.smooth and len(penalty.solvers) == 1:  # a solver of its own (Firth: Newton / IRLS)
         only = penalty.solvers[0]
         if sklearn_name(solver) not in ("auto", only):
@@ -133,12 +131,12 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
         if not sparse:  # dense X: the cost model, once the objective exists
             return "auto"
         return "newton" if small else "lbfgs"
-    if penalty.sparse and solver != "cd":
-        raise ValueError(
-            f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
-            f"penalty={penalty.kind!r} needs solver='cd' (or 'auto', 'saga')."
-        )
     if solver not in penalty.solvers:
+        if penalty.sparse:
+            raise ValueError(
+                f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
+                f"penalty={penalty.kind!r} needs solver='cd' (or 'auto', 'saga')."
+            )
         raise ValueError(f"penalty={name!r} is minimised by solver "
                          f"{' or '.join(map(repr, penalty.solvers))}, not {solver!r}.")
     p, m = n_features + 1, (1 if n_classes == 2 else n_classes - 1)

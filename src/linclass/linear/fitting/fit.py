@@ -139,8 +139,7 @@ def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         require_two_classes(options.name, objective.stats)
         problem = replace(problem, classes=objective.classes)
         solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
-                               n_classes=problem.n_classes, sparse=False, chunked=True,
-                               max_iter=options.max_iter)
+                               n_classes=problem.n_classes, sparse=False, max_iter=options.max_iter)
         objective.with_hessian = solver == "newton"
         return _smooth(problem, options, objective, solver)
     penalty.check(problem)
@@ -231,20 +230,19 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
 
 
 def _smooth_message(options, penalty, solver, result) -> str:
-    if penalty.name == "firth":  # Firth's Newton / IRLS: its gradient is the modified score
-        return (f"{options.name} (penalty='firth') did not converge in max_iter={options.max_iter} "
-                f"iterations: the largest entry of the modified score is {result.gradient_norm:.3g} "
-                f"> tol={options.tol:g}. Increase max_iter.")
-    return (f"{options.name} (solver={solver!r}) did not converge in max_iter={options.max_iter} "
-            f"iterations: the largest gradient entry is {result.gradient_norm:.3g} > "
-            f"tol={options.tol:g}. Increase max_iter, or use solver='newton'.")
+    """The ConvergenceWarning of a smooth fit, in the words of the penalty's stationarity condition
+    (``penalty.score``: the gradient, or Firth's modified score)."""
+    advice = "" if len(penalty.solvers) == 1 else ", or use solver='newton'"
+    return (f"{options.name} (solver={solver!r}, penalty={penalty.name!r}) did not converge in "
+            f"max_iter={options.max_iter} iterations: the largest entry of the {penalty.score} is "
+            f"{result.gradient_norm:.3g} > tol={options.tol:g}. Increase max_iter{advice}.")
 
 
 def _certifiable(problem, penalty, solver, options) -> bool:
-    """Whether the fit's objective has a duality gap to certify it with: an L2 penalty, rows in
-    memory, not liblinear's penalised intercept, not Firth's likelihood, not SGD."""
-    return (problem.source is None and isinstance(penalty, ElasticNet) and penalty.l2 > 0.0
-            and solver != "sgd" and options.max_iter > 0)
+    """Whether the fit's objective has a duality gap to certify it with (``penalty.certifiable``:
+    the elastic net's L2 penalty), on rows in memory, after a solver other than SGD."""
+    return (problem.source is None and penalty.certifiable and solver != "sgd"
+            and options.max_iter > 0)
 
 
 def _certified(problem, penalty, objective, result, options):

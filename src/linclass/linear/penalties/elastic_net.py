@@ -121,6 +121,13 @@ class ElasticNet:
         return ("cd",) if self.sparse else ("cd", *SMOOTH_SOLVERS)
 
     in_memory = False  # the smooth fits read chunked designs too
+    score = "gradient"  # the stationarity condition a smooth fit stops on
+
+    @property
+    def certifiable(self) -> bool:
+        """Whether a smooth fit is certified by the duality gap of its penalised objective (the L2
+        penalty: :meth:`~linclass.linear.penalties.penalised.PenalisedObjective.duality_gap`)."""
+        return self.l2 > 0.0
 
     def objective(self, problem, *, proximal: bool):
         """The objective to minimise over ``problem``'s design

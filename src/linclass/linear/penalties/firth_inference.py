@@ -205,6 +205,8 @@ class Firth:
                              "Firth fit per class.")
 
     final_step = False  # the inference is at the penalised estimate itself
+    certifiable = False  # no duality gap: a smooth fit stops on the modified score
+    score = "modified score"
 
     def objective(self, problem, *, proximal: bool = False):
         return FirthObjective(problem.X, problem.y, problem.weight, fit_intercept=problem.fit_intercept)

@@ -77,6 +77,8 @@ class PenalisedIntercept:
     smooth = True
     sparse = False
     solvers = SMOOTH_SOLVERS
+    certifiable = False  # its gap would be the augmented design's; the gradient test stands
+    score = "gradient"
 
     def __init__(self, base, scaling: float | None):
         self.base, self.scaling = base, None if scaling is None else float(scaling)

@@ -3,24 +3,28 @@ the protocol each one follows.
 
 A penalty is an object with
 
-=================================  ===============================================================
-``name`` / ``kind``                its name ('l2', 'l1', 'elasticnet', 'firth' or None)
-``smooth``                         whether the smooth solvers minimise it (else proximal Newton,
-                                   solver 'cd', on :meth:`objective` with ``proximal=True``)
-``sparse``                         whether it sets coefficients exactly to zero (an L1 part)
-``solvers``                        the linclass solvers that minimise it
-``in_memory``                      whether its fit needs every row at once (no chunked design)
-``l2``                             its share of the curvature (the ridge coefficient on the summed
-                                   loss), what a smooth objective adds to its Hessian
-``C``, ``l1_ratio``                scikit-learn's scale, for the reports
-``value(W)``                       its value at the coefficients (intercepts excluded)
-``check(problem)``                 refuses a problem it does not cover, naming what does
-``objective(problem, proximal)``   the objective its solvers minimise over the problem's design
-``start(objective, warm)``         the objective's parameters at a warm start ``(coef, intercept)``
-``coefficients(objective, theta)`` the estimator's ``(coef, intercept)`` at the parameters
-``finish(objective, result,        ``(separation, inference record, log-likelihood)`` at the end
-problem, hessian)``                of a smooth fit
-=================================  ===============================================================
+==================================  ==============================================================
+``name`` / ``kind``                 its name ('l2', 'l1', 'elasticnet', 'firth' or None)
+``smooth``                          whether the smooth solvers minimise it (else proximal Newton,
+                                    solver 'cd', on :meth:`objective` with ``proximal=True``)
+``sparse``                          whether it sets coefficients exactly to zero (an L1 part)
+``solvers``                         the linclass solvers that minimise it
+``in_memory``                       whether its fit needs every row at once (no chunked design)
+``l2``                              its share of the curvature (the ridge coefficient on the summed
+                                    loss), what a smooth objective adds to its Hessian
+``C``, ``l1_ratio``                 scikit-learn's scale, for the reports
+``final_step``                      whether a converged smooth fit ends with one exact Newton step
+``certifiable``                     whether a smooth fit is certified by a duality gap
+``score``                           the name of the vector a smooth fit drives to zero (messages)
+``value(W)``                        its value at the coefficients (intercepts excluded)
+``check(problem)``                  refuses a problem it does not cover, naming what does
+``objective(problem, proximal)``    the objective its solvers minimise over the problem's design
+``start(objective, warm,            the objective's parameters where a smooth fit starts (a warm
+max_iter)``                         start ``(coef, intercept)`` or None)
+``coefficients(objective, theta)``  the estimator's ``(coef, intercept)`` at the parameters
+``finish(objective, result,         ``(separation, inference record, log-likelihood)`` at the end
+problem, hessian)``                 of a smooth fit
+==================================  ==============================================================
 
 and, for the proximal solvers, the coordinate update, the proximal step and the optimality
 violation (:class:`~linclass.linear.penalties.elastic_net.ElasticNet`: ``coordinate``, ``prox``,
