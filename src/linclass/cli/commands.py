@@ -91,9 +91,10 @@ def fit(args) -> int:
 @uses_model_file
 def summary(args) -> int:
     """A saved model's parameters and fitted attributes (and a logistic model's inference table,
-    with --ci's intervals)."""
+    with --ci's intervals and --cov-type's covariance, from the training rows of --data)."""
     model = load_model(args.model_file)
-    inference = _inference_table(model, args.ci)  # before any output: --ci may not apply
+    rows = _training_rows(args, model)
+    inference = _inference_table(model, args.ci, args.cov_type, rows)  # before any output
     cls = type(model)
     print(f"model file: {args.model_file}")
     print(f"class: {cls.__module__.split('.')[0]}.{cls.__name__}")
@@ -110,30 +111,86 @@ def summary(args) -> int:
     return 0
 
 
-def _inference_table(model, ci: str) -> str | None:
-    """The model's inference table (``model.summary(ci=ci)``) as the command prints it, its hints
-    in command-line spelling; None for a model without one.  ``ci='profile'`` where it does not
-    apply is an error that says what does."""
+def _training_rows(args, model) -> dict:
+    """The training rows of --data / --dataset (and the clusters of --groups) as ``summary``'s
+    keyword arguments ``X``, ``y``, ``groups``: the model's features by name, standardised as a
+    --scale model standardises them.  Empty without --data / --dataset."""
+    if args.data is None and args.dataset is None:
+        if args.cov_type != "nonrobust":
+            raise UsageError(f"--cov-type {args.cov_type} is computed from the training rows: give "
+                             "them with --data FILE --target COL (or --dataset NAME)")
+        if args.groups is not None:
+            raise UsageError("--groups goes with --cov-type cluster and --data FILE")
+        return {}
+    if args.groups is not None and args.cov_type != "cluster":
+        raise UsageError(f"--groups is used by --cov-type cluster only (not {args.cov_type})")
+    if args.groups is None and args.cov_type == "cluster":
+        raise UsageError("--cov-type cluster needs --groups COL: the column of cluster labels")
+    names = getattr(model, "feature_names_in_", None)
+    names = None if names is None else [str(n) for n in names]
+    data = load(args, need_target=True, features=names)
+    expected = getattr(model, "n_features_in_", data.X.shape[1])
+    if data.X.shape[1] != expected:
+        raise DataError(f"the model expects {expected} features; {data.source} has "
+                        f"{data.X.shape[1]} ({', '.join(data.feature_names)})")
+    inner = getattr(model, "estimator_", model)
+    if inner is not model and hasattr(model, "mean_"):  # --scale: the inner model's features
+        from linclass.strategies.standardize import standardize
+
+        X = standardize(data.X, model.mean_, model.scale_)
+    else:
+        X = frame(data.X, data.feature_names) if names is not None else data.X
+    rows = {"X": X, "y": data.y}
+    if args.groups is not None:
+        rows["groups"] = _groups(args)
+    return rows
+
+
+def _groups(args) -> np.ndarray:
+    """The cluster labels of --groups: a column of --data (any type), or a feature of --dataset."""
+    from linclass.io.datasets import load_dataset
+    from linclass.sources.tables import feature_columns, read_table
+
+    if args.data is not None:
+        others = [c for c in feature_columns(args.data, args.groups)]
+        _, groups, _ = read_table(args.data, args.groups, features=others[:1])
+        return groups
+    X, _, names, _ = load_dataset(args.dataset)
+    if args.groups not in names:
+        raise DataError(f"--groups {args.groups!r}: data set {args.dataset!r} has no such column; "
+                        f"its features: {', '.join(map(repr, names))}")
+    return X[:, names.index(args.groups)]
+
+
+def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | None = None
+                     ) -> str | None:
+    """The model's inference table (``model.summary(ci=ci, cov_type=cov_type, **rows)``) as the
+    command prints it, its hints in command-line spelling; None for a model without one.  A --ci
+    or --cov-type that does not apply is an error that says what does."""
+    rows = rows or {}
+    asked = [f"--ci {ci}"] * (ci == "profile") + [f"--cov-type {cov_type}"] * (cov_type != "nonrobust")
     entry = registry.by_class(type(model))
     if entry is None or not entry.can("inference") or not hasattr(model, "summary"):
-        if ci == "profile":
-            raise UsageError(f"--ci profile: {type(model).__name__} has no inference table; profile "
-                             "intervals are for logistic regression fitted with --param "
-                             "penalty=firth")
+        if asked:
+            raise UsageError(f"{asked[0]}: {type(model).__name__} has no inference table; profile "
+                             "intervals and robust covariances are for logistic regression")
         return None
-    if ci == "profile":
-        inner = getattr(model, "estimator_", model)  # the logistic model inside --scale's wrapper
-        penalty = getattr(inner, "penalty", None)
-        if penalty != "firth":
-            raise UsageError(f"--ci profile: profile intervals are computed for Firth fits; this "
-                             f"model was fitted with penalty={penalty!r}. Fit with --param "
-                             "penalty=firth (two classes) for them, or leave out --ci profile.")
+    inner = getattr(model, "estimator_", model)  # the logistic model inside --scale's wrapper
+    penalty = getattr(inner, "penalty", None)
+    if ci == "profile" and penalty != "firth" and not rows:
+        raise UsageError("--ci profile: profile intervals are computed for Firth fits (--param "
+                         "penalty=firth) and, from the training rows (--data FILE --target COL or "
+                         "--dataset NAME), for unpenalised fits (--param penalty=None); this model "
+                         f"was fitted with penalty={penalty!r}")
+    kwargs = {"ci": ci}
+    if asked or ci == "profile":
+        kwargs.update(cov_type=cov_type, **rows)
     try:
-        return command_line(model.summary(ci=ci), parameter_names())
+        return command_line(model.summary(**kwargs), parameter_names())
     except (ValueError, AttributeError, KeyError) as exc:
-        if ci == "profile":
-            raise ValueError(f"--ci profile: {one_line(exc)} Leave out --ci profile for the Wald "
-                             "table.") from None
+        if asked:
+            raise ValueError(f"{' '.join(asked)}: {command_line(one_line(exc), parameter_names())} "
+                             "Leave out " + " and ".join(asked) + " for the Wald table.") from None
         return f"(no inference table: {command_line(one_line(exc), parameter_names())})"
 
 

@@ -179,6 +179,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a model saved by 'linclass fit' or linclass.save")
     p.add_argument("--ci", choices=("wald", "profile"), default="wald",
                    help="the inference table's intervals and p-values: 'wald' (default), or "
-                        "'profile': profile penalised-likelihood intervals and likelihood-ratio "
-                        "p-values, as R's logistf (a model fitted with --param penalty=firth)")
+                        "'profile': profile-likelihood intervals and likelihood-ratio p-values: "
+                        "as R's logistf for a model fitted with --param penalty=firth, as R's "
+                        "confint(glm) for an unpenalised one (--param penalty=None; needs the "
+                        "training rows: --data/--target or --dataset)")
+    p.add_argument("--cov-type", choices=("nonrobust", "HC0", "HC1", "cluster"),
+                   default="nonrobust",
+                   help="the inference table's covariance, as statsmodels' fit(cov_type=...): "
+                        "'nonrobust' (default: the inverse information), 'HC0' / 'HC1' "
+                        "(heteroscedasticity robust; HC1 = HC0 * N/(N-k)), 'cluster' (cluster "
+                        "robust, with --groups); unpenalised logistic models, from the training "
+                        "rows (--data/--target or --dataset)")
+    p.add_argument("--groups", metavar="COL",
+                   help="the cluster column of --data (or a feature of --dataset) for "
+                        "--cov-type cluster")
+    rows = p.add_mutually_exclusive_group()
+    rows.add_argument("--data", metavar="FILE",
+                      help="the training rows (CSV or Parquet) for --cov-type and --ci profile; the "
+                           "model's features are read by name")
+    rows.add_argument("--dataset", metavar="NAME", type=_dataset_name,
+                      help=f"bundled training data set: {', '.join(DATASETS)}")
+    p.add_argument("--target", metavar="COL", help="label column of --data (required with --data)")
     return parser

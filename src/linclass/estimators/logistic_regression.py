@@ -333,7 +333,8 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         return self
 
     # ------------------------------------------------------------------ inference
-    def summary(self, alpha: float = 0.05, ci: str = "wald"):
+    def summary(self, alpha: float = 0.05, ci: str = "wald", *, cov_type: str = "nonrobust",
+                groups=None, X=None, y=None, sample_weight=None, source=None):
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
 
@@ -345,6 +346,22 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
             'profile' (``penalty='firth'`` fits): profile penalised-likelihood intervals and
             penalised likelihood-ratio p-values, as R's logistf reports them (computed at the fit,
             for ``alpha=0.05``).  Standard errors and z are Wald's either way.
+        cov_type : {'nonrobust', 'HC0', 'HC1', 'cluster'}, default='nonrobust'
+            The covariance of the standard errors, z, p-values and Wald intervals, as statsmodels'
+            ``fit(cov_type=...)``: the inverse information, or the sandwich (heteroscedasticity
+            robust HC0 and HC1 = HC0 times N/(N-k); cluster robust with ``groups``, with the CRV1
+            factor G/(G-1) (N-1)/(N-k)), :mod:`linclass.linear.inference.sandwich`.  Unpenalised
+            fits only; the robust ones are computed from the training rows ``X``, ``y``,
+            ``sample_weight`` (or ``source``), which the model does not keep.
+        groups : array-like of shape (n_samples,), default=None
+            The cluster of each row (cov_type='cluster'); with Dask X, a Dask series of X's data
+            frame or the labels in row order.
+        X, y, sample_weight : the training rows, default=None
+            In memory or Dask collections, as given to ``fit`` (weights are frequency weights; the
+            fit's ``class_weight`` is applied to them as the fit did).
+        source : chunk source, default=None
+            The training rows as a :class:`linclass.core.chunks.ChunkSource` (as ``fit_source``),
+            instead of ``X`` / ``y``: read once.
 
         A fit by solver 'cd' (every fit with an L1 part) reports what it honestly can instead: the
         selected (non-zero) coefficients, the penalty, the log-likelihood and the optimality
@@ -357,4 +374,5 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         ``.to_frame()`` for pandas)
         """
         check_is_fitted(self)
-        return summary_table(self, alpha, ci)
+        return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
+                             sample_weight=sample_weight, source=source)

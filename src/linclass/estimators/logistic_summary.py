@@ -1,8 +1,9 @@
 """The summary table of a fitted :class:`~linclass.LogisticRegression`: the table of its inference
 record (:mod:`linclass.linear.fitting.records`: statsmodels' for the smooth fits, logistf's profile
 intervals for Firth's, the honest table of a penalised selection), with the header's facts about the
-fit (the name of y, the method, solver, iterations, convergence, the time of the fit).  No
-mathematics here."""
+fit (the name of y, the method, solver, iterations, convergence, the time of the fit), and what an
+unpenalised fit's table computes from the training rows passed to it: robust covariances
+(:mod:`linclass.linear.inference.sandwich`).  No mathematics here."""
 
 from __future__ import annotations
 
@@ -13,9 +14,16 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.linear.fitting.records import inference_record
+from linclass.core.validation import validate_labels, validate_predict, validate_sample_weight
+from linclass.core.chunks import encode_chunk_labels
+from linclass.linear.fitting.records import LogisticInference, inference_record
+from linclass.linear.inference.sandwich import (DESCRIPTIONS, ChunkGroups, check_cov_type,
+                                                chunked_class_totals, chunked_score_sums,
+                                                robust_covariance, score_sums, validate_groups)
+from linclass.linear.logistic.class_weights import class_weights, weight_by_class
+from linclass.sources.dask import is_dask_collection
 
-__all__ = ["fit_record", "summary_table"]
+__all__ = ["TrainingRows", "fit_record", "reported_parameters", "summary_table", "training_rows"]
 
 _METHODS = {None: "MLE", "l2": "L2-penalised ML", "l1": "L1-penalised ML",
             "elasticnet": "Elastic-net-penalised ML", "firth": "Firth-penalised ML"}
@@ -36,19 +44,155 @@ def fit_record(model, target) -> dict:
             "time": time.time()}
 
 
-def summary_table(model, alpha: float, ci: str):
+def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", groups=None,
+                  X=None, y=None, sample_weight=None, source=None):
     """:meth:`linclass.LogisticRegression.summary` of the fitted model ``model``: the table its
-    inference record makes (:mod:`linclass.linear.fitting.records`), with the header's facts."""
+    inference record makes (:mod:`linclass.linear.fitting.records`), with the header's facts; with
+    a robust ``cov_type``, its covariance computed from the training rows (``X``, ``y``,
+    ``sample_weight``, or a chunk ``source``) and ``groups``."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+    cov_type = check_cov_type(cov_type, groups)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         names = [f"x{j}" for j in range(model.n_features_in_)]
     coef = model.coef_.toarray() if sp.issparse(model.coef_) else model.coef_
     record = inference_record(model._inference, model.log_likelihood_)
+    notes = []
+    if cov_type != "nonrobust":
+        unpenalised(model, record, f"cov_type={cov_type!r}")
+        rows = training_rows(model, X, y, sample_weight, groups=groups, source=source,
+                             purpose=f"cov_type={cov_type!r}")
+        covariance = robust_covariance(rows.score_sums(*reported_parameters(model)), cov_type)
+        record = replace(record, covariance=covariance)
+        notes.append(DESCRIPTIONS[cov_type] + (f", {rows.n_clusters} clusters" if rows.n_clusters
+                                              else "") + ".")
     table = record.table(coef=coef, intercept=model.intercept_, classes=model.classes_,
                          feature_names=names, fit_intercept=model.fit_intercept, alpha=alpha, ci=ci)
+    if notes:
+        table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
     return replace(table, **_facts(model))
+
+
+def unpenalised(model, record, purpose: str) -> None:
+    """Refuse ``purpose`` (a robust covariance, profile intervals, marginal effects) for a fit that
+    is not the plain maximum-likelihood one, saying what to do."""
+    method = getattr(model, "_fit_record", {}).get("method") if isinstance(
+        getattr(model, "_fit_record", None), dict) else None
+    if method is None:
+        method = "MLE" if model._penalty().kind is None else "penalised ML"
+    if isinstance(record, LogisticInference) and method == "MLE":
+        if record.covariance is None:
+            raise ValueError(f"{purpose}: no standard errors for this fit: {record.reason}.")
+        return
+    raise ValueError(f"{purpose} is computed for unpenalised fits (penalty=None or C=np.inf); this "
+                     f"model was fitted by {method}, whose estimate is shrunk (the sandwich and the "
+                     "delta method around a penalised estimate are not valid frequentist "
+                     "inference). Refit with penalty=None.")
+
+
+def reported_parameters(model) -> tuple[np.ndarray, np.ndarray]:
+    """``(coef, intercept)`` of shapes (m, d) and (m,) as the summary reports them: the log-odds
+    (m = 1) or each class's contrast against the first (m = K - 1)."""
+    coef = model.coef_.toarray() if sp.issparse(model.coef_) else np.asarray(model.coef_)
+    intercept = np.asarray(model.intercept_, dtype=np.float64).reshape(-1)
+    if coef.shape[0] > 1:
+        coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
+    return np.asarray(coef, dtype=np.float64), intercept
+
+
+class TrainingRows:
+    """The rows a summary recomputes from: in memory (``X``, class index ``y``, the fit's weights
+    ``weight``: sample weights times class weights, cluster labels ``groups``) or a chunk source
+    (``source``, the class multipliers ``per_class``, :class:`ChunkGroups` ``chunk_groups``)."""
+
+    def __init__(self, model, *, X=None, y=None, weight=None, groups=None, source=None,
+                 per_class=None, chunk_groups=None):
+        self.model, self.X, self.y, self.weight, self.groups = model, X, y, weight, groups
+        self.source, self.per_class, self.chunk_groups = source, per_class, chunk_groups
+        self.n_clusters = 0
+
+    def score_sums(self, coef, intercept):
+        """:class:`~linclass.linear.inference.sandwich.ScoreSums` at the reported parameters."""
+        if self.source is None:
+            sums = score_sums(self.X, self.y, self.weight, coef, intercept,
+                              self.model.fit_intercept, self.groups)
+        else:
+            sums = chunked_score_sums(self.source, self.model.n_features_in_, self.model.classes_,
+                                      self.per_class, coef, intercept, self.model.fit_intercept,
+                                      self.chunk_groups)
+        if sums.clusters is not None:
+            self.n_clusters = int(np.sum(sums.cluster_weight > 0))
+        return sums
+
+
+def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpose: str,
+                  in_memory: bool = False) -> TrainingRows:
+    """Check the training rows passed to a summary (in memory, a Dask collection or a chunk
+    source; ``in_memory``: a purpose that needs every row at once) and weight them as the fit did.
+
+    Raises
+    ------
+    ValueError
+        When no rows are given, when both X and a source are, and for rows that the fitted model
+        cannot have been fitted on (features, labels, weights, groups of the wrong length).
+    """
+    if source is not None and X is not None:
+        raise ValueError(f"{purpose}: give the training rows as X, y (and sample_weight) or as "
+                         "source=, not both.")
+    if source is None and X is None:
+        raise ValueError(f"{purpose} is computed from the rows the model was fitted on: pass them as "
+                         f"summary(..., X=X, y=y) (and sample_weight=, groups= as in the fit); the "
+                         "model does not keep its training data.")
+    if source is None and is_dask_collection(X, y, sample_weight):
+        from linclass.sources.dask import DaskSource
+
+        source, groups = _dask_source(X, y, sample_weight, groups)
+    if source is not None:
+        if in_memory:
+            raise ValueError(f"{purpose} needs every row in memory; call .compute() on the Dask "
+                             "collections (or read the source) and pass X, y.")
+        if groups is not None and not isinstance(groups, ChunkGroups):
+            groups = ChunkGroups(values=validate_groups(groups, None))
+        width = source.n_features - int(groups is not None and groups.column is not None)
+        if width != model.n_features_in_:
+            raise ValueError(f"The source has {width} features, but the model was fitted on "
+                             f"{model.n_features_in_}.")
+        per_class = None
+        if model.class_weight is not None:
+            totals = (chunked_class_totals(source, model.n_features_in_, model.classes_, groups)
+                      if isinstance(model.class_weight, str) else np.zeros(model.classes_.size))
+            per_class = class_weights(model.classes_, totals, model.class_weight)
+        return TrainingRows(model, source=source, per_class=per_class, chunk_groups=groups)
+    X = validate_predict(model, X, accept_sparse=True)
+    n = X.shape[0]
+    if y is None:
+        raise ValueError(f"{purpose} needs y (the class labels of the rows X) as well as X.")
+    labels = validate_labels(y, n, model)
+    yi = encode_chunk_labels(np.asarray(labels), model.classes_, "the rows passed")
+    weight = weight_by_class(yi, model.classes_, validate_sample_weight(sample_weight, n),
+                             model.class_weight)
+    groups = None if groups is None else validate_groups(groups, n)
+    return TrainingRows(model, X=X, y=yi, weight=weight, groups=groups)
+
+
+def _dask_source(X, y, sample_weight, groups):
+    """A :class:`~linclass.sources.dask.DaskSource` of Dask X, y and weights; ``groups`` as a
+    :class:`ChunkGroups`: a column of X's data frame when it is a series of that frame (the
+    partitions then carry it), else its values in row order."""
+    from linclass.sources.dask import DaskSource
+
+    if groups is None:
+        return DaskSource(X, y, sample_weight), None
+    if hasattr(X, "columns") and is_dask_collection(groups) and getattr(groups, "ndim", 0) == 1 \
+            and hasattr(groups, "to_dask_array"):
+        name = "__linclass_groups__"
+        while name in set(map(str, X.columns)):
+            name += "_"
+        return DaskSource(X.assign(**{name: groups}), y, sample_weight), ChunkGroups(column=name)
+    if is_dask_collection(groups):
+        groups = groups.compute()
+    return DaskSource(X, y, sample_weight), ChunkGroups(values=validate_groups(groups, None))
 
 
 def _facts(model) -> dict:

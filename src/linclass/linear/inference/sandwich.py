@@ -1,0 +1,411 @@
+"""Heteroscedasticity- and cluster-robust (sandwich) covariances of an unpenalised logistic /
+softmax fit, in the parameters the summary reports (statsmodels' ``Logit`` / ``MNLogit`` ones).
+
+The reported parameters :math:`\\beta` are, per equation :math:`k = 1..m` (:math:`m = 1` for two
+classes, :math:`K-1` contrasts against the first class for :math:`K`), the intercept and the
+coefficients: with :math:`\\tilde x = (1, x)` and :math:`\\eta_{ik} = \\beta_k^T\\tilde x_i`
+(:math:`\\eta_{i0} = 0`), :math:`\\mu_{ik} = e^{\\eta_{ik}}/\\sum_l e^{\\eta_{il}}`.  The score of
+row :math:`i` and the information are
+
+.. math::
+
+    s_i = (e_{y_i} - \\mu_i)_{1..m} \\otimes \\tilde x_i, \\qquad
+    H = \\sum_i w_i\\,\\big(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T\\big)_{1..m} \\otimes
+        \\tilde x_i\\tilde x_i^T,
+
+and the sandwich (Huber 1967; White 1980; statsmodels' ``cov_type`` of
+``statsmodels.stats.sandwich_covariance``) is
+
+.. math::
+
+    V = H^{-1} M H^{-1}, \\qquad
+    M_{HC} = \\sum_i w_i\\,s_is_i^T, \\qquad
+    M_{cl} = \\sum_g \\Big(\\sum_{i\\in g} w_is_i\\Big)\\Big(\\sum_{i\\in g} w_is_i\\Big)^T,
+
+========== ================================================ =====================================
+cov_type   covariance                                       small-sample factor
+========== ================================================ =====================================
+nonrobust  :math:`H^{-1}` (the summary's default)           none
+HC0        :math:`H^{-1}M_{HC}H^{-1}`                       none
+HC1        :math:`H^{-1}M_{HC}H^{-1}`                       :math:`N/(N-k)` (MacKinnon and White
+                                                            1985)
+cluster    :math:`H^{-1}M_{cl}H^{-1}`                       :math:`\\frac{G}{G-1}\\frac{N-1}{N-k}`
+                                                            (CRV1: statsmodels'
+                                                            ``use_correction=True``, Stata's)
+========== ================================================ =====================================
+
+with :math:`N = \\sum_i w_i`, :math:`k` the number of reported parameters and :math:`G` the number
+of clusters.  The weights are frequency weights: a row of weight 2 counts as two identical rows (in
+one cluster), which is why :math:`M_{HC}` has :math:`w_i` and not :math:`w_i^2`.  statsmodels 0.15's
+discrete models (``Logit``, ``MNLogit``) return HC0 under the name 'HC1' (their ``cov_type='HC1'``
+falls back to ``cov_white_simple(use_correction=False)``); here HC1 carries its factor
+:math:`N/(N-k)`, as for statsmodels' linear models and Stata's.
+
+Everything is one pass of sums over rows (:class:`ScoreSums`, in row blocks by BLAS products: the
+scores of a block as one (rows, k) matrix, the cluster sums as a product with a sparse indicator),
+so a chunked source (a Dask collection, a file read in blocks: :mod:`linclass.core.chunks`) merges
+the sums of its chunks: :func:`chunked_score_sums`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from linclass.core.chunk_validation import validate_chunk
+from linclass.core.chunks import Chunk, encode_chunk_labels
+from linclass.linear.solvers import SymmetricSolver
+
+__all__ = ["COV_TYPES", "DESCRIPTIONS", "ChunkGroups", "ScoreSums", "check_cov_type",
+           "chunked_class_totals", "chunked_score_sums", "reported_probabilities",
+           "robust_covariance", "score_sums", "validate_groups"]
+
+COV_TYPES = ("nonrobust", "HC0", "HC1", "cluster")
+
+#: What the summary's note says of each covariance (statsmodels' wording).
+DESCRIPTIONS = {
+    "HC0": "Standard Errors are heteroscedasticity robust (HC0)",
+    "HC1": "Standard Errors are heteroscedasticity robust (HC1: HC0 times N/(N-k))",
+    "cluster": "Standard Errors are robust to cluster correlation (CRV1: G/(G-1) (N-1)/(N-k))",
+}
+
+_BLOCK_ENTRIES = 1 << 21  # entries of a block's (rows, k) score matrix (16 MiB)
+_DRIFT = 0.05  # a Newton step of more standard errors than this: not the data of the fit
+
+
+def check_cov_type(cov_type: str, groups) -> str:
+    """``cov_type`` as spelled in :data:`COV_TYPES` (case-insensitive), with ``groups`` given
+    exactly for 'cluster'.
+
+    Raises
+    ------
+    ValueError
+        For another value, for 'cluster' without groups, and for groups without 'cluster'.
+    """
+    names = {c.lower(): c for c in COV_TYPES}
+    if not isinstance(cov_type, str) or cov_type.lower() not in names:
+        raise ValueError(f"cov_type must be one of {', '.join(map(repr, COV_TYPES))}; got "
+                         f"{cov_type!r}.")
+    cov_type = names[cov_type.lower()]
+    if cov_type == "cluster" and groups is None:
+        raise ValueError("cov_type='cluster' needs groups=: one cluster label per row of X (the "
+                         "rows of a cluster may be correlated; different clusters are independent).")
+    if cov_type != "cluster" and groups is not None:
+        raise ValueError(f"groups= is used by cov_type='cluster' only; got cov_type={cov_type!r}.")
+    return cov_type
+
+
+def validate_groups(groups, n_samples: int | None) -> np.ndarray:
+    """The cluster labels as a 1-D array of ``n_samples`` (None: any length) labels, none missing.
+
+    Raises
+    ------
+    ValueError
+        For another shape or length, and for a missing label (None, NaN).
+    """
+    values = groups.to_numpy() if hasattr(groups, "to_numpy") else np.asarray(groups)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise ValueError(f"groups must be one cluster label per row (1-D); got an array of shape "
+                         f"{values.shape}.")
+    if n_samples is not None and values.shape[0] != n_samples:
+        raise ValueError(f"groups has {values.shape[0]} labels, but X has {n_samples} rows: one "
+                         "cluster label per row.")
+    if values.dtype.kind == "f":
+        missing = ~np.isfinite(values)
+    elif values.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v))
+                            for v in values], dtype=bool)
+    else:
+        missing = np.zeros(values.shape[0], dtype=bool)
+    if np.any(missing):
+        raise ValueError(f"groups has {int(missing.sum())} missing label(s) (NaN or None), the first "
+                         f"at row {int(np.argmax(missing))}: every row needs a cluster.")
+    return values
+
+
+# ------------------------------------------------------------------------------------ the sums
+@dataclass(frozen=True)
+class ScoreSums:
+    """Sums over rows at the reported parameters: all a covariance of :data:`COV_TYPES` needs.
+
+    Attributes
+    ----------
+    hessian : ndarray of shape (k, k)
+        :math:`H` (the information, equation-major: per equation the intercept, then the features).
+    meat : ndarray of shape (k, k)
+        :math:`\\sum_i w_is_is_i^T`.
+    score : ndarray of shape (k,)
+        :math:`\\sum_i w_is_i` (zero at the maximum-likelihood estimate of these rows).
+    total : float
+        :math:`N = \\sum_i w_i`.
+    rows : int
+        The number of rows summed.
+    clusters : ndarray of shape (G,) or None
+        The sorted cluster labels seen.
+    cluster_sums : ndarray of shape (G, k) or None
+        :math:`\\sum_{i\\in g} w_is_i` per cluster.
+    cluster_weight : ndarray of shape (G,) or None
+        :math:`\\sum_{i\\in g} w_i` per cluster (a cluster of rows of weight zero is no cluster).
+    """
+
+    hessian: np.ndarray
+    meat: np.ndarray
+    score: np.ndarray
+    total: float
+    rows: int
+    clusters: np.ndarray | None = None
+    cluster_sums: np.ndarray | None = None
+    cluster_weight: np.ndarray | None = None
+
+    def merge(self, other: ScoreSums) -> ScoreSums:
+        """The sums of both sets of rows (clusters with the same label are one cluster)."""
+        clusters, sums, weight = self.clusters, self.cluster_sums, self.cluster_weight
+        if clusters is not None:
+            try:
+                clusters, where = np.unique(np.concatenate([self.clusters, other.clusters]),
+                                            return_inverse=True)
+            except TypeError:
+                raise ValueError("groups holds labels of different types (e.g. numbers and "
+                                 "strings) that cannot be compared; use one type.") from None
+            sums = np.zeros((clusters.size, self.cluster_sums.shape[1]))
+            where = where.reshape(-1)
+            np.add.at(sums, where, np.vstack([self.cluster_sums, other.cluster_sums]))
+            weight = np.bincount(where, np.concatenate([self.cluster_weight, other.cluster_weight]),
+                                 minlength=clusters.size)
+        return ScoreSums(self.hessian + other.hessian, self.meat + other.meat,
+                         self.score + other.score, self.total + other.total,
+                         self.rows + other.rows, clusters, sums, weight)
+
+
+def reported_probabilities(X, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+    """:math:`\\mu` of shape (n, m+1) from the reported parameters ``coef`` (m, d) and
+    ``intercept`` (m,) (contrasts against class 0; m = 1 for two classes), in log space."""
+    eta = np.asarray(X @ coef.T) + intercept
+    top = np.maximum(eta.max(axis=1, keepdims=True), 0.0)
+    mu = np.hstack([np.exp(-top), np.exp(eta - top)])
+    return mu / mu.sum(axis=1, keepdims=True)
+
+
+def _kron_rows(A: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Rows :math:`a_i \\otimes x_i`: shape (n, m*p), block k = ``A[:, k] * X``."""
+    return (A[:, :, None] * X[:, None, :]).reshape(X.shape[0], -1)
+
+
+def _design(X, fit_intercept: bool) -> np.ndarray:
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    return np.hstack([np.ones((X.shape[0], 1)), X]) if fit_intercept else X
+
+
+def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray,
+               fit_intercept: bool, groups=None) -> ScoreSums:
+    """:class:`ScoreSums` of rows in memory, in blocks of rows (BLAS products, no loop over rows).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+    y : ndarray of shape (n,), int
+        Class index of each row (0 is the reference class).
+    weight : ndarray of shape (n,) or None
+        Frequency weights (None: ones).
+    coef, intercept : ndarray of shapes (m, d) and (m,)
+        The reported parameters (contrasts against class 0).
+    fit_intercept : bool
+    groups : ndarray of shape (n,) or None
+        Cluster labels (any sortable type), for cov_type='cluster'.
+    """
+    n = X.shape[0]
+    m, d = coef.shape
+    k = m * (d + int(fit_intercept))
+    w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+    if groups is not None:
+        clusters, codes = _encode_groups(groups)
+        cluster_sums = np.zeros((clusters.size, k))
+        cluster_weight = np.bincount(codes, w, minlength=clusters.size)
+    else:
+        clusters = codes = cluster_sums = cluster_weight = None
+    hessian, meat, score = np.zeros((k, k)), np.zeros((k, k)), np.zeros(k)
+    rows = max(1, _BLOCK_ENTRIES // max(k, 1))
+    for start in range(0, n, rows):
+        block = slice(start, min(n, start + rows))
+        Xt = _design(X[block], fit_intercept)
+        wb = w[block]
+        mu = reported_probabilities(Xt[:, int(fit_intercept):], coef, intercept)[:, 1:]
+        onehot = (y[block, None] == np.arange(1, m + 1)).astype(np.float64)
+        S = _kron_rows(onehot - mu, Xt)
+        Sw = S * wb[:, None]
+        meat += Sw.T @ S
+        score += Sw.sum(axis=0)
+        U = _kron_rows(mu, Xt)
+        hessian -= (U * wb[:, None]).T @ U
+        for j in range(m):  # the block diagonal: diag(mu) part
+            part = slice(j * Xt.shape[1], (j + 1) * Xt.shape[1])
+            hessian[part, part] += (Xt * (wb * mu[:, j])[:, None]).T @ Xt
+        if codes is not None:
+            cb = codes[block]
+            indicator = sp.csr_matrix((np.ones(cb.size), (cb, np.arange(cb.size))),
+                                      shape=(clusters.size, cb.size))
+            cluster_sums += indicator @ Sw
+    hessian = (hessian + hessian.T) / 2
+    return ScoreSums(hessian, (meat + meat.T) / 2, score, float(w.sum()), int(n), clusters,
+                     cluster_sums, cluster_weight)
+
+
+def _encode_groups(groups) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        clusters, codes = np.unique(np.asarray(groups), return_inverse=True)
+    except TypeError:
+        raise ValueError("groups holds labels of different types (e.g. numbers and strings) that "
+                         "cannot be compared; use one type.") from None
+    return clusters, codes.reshape(-1)
+
+
+# -------------------------------------------------------------------------------- chunked data
+class ChunkGroups:
+    """Where each chunk of a source finds its cluster labels.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples,) or None
+        The labels of every row in the source's order; a chunk takes its rows from its ``start``.
+    column : str or None
+        The name of a column of the chunks' X (pandas partitions) that holds the labels; it is taken
+        out of X before X is read.
+    """
+
+    def __init__(self, values=None, column=None):
+        self.values, self.column = values, column
+
+    def split(self, chunk: Chunk) -> tuple[Chunk, np.ndarray]:
+        """``(chunk without the labels' column, the chunk's labels)``."""
+        if self.column is not None:
+            try:
+                labels = validate_groups(chunk.X[self.column], None)
+            except ValueError as exc:
+                raise ValueError(f"{chunk.where()}: {exc}") from None
+            X = chunk.X.drop(columns=self.column)
+            return Chunk(X, chunk.y, chunk.sample_weight, chunk.index, chunk.start), labels
+        if chunk.start is None:
+            raise ValueError(f"{chunk.where()}: the source does not say where its chunks start, so "
+                             "a groups array cannot be matched to them; give groups as a column of "
+                             "the same Dask data frame as X.")
+        rows = np.shape(chunk.X)[0]
+        labels = self.values[chunk.start:chunk.start + rows]
+        if labels.shape[0] != rows:
+            raise ValueError(f"groups has {self.values.shape[0]} labels, fewer than the rows of the "
+                             f"source ({chunk.where()} has {rows} rows).")
+        return chunk, labels
+
+
+def _chunk_sums(chunk: Chunk, n_features, classes, per_class, coef, intercept, fit_intercept,
+                groups):
+    labels = None
+    if groups is not None:
+        chunk, labels = groups.split(chunk)
+    X, y, w = validate_chunk(chunk, n_features)
+    if X.shape[0] == 0:
+        return None
+    if y is None:
+        raise ValueError(f"{chunk.where()}: the source has no labels y; robust covariances need them.")
+    yi = encode_chunk_labels(y, classes, chunk.where())
+    if per_class is not None:
+        w = per_class[yi] if w is None else per_class[yi] * w
+    return score_sums(X, yi, w, coef, intercept, fit_intercept, labels)
+
+
+def _merge(a: ScoreSums, b: ScoreSums) -> ScoreSums:
+    return a.merge(b)
+
+
+def chunked_score_sums(source, n_features: int, classes: np.ndarray, per_class, coef, intercept,
+                       fit_intercept, groups: ChunkGroups | None = None) -> ScoreSums:
+    """:class:`ScoreSums` of a chunk source (:class:`linclass.core.chunks.ChunkSource`) in one pass:
+    each chunk's sums (its per-cluster score sums too), merged.  ``n_features``: the model's (the
+    chunks' X less a column of cluster labels); ``per_class``: multipliers of the weights by class
+    (the fit's class weights) or None; the rest as :func:`score_sums`."""
+    sums = source.map_reduce(_chunk_sums, _merge, n_features, classes, per_class, coef,
+                             intercept, fit_intercept, groups)
+    if sums is None:
+        raise ValueError("The source holds no rows.")
+    if groups is not None and groups.values is not None and groups.values.shape[0] != sums.rows:
+        raise ValueError(f"groups has {groups.values.shape[0]} labels, but the source has "
+                         f"{sums.rows} rows: one cluster label per row.")
+    return sums
+
+
+def _chunk_totals(chunk: Chunk, n_features, classes, groups):
+    if groups is not None and groups.column is not None:
+        chunk, _ = groups.split(chunk)
+    X, y, w = validate_chunk(chunk, n_features, again=True)
+    if X.shape[0] == 0 or y is None:
+        return None
+    yi = encode_chunk_labels(y, classes, chunk.where())
+    return np.bincount(yi, weights=w, minlength=classes.size)
+
+
+def chunked_class_totals(source, n_features: int, classes: np.ndarray,
+                         groups: ChunkGroups | None = None) -> np.ndarray:
+    """The weighted class totals of a chunk source (one pass; for ``class_weight='balanced'``)."""
+    totals = source.map_reduce(_chunk_totals, np.add, n_features, classes, groups)
+    return np.zeros(classes.size) if totals is None else totals
+
+
+# ---------------------------------------------------------------------------------- covariance
+def _label(value) -> str:
+    """A label as the user wrote it: 'a', 3 (not np.str_('a'))."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def robust_covariance(sums: ScoreSums, cov_type: str) -> np.ndarray:
+    """:math:`V` of ``cov_type`` (module docstring) from one pass's :class:`ScoreSums`.
+
+    Raises
+    ------
+    ValueError
+        When the information matrix is singular, when :math:`N \\le k` (HC1, cluster) and when there
+        are fewer than two clusters.
+
+    Warns
+    -----
+    UserWarning
+        When the score is far from zero at these parameters (a Newton step would move some
+        parameter by more than 0.05 standard errors): the rows are not those of the fit (or the fit
+        stopped far from the optimum), and the sandwich, which assumes the optimum, is off.
+    """
+    k = sums.hessian.shape[0]
+    system = SymmetricSolver(sums.hessian)
+    if system.singular:
+        raise ValueError("The information matrix of these rows is singular (constant or collinear "
+                         "features): no robust covariance. Drop the redundant features.")
+    bread = system.solve(np.eye(k))
+    bread = (bread + bread.T) / 2
+    se = np.sqrt(np.clip(np.diag(bread), 0.0, None))
+    drift = np.max(np.abs(bread @ sums.score) / np.where(se > 0, se, 1.0))
+    if drift > _DRIFT:
+        warnings.warn(f"The score of these rows is not zero at the fitted coefficients (a Newton step "
+                      f"would move one by {drift:.3g} standard errors): are they the rows the model "
+                      "was fitted on (X, y, sample_weight)? The sandwich assumes the optimum.",
+                      UserWarning, stacklevel=4)
+    if cov_type == "nonrobust":
+        return bread
+    N = sums.total
+    if cov_type in ("HC1", "cluster") and N <= k:
+        raise ValueError(f"cov_type={cov_type!r} needs more observations than parameters: "
+                         f"N={N:g}, k={k}.")
+    if cov_type == "cluster":
+        present = sums.cluster_weight > 0
+        G = int(np.sum(present))
+        if G < 2:
+            raise ValueError(f"cov_type='cluster' needs at least two clusters; groups holds one "
+                             f"({_label(sums.clusters[present][0])}) among the rows of positive weight.")
+        meat = sums.cluster_sums.T @ sums.cluster_sums
+        factor = G / (G - 1.0) * (N - 1.0) / (N - k)
+    else:
+        meat = sums.meat
+        factor = N / (N - k) if cov_type == "HC1" else 1.0
+    V = factor * (bread @ meat @ bread)
+    return (V + V.T) / 2

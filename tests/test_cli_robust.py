@@ -1,0 +1,131 @@
+"""``linclass summary --cov-type ... --groups COL --data FILE --target COL``: robust covariances of
+a saved logistic model from its training rows, as the library computes them (the printed standard
+errors to their 3 decimals), and one error line for each misuse."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import linclass
+from linclass.cli import main
+
+pd = pytest.importorskip("pandas")
+
+
+def cli(args, capsys):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(code, err, out=""):
+    assert code != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("linclass: error: ") and "Traceback" not in out
+    return lines[0]
+
+
+def printed_std_errors(out: str, names) -> list:
+    """The std err column of the printed inference table, for the parameters ``names``."""
+    table = out[out.index("std err"):].splitlines()
+    found = []
+    for name in names:
+        line = next(line for line in table if line.startswith(name + " "))
+        found.append(float(line[len(name):].split()[1]))
+    return found
+
+
+@pytest.fixture(scope="module")
+def training(tmp_path_factory):
+    """A CSV of four standardised breast-cancer features, string labels and a school column, and
+    an unpenalised model fitted on it by the command."""
+    from sklearn.datasets import load_breast_cancer
+
+    folder = tmp_path_factory.mktemp("robust")
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, [0, 1, 4, 8]]
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    frame = pd.DataFrame(X, columns=["radius", "texture", "smooth", "symm"]).assign(
+        label=np.where(y == 1, "benign", "malignant"), school=[f"s{i % 23}" for i in range(len(y))])
+    data = folder / "cancer.csv"
+    frame.to_csv(data, index=False)
+    model = folder / "m.linclass"
+    assert main(["fit", "--model", "logistic", "--param", "penalty=None", "--param", "tol=1e-10",
+                 "--data", str(data), "--target", "label", "--drop", "school",
+                 "--out", str(model)]) == 0
+    return data, model, frame
+
+
+@pytest.mark.parametrize("cov_type", ["HC0", "HC1", "cluster"])
+def test_summary_prints_the_robust_table(cov_type, training, capsys):
+    data, model, frame = training
+    extra = ["--groups", "school"] if cov_type == "cluster" else []
+    code, out, err = cli(["summary", "--model-file", model, "--cov-type", cov_type, *extra,
+                          "--data", data, "--target", "label"], capsys)
+    assert code == 0, err
+    assert re.search(rf"Covariance Type:\s+{cov_type}\b", out)
+    fitted = linclass.load(model)
+    X = frame[["radius", "texture", "smooth", "symm"]]
+    expected = fitted.summary(cov_type=cov_type, X=X, y=frame["label"],
+                              groups=frame["school"] if extra else None)
+    printed = printed_std_errors(out, expected.names)
+    np.testing.assert_allclose(printed, expected.std_err[0], atol=5e-4)
+    plain = printed_std_errors(cli(["summary", "--model-file", model], capsys)[1], expected.names)
+    assert not np.allclose(plain, printed, atol=1e-3)
+
+
+def test_scaled_model_on_a_bundled_dataset(tmp_path, capsys):
+    model = tmp_path / "scaled.linclass"
+    features = ["--features", "0", "1", "4"]
+    assert main(["fit", "--model", "logistic", "--param", "penalty=None", "--dataset",
+                 "breast_cancer", *features, "--scale", "--out", str(model)]) == 0
+    capsys.readouterr()
+    code, out, err = cli(["summary", "--model-file", model, "--cov-type", "HC1", "--dataset",
+                          "breast_cancer"], capsys)
+    assert code == 0, err
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    X, y = data.data, data.target_names[data.target]  # the command's labels
+    wrapper = linclass.load(model)
+    Z = (X[:, [0, 1, 4]] - wrapper.mean_) / wrapper.scale_
+    expected = wrapper.estimator_.summary(cov_type="HC1", X=Z, y=y)
+    names = ["const", "mean radius", "mean texture", "mean smoothness"]
+    np.testing.assert_allclose(printed_std_errors(out, names), expected.std_err[0], atol=5e-4)
+
+
+def test_misuses_are_one_error_line(training, tmp_path, capsys):
+    data, model, _ = training
+    rows = ["--data", data, "--target", "label"]
+    cases = [
+        (["--cov-type", "HC1"], 2, "computed from the training rows"),
+        (["--cov-type", "cluster", *rows], 2, "needs --groups COL"),
+        (["--cov-type", "HC0", "--groups", "school", *rows], 2, "--groups is used by --cov-type cluster"),
+        (["--groups", "school"], 2, "--groups goes with --cov-type cluster"),
+        (["--cov-type", "HC3", *rows], 2, "invalid choice"),
+        (["--cov-type", "cluster", "--groups", "district", *rows], 1, "district"),
+        (["--cov-type", "HC0", "--data", data], 2, "--target"),
+    ]
+    for args, status, words in cases:
+        code, out, err = cli(["summary", "--model-file", model, *args], capsys)
+        if words == "invalid choice":
+            assert code == 2 and words in err
+            continue
+        line = one_error_line(code, err, out)
+        assert code == status and words in line, (args, line)
+    penalised, lda = tmp_path / "l2.linclass", tmp_path / "lda.linclass"
+    assert main(["fit", "--model", "logistic", "--dataset", "iris", "--out", str(penalised)]) == 0
+    assert main(["fit", "--model", "lda", "--dataset", "iris", "--out", str(lda)]) == 0
+    capsys.readouterr()
+    code, out, err = cli(["summary", "--model-file", penalised, "--cov-type", "HC0", "--dataset",
+                          "iris"], capsys)
+    line = one_error_line(code, err, out)
+    assert code == 1 and "unpenalised fits" in line and "--param penalty=None" in line
+    code, out, err = cli(["summary", "--model-file", lda, "--cov-type", "HC0", "--dataset", "iris"],
+                         capsys)
+    line = one_error_line(code, err, out)
+    assert code == 2 and "LinearDiscriminantAnalysis has no inference table" in line
