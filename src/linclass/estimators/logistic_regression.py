@@ -24,7 +24,7 @@ from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_summary import fit_record, summary_table
+from linclass.estimators.logistic_summary import fit_record, margins_table, summary_table
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
@@ -376,3 +376,43 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         check_is_fitted(self)
         return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
                              sample_weight=sample_weight, source=source)
+
+    def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
+                         count: bool = False, sample_weight=None, y=None,
+                         cov_type: str = "nonrobust", groups=None):
+        """Marginal effects of the features on the class probabilities, with delta-method standard
+        errors, as statsmodels' ``get_margeff`` of ``Logit`` / ``MNLogit``
+        (:mod:`linclass.linear.inference.margins`).  Unpenalised fits only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows over which the effects are averaged ('overall') or whose mean / median is
+            taken (statsmodels uses the training rows).
+        at : {'overall', 'mean', 'median', 'zero'}, default='overall'
+            The average of the rows' effects, or the effect at the features' (weighted) mean,
+            median or zero (the intercept stays).
+        method : {'dydx', 'eyex', 'dyex', 'eydx'}, default='dydx'
+            :math:`\\partial P/\\partial x`, or the elasticities :math:`\\partial\\ln P/\\partial\\ln x`,
+            :math:`\\partial P/\\partial\\ln x`, :math:`\\partial\\ln P/\\partial x`.
+        dummy, count : bool, default=False
+            The discrete change from 0 to 1 of each 0/1 column, and the centred change
+            :math:`(P(x+1) - P(x-1))/2` of each count column (non-negative integers), for
+            'dydx' / 'eydx' at 'overall' / 'mean'.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights of the rows of X (also those of the fit for a robust ``cov_type``).
+        y, cov_type, groups : as in :meth:`summary`
+            The parameters' covariance: the fit's ('nonrobust'), or a robust one computed from the
+            training rows ``X``, ``y``, ``sample_weight`` (and ``groups``).
+
+        Returns
+        -------
+        :class:`linclass.linear.inference.margins.MarginalEffects`
+            ``margeff``, ``margeff_se`` (shape (n_features,) for two classes: the effects on the
+            probability of ``classes_[1]``; (n_features, n_classes) for softmax), ``margeff_cov``,
+            ``tvalues``, ``pvalues``, ``conf_int(alpha)``, ``summary_frame(alpha)``; prints as a
+            table.
+        """
+        check_is_fitted(self)
+        return margins_table(self, X, at=at, method=method, dummy=dummy, count=count,
+                             sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups)

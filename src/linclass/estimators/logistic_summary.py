@@ -17,13 +17,15 @@ import scipy.sparse as sp
 from linclass.core.validation import validate_labels, validate_predict, validate_sample_weight
 from linclass.core.chunks import encode_chunk_labels
 from linclass.linear.fitting.records import LogisticInference, inference_record
+from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.sandwich import (DESCRIPTIONS, ChunkGroups, check_cov_type,
                                                 chunked_class_totals, chunked_score_sums,
                                                 robust_covariance, score_sums, validate_groups)
 from linclass.linear.logistic.class_weights import class_weights, weight_by_class
 from linclass.sources.dask import is_dask_collection
 
-__all__ = ["TrainingRows", "fit_record", "reported_parameters", "summary_table", "training_rows"]
+__all__ = ["TrainingRows", "fit_record", "margins_table", "reported_parameters", "summary_table",
+           "training_rows"]
 
 _METHODS = {None: "MLE", "l2": "L2-penalised ML", "l1": "L1-penalised ML",
             "elasticnet": "Elastic-net-penalised ML", "firth": "Firth-penalised ML"}
@@ -72,6 +74,33 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
     if notes:
         table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
     return replace(table, **_facts(model))
+
+
+def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, sample_weight,
+                  y, cov_type: str, groups):
+    """:meth:`linclass.LogisticRegression.marginal_effects`: the effects over the rows ``X``
+    (:mod:`linclass.linear.inference.margins`) with the fit's covariance, or with ``cov_type``'s
+    from the training rows ``X``, ``y``, ``sample_weight`` and ``groups``."""
+    cov_type = check_cov_type(cov_type, groups)
+    record = inference_record(model._inference, model.log_likelihood_)
+    unpenalised(model, record, "marginal_effects")
+    coef, intercept = reported_parameters(model)
+    covariance = record.covariance
+    if cov_type != "nonrobust":
+        rows = training_rows(model, X, y, sample_weight, groups=groups,
+                             purpose=f"cov_type={cov_type!r}", in_memory=True)
+        covariance = robust_covariance(rows.score_sums(coef, intercept), cov_type)
+    if is_dask_collection(X, sample_weight):
+        raise ValueError("marginal_effects needs the rows X in memory; call .compute() on the Dask "
+                         "collections first.")
+    X = validate_predict(model, X)
+    weight = validate_sample_weight(sample_weight, X.shape[0])
+    weight = np.ones(X.shape[0]) if weight is None else weight
+    names = getattr(model, "feature_names_in_", None)
+    return marginal_effects(X, weight, coef, intercept, covariance,
+                            fit_intercept=model.fit_intercept, at=at, method=method, dummy=dummy,
+                            count=count, names=names, classes=model.classes_,
+                            dep_variable=_facts(model)["dep_variable"], covariance_type=cov_type)
 
 
 def unpenalised(model, record, purpose: str) -> None:
