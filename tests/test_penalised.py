@@ -221,6 +221,11 @@ def test_cross_validated_elastic_net_on_separable_data_stays_finite():
     assert np.all(np.isfinite(model.coef_)) and np.all(np.isfinite(model.predict_proba(X)))
 
 
+def _penalty(l1, q=2):
+    """The per-coordinate penalty rows (l1, l2, lower, upper) of a lasso on q coordinates."""
+    return np.array([[l1] * q, [0.0] * q, [-np.inf] * q, [np.inf] * q])
+
+
 def test_a_model_that_is_not_convex_gives_no_step():
     """A model Hessian with a negative eigenvalue (rounding on separable data) makes coordinate
     descent run off along it; the inner solve says so with NaN, which the damping turns into a
@@ -229,10 +234,10 @@ def test_a_model_that_is_not_convex_gives_no_step():
 
     grad = np.array([1.0, -1.0])
     indefinite = np.array([[1.0, 0.99], [0.99, 0.9]])
-    delta, _ = solve_small_model(indefinite, grad, np.zeros(2), 1e-3, 0.0, 1e-12, 200)
+    delta, _ = solve_small_model(indefinite, grad, np.zeros(2), _penalty(1e-3), 1e-12, 200)
     assert np.all(np.isnan(delta))
     convex = np.array([[1.0, 0.5], [0.5, 0.9]])
-    delta, _ = solve_small_model(convex, grad, np.zeros(2), 1e-3, 0.0, 1e-12, 200)
+    delta, _ = solve_small_model(convex, grad, np.zeros(2), _penalty(1e-3), 1e-12, 200)
     # the exact minimiser of grad'd + d'Qd/2 + 1e-3|d|_1 (both coordinates non-zero)
     np.testing.assert_allclose(delta, np.linalg.solve(convex, -grad - 1e-3 * np.sign(-grad)))
 
@@ -260,7 +265,8 @@ def test_best_shift_minimises_the_penalty_over_shifts_and_both_copies_agree(K, l
     shifts = pen.best_shift(W)
     for j in range(W.shape[1]):
         column = W[:, j].copy()
-        assert compiled_shift(column, l1, l2) == pytest.approx(shifts[j], abs=1e-12)
+        assert compiled_shift(column, l1, l2, -np.inf, np.inf) == pytest.approx(shifts[j],
+                                                                    abs=1e-12)
         best = _shift_objective(column, shifts[j], l1, l2)
         span = np.ptp(column) + 1.0
         grid = shifts[j] + np.linspace(-span, span, 2001)

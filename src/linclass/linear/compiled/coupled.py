@@ -38,7 +38,7 @@ from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _entry, _parallel, _span
-from linclass.linear.compiled.descent import anderson_target, coordinate_update
+from linclass.linear.compiled.descent import _flat, anderson_target, coordinate_update
 
 __all__ = ["cd_coupled", "coupled_terms"]
 
@@ -94,12 +94,21 @@ def coupled_terms(X, shift, ws, Gs, P, sw, G, B):
 
 # --------------------------------------------------------------------------- one block's update
 @njit(**_JIT)
-def best_shift(u, l1, l2):
+def best_shift(u, l1, l2, lo, hi):
     """The shift c minimising :math:`\\sum_k \\lambda_1|u_k - c| + \\frac{\\lambda_2}2(u_k - c)^2`
-    (:meth:`linclass.linear.penalties.elastic_net.ElasticNet.best_shift` for one column)."""
+    with :math:`u - c` within [lo, hi] (:meth:`linclass.linear.penalties.elastic_net.ElasticNet.best_shift`
+    for one column; the mean for a column without penalty)."""
     K = u.shape[0]
     A = np.sort(u)
     total = A.sum()
+    if l1 == 0.0 and l2 == 0.0:
+        return min(max(total / K, A[K - 1] - hi), A[0] - lo)
+    return min(max(_penalised_shift(A, total, l1, l2), A[K - 1] - hi), A[0] - lo)
+
+
+@njit(inline="always")
+def _penalised_shift(A, total, l1, l2):
+    K = A.shape[0]
     m = 0
     for r in range(K):
         if l1 * (2 * r - (K - 1)) + l2 * (K * A[r] - total) < 0.0:
@@ -114,7 +123,7 @@ def best_shift(u, l1, l2):
 
 
 @njit(inline="always")
-def _block(g, Bt, cur, v, l1, l2, nu, tol):
+def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol):
     """Minimise :math:`g^Tv + \\frac12v^T(B + \\nu I)v + r(\\text{cur} + v)` over the K-vector v
     (written in place, from zero) by a few coordinate passes, then the penalty's best shift along
     :math:`\\mathbf 1` (a direction the undamped model does not see).  Returns the largest
@@ -131,18 +140,18 @@ def _block(g, Bt, cur, v, l1, l2, nu, tol):
                 grad += Bt[k, l] * v[l]
             old = cur[k] + v[k]
             if a > 0.0 or l2 > 0.0:
-                d = coordinate_update(a, a * old - grad, l1, l2) - old
+                d = coordinate_update(a, a * old - grad, l1, l2, lo, hi) - old
             else:  # no curvature: the model is linear, minimised at 0 when |grad| <= l1
-                d = -old if abs(grad) <= l1 else 0.0
+                d = _flat(grad, l1, old, lo, hi) - old
             if d != 0.0:
                 v[k] += d
                 if abs(d) * (a + l2) > moved:
                     moved = abs(d) * (a + l2)
         if moved <= tol:
             break
-    if nu == 0.0 and (l1 > 0.0 or l2 > 0.0):
+    if nu == 0.0 and (l1 > 0.0 or l2 > 0.0 or lo > -np.inf or hi < np.inf):
         u = cur + v
-        v -= best_shift(u, l1, l2)
+        v -= best_shift(u, l1, l2, lo, hi)
     biggest = 0.0
     for k in range(K):
         e = abs(v[k]) * (Bt[k, k] + nu + l2)
@@ -152,9 +161,10 @@ def _block(g, Bt, cur, v, l1, l2, nu, tol):
 
 
 @njit(inline="always")
-def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, l1, l2, nu, tol, g, cur, v):
+def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v):
     """One feature's K-block: gradient from the column's entries, block solve, state update."""
     K = P.shape[1]
+    l1, l2, lo, hi = pc[0, j], pc[1, j], pc[2, j], pc[3, j]
     c = shift[j]
     start, stop = _span(X, j)
     for k in range(K):
@@ -168,12 +178,12 @@ def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, l1, l2, nu, tol, g, c
             g[k] += x * (Gs[i, k] + sw[i] * P[i, k] * (Z[i, k] - U[i]))
     at_zero = True
     for k in range(K):
-        if cur[k] != 0.0 or abs(g[k]) > l1:
+        if cur[k] != 0.0 or abs(g[k]) > l1 or lo > 0.0 or hi < 0.0:
             at_zero = False
             break
     if at_zero:  # zero, and zero is the block's minimiser: nothing to solve
         return 0.0
-    biggest = _block(g, B[t], cur, v, l1, l2, nu, tol)
+    biggest = _block(g, B[t], cur, v, l1, l2, lo, hi, nu, tol)
     if biggest == 0.0:
         return 0.0
     for k in range(K):
@@ -224,12 +234,12 @@ def _intercepts(Gs, P, sw, Z, U, Bb, db, nu, g, v):
 
 
 @njit(**_JIT)
-def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1, l2, nu, tol):
+def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol):
     K = P.shape[1]
     g, cur, v = np.empty(K), np.empty(K), np.empty(K)
     biggest = 0.0
     for t in order:
-        e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, l1, l2, nu, tol, g, cur, v)
+        e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v)
         if e > biggest:
             biggest = e
     if intercept:
@@ -240,7 +250,7 @@ def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
 
 
 @njit(**_JIT)
-def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1, l2, nu, tol,
+def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol,
                max_sweeps):
     """Coordinate descent by feature blocks on the coupled softmax model (module docstring).
 
@@ -249,7 +259,8 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1
     a sweep over the whole set moves no coefficient by more than ``tol`` in gradient units, or after
     ``max_sweeps`` sweeps.  ``Delta`` (K, d), ``db`` (K,), ``Z`` (n, K) and ``U`` (n,) hold the step
     and its score change (start from zeros); ``Bb`` is the intercepts' block Hessian
-    :math:`\\sum_i w_i(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`.  Returns the sweeps made.
+    :math:`\\sum_i w_i(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`; ``pc`` (4, d) the penalty of
+    each column (``ElasticNet.columns``).  Returns the sweeps made.
     """
     q = ws.shape[0]
     n, K = P.shape
@@ -259,7 +270,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _sweep(X, shift, ws, everything, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                         l1, l2, nu, tol)
+                         pc, nu, tol)
         sweeps += 1
         if biggest <= tol:
             break
@@ -277,7 +288,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1
         stored = 0
         while sweeps < max_sweeps:
             biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                             l1, l2, nu, tol)
+                             pc, nu, tol)
             sweeps += 1
             if biggest <= tol:
                 break
@@ -285,7 +296,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, l1
             _record(ws, order, Delta, history[stored])
             if stored == _ANDERSON:
                 _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
-                             l1, l2, nu)
+                             pc, nu)
                 stored = 0
                 _record(ws, order, Delta, history[0])
     return sweeps
@@ -304,7 +315,7 @@ def _record(ws, order, Delta, row):
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, l1, l2, nu):
+def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, pc, nu):
     """Anderson extrapolation of the last iterates (Anderson 1965; for coordinate descent, Bertrand
     and Massias 2021, "Anderson acceleration of coordinate descent"), kept when it lowers the model:
     the change of the model is computed exactly from the change of the scores it implies."""
@@ -318,13 +329,14 @@ def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU,
     for u in range(order.shape[0]):
         j = ws[order[u]]
         any_step = False
-        for k in range(K):
+        for k in range(K):  # within the bounds first (a feasible point)
+            target[u * K + k] = min(max(target[u * K + k], pc[2, j] - W[k, j]), pc[3, j] - W[k, j])
             step = target[u * K + k] - Delta[k, j]
             if step != 0.0:
                 any_step = True
                 new, old = W[k, j] + target[u * K + k], W[k, j] + Delta[k, j]
-                change += (nu * (0.5 * step + Delta[k, j]) * step + l1 * (abs(new) - abs(old))
-                           + 0.5 * l2 * (new * new - old * old))
+                change += (nu * (0.5 * step + Delta[k, j]) * step + pc[0, j] * (abs(new) - abs(old))
+                           + 0.5 * pc[1, j] * (new * new - old * old))
         if not any_step:
             continue
         c_j = shift[j]

@@ -16,32 +16,40 @@ __all__ = ["cd_gram", "cd_naive", "coordinate_update"]
 
 
 @njit(inline="always")
-def coordinate_update(a, u, l1, l2):
-    """The penalty's coordinate update on its two scalars (``ElasticNet.scalars()``; the formula of
+def coordinate_update(a, u, l1, l2, lo, hi):
+    """The penalty's coordinate update on one column's four numbers (a column of
+    ``ElasticNet.columns(d)``: :math:`\\lambda_1f_j, \\lambda_2f_j`, the bounds; the formula of
     :meth:`linclass.linear.penalties.elastic_net.ElasticNet.coordinate`), the one copy every compiled
-    loop calls: the minimiser over v of ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``."""
+    loop calls: the minimiser over v in [lo, hi] of ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``, the
+    unconstrained one clipped (the model is convex in v)."""
     if u > l1:
-        return (u - l1) / (a + l2)
-    if u < -l1:
-        return (u + l1) / (a + l2)
-    return 0.0
+        v = (u - l1) / (a + l2)
+    elif u < -l1:
+        v = (u + l1) / (a + l2)
+    else:
+        v = 0.0
+    return min(max(v, lo), hi)
 
 
 @njit(inline="always")
-def _flat(grad, l1, old):
+def _flat(grad, l1, old, lo, hi):
     """The update of a coordinate whose model has no curvature (every row it touches is fitted
-    exactly, to rounding) and no L2 part: the model :math:`g\\,(v - v_0) + \\lambda_1|v|` is
-    minimised at 0 when :math:`|g| \\le \\lambda_1` (a coefficient the penalty must take back);
-    otherwise it has no minimiser and the coordinate stays (the damping of the outer step bounds
-    it)."""
-    return 0.0 if abs(grad) <= l1 else old
+    exactly, to rounding) and no L2 part: the model :math:`g\\,(v - v_0) + \\lambda_1|v|` on
+    [lo, hi] is minimised at 0 (or the bound nearest it) when :math:`|g| \\le \\lambda_1` (a
+    coefficient the penalty must take back), else at the bound it falls towards; without that bound
+    it has no minimiser and the coordinate stays (the damping of the outer step bounds it)."""
+    if abs(grad) <= l1:
+        return min(max(0.0, lo), hi)
+    if grad > l1:
+        return lo if lo > -np.inf else old
+    return hi if hi < np.inf else old
 
 
 _ANDERSON = 5  # passes between extrapolations (and the number of iterates combined)
 
 
 @njit(**_JIT)
-def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, max_sweeps,
+def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_sweeps,
              nu=0.0):
     """Coordinate descent on the quadratic model of one block of coefficients (glmnet's inner loop,
     Friedman et al. 2010 sec. 3), data updated column by column ("naive" updates), with Anderson
@@ -69,6 +77,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
     hd, hptr : the products :math:`h_ix_{ij}` of the sparse columns (:func:`column_terms`)
     r : (n,) :math:`g + h\\circ z`, updated (start from g)
     state : (2,) ``[S, H]``, S updated
+    pc : (4, d) the penalty of each column (``ElasticNet.columns``: l1, l2, lower, upper)
     nu : float
         Damping of the step (:mod:`linclass.linear.solvers.damping`; 0: the plain Newton model).
 
@@ -82,7 +91,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _naive_sweep(X, shift, ws, everything, w, delta, a, m, h, hd, hptr, r, state,
-                               l1, l2, nu)
+                               pc, nu)
         sweeps += 1
         if biggest <= tol:
             break
@@ -98,7 +107,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
             history[0, u] = delta[ws[order[u]]]
         while sweeps < max_sweeps:
             biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
-                                   l1, l2, nu)
+                                   pc, nu)
             sweeps += 1
             if biggest <= tol:
                 break
@@ -106,7 +115,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, l1, l2, tol, m
             for u in range(n_live):
                 history[stored, u] = delta[ws[order[u]]]
             if stored == _ANDERSON:
-                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, l1, l2, nu)
+                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, pc, nu)
                 stored = 0
                 for u in range(n_live):
                     history[0, u] = delta[ws[order[u]]]
@@ -138,11 +147,11 @@ def anderson_target(U):
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
+def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, pc, nu):
     """Anderson step over the iterates U (rows: successive values of delta on ``order``), kept when
     it lowers the model: the change is :math:`\\nabla q^T\\Delta + \\frac12(\\sum_i h_iv_i^2 -
     (h^Tv)^2/H + \\nu\\lVert\\Delta\\rVert^2) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
-    one for v)."""
+    one for v).  The combination is clipped to the bounds first (it stays a feasible point)."""
     found, target = anderson_target(U)
     if not found:
         return
@@ -152,13 +161,14 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
     for u in range(order.shape[0]):
         t = order[u]
         j = ws[t]
+        target[u] = min(max(target[u], pc[2, j] - w[j]), pc[3, j] - w[j])
         step = target[u] - delta[j]
         if step == 0.0:
             continue
         grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         new, old = w[j] + target[u], w[j] + delta[j]
-        change += (grad * step + 0.5 * nu * step * step + l1 * (abs(new) - abs(old))
-                   + 0.5 * l2 * (new * new - old * old))
+        change += (grad * step + 0.5 * nu * step * step + pc[0, j] * (abs(new) - abs(old))
+                   + 0.5 * pc[1, j] * (new * new - old * old))
         _col_scatter(X, j, shift[j], step, v)
     hv, hvv = 0.0, 0.0
     for i in range(v.shape[0]):
@@ -175,15 +185,19 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, l1, l2, nu):
 
 
 @njit(**_JIT)
-def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, l1, l2, nu):
+def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, pc, nu):
     S, H = state[0], state[1]
     biggest = 0.0
     for t in order:
         j = ws[t]
+        l1, l2, lo, hi = pc[0, j], pc[1, j], pc[2, j], pc[3, j]
         at = a[t] + nu
         grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         old = w[j] + delta[j]
-        new = coordinate_update(at, at * old - grad, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(grad, l1, old)
+        if at > 0.0 or l2 > 0.0:
+            new = coordinate_update(at, at * old - grad, l1, l2, lo, hi)
+        else:
+            new = _flat(grad, l1, old, lo, hi)
         d = new - old
         if d != 0.0:
             delta[j] += d
@@ -197,20 +211,25 @@ def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, l1,
 
 
 @njit(**_JIT)
-def cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps):
+def cd_gram(Q, grad, w, delta, pc, tol, max_sweeps):
     """Coordinate descent on :math:`\\frac12\\delta^TQ\\delta + \\text{grad}^T\\delta + r(w + \\delta)`
     for a small dense model (q x q, the working set's profiled Hessian: glmnet's "covariance"
-    updates).  ``w``, ``delta`` and ``grad`` are indexed by working-set position.  Returns passes."""
+    updates).  ``w``, ``delta``, ``grad`` and the penalty ``pc`` (4, q) are indexed by working-set
+    position.  Returns passes."""
     q = Q.shape[0]
     Qd = Q @ delta
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = 0.0
         for t in range(q):
+            l1, l2, lo, hi = pc[0, t], pc[1, t], pc[2, t], pc[3, t]
             at = Q[t, t]
             g = grad[t] + Qd[t]
             old = w[t] + delta[t]
-            new = coordinate_update(at, at * old - g, l1, l2) if at > 0.0 or l2 > 0.0 else _flat(g, l1, old)
+            if at > 0.0 or l2 > 0.0:
+                new = coordinate_update(at, at * old - g, l1, l2, lo, hi)
+            else:
+                new = _flat(g, l1, old, lo, hi)
             d = new - old
             if d != 0.0:
                 delta[t] += d

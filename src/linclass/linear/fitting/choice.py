@@ -113,7 +113,8 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
             raise ValueError(f"penalty={name!r} is fitted by solver={only!r} only; use "
                              f"solver={only!r} or 'auto', not {solver!r}.")
         return only
-    if max_iter == 0 and not penalty.sparse:
+    per_feature = getattr(penalty, "per_feature", False)
+    if max_iter == 0 and "newton" in penalty.solvers:
         return "newton"  # no iteration: any solver returns its starting point
     if penalty.sparse and solver == "liblinear":
         raise ValueError(
@@ -125,13 +126,16 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
     if solver == "auto":
         small = (n_features + 1) * (1 if n_classes == 2 else n_classes - 1) <= (
             AUTO_NEWTON_MAX_PARAMS[n_classes == 2])
-        if penalty.sparse or (sparse and penalty.kind is not None and not small
+        if penalty.sparse or per_feature or (sparse and penalty.kind is not None and not small
                               and "cd" in penalty.solvers):
             return "cd"
         if not sparse:  # dense X: the cost model, once the objective exists
             return "auto"
         return "newton" if small else "lbfgs"
     if solver not in penalty.solvers:
+        if per_feature:
+            raise ValueError(f"penalty_factor, lower_bounds and upper_bounds are fitted by "
+                             f"solver='cd' (or 'auto', 'saga'), not {solver!r}.")
         if penalty.sparse:
             raise ValueError(
                 f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
@@ -153,6 +157,9 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
 def check_chunked(solver: str, penalty) -> None:
     """What a chunked design (Dask, files) cannot fit: every pass reads the data once, so the
     solvers and penalties that need the rows at once are refused with what works."""
+    if getattr(penalty, "per_feature", False):
+        raise ValueError("penalty_factor, lower_bounds and upper_bounds need the rows in memory "
+                         "(solver 'cd'); fit on arrays.")
     if penalty.in_memory and getattr(penalty, "scaling", None) is None:
         raise ValueError(f"penalty={penalty.name!r} needs the rows in memory; fit on arrays, or use "
                          "penalty='l2' on Dask or file input.")

@@ -159,7 +159,12 @@ class PenalisedRecord:
            violation: float, converged: bool) -> PenalisedRecord:
         """The record of a fit under ``penalty`` (an
         :class:`~linclass.linear.penalties.elastic_net.ElasticNet`)."""
-        return cls(selection=describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio),
+        selection = describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio)
+        if getattr(penalty, "factor", None) is not None:
+            selection += ", per-feature penalty factors"
+        if getattr(penalty, "bounded", False):
+            selection += ", coefficients bounded (lower_bounds / upper_bounds)"
+        return cls(selection=selection,
                    objective=float(objective), log_likelihood=float(log_likelihood),
                    null_log_likelihood=float(null), n_obs=float(n_obs), violation=float(violation),
                    converged=bool(converged))

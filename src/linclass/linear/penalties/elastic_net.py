@@ -55,7 +55,7 @@ from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.logistic.separation import check_separation
 from linclass.linear.logistic.start import gaussian_start
 
-__all__ = ["ElasticNet", "SMOOTH_SOLVERS", "soft_threshold"]
+__all__ = ["ElasticNet", "SMOOTH_SOLVERS", "abs_change", "soft_threshold"]
 
 #: the solvers of smooth objectives (:mod:`linclass.linear.solvers`); 'cd' is proximal Newton
 SMOOTH_SOLVERS = ("newton", "bohning", "lbfgs", "sgd")
@@ -64,6 +64,15 @@ SMOOTH_SOLVERS = ("newton", "bohning", "lbfgs", "sgd")
 def soft_threshold(u: np.ndarray, threshold: float) -> np.ndarray:
     """:math:`\\operatorname{sign}(u)\\max(|u| - t, 0)`, elementwise."""
     return np.sign(u) * np.maximum(np.abs(u) - threshold, 0.0)
+
+
+def abs_change(w: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """:math:`|w + d| - |w|` elementwise, exact where no sign changes (:math:`\\operatorname{sign}(w)d`:
+    the plain difference loses the step's digits to :math:`|w|` near the optimum)."""
+    w, d = np.asarray(w, dtype=np.float64), np.asarray(d, dtype=np.float64)
+    u = w + d
+    same = (w != 0) & (np.sign(u) == np.sign(w))
+    return np.where(same, np.sign(w) * d, np.abs(u) - np.abs(w))
 
 
 class ElasticNet:
@@ -78,7 +87,7 @@ class ElasticNet:
         :math:`\\rho \\in [0, 1]`: 1 is the lasso (L1), 0 ridge (L2).
     """
 
-    def __init__(self, C: float, l1_ratio: float):
+    def __init__(self, C: float, l1_ratio: float, *, factor=None, lower=None, upper=None):
         C, rho = float(C), float(l1_ratio)
         if not C > 0:
             raise ValueError(f"C must be positive; got {C!r}.")
@@ -87,9 +96,57 @@ class ElasticNet:
         self.C, self.l1_ratio = C, rho
         self.l1 = 0.0 if math.isinf(C) else rho / C
         self.l2 = 0.0 if math.isinf(C) else (1.0 - rho) / C
+        self.factor = None if factor is None else np.asarray(factor, dtype=np.float64)
+        self.lower = None if lower is None else np.asarray(lower, dtype=np.float64)
+        self.upper = None if upper is None else np.asarray(upper, dtype=np.float64)
+        self._columns = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the coefficients are confined to a box (``lower`` / ``upper``)."""
+        return self.lower is not None or self.upper is not None
+
+    @property
+    def per_feature(self) -> bool:
+        """Whether any column has its own penalty or bounds (then only 'cd' fits it)."""
+        return self.factor is not None or self.bounded
+
+    def columns(self, d: int) -> np.ndarray:
+        """The penalty of each of ``d`` columns, shape (4, d): :math:`\\lambda_1f_j`,
+        :math:`\\lambda_2f_j`, the lower and the upper bound (what the compiled loops read)."""
+        if self._columns is None or self._columns.shape[1] != d:
+            out = np.empty((4, d))
+            f = 1.0 if self.factor is None else self.factor
+            out[0], out[1] = self.l1 * f, self.l2 * f
+            out[2] = -np.inf if self.lower is None else self.lower
+            out[3] = np.inf if self.upper is None else self.upper
+            self._columns = out
+        return self._columns
+
+    def _weights(self, d: int | None = None, cols=None):
+        """``(l1, l2)`` per column (scalars when every column has the same): of ``d`` columns, or
+        at the columns ``cols`` of the layout :meth:`columns` made."""
+        if self.factor is None:
+            return self.l1, self.l2
+        c = self.columns(d) if cols is None else self._layout()
+        return (c[0], c[1]) if cols is None else (c[0, cols], c[1, cols])
+
+    def _layout(self) -> np.ndarray:
+        if self._columns is None:
+            raise RuntimeError("the penalty's columns(d) must be laid out before per-column use")
+        return self._columns
+
+    def clip(self, W: np.ndarray) -> np.ndarray:
+        """W projected onto the box (a copy; W itself without bounds)."""
+        if not self.bounded:
+            return W
+        c = self.columns(np.shape(W)[-1])
+        return np.clip(W, c[2], c[3])
 
     def __repr__(self) -> str:
-        return f"ElasticNet(C={self.C!r}, l1_ratio={self.l1_ratio!r})"
+        extra = "".join(f", {k}=..." for k in ("factor", "lower", "upper")
+                        if getattr(self, k) is not None)
+        return f"ElasticNet(C={self.C!r}, l1_ratio={self.l1_ratio!r}{extra})"
 
     @property
     def kind(self) -> str | None:
@@ -112,13 +169,13 @@ class ElasticNet:
 
     @property
     def smooth(self) -> bool:
-        """Whether the smooth solvers minimise it (no L1 part)."""
-        return not self.sparse
+        """Whether the smooth solvers minimise it (no L1 part, no per-feature factors or bounds)."""
+        return not (self.sparse or self.per_feature)
 
     @property
     def solvers(self) -> tuple:
-        """The linclass solvers that minimise it: 'cd' always, the smooth ones without an L1 part."""
-        return ("cd",) if self.sparse else ("cd", *SMOOTH_SOLVERS)
+        """The linclass solvers that minimise it: 'cd' always, the smooth ones when it is smooth."""
+        return ("cd", *SMOOTH_SOLVERS) if self.smooth else ("cd",)
 
     in_memory = False  # the smooth fits read chunked designs too
     score = "gradient"  # the stationarity condition a smooth fit stops on
@@ -163,7 +220,15 @@ class ElasticNet:
         return objective.null_start() if max_iter == 0 else gaussian_start(objective)
 
     def check(self, problem) -> None:
-        """Every number of classes and design is fitted."""
+        """Every number of classes and design is fitted; per-feature factors and bounds must have
+        one entry per feature (or be one number)."""
+        d = problem.n_features
+        for name, value in (("penalty_factor", self.factor), ("lower_bounds", self.lower),
+                            ("upper_bounds", self.upper)):
+            if value is not None and value.ndim and value.shape != (d,):
+                raise ValueError(f"{name} has {value.size} entries; X has {d} features (give one "
+                                 f"number, or one per feature).")
+        self.columns(d)
 
     def finish(self, objective, result, problem, hessian=None):
         """``(separation, record, log_likelihood)`` at the end of a smooth fit: an unpenalised fit's
@@ -178,28 +243,48 @@ class ElasticNet:
         return separation, record, record.log_likelihood
 
     def scalars(self) -> tuple[float, float]:
-        """:math:`(\\lambda_1, \\lambda_2)`, what the compiled coordinate updates take."""
+        """:math:`(\\lambda_1, \\lambda_2)` before the per-feature factors."""
         return self.l1, self.l2
 
     def value(self, W: np.ndarray) -> float:
-        """:math:`r(W)` (intercepts excluded by the caller)."""
+        """:math:`r(W) = \\sum_j f_j(\\lambda_1\\sum_k|W_{kj}| + \\frac{\\lambda_2}2\\sum_kW_{kj}^2)`
+        over every column (intercepts excluded by the caller)."""
         W = np.asarray(W, dtype=np.float64)
-        out = 0.0
-        if self.l1:
-            out += self.l1 * float(np.abs(W).sum())
+        if self.factor is None:
+            out = self.l1 * float(np.abs(W).sum()) if self.l1 else 0.0
+            return out + (0.5 * self.l2 * float(np.vdot(W, W)) if self.l2 else 0.0)
+        l1, l2 = self._weights(W.shape[-1])
+        return float(np.sum(np.abs(W) @ l1) + 0.5 * np.sum((W * W) @ l2))
+
+    def change(self, w: np.ndarray, d: np.ndarray, t: float, cols) -> float:
+        """:math:`r(w + td) - r(w)` on the columns ``cols`` (w and d of shape (..., len(cols))),
+        exact where no sign changes (:func:`abs_change`)."""
+        l1, l2 = self._weights(cols=cols)
+        out = float(np.sum(l1 * abs_change(w, t * d))) if self.l1 else 0.0
         if self.l2:
-            out += 0.5 * self.l2 * float(np.vdot(W, W))
+            out += float(np.sum(l2 * (t * w * d + 0.5 * t * t * d * d)))
         return out
 
+    def slope(self, w: np.ndarray, d: np.ndarray, cols) -> float:
+        """The penalty's part of the directional derivative of a proximal step :math:`d` at w:
+        :math:`\\sum_j \\lambda_{2j}w_jd_j + \\lambda_{1j}(|w_j + d_j| - |w_j|)` (the L2 part as
+        smooth, the L1 part as in the model; Tseng and Yun 2009), on the columns ``cols``."""
+        l1, l2 = self._weights(cols=cols)
+        out = float(np.sum(l2 * w * d)) if self.l2 else 0.0
+        return out + (float(np.sum(l1 * abs_change(w, d))) if self.l1 else 0.0)
+
     def coordinate(self, a, u):
-        """:math:`\\arg\\min_v \\frac a2 v^2 - uv + \\lambda_1|v| + \\frac{\\lambda_2}2 v^2` (elementwise)."""
-        return soft_threshold(np.asarray(u, dtype=np.float64), self.l1) / (np.asarray(a) + self.l2)
+        """:math:`\\arg\\min_v \\frac a2 v^2 - uv + \\lambda_1|v| + \\frac{\\lambda_2}2 v^2` (elementwise,
+        over the columns of the last axis; within the bounds)."""
+        u = np.asarray(u, dtype=np.float64)
+        l1, l2 = self._weights(u.shape[-1])
+        return self.clip(soft_threshold(u, l1) / (np.asarray(a) + l2))
 
     def prox(self, V: np.ndarray, step: float) -> np.ndarray:
         """:math:`\\operatorname{prox}_{t r}(V) = \\arg\\min_W \\frac1{2t}\\lVert W - V\\rVert^2 + r(W)`."""
         return self.coordinate(1.0 / step, np.asarray(V, dtype=np.float64) / step)
 
-    def violation(self, W: np.ndarray, G: np.ndarray) -> np.ndarray:
+    def violation(self, W: np.ndarray, G: np.ndarray, cols=None) -> np.ndarray:
         """Elementwise distance of :math:`-G` from the subdifferential :math:`\\partial r(W)`.
 
         Parameters
@@ -208,15 +293,28 @@ class ElasticNet:
             Coefficients (no intercepts).
         G : ndarray, same shape
             Gradient of the summed loss at W (no penalty term).
+        cols : ndarray of int or None
+            The columns W holds (its last axis), None for every column.
 
         Returns
         -------
         ndarray, same shape: zero exactly where the optimality condition holds.
         """
         W = np.asarray(W, dtype=np.float64)
-        G = np.asarray(G, dtype=np.float64) + self.l2 * W
-        return np.where(W != 0.0, np.abs(G + self.l1 * np.sign(W)),
-                        np.maximum(np.abs(G) - self.l1, 0.0))
+        l1, l2 = self._weights(W.shape[-1] if cols is None else None, cols)
+        G = np.asarray(G, dtype=np.float64) + l2 * W
+        out = np.where(W != 0.0, np.abs(G + l1 * np.sign(W)), np.maximum(np.abs(G) - l1, 0.0))
+        if not self.bounded:
+            return out
+        # at a bound the normal cone of the box takes the part of -G pointing out of it
+        c = self.columns(W.shape[-1]) if cols is None else self._layout()
+        lo, hi = (c[2], c[3]) if cols is None else (c[2, cols], c[3, cols])
+        at_lo, at_hi = (W <= lo) & (lo < hi), (W >= hi) & (lo < hi)
+        up = G + l1 * np.where(W >= 0.0, 1.0, -1.0)     # the largest derivative moving up
+        down = G + l1 * np.where(W <= 0.0, -1.0, 1.0)   # the smallest derivative moving down
+        out = np.where(at_lo, np.maximum(-up, 0.0), out)
+        out = np.where(at_hi, np.maximum(down, 0.0), out)
+        return np.where(lo == hi, 0.0, out)
 
     def best_shift(self, W: np.ndarray) -> np.ndarray:
         """For each column of W (K x d, one row per class), the shift :math:`c_j` minimising
@@ -230,13 +328,29 @@ class ElasticNet:
         increases, and its root is found among the K + 1 intervals the sorted column defines.  Where
         the minimisers form an interval (L1, even K) its midpoint is returned, so that the shifted
         column has its own interval centred on 0: every optimal column of the same fit then reports
-        the same coefficients, whatever point of the interval the solver reached.
+        the same coefficients, whatever point of the interval the solver reached.  A column without
+        penalty (factor 0) takes the mean (its coefficients then sum to zero); with bounds, the shift
+        is the best one that keeps the column within them.
         """
         A = np.sort(np.asarray(W, dtype=np.float64), axis=0)
         K, d = A.shape
         if K == 0 or d == 0:
             return np.zeros(d)
-        l1, l2 = self.l1, self.l2
+        l1, l2 = self._weights(d)
+        if self.factor is not None or self.bounded:
+            l1, l2 = np.broadcast_to(l1, (d,)), np.broadcast_to(l2, (d,))
+            free = (l1 == 0) & (l2 == 0)
+            shift = np.where(free, A.mean(axis=0), self._shift(A, l1, np.where(free, 1.0, l2)))
+            if self.bounded:
+                c = self.columns(d)
+                shift = np.clip(shift, A[-1] - c[3], A[0] - c[2])
+            return shift
+        return self._shift(A, l1, l2)
+
+    @staticmethod
+    def _shift(A, l1, l2):
+        """:meth:`best_shift` of the sorted columns A with penalties l1, l2 (scalars or per column)."""
+        K, d = A.shape
         total = A.sum(axis=0)
         ranks = np.arange(K)[:, None]
         # derivative at each sorted value (m smaller, K - 1 - m larger): increasing in m
@@ -244,11 +358,52 @@ class ElasticNet:
         m = np.sum(phi < 0, axis=0)  # the root lies in [A[m-1], A[m]]
         lo = np.where(m > 0, A[np.maximum(m - 1, 0), np.arange(d)], -np.inf)
         hi = np.where(m < K, A[np.minimum(m, K - 1), np.arange(d)], np.inf)
-        if l2 > 0:
-            return np.clip((total - l1 * (2 * m - K) / l2) / K, lo, hi)
         # L1 alone: between lo and hi the derivative is l1 (2m - K); zero (a flat minimum) only for
         # 2m = K, else the root is the jump at hi (the median of an odd K)
-        return np.where(2 * m == K, (lo + hi) / 2, hi)
+        lasso = np.where(2 * m == K, (lo + hi) / 2, hi)
+        if np.ndim(l2) == 0 and l2 == 0:
+            return lasso
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ridge = np.clip((total - l1 * (2 * m - K) / l2) / K, lo, hi)
+        return np.where(l2 > 0, ridge, lasso)
+
+    def dual_scale(self, U: np.ndarray) -> float:
+        """The largest :math:`\\alpha \\in [0, 1]` with :math:`h^*(\\alpha U)` finite, U of shape
+        (d, m) (the duality gap's dual point, :mod:`linclass.linear.penalties.penalised`): without an
+        L2 part, a coordinate unbounded on the side U points to needs :math:`\\alpha|U_j| \\le
+        \\lambda_1f_j`."""
+        U = np.asarray(U, dtype=np.float64)
+        if U.size == 0:
+            return 1.0
+        c = self.columns(U.shape[0])[:, :, None]
+        l1, l2, lo, hi = c[0], c[1], c[2], c[3]
+        open_side = (l2 == 0) & (((U > l1) & np.isinf(hi)) | ((U < -l1) & np.isinf(lo)))
+        if not open_side.any():
+            return 1.0
+        return float(np.min(np.broadcast_to(l1, U.shape)[open_side] / np.abs(U[open_side])))
+
+    def conjugate(self, U: np.ndarray) -> float:
+        """:math:`h^*(U) = \\sum \\sup_{lo_j \\le w \\le hi_j} U_{jk}w - \\lambda_1f_j|w| -
+        \\frac{\\lambda_2f_j}2w^2` (the Fenchel conjugate of the penalty with its box), U of shape
+        (d, m); ``inf`` where a supremum is unbounded."""
+        U = np.asarray(U, dtype=np.float64)
+        if U.size == 0:
+            return 0.0
+        c = self.columns(U.shape[0])[:, :, None]
+        l1, l2, lo, hi = c[0], c[1], c[2], c[3]
+        if not self.bounded and np.all(l2 > 0):
+            return float(np.sum(np.maximum(np.abs(U) - l1, 0.0) ** 2 / (2.0 * l2)))
+
+        def at(w):
+            with np.errstate(invalid="ignore"):
+                return np.where(np.isfinite(w), U * w - l1 * np.abs(w) - 0.5 * l2 * w * w, -np.inf)
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = np.clip(np.where(l2 > 0, soft_threshold(U, l1) / l2, 0.0), lo, hi)
+        best = at(inner)  # the maximiser with an L2 part; without, the candidate at 0
+        best = np.maximum(best, np.where(l2 > 0, -np.inf, np.maximum(at(lo), at(hi))))
+        unbounded = (l2 == 0) & (((U > l1) & np.isinf(hi)) | ((U < -l1) & np.isinf(lo)))
+        return np.inf if unbounded.any() else float(np.sum(best))
 
     def c_at_null(self, G0: np.ndarray) -> float:
         """The largest C at which every coefficient is zero, :math:`\\rho / \\max_j |G_j(0)|`, with
@@ -258,6 +413,10 @@ class ElasticNet:
         :math:`\\rho = 10^{-3}` is returned (where a ridge path starts).  ``inf`` when
         :math:`G(0) = 0` (no feature carries any signal).
         """
-        top = float(np.max(np.abs(G0))) if np.size(G0) else 0.0
+        G0 = np.abs(np.asarray(G0, dtype=np.float64))
+        if self.factor is not None and G0.size:  # a column's own penalty is f_j / C
+            f = np.broadcast_to(self.factor, G0.shape[-1:])
+            G0 = np.where(f > 0, G0 / np.where(f > 0, f, 1.0), 0.0)
+        top = float(np.max(G0)) if np.size(G0) else 0.0
         rho = max(self.l1_ratio, 1e-3)
         return math.inf if top == 0.0 else rho / top

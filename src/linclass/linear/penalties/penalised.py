@@ -106,7 +106,12 @@ class PenalisedObjective:
             freq = np.clip(self.class_totals / self.total, 1e-12, None)
             logf = np.log(freq)
             b = np.array([logf[1] - logf[0]]) if self.binary else logf - logf.mean()
-        return W, b
+        return self._feasible(W), b
+
+    def _feasible(self, W: np.ndarray) -> np.ndarray:
+        """W within the penalty's bounds (lower / upper bounds on the coefficients), if any."""
+        clip = getattr(self.penalty, "clip", None)
+        return W if clip is None else clip(W)
 
     def scores(self, W: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Scores of shape (m, n) (internal intercept ``b``)."""
@@ -162,6 +167,7 @@ class PenalisedObjective:
         """Inverse of :meth:`coefficients` (warm starts)."""
         W = np.array(coef, dtype=np.float64).reshape(self.m, self.d)
         b = np.array(intercept, dtype=np.float64).reshape(self.m)
+        W = self._feasible(W)
         return W, (b + W @ self.design.shift if self.fit_intercept else np.zeros(self.m))
 
     # ------------------------------------------------------------------ certificate
@@ -202,7 +208,7 @@ class PenalisedObjective:
         """An upper bound on :math:`F(W, b) - F^\\star` (summed scale; module docstring); ``inf``
         without a penalty (the dual point must then meet :math:`X^T\\theta = 0` exactly)."""
         l1, l2 = self.penalty.scalars()
-        if l1 == 0.0 and l2 == 0.0:
+        if l1 == 0.0 and l2 == 0.0 and not getattr(self.penalty, "bounded", False):
             return np.inf
         value = self.value(W, b) if value is None else value
         b = self.best_intercepts(W, b)
@@ -213,13 +219,19 @@ class PenalisedObjective:
             Y = np.zeros_like(P)
             Y[self.y, np.arange(self.y.size)] = 1.0
         G = self.design.gradient((P - Y) * self.sw)  # X^T(mu - y), (d, m)
-        if l2 == 0.0:  # the lasso's constraint: move towards the labels until it holds
+        pen = self.penalty
+        if getattr(pen, "per_feature", False):  # per-feature factors or bounds: the general case
+            alpha = pen.dual_scale(-G)
+            conjugate = pen.conjugate(-alpha * G)
+        elif l2 == 0.0:  # the lasso's constraint: move towards the labels until it holds
             top = float(np.max(np.abs(G))) if G.size else 0.0
             alpha = min(1.0, l1 / top) if top > 0 else 1.0
             conjugate = 0.0
         else:
             alpha = 1.0
             conjugate = float(np.sum(np.maximum(np.abs(G) - l1, 0.0) ** 2)) / (2.0 * l2)
+        if not np.isfinite(conjugate):
+            return np.inf
         Q = alpha * P + (1.0 - alpha) * Y
         if self.binary:
             entropy = -(xlogy(Q[0], Q[0]) + xlogy(1.0 - Q[0], 1.0 - Q[0]))

@@ -40,11 +40,13 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.penalties.firth_inference import Firth
 from linclass.linear.penalties.intercept import PenalisedIntercept
 
-__all__ = ["PENALTIES", "make_penalty", "with_penalised_intercept"]
+__all__ = ["PENALTIES", "make_penalty", "with_columns", "with_penalised_intercept"]
 
 #: penalty name -> its object, from scikit-learn's ``C`` and ``l1_ratio``
 PENALTIES = {
@@ -75,7 +77,7 @@ def make_penalty(penalty, C: float, l1_ratio):
     if penalty == "elasticnet" and l1_ratio is None:
         raise ValueError("penalty='elasticnet' needs l1_ratio, a number in [0, 1] (1: the lasso, "
                          "0: ridge).")
-    if penalty is None and C != 1.0:
+    if penalty is None and C not in (1.0, math.inf):
         warnings.warn(f"penalty=None fits without penalty: C={C} is ignored.", UserWarning,
                       stacklevel=4)
     if penalty not in PENALTIES:
@@ -87,3 +89,45 @@ def with_penalised_intercept(penalty, scaling: float | None):
     """scikit-learn's ``solver='liblinear'``: ``penalty`` (L2) with the intercept the weight of a
     penalised constant feature of value ``scaling`` (None without an intercept)."""
     return PenalisedIntercept(penalty, scaling)
+
+
+def with_columns(penalty, factor, lower, upper):
+    """``penalty`` (an elastic net, L2, L1 or none) with per-feature penalty factors and bounds on
+    the coefficients (glmnet's ``penalty.factor``, ``lower.limits`` and ``upper.limits``): an
+    :class:`~linclass.linear.penalties.elastic_net.ElasticNet` that only solver 'cd' fits.  The
+    values are checked here (finite factors >= 0, lower <= upper, no NaN); their length against
+    the features when the fit starts (:meth:`ElasticNet.check`)."""
+    if not isinstance(penalty, ElasticNet):
+        raise ValueError(f"penalty={penalty.name!r} takes no penalty_factor, lower_bounds or "
+                         "upper_bounds (they apply to the L1, L2 and elastic-net penalties and to "
+                         "none).")
+    f = _values("penalty_factor", factor)
+    lo = _values("lower_bounds", lower)
+    hi = _values("upper_bounds", upper)
+    if f is not None and (not np.all(np.isfinite(f)) or np.any(f < 0)):
+        raise ValueError("penalty_factor must be finite and >= 0 (0: the feature is never "
+                         "penalised).")
+    if (lo is not None and np.any(lo == np.inf)) or (hi is not None and np.any(hi == -np.inf)):
+        raise ValueError("lower_bounds cannot be +inf and upper_bounds cannot be -inf.")
+    if lo is not None and hi is not None and (lo.ndim == 0 or hi.ndim == 0 or lo.shape == hi.shape):
+        if np.any(lo > hi):
+            raise ValueError("lower_bounds must be <= upper_bounds for every feature.")
+    return ElasticNet(penalty.C, penalty.l1_ratio, factor=f, lower=lo, upper=hi)
+
+
+def _values(name: str, value):
+    """``value`` as a float array of at most one dimension (None stays None), or a ValueError
+    naming the parameter."""
+    if value is None:
+        return None
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or a 1-D array of numbers; got "
+                         f"{type(value).__name__}.") from None
+    if a.ndim > 1:
+        raise ValueError(f"{name} must be a number or a 1-D array (one entry per feature); got "
+                         f"shape {a.shape}.")
+    if np.isnan(a).any():
+        raise ValueError(f"{name} contains NaN.")
+    return a

@@ -43,7 +43,7 @@ from linclass.linear.solvers.damping import Damping, Step, damped_step
 from linclass.linear.solvers.small_model import solve_small_model
 from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
 
-__all__ = ["PenalisedResult", "line_search", "penalty_change", "prox_newton", "row_step"]
+__all__ = ["PenalisedResult", "line_search", "prox_newton", "row_step"]
 
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
 _MAX_HALVINGS = 50
@@ -101,7 +101,7 @@ def line_search(f0: float, slope: float, change) -> tuple[float, float]:
     change(t))``, ``t = 0`` when none is found.
 
     ``change(t)`` is :math:`F(w + t\\delta) - F(w)` computed as a sum of per-sample differences
-    (:func:`~linclass.linear.compiled.binary_loss_change`, :func:`penalty_change`), not as the
+    (:func:`~linclass.linear.compiled.binary_loss_change`, :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.change`), not as the
     difference of two sums: near the optimum the decrease of a step is far below the rounding of
     :math:`F` itself (a sum of n terms), and only the differences resolve it.  A predicted decrease
     below :math:`F`'s own resolution is accepted with the full step when the step does not raise
@@ -117,15 +117,6 @@ def line_search(f0: float, slope: float, change) -> tuple[float, float]:
             return t, f0 + c
         t *= 0.5
     return 0.0, f0
-
-
-def penalty_change(pen, w: np.ndarray, d: np.ndarray, t: float) -> float:
-    """:math:`r(w + t d) - r(w)`, exact where no sign changes (:func:`l1_change`)."""
-    l1, l2 = pen.scalars()
-    out = l1 * l1_change(w, t * d) if l1 else 0.0
-    if l2:
-        out += l2 * (t * float(w @ d) + 0.5 * t * t * float(d @ d))
-    return out
 
 
 class RowModel:
@@ -174,10 +165,11 @@ class RowModel:
             self.Q, self.hx = self.design.weighted_gram(self.ws, self.h, self.H)
         return self.Q, self.hx
 
-    def solve(self, w, l1, l2, inner_tol, max_sweeps, nu: float = 0.0):
+    def solve(self, w, pc, inner_tol, max_sweeps, nu: float = 0.0):
         """Minimise the model (damped by ``nu``, :mod:`.damping`) approximately; returns
         ``(delta (d,), db, z (n,), sweeps)`` with z the score change :math:`\\tilde X\\delta` (the
-        intercept step db not included)."""
+        intercept step db not included); ``pc`` is the penalty of every column (its
+        :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.columns`)."""
         design, ws, H = self.design, self.ws, self.H
         sweeps = 0
         if not self.gram or design.sparse:
@@ -187,7 +179,7 @@ class RowModel:
             r = self.g.copy()
             state = np.array([self.gb, H])
             sweeps = compiled.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
-                                      self.hd, self.hptr, r, state, l1, l2, inner_tol, first,
+                                      self.hd, self.hptr, r, state, pc, inner_tol, first,
                                       float(nu))
             if sweeps < first or not self.gram:
                 db = -state[0] / H if H > 0 else 0.0
@@ -196,20 +188,17 @@ class RowModel:
         Q, hx = self._gram()
         delta = np.zeros(design.d)
         grad = self.G - hx * (self.gb / H) if H > 0 else self.G.copy()
-        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]), l1, l2, inner_tol,
-                                       max_sweeps, nu)
+        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]),
+                                       np.ascontiguousarray(pc[:, ws]), inner_tol, max_sweeps, nu)
         delta[ws] = d_ws
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
         return delta, db, design.step(delta, ws), sweeps + more
 
-    def slope(self, w, delta, l1, l2, db) -> float:
+    def slope(self, w, delta, pen, db) -> float:
         """:math:`D = \\nabla f^T\\delta + r(w + \\delta) - r(w)` (the L2 part counted as smooth)."""
         ws = self.ws
         dw, ww = delta[ws], w[ws]
-        D = float(self.G @ dw) + self.gb * db + l2 * float(ww @ dw)
-        if l1:
-            D += l1 * l1_change(ww, dw)
-        return D
+        return float(self.G @ dw) + self.gb * db + pen.slope(ww, dw, ws)
 
 
 def row_step(model, w, pen, inner_tol: float, max_sweeps: int, F: float, loss_change,
@@ -220,33 +209,25 @@ def row_step(model, w, pen, inner_tol: float, max_sweeps: int, F: float, loss_ch
     ``loss_change(zb, t)`` is the change of the summed loss when this row's scores move by
     ``t * zb`` (:func:`line_search`).  Returns a :class:`.damping.Step` whose ``step`` is
     ``(delta (d,), db, zb (n,))``, ``zb`` the score change with the intercept's."""
-    l1, l2 = pen.scalars()
+    pc = pen.columns(w.size)
     ws = model.ws
     w_ws = w[ws]
 
     def propose(nu):
-        delta, db, z, sweeps = model.solve(w, l1, l2, inner_tol, max_sweeps, nu)
-        return (delta, db, z + db), model.slope(w, delta, l1, l2, db), sweeps
+        delta, db, z, sweeps = model.solve(w, pc, inner_tol, max_sweeps, nu)
+        return (delta, db, z + db), model.slope(w, delta, pen, db), sweeps
 
     def search(step, D):
         delta, _, zb = step
         d_ws = delta[ws]
-        return line_search(F, D, lambda t: loss_change(zb, t) + penalty_change(pen, w_ws, d_ws, t))
+        return line_search(F, D, lambda t: loss_change(zb, t) + pen.change(w_ws, d_ws, t, ws))
 
     return damped_step(propose, search, damping, model.scale, F)
 
 
-def l1_change(w: np.ndarray, d: np.ndarray) -> float:
-    """:math:`\\lVert w + d\\rVert_1 - \\lVert w\\rVert_1`, exact where no sign changes (the plain
-    difference loses the step's digits to :math:`\\lVert w\\rVert_1` near the optimum)."""
-    u = w + d
-    same = (w != 0) & (np.sign(u) == np.sign(w))
-    return float(np.sum(np.sign(w[same]) * d[same]) + np.sum(np.abs(u[~same]) - np.abs(w[~same])))
-
-
 def working_set_violation(pen, w, model, intercept: bool) -> float:
     """Largest optimality violation on the working set (and the intercept), summed scale."""
-    v = pen.violation(w[model.ws], model.G)
+    v = pen.violation(w[model.ws], model.G, model.ws)
     out = float(v.max()) if v.size else 0.0
     return max(out, abs(model.gb)) if intercept else out
 
@@ -347,6 +328,6 @@ def softmax_move(pen, W, b, S, ws, t: float, dW, db, Z, y, sw, P) -> float:
     W[:, ws] += t * dW
     b += t * db
     S += t * Z
-    if pen.l1 + pen.l2 > 0:  # the flat direction of the loss: the penalty's best shift
-        W -= pen.best_shift(W)
+    if pen.l1 + pen.l2 > 0 or pen.bounded:  # the flat direction of the loss: the penalty's best
+        W -= pen.best_shift(W)                 # shift
     return compiled.softmax_terms(S, y, sw, P) + pen.value(W)

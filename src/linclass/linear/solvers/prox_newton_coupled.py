@@ -30,9 +30,7 @@ from linclass.linear.solvers.damping import Damping, damped_step
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
     PenalisedResult,
-    l1_change,
     line_search,
-    penalty_change,
     softmax_move,
 )
 from linclass.linear.solvers.small_model import solve_small_model
@@ -100,7 +98,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
     Returns ``(result, None)`` when done, or ``(None, ws)`` when the working set has grown past
     ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point)."""
     design, pen = obj.design, obj.penalty
-    l1, l2 = pen.scalars()
+    pc = pen.columns(design.d)
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
     limit = tol * N
     y, sw = obj.y, obj.sw
@@ -118,7 +116,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         Xc = X[:, ws] - design.shift[ws]
         V = (P - onehot) * sw
         Gws, gb = V @ Xc, V.sum(axis=1)
-        v = float(pen.violation(W[:, ws], Gws).max()) if ws.size else 0.0
+        v = float(pen.violation(W[:, ws], Gws, ws).max()) if ws.size else 0.0
         violation = max(v, float(np.abs(gb).max())) if intercept else v
         if growth.due(violation, limit):  # look at every column of every class
             G = design.gradient(V).T
@@ -138,6 +136,8 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         q = ws.size
         model = coupled_model(Xc, P, sw, intercept)
         w = np.ascontiguousarray(W[:, ws]).reshape(-1)
+        cols = np.tile(ws, K)  # the column of each entry of w (classes one after another)
+        pc_w = np.ascontiguousarray(pc[:, cols])
         inner_tol = max(_FORCING * violation, 0.1 * limit)
 
         def propose(nu):
@@ -145,11 +145,9 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
             grad = Gws.reshape(-1)
             if intercept:
                 grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
-            delta, sweeps = solve_small_model(Q, grad, w, l1, l2, inner_tol, max_sweeps)
+            delta, sweeps = solve_small_model(Q, grad, w, pc_w, inner_tol, max_sweeps)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
-            D = float(Gws.reshape(-1) @ delta + gb @ db) + l2 * float(w @ delta)
-            if l1:
-                D += l1 * l1_change(w, delta)
+            D = float(Gws.reshape(-1) @ delta + gb @ db) + pen.slope(w, delta, cols)
             return (delta, db), D, sweeps
 
         def search(step, D):
@@ -157,7 +155,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
             Z = delta.reshape(K, q) @ Xc.T + db[:, None]
 
             def change(t):
-                return compiled.softmax_loss_change(S, Z, t, y, sw) + penalty_change(pen, w, delta, t)
+                return compiled.softmax_loss_change(S, Z, t, y, sw) + pen.change(w, delta, t, cols)
             return line_search(F, D, change)
 
         scale = float(np.mean(np.diag(model()[0]))) if q else 1.0

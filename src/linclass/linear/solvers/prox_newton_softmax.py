@@ -42,9 +42,7 @@ from linclass.linear.solvers.prox_newton import (
     GRAM_MAX,
     MAX_SWEEPS,
     PenalisedResult,
-    l1_change,
     line_search,
-    penalty_change,
     softmax_move,
 )
 from linclass.linear.solvers.stopping import Certificate, Growth, look_outside, softmax_exit
@@ -75,7 +73,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     classes together, fits the explicit model (``K x columns <= gram_max``) the explicit model of
     :mod:`.prox_newton_coupled` is used first (``coupled=False``: never)."""
     design, pen = obj.design, obj.penalty
-    l1, l2 = pen.scalars()
+    pc = pen.columns(design.d)
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
     limit = tol * N
     W = np.array(W0, dtype=np.float64).reshape(K, design.d).copy()
@@ -108,7 +106,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         Gws, B = np.empty((ws.size, K)), np.empty((ws.size, K, K))
         coupled_terms(X, shift, ws, Gs, Pn, sw, Gws, B)
         gb = Gs.sum(axis=0)
-        v = float(pen.violation(W[:, ws], Gws.T).max()) if ws.size else 0.0
+        v = float(pen.violation(W[:, ws], Gws.T, ws).max()) if ws.size else 0.0
         violation = max(v, float(np.abs(gb).max())) if intercept else v
         if growth.due(violation, limit):  # look at every column of every class
             G = design.gradient(Gs.T).T
@@ -133,21 +131,17 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
             Delta, db = np.zeros((K, design.d)), np.zeros(K)
             Z, U = np.zeros((n, K)), np.zeros(n)
             sweeps = cd_coupled(X, shift, ws, W, Delta, B, Gs, Pn, sw, Z, U, Bb, db, intercept,
-                                l1, l2, float(nu), inner_tol, max_sweeps)
+                                pc, float(nu), inner_tol, max_sweeps)
             d_ws = Delta[:, ws]
-            D = float(np.vdot(Gws.T, d_ws)) + float(gb @ db) + l2 * float(np.vdot(w_ws, d_ws))
-            if l1:
-                D += l1 * l1_change(w_ws.reshape(-1), d_ws.reshape(-1))
+            D = float(np.vdot(Gws.T, d_ws)) + float(gb @ db) + pen.slope(w_ws, d_ws, ws)
             return (d_ws, db, Z.T), D, sweeps
 
         def search(step, D):
             d_ws, _, Zt = step
             Zt = np.ascontiguousarray(Zt)
-            w_flat, d_flat = w_ws.reshape(-1), d_ws.reshape(-1)
 
             def change(t):
-                return (compiled.softmax_loss_change(S, Zt, t, y, sw)
-                        + penalty_change(pen, w_flat, d_flat, t))
+                return compiled.softmax_loss_change(S, Zt, t, y, sw) + pen.change(w_ws, d_ws, t, ws)
             return line_search(F, D, change)
 
         step = damped_step(propose, search, damping, scale, F)
@@ -163,7 +157,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         t, (d_ws, db, Zt) = step.t, step.step
         F = softmax_move(pen, W, b, S, ws, t, d_ws, db, Zt, y, sw, P)
         history.append(F / N)
-    if pen.l1 + pen.l2 > 0:  # the reported point: the penalty's own shift (unique, see best_shift)
+    if pen.l1 + pen.l2 > 0 or pen.bounded:  # the reported point: the penalty's own shift (unique, see best_shift)
         W -= pen.best_shift(W)
     if not converged:
         violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,

@@ -12,37 +12,43 @@ from linclass.linear import compiled
 __all__ = ["feature_sign", "solve_small_model"]
 
 
-def solve_small_model(Q, grad, w, l1: float, l2: float, tol: float, max_sweeps: int,
-                      nu: float = 0.0):
+def solve_small_model(Q, grad, w, pc, tol: float, max_sweeps: int, nu: float = 0.0):
     """Minimise :math:`\\text{grad}^T\\delta + \\frac12\\delta^T(Q + \\nu I)\\delta + r(w + \\delta)`
     for a small dense Q: coordinate descent from zero, then :func:`feature_sign` from its point to the
     exact minimiser.  Coordinate descent alone converges slowly when the features are correlated; the
     exact step makes the outer iteration a proximal Newton method with exact steps (fast local
-    convergence).  ``nu``: the damping of :mod:`.damping`.  Returns ``(delta, passes)``.
+    convergence).  ``pc`` (4, q): the penalty of each coordinate (l1, l2, lower and upper bound,
+    :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.columns`); with bounds, coordinate
+    descent alone, to ``tol``.  ``nu``: the damping of :mod:`.damping`.  Returns ``(delta, passes)``.
     """
     q = w.size
+    l1, l2 = pc[0], pc[1]
+    bounded = bool(np.any(np.isfinite(pc[2:])))
     if nu:
         Q = Q + nu * np.eye(q)
-    M = Q + l2 * np.eye(q)
+    M = Q + np.diag(l2)
     c = Q @ w - grad  # the model in u = w + delta: 1/2 u'Mu - c'u + l1 |u|_1 (+ constant)
-    if l1 == 0.0:  # a smooth model: the Newton step itself
+    delta = np.zeros(q)
+    if bounded:  # the feature-sign search knows no bounds: coordinate descent to the tolerance
+        sweeps = compiled.cd_gram(Q, grad, w, delta, pc, tol, max_sweeps)
+        return _checked(delta, Q, grad, w, l1, l2), sweeps
+    if not np.any(l1):  # a smooth model: the Newton step itself
         try:
             return cho_solve(cho_factor(M, check_finite=False), c, check_finite=False) - w, 0
         except (LinAlgError, ValueError):
             pass
-    delta = np.zeros(q)
     first = min(32, max_sweeps)
-    sweeps = compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, first)
+    sweeps = compiled.cd_gram(Q, grad, w, delta, pc, tol, first)
     if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
         return _checked(delta, Q, grad, w, l1, l2), sweeps
     u = feature_sign(M, c, l1, w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
-        sweeps += compiled.cd_gram(Q, grad, w, delta, l1, l2, tol, max_sweeps)
+        sweeps += compiled.cd_gram(Q, grad, w, delta, pc, tol, max_sweeps)
         return _checked(delta, Q, grad, w, l1, l2), sweeps
     return _checked(u - w, Q, grad, w, l1, l2), sweeps
 
 
-def _checked(delta, Q, grad, w, l1: float, l2: float):
+def _checked(delta, Q, grad, w, l1, l2):
     """``delta``, or NaN where it cannot be the minimiser of a convex model: the model is zero at no
     step and every method above only lowers it, and its curvature along the step,
     :math:`\\delta^T(Q + \\lambda_2I)\\delta`, is not negative.  A step that fails either (or is not
@@ -52,17 +58,18 @@ def _checked(delta, Q, grad, w, l1: float, l2: float):
     along a step of 1e200."""
     with np.errstate(over="ignore", invalid="ignore"):
         Qd = Q @ delta
-        curvature = float(delta @ Qd) + l2 * float(delta @ delta)
-        value = (float(grad @ delta) + 0.5 * curvature + l2 * float(w @ delta)
-                 + l1 * (float(np.abs(w + delta).sum()) - float(np.abs(w).sum())))
-        size = float(delta @ delta) * max(float(np.abs(np.diag(Q)).max(initial=0.0)), l2)
-        rounding = 1e-9 * (abs(float(grad @ delta)) + l1 * float(np.abs(w).sum()) + 1e-300)
+        curvature = float(delta @ Qd) + float(np.sum(l2 * delta * delta))
+        value = (float(grad @ delta) + 0.5 * curvature + float(np.sum(l2 * w * delta))
+                 + float(np.sum(l1 * (np.abs(w + delta) - np.abs(w)))))
+        size = float(delta @ delta) * max(float(np.abs(np.diag(Q)).max(initial=0.0)),
+                                          float(np.max(l2, initial=0.0)))
+        rounding = 1e-9 * (abs(float(grad @ delta)) + float(np.sum(l1 * np.abs(w))) + 1e-300)
     if np.isfinite(value) and value <= rounding and np.isfinite(size) and curvature >= -1e-9 * size:
         return delta
     return np.full_like(delta, np.nan)
 
 
-def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
+def feature_sign(M, c, l1, u, max_iter: int | None = None):
     """Exact minimiser of :math:`\\frac12u^TMu - c^Tu + \\lambda_1\\lVert u\\rVert_1` (M positive
     definite on the non-zero set) by the feature-sign search of Lee, Battle, Raina and Ng (2007,
     "Efficient sparse coding algorithms", Algorithm 1), started from ``u``.
@@ -71,24 +78,27 @@ def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
     :math:`M_{AA}u_A = c_A - \\lambda_1\\theta_A`, then moves towards that point and stops at the lowest
     objective among the points where a coefficient changes sign; when the non-zero set is optimal, the
     zero coefficient that violates :math:`|(Mu - c)_t| \\le \\lambda_1` most joins.  The objective falls
-    at every step, so the search ends, at the exact minimiser.  Returns None when a system is singular
+    at every step, so the search ends, at the exact minimiser.  ``l1`` is one number or one per
+    coordinate (per-feature penalty factors).  Returns None when a system is singular
     or the iteration budget runs out.
     """
     q = c.size
     max_iter = 4 * q + 10 if max_iter is None else max_iter
     u = np.array(u, dtype=np.float64)
+    l1 = np.broadcast_to(np.asarray(l1, dtype=np.float64), (q,))
     theta = np.sign(u)
     active = u != 0
-    scale = max(float(np.abs(c).max(initial=0.0)), l1, 1e-300)
+    scale = max(float(np.abs(c).max(initial=0.0)), float(l1.max(initial=0.0)), 1e-300)
     eps = 1e-11 * scale
 
     for _ in range(max_iter):
         grad = M @ u - c
         A = np.flatnonzero(active)
-        if A.size and np.max(np.abs(grad[A] + l1 * theta[A])) > eps:
+        lA = l1[A]
+        if A.size and np.max(np.abs(grad[A] + lA * theta[A])) > eps:
             try:
                 target = cho_solve(cho_factor(M[np.ix_(A, A)], check_finite=False),
-                                   c[A] - l1 * theta[A], check_finite=False)
+                                   c[A] - lA * theta[A], check_finite=False)
             except (LinAlgError, ValueError):
                 return None
             current = u[A]
@@ -98,12 +108,12 @@ def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
             d = target - current
             Md = M[:, A] @ d
             slope, curve = float(grad[A] @ d), 0.5 * float(d @ Md[A])
-            best, best_value = None, l1 * float(np.abs(current).sum())
+            best, best_value = None, float(lA @ np.abs(current))
             for t in steps:
                 v = current + t * d
                 small = np.abs(v) <= 1e-15 * np.abs(current).max(initial=1.0)
                 v[small] = 0.0
-                f = t * slope + t * t * curve + l1 * float(np.abs(v).sum())
+                f = t * slope + t * t * curve + float(lA @ np.abs(v))
                 if f < best_value:
                     best, best_value = v, f
             if best is not None:
@@ -112,7 +122,7 @@ def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
             if best is None:  # no decrease at working precision: optimal on this set
                 theta[A] = np.sign(u[A])
                 active = u != 0
-                if np.max(np.abs((M @ u - c)[A] + l1 * theta[A]), initial=0.0) > 1e3 * eps:
+                if np.max(np.abs((M @ u - c)[A] + lA * theta[A]), initial=0.0) > 1e3 * eps:
                     return None
             else:
                 u = best
@@ -122,7 +132,7 @@ def feature_sign(M, c, l1: float, u, max_iter: int | None = None):
         off = np.flatnonzero(~active)
         if off.size == 0:
             return u
-        excess = np.abs(grad[off]) - l1
+        excess = np.abs(grad[off]) - l1[off]
         t = int(np.argmax(excess))
         if excess[t] <= eps:
             return u

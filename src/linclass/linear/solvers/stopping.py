@@ -70,7 +70,7 @@ class Growth:
 
     def __init__(self, pen, priority: bool = True) -> None:
         self.pen = pen
-        self.sparse = priority and pen.scalars()[0] > 0
+        self.sparse = priority and pen.sparse
         self.rest = np.inf  # the largest violation outside the set at the last look
         self.since = 0      # iterations since then
 
