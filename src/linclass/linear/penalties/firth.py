@@ -17,7 +17,8 @@ of :mod:`linclass.linear.solvers` runs on it unchanged: :class:`FirthObjective` 
 :math:`-\\ell^*/N`, its gradient :math:`-U^*/N` and, as curvature, the Fisher information
 :math:`I/N` (the IRLS step with the hat-matrix adjustment, as logistf and brglm2 take it), with the
 line search on :math:`\\ell^*`.  :math:`\\ell^*` does not depend on the centring of X (the change of
-coordinates has determinant one).
+coordinates has determinant one).  K > 2 classes:
+:mod:`linclass.linear.penalties.firth_multinomial`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,19 @@ from linclass.linear.logistic import losses
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.solvers import newton
 
-__all__ = ["FirthObjective", "Fixed", "constrained_fit"]
+__all__ = ["FirthObjective", "Fixed", "check_information", "constrained_fit"]
+
+
+def check_information(info: np.ndarray) -> None:
+    """Refuse a singular information matrix (shape (q, q)), with which :math:`\\ln|I|` is
+    :math:`-\\infty` everywhere: some features are constant or collinear."""
+    scale = np.sqrt(np.where(np.diag(info) > 0, np.diag(info), 1.0))
+    evals = np.linalg.eigvalsh(info / scale[:, None] / scale[None, :])
+    if evals[0] <= 1e-12 * max(evals[-1], np.finfo(float).tiny):
+        raise ValueError(
+            "Firth's penalty needs a non-singular information matrix X^T W X: some features "
+            "are constant or collinear. Drop the redundant features."
+        )
 
 
 class FirthObjective(LinearObjective):
@@ -78,14 +91,8 @@ class FirthObjective(LinearObjective):
     def check_identifiable(self, theta) -> None:
         """Refuse a design whose information matrix is singular (constant or collinear features):
         the penalty :math:`\\ln|I|` is then :math:`-\\infty` everywhere."""
-        info = self.curvature_sum(np.asarray(theta, dtype=np.float64).reshape(self.shape))
-        scale = np.sqrt(np.where(np.diag(info) > 0, np.diag(info), 1.0))
-        evals = np.linalg.eigvalsh(info / scale[:, None] / scale[None, :])
-        if evals[0] <= 1e-12 * max(evals[-1], np.finfo(float).tiny):
-            raise ValueError(
-                "Firth's penalty needs a non-singular information matrix X^T W X: some features "
-                "are constant or collinear. Drop the redundant features."
-            )
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        check_information(self.curvature_sum(theta))
 
     def value(self, theta: np.ndarray) -> float:
         """:math:`-\\ell^*(\\theta)/N`."""

@@ -1,4 +1,5 @@
-"""Inference for Firth's penalised logistic regression, as R's logistf reports it.
+"""Inference for Firth's penalised logistic regression, as R's logistf reports it (two classes) and
+as brglm2's ``brmultinom`` does (K > 2: Wald only).
 
 * Standard errors: from the Fisher information :math:`I(\\hat\\theta) = \\tilde X^TW\\tilde X` at the
   penalised estimate, :math:`\\widehat{\\mathrm{Cov}} = J I^{-1} J^T` (what brglm2's ``vcov`` and
@@ -15,7 +16,11 @@
   the penalty again on the full model) for the model as a whole.
 
 The profile quantities need the rows, so they are computed at the end of the fit (for the
-conventional :math:`\\alpha = 0.05`) and stored with the model.
+conventional :math:`\\alpha = 0.05`) and stored with the model.  For K > 2 classes
+(:mod:`linclass.linear.penalties.firth_multinomial`) the record holds the Wald quantities (the
+standard errors of brglm2's ``summary.brmultinom``: the inverse Fisher information at the estimate,
+for each class's contrast against the first) and the penalised log-likelihoods of the model and of
+its intercept-only version; no profile intervals.
 """
 
 from __future__ import annotations
@@ -28,15 +33,18 @@ from scipy.stats import chi2
 
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
 from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
+from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjective
 from linclass.linear.penalties.firth_profile import Profile
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import LogisticInference, logistic_inference
 from linclass.linear.logistic.separation import separation as find_separation
 
-__all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "firth_notes", "firth_state", "firth_summary"]
+__all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "firth_notes", "firth_state", "firth_summary",
+           "multinomial_firth_state"]
 
 PROFILE_ALPHA = 0.05
 MAX_PROFILE_PARAMS = 200  # larger models get Wald intervals only
+_NO_PROFILE = f"profile intervals are computed for at most {MAX_PROFILE_PARAMS} parameters"
 
 
 def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_err,
@@ -92,6 +100,35 @@ def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_e
     return state
 
 
+def multinomial_firth_state(X, y, n_classes: int, sample_weight, fit_intercept: bool, coef,
+                            intercept, separation: str | None) -> dict:
+    """The Firth part of a K-class fit's inference state: 'penalised'
+    (:math:`\\ell^*(\\hat\\theta)`, the information in the baseline-category parametrisation),
+    'null_penalised' (:math:`\\ell^*` maximised with every slope held at 0, the penalty on the
+    full model), 'separation', and 'profile' None with 'no_profile' saying why.
+
+    Parameters
+    ----------
+    X, y, sample_weight : the training rows (y class indices; the weights the fit used)
+    n_classes : int
+    fit_intercept : bool
+    coef, intercept : the fitted coefficients, shapes (K, d) and (K,)
+    separation : 'complete', 'quasi' or None
+    """
+    d = X.shape[1]
+    objective = MultinomialFirthObjective(X, y, n_classes, sample_weight,
+                                          fit_intercept=fit_intercept, offset=np.zeros(d))
+    theta = objective.from_coefficients(coef, intercept)
+    slopes = np.zeros(objective.shape, dtype=bool)
+    slopes[:d] = True
+    slopes = slopes.ravel()
+    _, null_value, _ = constrained_fit(objective, slopes, np.where(slopes, 0.0, theta.ravel()))
+    return {"penalised": float(objective.penalised_log_likelihood(theta)),
+            "null_penalised": float(-null_value * objective.total), "separation": separation,
+            "profile": None,
+            "no_profile": "profile intervals are computed for two-class Firth fits only"}
+
+
 def n_starts(n_params: int, separation: str | None) -> int:
     """Quasi-random starts of the profile search at each checked point.
 
@@ -113,11 +150,13 @@ def firth_notes(state: dict, converged: bool, n_iter: int) -> list:
              "them; standard errors from the Fisher information X^T W X at the penalised estimate "
              "(as brglm2 and logistf; not the penalised log-likelihood's Hessian)."]
     if state["separation"] is not None:
+        advice = ("Prefer the profile intervals and likelihood-ratio p-values "
+                  "(summary(ci='profile')) to the Wald ones." if state["profile"] is not None else
+                  "The Wald intervals and p-values can be poor approximations here.")
         notes.append(f"{state['separation']} separation is present: the maximum-likelihood estimate "
-                     "does not exist, Firth's estimate does. Prefer the profile intervals and "
-                     "likelihood-ratio p-values (summary(ci='profile')) to the Wald ones.")
+                     f"does not exist, Firth's estimate does. {advice}")
     if state["profile"] is None:
-        notes.append(f"profile intervals are computed for at most {MAX_PROFILE_PARAMS} parameters.")
+        notes.append(state.get("no_profile", _NO_PROFILE) + ".")
     if not converged:
         notes.append(f"the solver did not converge in {n_iter} iterations.")
     return notes
@@ -131,8 +170,8 @@ def firth_summary(table, state: dict, ci: str):
         return table
     profile = state["profile"]
     if profile is None:
-        raise ValueError(f"No profile intervals for this fit: they are computed for at most "
-                         f"{MAX_PROFILE_PARAMS} parameters.")
+        raise ValueError(f"No profile intervals for this fit: {state.get('no_profile', _NO_PROFILE)}"
+                         "; use ci='wald'.")
     if abs(table.alpha - profile["alpha"]) > 1e-12:
         raise ValueError(f"The profile intervals were computed at the fit for alpha="
                          f"{profile['alpha']:g}; use summary(alpha={profile['alpha']:g}, "
@@ -185,7 +224,10 @@ class FirthRecord:
 class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
     entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
-    (IRLS with the hat-matrix adjustment) on the rows in memory, for two classes."""
+    (IRLS with the hat-matrix adjustment) on the rows in memory.  Two classes:
+    :class:`~linclass.linear.penalties.firth.FirthObjective` and logistf's profile inference; K > 2:
+    :class:`~linclass.linear.penalties.firth_multinomial.MultinomialFirthObjective` (brglm2's
+    ``brmultinom``) and Wald's."""
 
     name = kind = "firth"
     smooth = True
@@ -199,17 +241,20 @@ class Firth:
         return "Firth()"
 
     def check(self, problem) -> None:
-        if problem.n_classes != 2:
-            raise ValueError(f"penalty='firth' is implemented for two classes; y has "
-                             f"{problem.n_classes}. Use one-vs-rest (OneVsRestClassifier) for a "
-                             "Firth fit per class.")
+        if problem.sparse:
+            raise ValueError("penalty='firth' needs a dense X (it forms the hat matrix of every "
+                             "row); convert it with X.toarray().")
 
     final_step = False  # the inference is at the penalised estimate itself
     certifiable = False  # no duality gap: a smooth fit stops on the modified score
     score = "modified score"
 
     def objective(self, problem, *, proximal: bool = False):
-        return FirthObjective(problem.X, problem.y, problem.weight, fit_intercept=problem.fit_intercept)
+        if problem.n_classes == 2:
+            return FirthObjective(problem.X, problem.y, problem.weight,
+                                  fit_intercept=problem.fit_intercept)
+        return MultinomialFirthObjective(problem.X, problem.y, problem.n_classes, problem.weight,
+                                         fit_intercept=problem.fit_intercept)
 
     def coefficients(self, objective, theta):
         return objective.coefficients(theta)
@@ -226,16 +271,23 @@ class Firth:
 
     def finish(self, objective, result, problem, hessian=None):
         """``(separation, record, log_likelihood)``: the separation found without a warning (the
-        estimate exists all the same), Wald's quantities and logistf's profile ones."""
+        estimate exists all the same), Wald's quantities and (two classes) logistf's profile
+        ones."""
+        K = problem.n_classes
         try:
-            separation = find_separation(problem.X, problem.y, 2, problem.weight, problem.fit_intercept)
+            separation = find_separation(problem.X, problem.y, K, problem.weight,
+                                         problem.fit_intercept)
         except ValueError:  # too large a linear programme to attempt
             separation = None
         wald = logistic_inference(objective, result)
         coef, intercept = objective.coefficients(result.theta)
-        se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None)) if wald.covariance is not None
-              else np.full(objective.n_params, np.nan))
-        firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
-                            intercept, se, separation)
+        if K > 2:
+            firth = multinomial_firth_state(problem.X, problem.y, K, problem.weight,
+                                            problem.fit_intercept, coef, intercept, separation)
+        else:
+            se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None))
+                  if wald.covariance is not None else np.full(objective.n_params, np.nan))
+            firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
+                                intercept, se, separation)
         wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
         return separation, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
