@@ -53,10 +53,11 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
     Newton with coordinate descent, :mod:`linclass.linear.solvers.prox_newton`) and softmax uses one
     row of coefficients per class, as glmnet and scikit-learn do under a penalty.
 
-    With ``penalty='firth'`` (two classes) it maximises Firth's penalised likelihood
-    :math:`\\ell(\\theta) + \\tfrac12\\ln|X^TWX|` instead (:mod:`linclass.linear.penalties.firth`): the
-    bias-reduced estimate of R's logistf and brglm2, finite under complete and quasi-complete
-    separation, with :meth:`summary` as logistf reports it.
+    With ``penalty='firth'`` it maximises Firth's penalised likelihood
+    :math:`\\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|` instead (:mod:`linclass.linear.penalties.firth`,
+    :mod:`linclass.linear.penalties.firth_multinomial` for K > 2): the bias-reduced estimate of R's
+    logistf and brglm2 (``brmultinom`` for K classes), finite under complete and quasi-complete
+    separation, with :meth:`summary` as logistf reports it (two classes) or brglm2 (K classes).
 
     Parameters
     ----------
@@ -64,10 +65,10 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         As in scikit-learn 1.9 (whose default 'deprecated' is accepted as 'auto'): 'auto' takes the
         penalty from ``l1_ratio`` and ``C`` (0: L2, 1: L1, in between the elastic net; ``C=np.inf``:
         none); 'l2' the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2`; 'l1' the lasso;
-        'elasticnet' the mixture by ``l1_ratio``; None no penalty, whatever ``C``.  'firth': Firth's penalised likelihood (two classes; solver 'auto' or 'newton'; ``C`` is not
+        'elasticnet' the mixture by ``l1_ratio``; None no penalty, whatever ``C``.  'firth': Firth's penalised likelihood (two or more classes; solver 'auto' or 'newton'; ``C`` is not
         used): IRLS with the hat-matrix adjustment, standard errors from the Fisher information at
         the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
-        intervals and likelihood-ratio tests with ``summary(ci='profile')``.
+        intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes).
     C : float, default=1.0
         Inverse penalty strength, on the same scale as scikit-learn's (so the same C gives the same
         model).  The default is scikit-learn's: a mild penalty keeps the estimate defined on separable
