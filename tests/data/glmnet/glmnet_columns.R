@@ -1,13 +1,14 @@
 # Coefficients of glmnet at fixed lambda with per-feature penalty factors and box constraints on
 # the coefficients, on two real data sets (the first ten features of the Wisconsin breast-cancer
-# data and the 13 features of the wine data, standardised and saved by
-# tests/test_penalty_columns.py's writer below), for tests/test_penalty_columns.py (CI has no R).
+# data and the 13 features of the wine data, standardised, as scikit-learn bundles them), for
+# tests/test_penalty_columns.py (CI has no R).
 # Run from this folder: Rscript glmnet_columns.R   (writes glmnet_columns.csv)
 #
 # linclass minimises sum_i loss_i + sum_j f_j (rho |w_j| + (1 - rho)/2 w_j^2) / C with the factors
 # f as given; glmnet rescales penalty.factor to sum to the number of features, so the same
 # objective divided by N is glmnet's at lambda = sum(f) / (C N p) (p features).  C = Inf is no
-# penalty (lambda = 0).  standardize = FALSE, thresh tight, type.multinomial = "ungrouped".
+# penalty (lambda = 0).  standardize = FALSE, thresh tight, type.multinomial = "ungrouped" unless
+# the case says "grouped" (one Euclidean norm per feature across the classes).
 suppressMessages(library(glmnet))
 options(digits = 17)
 p10 <- 10
@@ -26,7 +27,12 @@ cases <- list(
   list(id = "factor_enet_multi", file = "wine.csv", family = "multinomial", alpha = 0.5, C = 0.2,
        factor = c(0, rep(1, 5), 2, 2, rep(1, 4), 0.5), lower = -Inf, upper = Inf),
   list(id = "nonneg_l1_multi", file = "wine.csv", family = "multinomial", alpha = 1.0, C = 0.3,
-       factor = rep(1, p13), lower = 0, upper = Inf)
+       factor = rep(1, p13), lower = 0, upper = Inf),
+  list(id = "grouped_l1_multi", file = "wine.csv", family = "multinomial", alpha = 1.0, C = 0.3,
+       factor = rep(1, p13), lower = -Inf, upper = Inf, type = "grouped"),
+  list(id = "grouped_factor_enet_multi", file = "wine.csv", family = "multinomial", alpha = 0.5,
+       C = 0.05, factor = c(0, rep(1, 5), 2, 2, rep(1, 4), 0.5), lower = -Inf, upper = Inf,
+       type = "grouped")
 )
 rows <- list()
 for (case in cases) {
@@ -39,7 +45,7 @@ for (case in cases) {
   fit <- glmnet(X, factor(y), family = case$family, alpha = case$alpha, lambda = lambda,
                 penalty.factor = case$factor, lower.limits = case$lower,
                 upper.limits = case$upper, standardize = FALSE, thresh = 1e-15, maxit = 1e7,
-                type.multinomial = "ungrouped")
+                type.multinomial = if (is.null(case$type)) "ungrouped" else case$type)
   coefs <- coef(fit)
   if (!is.list(coefs)) coefs <- list(coefs)
   for (k in seq_along(coefs)) {

@@ -122,8 +122,60 @@ def _penalised_shift(A, total, l1, l2):
     return hi
 
 
+@njit(**_JIT)
+def group_update(g, Bt, cur, v, l1, l2, nu):
+    """The grouped penalty's block update (:mod:`linclass.linear.penalties.grouped`): v minimising
+    :math:`g^Tv + \\frac12v^TAv + \\lambda_1\\lVert u\\rVert + \\frac{\\lambda_2}2\\lVert u\\rVert^2`,
+    :math:`u = \\text{cur} + v`, :math:`A = B + \\nu I`, exactly: u = 0 when
+    :math:`\\lVert A\\,\\text{cur} - g\\rVert \\le \\lambda_1`, else
+    :math:`u = (A + (\\lambda_2 + \\mu)I)^{-1}(A\\,\\text{cur} - g)` with :math:`\\mu\\lVert u\\rVert =
+    \\lambda_1`, whose left side increases in :math:`\\mu`: bisection in A's eigenbasis, between 0 and
+    :math:`\\lambda_1(\\lambda_{max} + \\lambda_2)/(\\lVert q\\rVert - \\lambda_1)`."""
+    K = g.shape[0]
+    A = Bt.copy()
+    for k in range(K):
+        A[k, k] += nu
+    q = A @ cur - g
+    size = np.sqrt(np.sum(q * q))
+    if size <= l1:
+        for k in range(K):
+            v[k] = -cur[k]
+        return
+    lam, E = np.linalg.eigh(A)
+    qh = E.T @ q
+    top = 0.0
+    for k in range(K):
+        if lam[k] < 0.0:  # rounding of a semi-definite block
+            lam[k] = 0.0
+        if lam[k] > top:
+            top = lam[k]
+    mu = 0.0
+    if l1 > 0.0:
+        low, high = 0.0, l1 * (top + l2) / (size - l1) + 1e-300
+        for _ in range(200):
+            mu = 0.5 * (low + high)
+            total = 0.0
+            for k in range(K):
+                e = mu * qh[k] / (lam[k] + l2 + mu)
+                total += e * e
+            if total > l1 * l1:
+                high = mu
+            else:
+                low = mu
+            if high - low <= 1e-15 * high:
+                break
+        mu = 0.5 * (low + high)
+    uh = np.empty(K)
+    for k in range(K):
+        den = lam[k] + l2 + mu
+        uh[k] = qh[k] / den if den > 0.0 else 0.0
+    u = E @ uh
+    for k in range(K):
+        v[k] = u[k] - cur[k]
+
+
 @njit(inline="always")
-def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol):
+def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol, grouped):
     """Minimise :math:`g^Tv + \\frac12v^T(B + \\nu I)v + r(\\text{cur} + v)` over the K-vector v
     (written in place, from zero) by a few coordinate passes, then the penalty's best shift along
     :math:`\\mathbf 1` (a direction the undamped model does not see).  Returns the largest
@@ -131,7 +183,9 @@ def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol):
     K = g.shape[0]
     for k in range(K):
         v[k] = 0.0
-    for _ in range(_BLOCK_PASSES):
+    if grouped:
+        group_update(g, Bt, cur, v, l1, l2, nu)
+    for _ in range(0 if grouped else _BLOCK_PASSES):
         moved = 0.0
         for k in range(K):
             a = Bt[k, k] + nu
@@ -151,7 +205,7 @@ def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol):
             break
     if nu == 0.0 and (l1 > 0.0 or l2 > 0.0 or lo > -np.inf or hi < np.inf):
         u = cur + v
-        v -= best_shift(u, l1, l2, lo, hi)
+        v -= u.mean() if grouped else best_shift(u, l1, l2, lo, hi)
     biggest = 0.0
     for k in range(K):
         e = abs(v[k]) * (Bt[k, k] + nu + l2)
@@ -161,7 +215,7 @@ def _block(g, Bt, cur, v, l1, l2, lo, hi, nu, tol):
 
 
 @njit(inline="always")
-def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v):
+def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v, grouped):
     """One feature's K-block: gradient from the column's entries, block solve, state update."""
     K = P.shape[1]
     l1, l2, lo, hi = pc[0, j], pc[1, j], pc[2, j], pc[3, j]
@@ -177,13 +231,17 @@ def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, 
         for k in range(K):
             g[k] += x * (Gs[i, k] + sw[i] * P[i, k] * (Z[i, k] - U[i]))
     at_zero = True
+    size = 0.0
     for k in range(K):
-        if cur[k] != 0.0 or abs(g[k]) > l1 or lo > 0.0 or hi < 0.0:
+        size += g[k] * g[k]
+        if cur[k] != 0.0 or (abs(g[k]) > l1 and not grouped) or lo > 0.0 or hi < 0.0:
             at_zero = False
             break
+    if grouped and size > l1 * l1:
+        at_zero = False
     if at_zero:  # zero, and zero is the block's minimiser: nothing to solve
         return 0.0
-    biggest = _block(g, B[t], cur, v, l1, l2, lo, hi, nu, tol)
+    biggest = _block(g, B[t], cur, v, l1, l2, lo, hi, nu, tol, grouped)
     if biggest == 0.0:
         return 0.0
     for k in range(K):
@@ -234,12 +292,14 @@ def _intercepts(Gs, P, sw, Z, U, Bb, db, nu, g, v):
 
 
 @njit(**_JIT)
-def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol):
+def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol,
+           grouped):
     K = P.shape[1]
     g, cur, v = np.empty(K), np.empty(K), np.empty(K)
     biggest = 0.0
     for t in order:
-        e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v)
+        e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v,
+                     grouped)
         if e > biggest:
             biggest = e
     if intercept:
@@ -251,7 +311,7 @@ def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
 
 @njit(**_JIT)
 def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol,
-               max_sweeps):
+               max_sweeps, grouped=False):
     """Coordinate descent by feature blocks on the coupled softmax model (module docstring).
 
     Cycles as glmnet's inner loop does: one sweep over the whole working set, then sweeps over the
@@ -260,7 +320,8 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
     ``max_sweeps`` sweeps.  ``Delta`` (K, d), ``db`` (K,), ``Z`` (n, K) and ``U`` (n,) hold the step
     and its score change (start from zeros); ``Bb`` is the intercepts' block Hessian
     :math:`\\sum_i w_i(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`; ``pc`` (4, d) the penalty of
-    each column (``ElasticNet.columns``).  Returns the sweeps made.
+    each column (``ElasticNet.columns``); ``grouped``: one group norm per feature across the
+    classes (:func:`group_update`).  Returns the sweeps made.
     """
     q = ws.shape[0]
     n, K = P.shape
@@ -270,7 +331,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _sweep(X, shift, ws, everything, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                         pc, nu, tol)
+                         pc, nu, tol, grouped)
         sweeps += 1
         if biggest <= tol:
             break
@@ -288,7 +349,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
         stored = 0
         while sweeps < max_sweeps:
             biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                             pc, nu, tol)
+                             pc, nu, tol, grouped)
             sweeps += 1
             if biggest <= tol:
                 break
@@ -296,7 +357,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
             _record(ws, order, Delta, history[stored])
             if stored == _ANDERSON:
                 _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
-                             pc, nu)
+                             pc, nu, grouped)
                 stored = 0
                 _record(ws, order, Delta, history[0])
     return sweeps
@@ -315,7 +376,8 @@ def _record(ws, order, Delta, row):
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, pc, nu):
+def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, pc, nu,
+                 grouped):
     """Anderson extrapolation of the last iterates (Anderson 1965; for coordinate descent, Bertrand
     and Massias 2021, "Anderson acceleration of coordinate descent"), kept when it lowers the model:
     the change of the model is computed exactly from the change of the scores it implies."""
@@ -329,16 +391,23 @@ def _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU,
     for u in range(order.shape[0]):
         j = ws[order[u]]
         any_step = False
+        new2, old2 = 0.0, 0.0  # the group's squared norms after and before (grouped penalty)
         for k in range(K):  # within the bounds first (a feasible point)
             target[u * K + k] = min(max(target[u * K + k], pc[2, j] - W[k, j]), pc[3, j] - W[k, j])
             step = target[u * K + k] - Delta[k, j]
+            new, old = W[k, j] + target[u * K + k], W[k, j] + Delta[k, j]
+            new2 += new * new
+            old2 += old * old
             if step != 0.0:
                 any_step = True
-                new, old = W[k, j] + target[u * K + k], W[k, j] + Delta[k, j]
-                change += (nu * (0.5 * step + Delta[k, j]) * step + pc[0, j] * (abs(new) - abs(old))
-                           + 0.5 * pc[1, j] * (new * new - old * old))
+                change += nu * (0.5 * step + Delta[k, j]) * step
+                if not grouped:
+                    change += pc[0, j] * (abs(new) - abs(old))
         if not any_step:
             continue
+        change += 0.5 * pc[1, j] * (new2 - old2)
+        if grouped:
+            change += pc[0, j] * (np.sqrt(new2) - np.sqrt(old2))
         c_j = shift[j]
         start, stop = _span(X, j)
         for p in range(start, stop):

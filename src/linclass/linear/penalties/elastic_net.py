@@ -87,6 +87,8 @@ class ElasticNet:
         :math:`\\rho \\in [0, 1]`: 1 is the lasso (L1), 0 ridge (L2).
     """
 
+    grouped = False  # one group norm per feature across the classes: penalties.grouped
+
     def __init__(self, C: float, l1_ratio: float, *, factor=None, lower=None, upper=None):
         C, rho = float(C), float(l1_ratio)
         if not C > 0:

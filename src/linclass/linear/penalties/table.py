@@ -44,9 +44,10 @@ import numpy as np
 
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.penalties.firth_inference import Firth
+from linclass.linear.penalties.grouped import GroupedElasticNet
 from linclass.linear.penalties.intercept import PenalisedIntercept
 
-__all__ = ["PENALTIES", "make_penalty", "with_columns", "with_penalised_intercept"]
+__all__ = ["PENALTIES", "grouped", "make_penalty", "with_columns", "with_penalised_intercept"]
 
 #: penalty name -> its object, from scikit-learn's ``C`` and ``l1_ratio``
 PENALTIES = {
@@ -131,3 +132,19 @@ def _values(name: str, value):
     if np.isnan(a).any():
         raise ValueError(f"{name} contains NaN.")
     return a
+
+
+def grouped(penalty):
+    """``penalty`` with one group norm per feature across the classes (glmnet's
+    ``type.multinomial="grouped"``, :mod:`linclass.linear.penalties.grouped`).  Only an L1 part
+    changes: the L2 part's sum of squares is the same grouped or not, so a penalty without one is
+    returned as it is."""
+    if not isinstance(penalty, ElasticNet):
+        raise ValueError(f"multinomial_penalty='grouped' applies to the L1 and elastic-net "
+                         f"penalties, not penalty={penalty.name!r}.")
+    if penalty.bounded:
+        raise ValueError("multinomial_penalty='grouped' does not take lower_bounds or "
+                         "upper_bounds.")
+    if not penalty.sparse:
+        return penalty
+    return GroupedElasticNet(penalty.C, penalty.l1_ratio, factor=penalty.factor)
