@@ -1,6 +1,7 @@
 """``linclass summary --cov-type ... --groups COL --data FILE --target COL``: robust covariances of
 a saved logistic model from its training rows, as the library computes them (the printed standard
-errors to their 3 decimals), and one error line for each misuse."""
+errors to their 3 decimals); ``--ci profile`` with the training rows: R's profile-likelihood
+intervals; one error line for each misuse."""
 
 from __future__ import annotations
 
@@ -129,3 +130,30 @@ def test_misuses_are_one_error_line(training, tmp_path, capsys):
                          capsys)
     line = one_error_line(code, err, out)
     assert code == 2 and "LinearDiscriminantAnalysis has no inference table" in line
+
+
+def test_profile_intervals_of_an_unpenalised_fit(tmp_path, capsys):
+    """--ci profile with the training rows: R's exact profile ends (tests/data/r/profile_confint.R)
+    to the printed 3 decimals; without the rows, one error line that says how to give them."""
+    from pathlib import Path
+
+    here = Path(__file__).parent / "data" / "r"
+    data = tmp_path / "birthwt.csv"
+    pd.read_csv(here / "profile_confint_data.csv").drop(columns=["race", "freq"]).to_csv(
+        data, index=False)
+    model = tmp_path / "glm.linclass"
+    assert main(["fit", "--model", "logistic", "--param", "penalty=None", "--data", str(data),
+                 "--target", "low", "--out", str(model)]) == 0
+    capsys.readouterr()
+    code, out, err = cli(["summary", "--model-file", model, "--ci", "profile", "--data", data,
+                          "--target", "low"], capsys)
+    assert code == 0, err
+    ref = pd.read_csv(here / "profile_confint.csv")
+    ref = ref[(ref.model == "binary") & (ref.level == 0.95)]
+    table = out[out.index("P>chi2"):].splitlines()
+    for name, lower, upper in zip(ref.parameter, ref.exact_lower, ref.exact_upper):
+        line = next(line for line in table if line.startswith(name + " "))
+        np.testing.assert_allclose([float(v) for v in line.split()[-2:]], [lower, upper], atol=5e-4)
+    code, out, err = cli(["summary", "--model-file", model, "--ci", "profile"], capsys)
+    line = one_error_line(code, err, out)
+    assert code == 2 and "--data FILE --target COL" in line and "penalty=None" in line

@@ -344,9 +344,12 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         alpha : float, default=0.05
             The intervals are :math:`1-\\alpha` confidence intervals.
         ci : {'wald', 'profile'}, default='wald'
-            'profile' (``penalty='firth'`` fits): profile penalised-likelihood intervals and
-            penalised likelihood-ratio p-values, as R's logistf reports them (computed at the fit,
-            for ``alpha=0.05``).  Standard errors and z are Wald's either way.
+            'profile': profile-likelihood intervals and likelihood-ratio p-values in place of
+            Wald's: for ``penalty='firth'`` fits the penalised ones, as R's logistf reports them
+            (computed at the fit, for ``alpha=0.05``); for unpenalised fits (two or more classes)
+            those of R's ``confint`` of a glm, for any ``alpha``, computed from the training rows
+            ``X``, ``y``, ``sample_weight`` (:mod:`linclass.linear.inference.profile`).  Standard
+            errors and z are Wald's either way.
         cov_type : {'nonrobust', 'HC0', 'HC1', 'cluster'}, default='nonrobust'
             The covariance of the standard errors, z, p-values and Wald intervals, as statsmodels'
             ``fit(cov_type=...)``: the inverse information, or the sandwich (heteroscedasticity
@@ -358,8 +361,9 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
             The cluster of each row (cov_type='cluster'); with Dask X, a Dask series of X's data
             frame or the labels in row order.
         X, y, sample_weight : the training rows, default=None
-            In memory or Dask collections, as given to ``fit`` (weights are frequency weights; the
-            fit's ``class_weight`` is applied to them as the fit did).
+            In memory or Dask collections (in memory for ``ci='profile'``), as given to ``fit``
+            (weights are frequency weights; the fit's ``class_weight`` is applied to them as the
+            fit did).
         source : chunk source, default=None
             The training rows as a :class:`linclass.core.chunks.ChunkSource` (as ``fit_source``),
             instead of ``X`` / ``y``: read once.

@@ -18,6 +18,7 @@ from linclass.core.validation import validate_labels, validate_predict, validate
 from linclass.core.chunks import encode_chunk_labels
 from linclass.linear.fitting.records import LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects
+from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.sandwich import (DESCRIPTIONS, ChunkGroups, check_cov_type,
                                                 chunked_class_totals, chunked_score_sums,
                                                 robust_covariance, score_sums, validate_groups)
@@ -60,17 +61,34 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         names = [f"x{j}" for j in range(model.n_features_in_)]
     coef = model.coef_.toarray() if sp.issparse(model.coef_) else model.coef_
     record = inference_record(model._inference, model.log_likelihood_)
-    notes = []
+    notes, profile = [], None
     if cov_type != "nonrobust":
         unpenalised(model, record, f"cov_type={cov_type!r}")
         rows = training_rows(model, X, y, sample_weight, groups=groups, source=source,
                              purpose=f"cov_type={cov_type!r}")
         covariance = robust_covariance(rows.score_sums(*reported_parameters(model)), cov_type)
-        record = replace(record, covariance=covariance)
         notes.append(DESCRIPTIONS[cov_type] + (f", {rows.n_clusters} clusters" if rows.n_clusters
                                               else "") + ".")
+    if ci == "profile" and isinstance(record, LogisticInference):
+        unpenalised(model, record, "ci='profile'", hint=" A Firth fit (penalty='firth') has its "
+                    "profile penalised-likelihood intervals from the fit.")
+        rows = training_rows(model, X, y, sample_weight, source=source, purpose="ci='profile'",
+                             in_memory=True)
+        se = np.sqrt(np.clip(np.diag(record.covariance), 0.0, None))
+        profile = profile_intervals(rows.X, rows.y, rows.weight, *reported_parameters(model),
+                                    model.fit_intercept, se, alpha)
+        ci = "wald"  # the record's table; the profile columns replace Wald's below
+    if cov_type != "nonrobust":
+        record = replace(record, covariance=covariance)
     table = record.table(coef=coef, intercept=model.intercept_, classes=model.classes_,
                          feature_names=names, fit_intercept=model.fit_intercept, alpha=alpha, ci=ci)
+    if profile is not None:
+        shape = table.coef.shape
+        notes.append("intervals: profile likelihood (as R's confint of a glm); p-values: "
+                     "likelihood-ratio tests (chi2 with 1 df).")
+        table = replace(table, ci="profile", chi2=profile.lr_statistic.reshape(shape),
+                        p_value=profile.p_value.reshape(shape),
+                        ci_lower=profile.lower.reshape(shape), ci_upper=profile.upper.reshape(shape))
     if notes:
         table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
     return replace(table, **_facts(model))
@@ -103,9 +121,9 @@ def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, s
                             dep_variable=_facts(model)["dep_variable"], covariance_type=cov_type)
 
 
-def unpenalised(model, record, purpose: str) -> None:
+def unpenalised(model, record, purpose: str, hint: str = "") -> None:
     """Refuse ``purpose`` (a robust covariance, profile intervals, marginal effects) for a fit that
-    is not the plain maximum-likelihood one, saying what to do."""
+    is not the plain maximum-likelihood one, saying what to do (and ``hint``)."""
     method = getattr(model, "_fit_record", {}).get("method") if isinstance(
         getattr(model, "_fit_record", None), dict) else None
     if method is None:
@@ -115,9 +133,9 @@ def unpenalised(model, record, purpose: str) -> None:
             raise ValueError(f"{purpose}: no standard errors for this fit: {record.reason}.")
         return
     raise ValueError(f"{purpose} is computed for unpenalised fits (penalty=None or C=np.inf); this "
-                     f"model was fitted by {method}, whose estimate is shrunk (the sandwich and the "
-                     "delta method around a penalised estimate are not valid frequentist "
-                     "inference). Refit with penalty=None.")
+                     f"model was fitted by {method}, whose estimate is shrunk (the sandwich, the "
+                     "delta method and the likelihood profile around a penalised estimate are not "
+                     f"valid frequentist inference). Refit with penalty=None.{hint}")
 
 
 def reported_parameters(model) -> tuple[np.ndarray, np.ndarray]:

@@ -2,5 +2,5 @@
 errors, likelihood-ratio test against the null model), Firth's profile penalised-likelihood
 intervals and tests (firth, firth_profile), and the tables a user reads (summary; the honest summary
 of a penalised selection: penalised_summary); from the training rows at summary time, the robust
-(sandwich) covariances (sandwich) and the marginal effects with their delta-method standard errors
-(margins)."""
+(sandwich) covariances (sandwich), the marginal effects with their delta-method standard errors
+(margins) and the profile-likelihood intervals and tests of unpenalised fits (profile)."""

@@ -11,9 +11,12 @@ coefficients to 4 decimals, the rest to 3, rules as wide as the widest line.  Th
 this record (``coef``, ``std_err``, ``log_likelihood``, ``n_obs``, ``pseudo_r2``, ...) remain as
 they were.
 
-A table with profile intervals (Firth's ``summary(ci='profile')``) has likelihood-ratio tests in
-place of Wald's: its columns are ``chi2`` (the LR statistic) and ``P>chi2``, and ``conf_int()`` is
-the profile interval the table prints.
+A table with profile intervals (``summary(ci='profile')``: Firth's penalised likelihood, or the
+likelihood of an unpenalised fit, :mod:`linclass.linear.inference.profile`) has likelihood-ratio
+tests in place of Wald's: its columns are ``chi2`` (the LR statistic) and ``P>chi2``, and
+``conf_int()`` is the profile interval the table prints.  The header's Covariance Type names the
+covariance of the standard errors (``summary(cov_type=...)``,
+:mod:`linclass.linear.inference.sandwich`).
 
 The formulas are in :mod:`linclass.linear.inference.wald`.
 """
@@ -79,7 +82,8 @@ class Summary:
     dep_variable, method, solver, n_iter, converged, covariance_type, fitted_at
         The header's facts: the name of y ('y' when it had none), the estimation method ('MLE',
         'L2-penalised ML', 'Firth-penalised ML'), the solver and its iterations, whether it
-        converged, the covariance ('nonrobust': the inverse information) and the time of the fit
+        converged, the covariance ('nonrobust': the inverse information; 'HC0', 'HC1', 'cluster':
+        the sandwich of ``summary(cov_type=...)``) and the time of the fit
         (seconds since the epoch; printed as Date and Time).
     """
 
@@ -167,7 +171,7 @@ class Summary:
     def conf_int(self, alpha: float = 0.05):
         """:math:`1-\\alpha` confidence intervals: Wald's :math:`\\hat\\beta \\pm
         \\Phi^{-1}(1-\\alpha/2)\\,se`, or the profile intervals of a ``ci='profile'`` table (those
-        it prints; computed at the fit for its ``alpha`` only).
+        it prints; computed for its ``alpha`` only).
 
         Returns
         -------
@@ -179,10 +183,9 @@ class Summary:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
         if self.ci == "profile":
             if abs(alpha - self.alpha) > 1e-12:
-                raise ValueError(f"This table's profile intervals are for alpha={self.alpha:g} "
-                                 f"(computed at the fit); use conf_int(alpha={self.alpha:g}), or "
-                                 f"the Wald intervals of summary(ci='wald').conf_int(alpha="
-                                 f"{alpha:g}).")
+                raise ValueError(f"This table's profile intervals are for alpha={self.alpha:g}; "
+                                 f"use conf_int(alpha={self.alpha:g}), or the Wald intervals of "
+                                 f"summary(ci='wald').conf_int(alpha={alpha:g}).")
             lower, upper = self.ci_lower, self.ci_upper
         else:
             q = norm.ppf(1 - alpha / 2)

@@ -119,12 +119,14 @@ class LogisticInference:
         """The :class:`Summary` of the fitted ``coef`` / ``intercept`` (shapes (1, d) and (1,) for two
         classes, else (K, d) and (K,)): the log-odds for two classes, each class's contrast against
         the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``), and
-        for ``ci='profile'`` (profile intervals are a Firth fit's)."""
+        for ``ci='profile'`` (profile intervals are a Firth fit's, or computed from the training
+        rows by :func:`linclass.estimators.logistic_summary.summary_table`)."""
         if ci not in ("wald", "profile"):
             raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
         if ci == "profile":
-            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth'); "
-                             "this model was fitted with penalty='l2'.")
+            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth') at the "
+                             "fit, and for unpenalised fits from their training rows "
+                             "(LogisticRegression.summary(ci='profile', X=X, y=y)).")
         if self.covariance is None:
             raise ValueError(f"No standard errors for this fit: {self.reason}.")
         coef, intercept = np.asarray(coef), np.asarray(intercept)
