@@ -1,7 +1,9 @@
 """scikit-learn glue for cross-validated penalised logistic regression: each fold runs the whole
-regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules), scores
-each C on the held-out rows, and the best C (and l1_ratio) is refitted on all rows, as
-``cv.glmnet`` does.  No mathematics here.
+regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules),
+relaxes it when asked (:mod:`linclass.linear.fitting.relax`), scores each C on the held-out rows,
+and the best C (and l1_ratio, and relax), or the most penalised within one standard error of it, is
+refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue; the two small functions at
+the end hold cv.glmnet's statistics and choice rule (:func:`cv_statistics`, :func:`choose`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.linear.fitting.choice import SKLEARN_SOLVERS
-from linclass.linear.fitting.fit import path_fits, warn_unconverged
+from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
+from linclass.linear.fitting.relax import Relaxer, relax_fit, relax_values, warn_refits
+from linclass.linear.penalties.table import make_penalty
 from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.exceptions import GridEdgeWarning
 
-__all__ = ["LogisticRegressionCV"]
+__all__ = ["LogisticRegressionCV", "choose", "cv_statistics"]
 
 
 class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
@@ -31,8 +35,12 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
     For each fold and each ``l1_ratio``, the whole path of C is fitted on the training rows
     (warm-started from the strongest penalty down, with strong-rule screening: each fold costs about
     one path, as in glmnet's ``cv.glmnet``), and every C is scored on the held-out rows.  The C with
-    the best mean score is refitted on all rows; the most penalised C whose mean score is within one
-    standard error of the best (glmnet's ``lambda.1se``) is reported as ``C_1se_``.
+    the best mean score (glmnet's ``lambda.min``) is refitted on all rows, or with
+    ``refit_rule='1se'`` the most penalised C whose mean score is within one standard error of the
+    best (glmnet's ``lambda.1se``, Hastie, Tibshirani and Friedman 2009, *The Elements of
+    Statistical Learning*, sec. 7.10); the latter is reported as ``C_1se_`` either way.  With
+    ``relax`` below 1 (or a list of values) each fit of the path is the relaxed lasso, and the
+    relaxation is chosen along with C, as glmnet's ``cv.glmnet(relax=TRUE, gamma=...)`` does.
 
     Parameters
     ----------
@@ -87,6 +95,29 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
     store_paths : bool, default=True
         Keep every fold's coefficients at every C in ``coefs_paths_`` (memory: folds x ratios x Cs x
         rows x features floats).
+    refit_rule : {'min', '1se'}, default='min'
+        Which C is refitted (and set as ``C_``): 'min' the best mean score (glmnet's
+        ``lambda.min``); '1se' the most penalised C (and, among relaxations, the largest ``relax``)
+        whose mean score is within one standard error of the best (glmnet's ``lambda.1se``),
+        ``cv_mean_ >= max(cv_mean_) - cv_se_`` at the best.  ``l1_ratio_`` is the best's either way.
+    relax : float in [0, 1] or array-like of them, default=1.0
+        The relaxed lasso (:class:`LogisticRegression`'s ``relax``; glmnet's ``gamma``): every fit
+        of the path is blended with the unpenalised refit on its support before it is scored.
+        Several values: each is scored and the best (with C) is refitted (``relax_``), as
+        ``cv.glmnet(relax=TRUE, gamma=...)`` chooses; ties go to the larger value.  Below 1 it
+        needs an L1 part (penalty='l1', or 'elasticnet' with every l1_ratio > 0).  Where the classes
+        are separated on a support, its refit does not exist (its coefficients stop at some large
+        finite values, as glmnet's do) and such a candidate scores poorly; a
+        :class:`~linclass.SeparationWarning` is raised only when the chosen candidate is one.
+    fold_penalty : {'C', 'lambda'}, default='C'
+        How strongly each fold is penalised at a candidate C.  'C' (scikit-learn's): at that C,
+        added to the summed loss of the fold's training rows.  'lambda' (``cv.glmnet``'s): at the
+        same glmnet :math:`\\lambda = 1/(CW)` per unit of weight (W the total weight of all rows),
+        that is at :math:`C\\,W/W_k` for a fold whose training rows weigh :math:`W_k`, so that the
+        penalty per row is the same in every fold and in the refit; with the same folds and
+        :math:`\\lambda` grid, ``cv_mean_``, ``cv_se_``, ``C_`` and ``C_1se_`` are cv.glmnet's
+        ``cvm``, ``cvsd``, ``lambda.min`` and ``lambda.1se`` (to their convergence).
+        With folds of equal training weight the two agree up to the scale of the grid.
     random_state : ignored (present for scikit-learn compatibility)
 
     Attributes
@@ -95,15 +126,31 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
     l1_ratios_ : ndarray of shape (n_l1_ratios,)
     scores_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
         Held-out score of each fold at each ratio and C (scikit-learn's layout without its legacy
-        dictionaries).
+        dictionaries), at ``relax_``.
+    cv_mean_, cv_se_ : ndarrays of shape (n_l1_ratios, n_Cs)
+        glmnet's ``cvm`` and ``cvsd`` at ``relax_``, on the scale of the score (higher is better):
+        the folds' scores averaged with the folds' held-out weights :math:`w_k` (sample weight
+        times class weight; the row counts without weights) as weights, and its standard error
+        :math:`\\sqrt{\\sum_k w_k(s_k - \\bar s)^2 / \\sum_k w_k / (K - 1)}` over the K folds
+        (:func:`cv_statistics`).  With the default scoring (minus the held-out mean log-loss),
+        glmnet's deviance ``cvm`` is ``-2 * cv_mean_`` and its ``cvsd`` is ``2 * cv_se_`` (the
+        deviance of a row is twice its log-loss; the choice of C is the same on either scale).
+        glmnet floors held-out probabilities at 1e-5 in its deviance; linclass does not.
+    relax_grid_ : ndarray of shape (n_relax,)
+        The values of ``relax`` tried, increasing.
+    relax_scores_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_relax)
+        Held-out scores at every value of ``relax`` (``scores_`` is its slice at ``relax_``).
     n_iter_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
     coefs_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows, n_features)
     intercepts_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows)
-    C_, l1_ratio_ : float
-        The chosen values.
-    C_1se_ : float
+        The penalised (not relaxed) fits; with ``fold_penalty='lambda'`` fold k's are at
+        :math:`C\\,W/W_k`.
+    C_, l1_ratio_, relax_ : float
+        The chosen values (``C_`` and ``relax_`` by ``refit_rule``).
+    C_1se_, relax_1se_ : float
         The smallest C (strongest penalty) at ``l1_ratio_`` whose mean score is within one standard
-        error of the best.
+        error of the best, and the largest ``relax`` at that C within it (glmnet's ``lambda.1se``
+        and ``gamma.1se``), whatever ``refit_rule``.
     classes_, coef_, intercept_ : as in :class:`LogisticRegression`
     violation_, converged_, loss_curve_, log_likelihood_ : of the refit (with ``refit=True``)
     """
@@ -123,12 +170,15 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         "grid": [StrOptions(set(GRIDS))],
         "min_ratio": [Interval(Real, 0, 1, closed="neither"), None],
         "store_paths": ["boolean"],
+        "refit_rule": [StrOptions({"min", "1se"})],
+        "relax": [Interval(Real, 0, 1, closed="both"), "array-like"],
+        "fold_penalty": [StrOptions({"C", "lambda"})],
     }
 
     def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, penalty="l2",
                  scoring=None, solver="auto", tol=1e-6, max_iter=100, class_weight=None,
                  n_jobs=None, refit=True, grid="logspace", min_ratio=None, store_paths=True,
-                 random_state=None):
+                 refit_rule="min", relax=1.0, fold_penalty="C", random_state=None):
         self.Cs = Cs
         self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept
@@ -144,6 +194,9 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         self.grid = grid
         self.min_ratio = min_ratio
         self.store_paths = store_paths
+        self.refit_rule = refit_rule
+        self.relax = relax
+        self.fold_penalty = fold_penalty
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -168,7 +221,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         return ratios
 
     def fit(self, X, y, sample_weight=None):
-        """Cross-validate the path of C (and each l1_ratio), then refit at the best.
+        """Cross-validate the path of C (and each l1_ratio and relax), then refit at the chosen.
 
         Parameters
         ----------
@@ -189,6 +242,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         ratios = self._ratios()
         if not ratios:
             raise ValueError("penalty='elasticnet' needs l1_ratios, e.g. l1_ratios=[0.1, 0.5, 0.9].")
+        relaxes = relax_values(self.relax, make_penalty("elasticnet", 1.0, min(ratios)))
         self._ratio = ratios[0] if self.penalty == "elasticnet" else None
         objective, data = penalised_objective(self, X, y, sample_weight)
         if self.min_ratio is not None and (self.grid != "glmnet" or not isinstance(self.Cs, Integral)):
@@ -197,9 +251,12 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         grid = np.sort(resolve_grid(self.Cs, objective, ratios, self.min_ratio, self.grid))
         folds = list(check_cv(self.cv, data.classes[data.y], classifier=True).split(
             np.zeros((data.y.size, 1)), data.y))
+        # glmnet's lambda per unit of weight: fold k at C W / W_k (fold_penalty='lambda')
+        scale = [objective.total / max(objective.sw[train].sum(), np.finfo(float).tiny)
+                 if self.fold_penalty == "lambda" else 1.0 for train, _ in folds]
         scorer = None if self.scoring is None else check_scoring(self, self.scoring)
-        jobs = (delayed(_fold_path)(self, objective, data, train, test, grid, rho, scorer)
-                for train, test in folds for rho in ratios)
+        jobs = (delayed(_fold_path)(self, objective, data, train, test, grid * k, rho, scorer)
+                for (train, test), k in zip(folds, scale) for rho in ratios)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
         shape = (len(folds), len(ratios), grid.size)
         scores, n_iter, coefs, intercepts, converged, violation = (
@@ -207,34 +264,57 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         warn_unconverged("LogisticRegressionCV (the folds' paths)",
                          np.broadcast_to(grid, converged.shape), converged, violation, n_iter,
                          self.max_iter, self.tol)
-        self.Cs_, self.l1_ratios_ = grid, np.asarray(ratios)
-        self.scores_ = scores.reshape(shape)
+        self.Cs_, self.l1_ratios_, self.relax_grid_ = grid, np.asarray(ratios), relaxes
         self.n_iter_ = n_iter.reshape(shape)
         coefs = coefs.reshape(shape + (objective.m, objective.d))
         intercepts = intercepts.reshape(shape + (objective.m,))
         if self.store_paths:
             self.coefs_paths_, self.intercepts_paths_ = coefs, intercepts
-        mean = self.scores_.mean(axis=0)
-        r, c = np.unravel_index(np.argmax(mean), mean.shape)
-        self.C_, self.l1_ratio_ = float(grid[c]), float(ratios[r])
-        se = (self.scores_[:, r].std(axis=0, ddof=1) / np.sqrt(len(folds)) if len(folds) > 1
-              else np.zeros(grid.size))
-        self.C_1se_ = float(grid[np.flatnonzero(mean[r] >= mean[r, c] - se[c]).min()])
+        relaxers = {}  # (fold, ratio) -> the refits of that fold's supports
+        self.relax_scores_ = _relaxed_scores(self, objective, data, folds, scores.reshape(shape),
+                                             coefs, intercepts, relaxes, scorer, relaxers)
+        weights = np.array([objective.sw[test].sum() for _, test in folds])
+        mean, se = cv_statistics(self.relax_scores_, weights)
+        (r, c, g), (c1, g1) = choose(mean, se)
+        self.C_1se_, self.relax_1se_ = float(grid[c1]), float(relaxes[g1])
+        self.l1_ratio_ = float(ratios[r])
         _warn_on_edge(grid, c, coefs[:, r, c], self.l1_ratio_,
                       self.grid == "glmnet" and isinstance(self.Cs, Integral))
+        if self.refit_rule == "1se":
+            c, g = c1, g1
+        self.C_, self.relax_ = float(grid[c]), float(relaxes[g])
+        if self.relax_ < 1.0:  # the folds' refits of the chosen candidate (others score poorly)
+            warn_refits(f"LogisticRegressionCV at the chosen C_={self.C_:.3g}, relax_="
+                        f"{self.relax_:g} (the folds' refits)",
+                        [_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
+                         for f in range(len(folds))])
+        self.scores_ = self.relax_scores_[..., g]
+        self.cv_mean_, self.cv_se_ = mean[..., g], se[..., g]
         self._ratio = self.l1_ratio_ if self.penalty == "elasticnet" else None
         self.classes_ = data.classes
         self.solver_ = "cd"
         if self.refit:
             fit = self._refit(objective, grid[: c + 1], self.l1_ratio_, data.classes)
-            self.coef_, self.intercept_ = fit.coef, fit.intercept
-            self.converged_, self.violation_ = fit.converged, fit.violation
             warn_unconverged("LogisticRegressionCV (the refit)", [self.C_], [fit.converged],
                              [fit.violation], [fit.n_iter], self.max_iter, self.tol)
+            problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes,
+                                      weight=objective.sw, fit_intercept=self.fit_intercept)
+            fit = relax_fit(fit, problem, self.relax_, tol=self.tol, max_iter=self.max_iter,
+                            what="LogisticRegressionCV's refit")
+            self.coef_, self.intercept_ = fit.coef, fit.intercept
+            self.converged_, self.violation_ = fit.converged, fit.violation
             self.loss_curve_ = fit.history
             self.log_likelihood_ = fit.log_likelihood
-        else:  # scikit-learn's rule: the folds' coefficients at the best C, averaged
-            self.coef_, self.intercept_ = coefs[:, r, c].mean(axis=0), intercepts[:, r, c].mean(axis=0)
+            if self.relax_ < 1.0:
+                self.solver_ = fit.solver
+        elif self.relax_ == 1.0:  # scikit-learn's rule: the folds' coefficients at the C, averaged
+            self.coef_ = coefs[:, r, c].mean(axis=0)
+            self.intercept_ = intercepts[:, r, c].mean(axis=0)
+        else:  # the same with the folds' relaxed coefficients (their refits are kept)
+            relaxed = [_relaxer(self, objective, data, folds, f, r, relaxers).coefficients(
+                coefs[f, r, c], intercepts[f, r, c], self.relax_) for f in range(len(folds))]
+            self.coef_ = np.mean([a for a, _ in relaxed], axis=0)
+            self.intercept_ = np.mean([b for _, b in relaxed], axis=0)
         return self
 
     def _refit(self, objective, grid, rho, classes):
@@ -243,6 +323,63 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         for _, fit in path_fits(objective, grid, rho, classes, tol=self.tol, max_iter=self.max_iter):
             pass
         return fit
+
+
+def cv_statistics(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cv.glmnet's ``cvm`` and ``cvsd`` of the folds' scores (axis 0) with the folds' weights.
+
+    With :math:`s_k` fold k's score (a weighted mean over its held-out rows) and :math:`w_k` the
+    weight of those rows, K folds,
+
+    .. math::
+
+        \\bar s = \\frac{\\sum_k w_k s_k}{\\sum_k w_k}, \\qquad
+        \\mathrm{se} = \\sqrt{\\frac{\\sum_k w_k (s_k - \\bar s)^2}{(K - 1)\\sum_k w_k}}
+
+    (glmnet's ``cvstats`` of the grouped fold scores of ``cvcompute``; equal weights give the
+    plain mean and the standard deviation with divisor K - 1 over :math:`\\sqrt K`).  One fold: a
+    standard error of 0.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_folds, ...)
+    weights : ndarray of shape (n_folds,)
+
+    Returns
+    -------
+    mean, se : ndarrays of shape scores.shape[1:]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    mean = np.tensordot(w, scores, axes=(0, 0))
+    if scores.shape[0] < 2:
+        return mean, np.zeros_like(mean)
+    spread = np.tensordot(w, (scores - mean) ** 2, axes=(0, 0))
+    return mean, np.sqrt(spread / (scores.shape[0] - 1))
+
+
+def choose(mean: np.ndarray, se: np.ndarray) -> tuple[tuple[int, int, int], tuple[int, int]]:
+    """cv.glmnet's choice on mean scores of shape (n_l1_ratios, n_Cs, n_relax), higher better, C
+    and relax increasing: ``((r, c, g), (c1, g1))``.
+
+    The best ``(r, c, g)`` is the largest mean (``lambda.min``; ties: the first ratio, then the
+    smallest C, then the largest relax, as glmnet's largest lambda, then largest gamma).  At its
+    ratio, ``c1`` is the smallest C at which some relax has a mean of at least the best's mean
+    minus the best's standard error, and ``g1`` the largest such relax there (``lambda.1se``,
+    ``gamma.1se``: glmnet's ``cvm <= cvm[min] + cvsd[min]`` on its loss scale).
+    """
+    if not np.any(np.isfinite(mean)):
+        raise ValueError("Every mean held-out score is NaN or infinite: the scoring cannot compare "
+                         "the candidates (check the scoring function on these data).")
+    best = np.nanmax(mean)
+    ties = np.argwhere(mean == best)  # rows (r, c, g), lexicographic
+    r = int(ties[0, 0])
+    c = int(ties[ties[:, 0] == r, 1].min())
+    g = int(ties[(ties[:, 0] == r) & (ties[:, 1] == c), 2].max())
+    within = mean[r] >= best - se[r, c, g]  # (n_Cs, n_relax)
+    c1 = int(np.flatnonzero(within.any(axis=1)).min())
+    g1 = int(np.flatnonzero(within[c1]).max())
+    return (r, c, g), (c1, g1)
 
 
 def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
@@ -268,14 +405,21 @@ def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
         f"{grid.size + 2})){also} and fit again.", GridEdgeWarning, stacklevel=3)
 
 
-def _fold_path(model, objective, data, train, test, grid, rho, scorer):
-    """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
-    Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
+def _held_out_score(model, objective, data, test, scorer):
+    """The score of ``(coef, intercept)`` on the rows ``test``: ``scorer``'s, or minus the mean
+    held-out log-loss (without scikit-learn's validation per C)."""
     from linclass.linear.penalties.penalised import PenalisedObjective
 
     X = data.X
-    fold = PenalisedObjective(X[train], data.y[train], data.classes.size, objective.sw[train],
-                              objective.penalty, fit_intercept=model.fit_intercept)
+    if scorer is None:
+        held_out = PenalisedObjective(X[test], data.y[test], data.classes.size, objective.sw[test],
+                                      objective.penalty, fit_intercept=model.fit_intercept)
+        total = max(held_out.total, np.finfo(float).tiny)
+
+        def score(coef, intercept):
+            W, b = held_out.internal(coef, intercept)
+            return -held_out.loss(held_out.scores(W, b)) / total
+        return score
     scored = LogisticRegression(fit_intercept=model.fit_intercept)  # carries each C's coefficients
     scored.classes_ = data.classes
     scored.n_features_in_ = X.shape[1]
@@ -283,18 +427,21 @@ def _fold_path(model, objective, data, train, test, grid, rho, scorer):
         scored.feature_names_in_ = model.feature_names_in_
     Xt, yt = X[test], data.classes[data.y[test]]
     weight = {} if data.sample_weight is None else {"sample_weight": data.sample_weight[test]}
-    if scorer is None:  # minus the mean held-out log-loss, without scikit-learn's validation per C
-        held_out = PenalisedObjective(Xt, data.y[test], data.classes.size, objective.sw[test],
-                                      objective.penalty, fit_intercept=model.fit_intercept)
-        total = max(held_out.total, np.finfo(float).tiny)
 
-        def score(coef, intercept):
-            W, b = held_out.internal(coef, intercept)
-            return -held_out.loss(held_out.scores(W, b)) / total
-    else:
-        def score(coef, intercept):
-            scored.coef_, scored.intercept_ = coef, intercept
-            return scorer(scored, Xt, yt, **weight)
+    def score(coef, intercept):
+        scored.coef_, scored.intercept_ = coef, intercept
+        return scorer(scored, Xt, yt, **weight)
+    return score
+
+
+def _fold_path(model, objective, data, train, test, grid, rho, scorer):
+    """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
+    Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
+    from linclass.linear.penalties.penalised import PenalisedObjective
+
+    fold = PenalisedObjective(data.X[train], data.y[train], data.classes.size, objective.sw[train],
+                              objective.penalty, fit_intercept=model.fit_intercept)
+    score = _held_out_score(model, objective, data, test, scorer)
     scores, n_iter, coefs, intercepts, converged, violation = [], [], [], [], [], []
     for _, fit in path_fits(fold, grid, rho, data.classes, tol=model.tol, max_iter=model.max_iter):
         scores.append(score(fit.coef, fit.intercept))
@@ -305,3 +452,33 @@ def _fold_path(model, objective, data, train, test, grid, rho, scorer):
         violation.append(fit.violation)
     return (np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts),
             np.array(converged), np.array(violation))
+
+
+def _relaxer(model, objective, data, folds, f, r, relaxers) -> Relaxer:
+    """The :class:`~linclass.linear.fitting.relax.Relaxer` of fold ``f`` at ratio index ``r`` (made
+    once: it keeps the refit of each support)."""
+    if (f, r) not in relaxers:
+        train = folds[f][0]
+        problem = LogisticProblem(X=data.X[train], y=data.y[train], classes=data.classes,
+                                  weight=objective.sw[train], fit_intercept=model.fit_intercept)
+        relaxers[(f, r)] = Relaxer(problem, tol=model.tol, max_iter=model.max_iter)
+    return relaxers[(f, r)]
+
+
+def _relaxed_scores(model, objective, data, folds, scores, coefs, intercepts, relaxes, scorer,
+                    relaxers) -> np.ndarray:
+    """Held-out scores of shape (n_folds, n_l1_ratios, n_Cs, n_relax): ``scores`` (the penalised
+    fits') at relax 1, the relaxed fits' below (in this thread: the refits' warnings are caught)."""
+    out = np.empty(scores.shape + (relaxes.size,))
+    for i, relax in enumerate(relaxes):
+        if relax == 1.0:
+            out[..., i] = scores
+            continue
+        for f, (_, test) in enumerate(folds):
+            score = _held_out_score(model, objective, data, test, scorer)
+            for r in range(scores.shape[1]):
+                relaxer = _relaxer(model, objective, data, folds, f, r, relaxers)
+                for c in range(scores.shape[2]):
+                    out[f, r, c, i] = score(*relaxer.coefficients(coefs[f, r, c],
+                                                                  intercepts[f, r, c], relax))
+    return out

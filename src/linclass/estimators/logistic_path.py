@@ -1,6 +1,7 @@
 """``linclass.logistic_path``: the penalised logistic / softmax fit along a sequence of C, as glmnet
-computes it (validate -> :func:`linclass.linear.fitting.path.path_steps` -> a :class:`LogisticPath`
-record).  No mathematics here.
+computes it (validate -> :func:`linclass.linear.fitting.path.path_steps` -> the relaxed fits of
+:mod:`linclass.linear.fitting.relax` when asked -> a :class:`LogisticPath` record).  No mathematics
+here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import numpy as np
 
 from linclass.core.finiteness import check_finite, check_magnitude
 from linclass.core.validation import validate_fit
-from linclass.linear.fitting.fit import path_fits, warn_unconverged
+from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
+from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.penalties.table import make_penalty
 from linclass.linear.logistic.class_weights import weight_by_class
@@ -47,6 +49,12 @@ class LogisticPath:
         :math:`1 - \\ell/\\ell_0` (glmnet's ``dev.ratio``).
     n_nonzero : ndarray of shape (n_Cs,)
         Features with a non-zero coefficient (in some class).
+    relax : float
+        1: the penalised fits.  Below 1, ``coefs`` and ``intercepts`` are the relaxed fits
+        (:mod:`linclass.linear.fitting.relax`), ``log_likelihood`` and ``deviance_explained`` are
+        theirs (glmnet's relaxed ``dev.ratio`` blends the two fits' ratios instead),
+        ``objective`` and ``n_nonzero`` stay the penalised fits' (the support is the same), and
+        ``n_iter``, ``violation`` and ``converged`` cover the refits too.
     """
 
     Cs: np.ndarray
@@ -62,6 +70,7 @@ class LogisticPath:
     log_likelihood: np.ndarray
     deviance_explained: np.ndarray
     n_nonzero: np.ndarray
+    relax: float = 1.0
 
 
 def penalised_objective(model, X, y, sample_weight):
@@ -123,7 +132,8 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
 
 def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
                   sample_weight=None, class_weight=None, tol: float = 1e-6, max_iter: int = 100,
-                  min_ratio: float | None = None, grid: str = "glmnet") -> LogisticPath:
+                  min_ratio: float | None = None, grid: str = "glmnet",
+                  relax: float = 1.0) -> LogisticPath:
     """Penalised logistic (two classes) or softmax (K classes) regression along a path of C,
     warm-started from the strongest penalty down, with strong-rule screening (glmnet).
 
@@ -159,6 +169,11 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         may stop short of the best C: extend it with a smaller ``min_ratio``.  'logspace':
         scikit-learn's ``np.logspace(-4, 4, Cs)``, the default of
         :class:`~linclass.LogisticRegressionCV`.
+    relax : float in [0, 1], default=1.0
+        The relaxed lasso at every C (glmnet's ``relax=TRUE``, ``coef(fit, gamma=relax)``): each
+        fit's coefficients and intercepts blended with the unpenalised refit on its support,
+        ``relax * penalised + (1 - relax) * refit`` (:mod:`linclass.linear.fitting.relax`; each
+        support is refitted once).  Needs an L1 part.
 
     Returns
     -------
@@ -172,6 +187,9 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     model = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
                                class_weight=class_weight, tol=tol, max_iter=max_iter)
     objective, data = penalised_objective(model, X, y, sample_weight)
+    relax = check_relax(relax, objective.penalty)
+    relaxer = Relaxer(LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=objective.sw,
+                                      fit_intercept=fit_intercept), tol=tol, max_iter=max_iter)
     rho = objective.penalty.l1_ratio
     values = resolve_grid(Cs, objective, [rho], min_ratio, grid)
     order = np.argsort(values, kind="stable")
@@ -182,15 +200,17 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     value, loglik = np.zeros(values.size), np.zeros(values.size)
     for k, (C, fit) in zip(order, path_fits(objective, values[order], rho, data.classes, tol=tol,
                                             max_iter=max_iter)):
+        fit = relaxer.blend(fit, relax)
         coefs[k], intercepts[k] = fit.coef, fit.intercept
         n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
         value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
     warn_unconverged("logistic_path", values, converged, violation, n_iter, max_iter, tol)
+    relaxer.warn(f"logistic_path (relax={relax:g})")
     null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
     return LogisticPath(
         Cs=values, coefs=coefs, intercepts=intercepts, classes=data.classes,
         penalty=penalty, l1_ratio=rho,
         n_iter=n_iter, violation=violation, converged=converged, objective=value,
         log_likelihood=loglik, deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
-        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1),
+        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1), relax=relax,
     )
