@@ -256,3 +256,18 @@ def test_bad_inputs(binary):
         ours.marginal_effects(X, y=y, cov_type="cluster")
     with pytest.raises(ValueError, match="marginal_effects is computed for unpenalised fits"):
         LogisticRegression().fit(X, y).marginal_effects(X)
+
+
+@pytest.mark.parametrize("kind, data", [("Logit", cancer), ("MNLogit", wine)])
+def test_without_intercept_and_with_a_robust_covariance(kind, data):
+    X, y = data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(sm, kind)(y, X).fit(disp=0, method="newton", maxiter=100, tol=1e-14,
+                                             cov_type="HC0")
+    method = "eyex" if kind == "Logit" else "dydx"  # statsmodels' MNLogit fails on elasticities
+    expected = theirs.get_margeff(at="mean", method=method)
+    got = fit(X, y, fit_intercept=False).marginal_effects(X, at="mean", method=method, y=y,
+                                                         cov_type="HC0")
+    assert_close(got.margeff, expected.margeff)
+    assert_close(got.margeff_se, expected.margeff_se)

@@ -263,3 +263,14 @@ def test_penalised_and_firth_fits_are_refused():
                   LogisticRegression(penalty="l1", C=1.0).fit(X, y)):
         with pytest.raises(ValueError, match="computed for unpenalised fits.*penalty=None"):
             model.summary(cov_type="HC0", X=X, y=y)
+
+
+@pytest.mark.parametrize("kind, data", CASES[:2], ids=["cancer", "wine"])
+def test_without_intercept(kind, data):
+    X, y = data()
+    X = X + 0.5
+    theirs = getattr(sm, kind)(y, X).fit(disp=0, method="newton", maxiter=100, tol=1e-14,
+                                         cov_type="HC0")
+    ours = fit(X, y, fit_intercept=False).summary(cov_type="HC0", X=X, y=y)
+    assert ours.names == ["x0", "x1", "x2", "x3"][:X.shape[1]]
+    assert_close(ours.bse, theirs.bse)
