@@ -47,6 +47,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
 	$(BIN)/python benchmarks/bench_penalised.py
+	$(BIN)/python benchmarks/bench_penalty_columns.py
 	$(BIN)/python benchmarks/bench_perceptron.py
 	$(BIN)/python benchmarks/bench_kernel_fisher.py
 	$(BIN)/python benchmarks/bench_dask.py
