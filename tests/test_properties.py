@@ -172,6 +172,7 @@ TOLERANCE = {
     "LogisticRegression-solver=lbfgs": (1e-7, 1e-7), "LogisticRegression-solver=bohning": (1e-7, 1e-7),
     "LogisticRegression-solver=cd": (1e-7, 1e-7), "LogisticRegression-penalty=l1": (1e-7, 1e-7),
     "LogisticRegression-penalty=elasticnet-l1_ratio=0.5": (1e-7, 1e-7),
+    "LogisticRegression-penalty=l1-multinomial_penalty=grouped": (1e-7, 1e-7),
     **{c.id: (1e-7, 1e-7) for c in CASES if c.name == "LogisticRegressionCV"},
     "KernelFisherDiscriminantAnalysis-solver=pinv": (1e-8, 1e-8),
     "KernelFisherDiscriminantAnalysis-solver=gsvd": (1e-8, 1e-8),

@@ -136,7 +136,10 @@ ENTRIES: tuple[Entry, ...] = (
           _caps("proba", "chunks", "sparse", "linear", "curve", "seeded", "inference", "units"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd", "cd"))
           + ({"class_weight": "balanced"}, {"fit_intercept": False}, {"penalty": "l1"},
-             {"penalty": "elasticnet", "l1_ratio": 0.5})),
+             {"penalty": "elasticnet", "l1_ratio": 0.5},
+             {"penalty": "elasticnet", "l1_ratio": 0.5, "penalty_factor": 0.5, "lower_bounds": -10.0,
+              "upper_bounds": 10.0},
+             {"penalty": "l1", "multinomial_penalty": "grouped"})),
     Entry(est.LogisticRegressionCV, "logistic-cv", "penalised logistic, C chosen by cross-validation",
           _caps("proba", "sparse", "linear", "curve", "units"),
           ({}, {"Cs": 5, "penalty": "l1"},

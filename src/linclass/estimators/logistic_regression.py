@@ -28,8 +28,15 @@ from linclass.estimators.logistic_summary import fit_record, margins_table, summ
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
+from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.penalties.table import PENALTIES, make_penalty, with_penalised_intercept
+from linclass.linear.penalties.table import (
+    PENALTIES,
+    grouped,
+    make_penalty,
+    with_columns,
+    with_penalised_intercept,
+)
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 
@@ -142,6 +149,35 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         Mini-batch size of 'sgd'.
     eta0 : float, default=0.5
         Initial step of 'sgd', in units of the bounded-Hessian step (1 = a full Böhning step).
+    penalty_factor : float, array-like of shape (n_features,) or None, default=None
+        glmnet's ``penalty.factor``: feature j's penalty is :math:`f_j` times the rest, on the L1
+        and the L2 part (:math:`\\frac{f_j}{C}(\\rho|\\theta_j| + \\frac{1-\\rho}2\\theta_j^2)`); 0
+        never penalises a feature (it is always in the model), 1 everywhere is the plain penalty.
+        The factors are used as given: glmnet rescales them to sum to n_features, which changes what
+        its lambda means; linclass does not, so C keeps its meaning for the features with factor 1
+        (to reproduce glmnet at a given lambda, pass ``f * n_features / f.sum()``).  Fitted by
+        solver 'cd'.
+    lower_bounds, upper_bounds : float, array-like of shape (n_features,) or None, default=None
+        Box constraints on the coefficients (not the intercepts), as glum names them and glmnet's
+        ``lower.limits`` / ``upper.limits``: e.g. ``lower_bounds=0`` for a model whose
+        coefficients cannot be negative.  With every penalty but Firth's, including none; fitted by
+        solver 'cd' (proximal Newton, whose coordinate steps are clipped to the box).  A bounded
+        fit's :meth:`summary` reports the estimates without standard errors (at an active bound
+        the Wald theory does not hold).
+    multinomial_penalty : {'ungrouped', 'grouped'}, default='ungrouped'
+        How an L1 part treats the K rows of a softmax fit (glmnet's ``type.multinomial``):
+        'ungrouped' penalises each coefficient on its own; 'grouped' penalises each feature's K
+        coefficients by their Euclidean norm, :math:`\\frac\\rho C\\lVert\\theta_{\\cdot j}\\rVert_2`
+        (the group lasso), so a feature leaves the model for every class at once
+        (:mod:`linclass.linear.penalties.grouped`).  Two classes, or no L1 part: the same model
+        either way.  Fitted by solver 'cd'.
+    relax : float in [0, 1], default=1.0
+        The relaxed lasso (glmnet's ``relax=TRUE`` with ``gamma=relax``): 1 is the penalised fit
+        itself; below 1, its coefficients and intercepts are blended with those of the unpenalised
+        fit on the features it selected, ``relax * penalised + (1 - relax) * refit`` (0: the
+        refit alone).  Needs a penalty with an L1 part.  A :class:`~linclass.SeparationWarning`
+        says when that refit does not exist (classes separated on the selected features).
+        :mod:`linclass.linear.fitting.relax`.
 
     Attributes
     ----------
@@ -188,12 +224,18 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         "n_jobs": [None, Integral],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "eta0": [Interval(Real, 0, None, closed="neither")],
+        "relax": [Interval(Real, 0, 1, closed="both")],
+        "penalty_factor": [Real, "array-like", None],
+        "lower_bounds": [Real, "array-like", None],
+        "upper_bounds": [Real, "array-like", None],
+        "multinomial_penalty": [StrOptions({"ungrouped", "grouped"})],
     }
 
     def __init__(self, penalty="auto", *, C=1.0, l1_ratio=0.0, dual=False, tol=1e-6,
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
                  solver="auto", max_iter=100, verbose=0, warm_start=False, n_jobs=None,
-                 batch_size=256, eta0=0.5):
+                 batch_size=256, eta0=0.5, relax=1.0, penalty_factor=None, lower_bounds=None,
+                 upper_bounds=None, multinomial_penalty="ungrouped"):
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
@@ -210,6 +252,11 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         self.n_jobs = n_jobs
         self.batch_size = batch_size
         self.eta0 = eta0
+        self.relax = relax
+        self.penalty_factor = penalty_factor
+        self.lower_bounds = lower_bounds
+        self.upper_bounds = upper_bounds
+        self.multinomial_penalty = multinomial_penalty
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -248,7 +295,9 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept)
         options = replace(options, task=fit_task(self, data.X, y, data.sample_weight, None))
-        return self._set_fitted(fit_logistic(problem, options), options.task)
+        fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
+                        max_iter=self.max_iter, penalty=options.penalty)
+        return self._set_fitted(fit, options.task)
 
     @with_callbacks
     def fit_source(self, source):
@@ -284,6 +333,16 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear'
         with the L2 penalty, liblinear's penalised intercept)."""
         penalty = make_penalty(self.penalty, self.C, self.l1_ratio)
+        if not (self.penalty_factor is None and self.lower_bounds is None
+                and self.upper_bounds is None):
+            if self.solver == "liblinear":
+                raise ValueError("solver='liblinear' takes no penalty_factor, lower_bounds or "
+                                 "upper_bounds; use solver='cd' (or 'auto').")
+            penalty = with_columns(penalty, self.penalty_factor, self.lower_bounds,
+                                   self.upper_bounds)
+        if self.multinomial_penalty == "grouped":
+            penalty = grouped(penalty)
+        check_relax(self.relax, penalty)
         if self.dual and not (self.solver == "liblinear" and penalty.l2 > 0):
             raise ValueError(
                 "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "

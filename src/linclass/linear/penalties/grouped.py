@@ -19,7 +19,9 @@ block update
     :math:`\\lVert Ac - g\\rVert \\le \\lambda_1`; otherwise :math:`u = (A + (\\lambda_2 + \\mu)I)^{-1}(Ac - g)`
     with :math:`\\mu = \\lambda_1/\\lVert u\\rVert`, the root of the increasing function
     :math:`\\mu\\lVert u(\\mu)\\rVert = \\lambda_1`, found in the eigenbasis of A
-    (:func:`linclass.linear.compiled.coupled.group_update`).
+    (:func:`linclass.linear.compiled.coupled.group_update` in coordinate descent on the data;
+    on the explicit model of a small dense working set, block updates alternate with Newton's
+    method on the non-zero groups, :mod:`linclass.linear.solvers.small_grouped`).
 optimality
     :math:`\\lVert G_{\\cdot j} + \\lambda_1W_{\\cdot j}/\\lVert W_{\\cdot j}\\rVert + \\lambda_2W_{\\cdot j}\\rVert`
     for a feature in the model, :math:`\\max(\\lVert G_{\\cdot j}\\rVert - \\lambda_1, 0)` for one out of

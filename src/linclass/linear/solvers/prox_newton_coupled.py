@@ -27,6 +27,7 @@ import numpy as np
 
 from linclass.linear import compiled
 from linclass.linear.solvers.damping import Damping, damped_step
+from linclass.linear.solvers.small_grouped import solve_small_grouped
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
     PenalisedResult,
@@ -99,6 +100,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
     ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point)."""
     design, pen = obj.design, obj.penalty
     pc = pen.columns(design.d)
+    grouped = getattr(pen, "grouped", False)  # one norm per feature: solvers.small_grouped
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
     limit = tol * N
     y, sw = obj.y, obj.sw
@@ -136,8 +138,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         q = ws.size
         model = coupled_model(Xc, P, sw, intercept)
         w = np.ascontiguousarray(W[:, ws]).reshape(-1)
-        cols = np.tile(ws, K)  # the column of each entry of w (classes one after another)
-        pc_w = np.ascontiguousarray(pc[:, cols])
+        pc_w = np.ascontiguousarray(pc[:, np.tile(ws, K)])  # each entry's column's penalty
         inner_tol = max(_FORCING * violation, 0.1 * limit)
 
         def propose(nu):
@@ -145,9 +146,14 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
             grad = Gws.reshape(-1)
             if intercept:
                 grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
-            delta, sweeps = solve_small_model(Q, grad, w, pc_w, inner_tol, max_sweeps)
+            if grouped:
+                delta, sweeps = solve_small_grouped(Q, grad, w, pc[0, ws], pc[1, ws], K, inner_tol,
+                                                    max_sweeps)
+            else:
+                delta, sweeps = solve_small_model(Q, grad, w, pc_w, inner_tol, max_sweeps)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
-            D = float(Gws.reshape(-1) @ delta + gb @ db) + pen.slope(w, delta, cols)
+            D = (float(Gws.reshape(-1) @ delta + gb @ db)
+                 + pen.slope(w.reshape(K, q), delta.reshape(K, q), ws))
             return (delta, db), D, sweeps
 
         def search(step, D):
@@ -155,7 +161,8 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
             Z = delta.reshape(K, q) @ Xc.T + db[:, None]
 
             def change(t):
-                return compiled.softmax_loss_change(S, Z, t, y, sw) + pen.change(w, delta, t, cols)
+                return (compiled.softmax_loss_change(S, Z, t, y, sw)
+                        + pen.change(w.reshape(K, q), delta.reshape(K, q), t, ws))
             return line_search(F, D, change)
 
         scale = float(np.mean(np.diag(model()[0]))) if q else 1.0

@@ -86,8 +86,8 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     onehot[y, np.arange(n)] = 1.0
     F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
     ws = _start_set(obj, W, P, onehot, working_set)
-    grouped = getattr(pen, "grouped", False)  # group updates: by feature blocks on the data only
-    if coupled and not grouped and not design.sparse and K * ws.size <= gram_max:
+    grouped = getattr(pen, "grouped", False)  # one norm per feature across the classes
+    if coupled and not design.sparse and K * ws.size <= gram_max:
         from linclass.linear.solvers.prox_newton_coupled import prox_newton_coupled
 
         result, grown = prox_newton_coupled(obj, W, b, ws, tol=tol, max_iter=max_iter,
