@@ -157,3 +157,20 @@ def test_any_magnitude_is_standardised_without_overflow_or_underflow(factor):
     model = linclass.StandardizedClassifier(linclass.LogisticRegression()).fit(X * factor, y)
     clean = linclass.StandardizedClassifier(linclass.LogisticRegression()).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X * factor), clean.predict_proba(X), atol=1e-9)
+
+
+def test_summary_standardises_the_training_rows_it_is_given():
+    """Robust covariances and profile intervals of a standardised model are computed on the rows
+    as the fit saw them: the wrapper standardises the X passed to summary."""
+    from sklearn.datasets import load_breast_cancer
+
+    from linclass import LogisticRegression, StandardizedClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, [0, 1, 4]]
+    wrapper = StandardizedClassifier(LogisticRegression(penalty=None, tol=1e-10)).fit(X, y)
+    Z = (X - wrapper.mean_) / wrapper.scale_
+    inner = LogisticRegression(penalty=None, tol=1e-10).fit(Z, y)
+    got = wrapper.summary(cov_type="HC0", X=X, y=y)
+    want = inner.summary(cov_type="HC0", X=Z, y=y)
+    np.testing.assert_allclose(np.asarray(got.bse), np.asarray(want.bse), rtol=1e-8)

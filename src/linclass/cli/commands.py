@@ -113,8 +113,8 @@ def summary(args) -> int:
 
 def _training_rows(args, model) -> dict:
     """The training rows of --data / --dataset (and the clusters of --groups) as ``summary``'s
-    keyword arguments ``X``, ``y``, ``groups``: the model's features by name, standardised as a
-    --scale model standardises them.  Empty without --data / --dataset."""
+    keyword arguments ``X``, ``y``, ``groups``: the model's features by name.  Empty without
+    --data / --dataset."""
     if args.data is None and args.dataset is None:
         if args.cov_type != "nonrobust":
             raise UsageError(f"--cov-type {args.cov_type} is computed from the training rows: give "
@@ -133,13 +133,8 @@ def _training_rows(args, model) -> dict:
     if data.X.shape[1] != expected:
         raise DataError(f"the model expects {expected} features; {data.source} has "
                         f"{data.X.shape[1]} ({', '.join(data.feature_names)})")
-    inner = getattr(model, "estimator_", model)
-    if inner is not model and hasattr(model, "mean_"):  # --scale: the inner model's features
-        from linclass.strategies.standardize import standardize
-
-        X = standardize(data.X, model.mean_, model.scale_)
-    else:
-        X = frame(data.X, data.feature_names) if names is not None else data.X
+    # (a --scale model standardises them itself: StandardizedClassifier.summary)
+    X = frame(data.X, data.feature_names) if names is not None else data.X
     rows = {"X": X, "y": data.y}
     if args.groups is not None:
         rows["groups"] = _groups(args)

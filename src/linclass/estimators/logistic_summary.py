@@ -192,7 +192,6 @@ def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpo
                          f"summary(..., X=X, y=y) (and sample_weight=, groups= as in the fit); the "
                          "model does not keep its training data.")
     if source is None and is_dask_collection(X, y, sample_weight):
-        from linclass.sources.dask import DaskSource
 
         source, groups = _dask_source(X, y, sample_weight, groups)
     if source is not None:

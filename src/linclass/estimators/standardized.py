@@ -130,8 +130,11 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
     @available_if(_inner_has("summary"))
     def summary(self, *args, **kwargs):
         """The estimator's :meth:`summary`, its parameters named by the features and noted as
-        per standard deviation of each feature (the coefficients of z)."""
+        per standard deviation of each feature (the coefficients of z).  Training rows passed for
+        robust covariances or profile intervals (``X=``) are standardised as the fit's were."""
         check_is_fitted(self)
+        if kwargs.get("X") is not None:
+            kwargs["X"] = self._z(kwargs["X"])
         table = self.estimator_.summary(*args, **kwargs)
         if not dataclasses.is_dataclass(table):
             return table
