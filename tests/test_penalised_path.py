@@ -161,6 +161,10 @@ def test_path_and_cv_figures(tmp_path):
     cv = LogisticRegressionCV(Cs=8, penalty="l1", cv=3).fit(X, y)
     fig = cv_curve(cv, path=tmp_path / "cv.svg")
     (curve,) = [a for a in fig.axes[0].get_lines() if a.get_gid() == "curve"]
-    np.testing.assert_allclose(curve.get_ydata(), cv.scores_[:, 0].mean(axis=0))
+    # the curve and its band are cv.glmnet's cvm and cvsd: fold scores weighted by fold weight
+    np.testing.assert_allclose(curve.get_ydata(), cv.cv_mean_[0])
+    (band,) = [a for a in fig.axes[0].collections if a.get_gid() == "band"]
+    top = band.get_paths()[0].vertices[:, 1].max()
+    assert top == pytest.approx(float(np.max(cv.cv_mean_[0] + cv.cv_se_[0])))
     with pytest.raises(ValueError, match="LogisticPath"):
         coefficient_path(cv)

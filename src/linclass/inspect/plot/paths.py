@@ -215,9 +215,12 @@ def cv_curve(model: Any, *, ax=None, path=None):
     if scores is None:
         raise ValueError("cv_curve needs a fitted LogisticRegressionCV (scores_ is missing).")
     r = int(np.flatnonzero(np.asarray(model.l1_ratios_) == model.l1_ratio_)[0])
-    folds = scores[:, r, :]
-    mean = folds.mean(axis=0)
-    se = folds.std(axis=0, ddof=1) / np.sqrt(folds.shape[0]) if folds.shape[0] > 1 else 0 * mean
+    if hasattr(model, "cv_mean_"):  # cv.glmnet's cvm / cvsd (folds weighted by their weights)
+        mean, se = model.cv_mean_[r], model.cv_se_[r]
+    else:  # a model file of an earlier version
+        folds = scores[:, r, :]
+        mean = folds.mean(axis=0)
+        se = folds.std(axis=0, ddof=1) / np.sqrt(folds.shape[0]) if folds.shape[0] > 1 else 0 * mean
     x = np.log10(model.Cs_)
     fig, ax = canvas.new_axes(ax)
     band = ax.fill_between(x, mean - se, mean + se, alpha=0.25, color="C0")
@@ -229,7 +232,7 @@ def cv_curve(model: Any, *, ax=None, path=None):
                label=f"C_1se_ = {model.C_1se_:.3g}")
     ax.set_xlabel("log10 C  (weaker penalty to the right)")
     ax.set_ylabel("held-out score" if model.scoring is not None else "held-out mean log-likelihood")
-    ax.set_title(f"{folds.shape[0]}-fold cross-validation, mean ± 1 standard error")
+    ax.set_title(f"{scores.shape[0]}-fold cross-validation, mean ± 1 standard error")
     ax.legend(loc="best", fontsize=8)
     ax.grid(True, alpha=0.3)
     canvas.save(fig, path)
