@@ -8,8 +8,9 @@ it:
 ``solvers``     Newton, the bounded-Hessian iteration, L-BFGS, SGD, proximal Newton with coordinate
                 descent
 ``inference``   Wald standard errors, tests and intervals, and the summary tables
-``penalties``   the penalty objects and their table: the elastic net (L1 / L2) and the penalised
-                objective it makes, Firth's log-determinant with its profile inference, liblinear's
+``penalties``   the penalty objects and their table: the elastic net (L1 / L2, per-feature
+                factors and bounds, grouped across classes) and the penalised objective it makes,
+                Firth's log-determinant (two and K classes) with its profile inference, liblinear's
                 penalised intercept
 ``fitting``     the choice of solver, the fit itself (``fit_logistic``), its inference records,
                 penalty paths
