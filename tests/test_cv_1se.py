@@ -25,7 +25,7 @@ import pytest
 from sklearn.model_selection import PredefinedSplit
 
 from linclass import LogisticRegression, LogisticRegressionCV
-from linclass.estimators.logistic_cv import choose, cv_statistics
+from linclass.selection.cv_rule import choose, cv_statistics
 
 HERE = Path(__file__).parent / "data" / "r"
 TOL = 1e-7  # on glmnet's deviance scale (measured: 1e-8 and below; glmnet's thresh=1e-14)

@@ -3,7 +3,7 @@ regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm start
 relaxes it when asked (:mod:`linclass.linear.fitting.relax`), scores each C on the held-out rows,
 and the best C (and l1_ratio, and relax), or the most penalised within one standard error of it, is
 refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue; the two small functions at
-the end hold cv.glmnet's statistics and choice rule (:func:`cv_statistics`, :func:`choose`).
+the end hold cv.glmnet's statistics and choice rule (:mod:`linclass.selection.cv_rule`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolv
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.exceptions import GridEdgeWarning
+from linclass.selection.cv_rule import choose, cv_statistics
 
-__all__ = ["LogisticRegressionCV", "choose", "cv_statistics"]
+__all__ = ["LogisticRegressionCV"]
 
 
 class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
@@ -132,7 +133,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         the folds' scores averaged with the folds' held-out weights :math:`w_k` (sample weight
         times class weight; the row counts without weights) as weights, and its standard error
         :math:`\\sqrt{\\sum_k w_k(s_k - \\bar s)^2 / \\sum_k w_k / (K - 1)}` over the K folds
-        (:func:`cv_statistics`).  With the default scoring (minus the held-out mean log-loss),
+        (:func:`linclass.selection.cv_rule.cv_statistics`).  With the default scoring (minus the held-out mean log-loss),
         glmnet's deviance ``cvm`` is ``-2 * cv_mean_`` and its ``cvsd`` is ``2 * cv_se_`` (the
         deviance of a row is twice its log-loss; the choice of C is the same on either scale).
         glmnet floors held-out probabilities at 1e-5 in its deviance; linclass does not.
@@ -323,63 +324,6 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         for _, fit in path_fits(objective, grid, rho, classes, tol=self.tol, max_iter=self.max_iter):
             pass
         return fit
-
-
-def cv_statistics(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """cv.glmnet's ``cvm`` and ``cvsd`` of the folds' scores (axis 0) with the folds' weights.
-
-    With :math:`s_k` fold k's score (a weighted mean over its held-out rows) and :math:`w_k` the
-    weight of those rows, K folds,
-
-    .. math::
-
-        \\bar s = \\frac{\\sum_k w_k s_k}{\\sum_k w_k}, \\qquad
-        \\mathrm{se} = \\sqrt{\\frac{\\sum_k w_k (s_k - \\bar s)^2}{(K - 1)\\sum_k w_k}}
-
-    (glmnet's ``cvstats`` of the grouped fold scores of ``cvcompute``; equal weights give the
-    plain mean and the standard deviation with divisor K - 1 over :math:`\\sqrt K`).  One fold: a
-    standard error of 0.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n_folds, ...)
-    weights : ndarray of shape (n_folds,)
-
-    Returns
-    -------
-    mean, se : ndarrays of shape scores.shape[1:]
-    """
-    w = np.asarray(weights, dtype=np.float64)
-    w = w / w.sum()
-    mean = np.tensordot(w, scores, axes=(0, 0))
-    if scores.shape[0] < 2:
-        return mean, np.zeros_like(mean)
-    spread = np.tensordot(w, (scores - mean) ** 2, axes=(0, 0))
-    return mean, np.sqrt(spread / (scores.shape[0] - 1))
-
-
-def choose(mean: np.ndarray, se: np.ndarray) -> tuple[tuple[int, int, int], tuple[int, int]]:
-    """cv.glmnet's choice on mean scores of shape (n_l1_ratios, n_Cs, n_relax), higher better, C
-    and relax increasing: ``((r, c, g), (c1, g1))``.
-
-    The best ``(r, c, g)`` is the largest mean (``lambda.min``; ties: the first ratio, then the
-    smallest C, then the largest relax, as glmnet's largest lambda, then largest gamma).  At its
-    ratio, ``c1`` is the smallest C at which some relax has a mean of at least the best's mean
-    minus the best's standard error, and ``g1`` the largest such relax there (``lambda.1se``,
-    ``gamma.1se``: glmnet's ``cvm <= cvm[min] + cvsd[min]`` on its loss scale).
-    """
-    if not np.any(np.isfinite(mean)):
-        raise ValueError("Every mean held-out score is NaN or infinite: the scoring cannot compare "
-                         "the candidates (check the scoring function on these data).")
-    best = np.nanmax(mean)
-    ties = np.argwhere(mean == best)  # rows (r, c, g), lexicographic
-    r = int(ties[0, 0])
-    c = int(ties[ties[:, 0] == r, 1].min())
-    g = int(ties[(ties[:, 0] == r) & (ties[:, 1] == c), 2].max())
-    within = mean[r] >= best - se[r, c, g]  # (n_Cs, n_relax)
-    c1 = int(np.flatnonzero(within.any(axis=1)).min())
-    g1 = int(np.flatnonzero(within[c1]).max())
-    return (r, c, g), (c1, g1)
 
 
 def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
