@@ -173,6 +173,8 @@ TOLERANCE = {
     "LogisticRegression-solver=cd": (1e-7, 1e-7), "LogisticRegression-penalty=l1": (1e-7, 1e-7),
     "LogisticRegression-penalty=elasticnet-l1_ratio=0.5": (1e-7, 1e-7),
     "LogisticRegression-penalty=l1-multinomial_penalty=grouped": (1e-7, 1e-7),
+    ("LogisticRegression-penalty=elasticnet-l1_ratio=0.5-penalty_factor=0.5-lower_bounds=-10.0-"
+     "upper_bounds=10.0"): (1e-7, 1e-7),
     **{c.id: (1e-7, 1e-7) for c in CASES if c.name == "LogisticRegressionCV"},
     "KernelFisherDiscriminantAnalysis-solver=pinv": (1e-8, 1e-8),
     "KernelFisherDiscriminantAnalysis-solver=gsvd": (1e-8, 1e-8),
