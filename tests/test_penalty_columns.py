@@ -368,3 +368,77 @@ def test_grouped_small_model_is_solved_exactly():
     assert block(u) <= minimize(block, np.full(3, 0.1), method="Nelder-Mead",
                                 options={"xatol": 1e-12, "fatol": 1e-15}).fun + 1e-12
     assert np.all(block_minimiser(B, 0.1 * b / np.linalg.norm(b), 0.3) == 0.0)
+
+
+# ----------------------------------------------------------------- paths and cross-validation
+def _glmnet_cv(case_id):
+    with open(HERE / "glmnet_columns_cv.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["id"] == case_id]
+    column = lambda key: np.array([float(r[key]) for r in rows])  # noqa: E731
+    flags = lambda key: np.array([r[key] == "TRUE" for r in rows])  # noqa: E731
+    coefs = np.array([[float(r[f"x{j + 1}"]) for j in range(P10)] for r in rows])
+    return column("lambda"), column("cvm"), column("cvsd"), flags("is_min"), flags("is_1se"), \
+        coefs, column("intercept")
+
+
+_F_CV = np.array([0, 0.5, 1, 1, 2, 1, 1, 0, 1.5, 1.0])
+CV_CASES = {"cv_factor_l1": {"penalty_factor": _F_CV * P10 / _F_CV.sum()},
+            "cv_nonneg_l1": {"lower_bounds": 0.0}}
+
+
+@pytest.mark.parametrize("case_id", sorted(CV_CASES))
+def test_path_and_cross_validation_match_cv_glmnet(case_id, cancer):
+    """glmnet_columns_cv.R: cv.glmnet with penalty factors (factor 0: never penalised) or a lower
+    bound, on given folds and a given lambda grid: the same cvm / cvsd, lambda.min and lambda.1se,
+    and the path on all rows has glmnet's coefficients."""
+    from sklearn.model_selection import PredefinedSplit
+
+    X, y = cancer
+    lam, cvm, cvsd, is_min, is_1se, coefs, intercepts = _glmnet_cv(case_id)
+    Cs = 1.0 / (lam * y.size)  # increasing, as lambda decreases
+    folds = PredefinedSplit(np.arange(y.size) % 5)
+
+    def glmnet_deviance(model, Xt, yt, sample_weight=None):
+        # cv.glmnet's binomial deviance floors the held-out probabilities at 1e-5 (this data's
+        # confident predictions move cvm by 6e-7 with it); linclass's default score does not
+        p = np.clip(model.predict_proba(Xt)[:, 1], 1e-5, 1 - 1e-5)
+        return float(np.mean(yt * np.log(p) + (1 - yt) * np.log(1 - p)))
+
+    for rule, chosen in (("min", is_min), ("1se", is_1se)):
+        cv = linclass.LogisticRegressionCV(Cs=Cs, penalty="l1", cv=folds, fold_penalty="lambda",
+                                           refit_rule=rule, tol=1e-10, max_iter=500,
+                                           scoring=glmnet_deviance, **CV_CASES[case_id]).fit(X, y)
+        np.testing.assert_allclose(-2 * cv.cv_mean_[0], cvm, atol=1e-7)
+        np.testing.assert_allclose(2 * cv.cv_se_[0], cvsd, atol=1e-7)
+        assert cv.C_ == pytest.approx(Cs[chosen][0], rel=1e-12)
+    path = linclass.logistic_path(X, y, Cs=Cs, penalty="l1", tol=1e-10, max_iter=500,
+                                  **CV_CASES[case_id])
+    # glmnet's weakest fits stop 2e-6 from linclass's (whose optimality violation is 4e-13 and
+    # objective 3e-12 lower there), the others within 3e-7
+    np.testing.assert_allclose(path.coefs[:, 0], coefs, atol=3e-6)
+    np.testing.assert_allclose(path.intercepts[:, 0], intercepts, atol=3e-6)
+    assert np.all(path.violation <= 1e-10)
+
+
+def test_path_grid_starts_where_the_penalised_coefficients_vanish(cancer):
+    """With unpenalised features glmnet's grid starts at the penalty that zeroes every penalised
+    coefficient with the unpenalised ones fitted: there only those are in the model (to rounding
+    at the boundary), and one step further some other feature enters."""
+    X, y = cancer
+    path = linclass.logistic_path(X, y, Cs=15, penalty="l1", penalty_factor=_F_CV)
+    first = path.coefs[0, 0]
+    assert np.all(first[[0, 7]] != 0.0)
+    assert np.max(np.abs(np.delete(first, [0, 7]))) < 1e-9
+    assert path.n_nonzero[-1] > 2
+    alone = linclass.LogisticRegression(penalty=None, tol=1e-10).fit(X[:, [0, 7]], y)
+    np.testing.assert_allclose(first[[0, 7]], alone.coef_[0], atol=1e-6)
+
+
+def test_grouped_path_keeps_features_whole_and_bad_lengths_are_refused(cancer):
+    X, y = _data("wine.csv")
+    path = linclass.logistic_path(X, y, Cs=8, penalty="l1", multinomial_penalty="grouped")
+    zero = path.coefs == 0.0
+    assert np.all(zero.all(axis=1) == zero.any(axis=1)) and path.converged.all()
+    assert path.n_nonzero[0] == 0 and path.n_nonzero[-1] > 5
+    with pytest.raises(ValueError, match="penalty_factor has 3 entries"):
+        linclass.logistic_path(X, y, Cs=3, penalty="l1", penalty_factor=np.ones(3))

@@ -120,6 +120,11 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         ``cvm``, ``cvsd``, ``lambda.min`` and ``lambda.1se`` (to their convergence).
         With folds of equal training weight the two agree up to the scale of the grid.
     random_state : ignored (present for scikit-learn compatibility)
+    penalty_factor, lower_bounds, upper_bounds, multinomial_penalty
+        As :class:`LogisticRegression`'s (glmnet's ``penalty.factor``, ``lower.limits``,
+        ``upper.limits``, ``type.multinomial``, which ``cv.glmnet`` passes to every fold), in every
+        fold and in the refit; with unpenalised features (factor 0) glmnet's grid starts where
+        every penalised coefficient vanishes, the unpenalised ones fitted.
 
     Attributes
     ----------
@@ -174,12 +179,16 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         "refit_rule": [StrOptions({"min", "1se"})],
         "relax": [Interval(Real, 0, 1, closed="both"), "array-like"],
         "fold_penalty": [StrOptions({"C", "lambda"})],
+        **{k: LogisticRegression._parameter_constraints[k]
+           for k in ("penalty_factor", "lower_bounds", "upper_bounds", "multinomial_penalty")},
     }
 
     def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, penalty="l2",
                  scoring=None, solver="auto", tol=1e-6, max_iter=100, class_weight=None,
                  n_jobs=None, refit=True, grid="logspace", min_ratio=None, store_paths=True,
-                 refit_rule="min", relax=1.0, fold_penalty="C", random_state=None):
+                 refit_rule="min", relax=1.0, fold_penalty="C", random_state=None,
+                 penalty_factor=None, lower_bounds=None, upper_bounds=None,
+                 multinomial_penalty="ungrouped"):
         self.Cs = Cs
         self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept
@@ -199,6 +208,10 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         self.relax = relax
         self.fold_penalty = fold_penalty
         self.random_state = random_state
+        self.penalty_factor = penalty_factor
+        self.lower_bounds = lower_bounds
+        self.upper_bounds = upper_bounds
+        self.multinomial_penalty = multinomial_penalty
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -301,7 +314,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
             problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes,
                                       weight=objective.sw, fit_intercept=self.fit_intercept)
             fit = relax_fit(fit, problem, self.relax_, tol=self.tol, max_iter=self.max_iter,
-                            what="LogisticRegressionCV's refit")
+                            what="LogisticRegressionCV's refit", penalty=objective.penalty)
             self.coef_, self.intercept_ = fit.coef, fit.intercept
             self.converged_, self.violation_ = fit.converged, fit.violation
             self.loss_curve_ = fit.history
@@ -405,7 +418,8 @@ def _relaxer(model, objective, data, folds, f, r, relaxers) -> Relaxer:
         train = folds[f][0]
         problem = LogisticProblem(X=data.X[train], y=data.y[train], classes=data.classes,
                                   weight=objective.sw[train], fit_intercept=model.fit_intercept)
-        relaxers[(f, r)] = Relaxer(problem, tol=model.tol, max_iter=model.max_iter)
+        relaxers[(f, r)] = Relaxer(problem, tol=model.tol, max_iter=model.max_iter,
+                                   penalty=objective.penalty)
     return relaxers[(f, r)]
 
 

@@ -16,10 +16,11 @@ from linclass.core.validation import validate_fit
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
 from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.inference.wald import null_log_likelihood
-from linclass.linear.penalties.table import make_penalty
+from linclass.linear.penalties.table import grouped, make_penalty, with_columns
 from linclass.linear.logistic.class_weights import weight_by_class
 
-__all__ = ["GRIDS", "LogisticPath", "logistic_path", "penalised_objective", "resolve_grid"]
+__all__ = ["GRIDS", "LogisticPath", "logistic_path", "path_penalty", "penalised_objective",
+           "resolve_grid"]
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,24 @@ def penalised_objective(model, X, y, sample_weight):
     check_finite(data.X, feature_names=getattr(model, "feature_names_in_", None))
     check_magnitude(model, data.X)
     weight = weight_by_class(data.y, data.classes, data.sample_weight, model.class_weight)
-    penalty = make_penalty(model.penalty, 1.0, model.l1_ratio)
+    penalty = path_penalty(model)
+    penalty.check(LogisticProblem(X=data.X, y=data.y, classes=data.classes))  # factor lengths
     objective = PenalisedObjective(data.X, data.y, data.classes.size, weight, penalty,
                                    fit_intercept=model.fit_intercept)
     return objective, data
+
+
+def path_penalty(model):
+    """The penalty object of a path's or a cross-validation's settings (``penalty``, ``l1_ratio``,
+    and, where the estimator has them, ``penalty_factor``, ``lower_bounds``, ``upper_bounds`` and
+    ``multinomial_penalty``), at C = 1 (each step moves it to its own C)."""
+    penalty = make_penalty(model.penalty, 1.0, model.l1_ratio)
+    columns = [getattr(model, k, None) for k in ("penalty_factor", "lower_bounds", "upper_bounds")]
+    if any(v is not None for v in columns):
+        penalty = with_columns(penalty, *columns)
+    if getattr(model, "multinomial_penalty", "ungrouped") == "grouped":
+        penalty = grouped(penalty)
+    return penalty
 
 
 #: how an int ``Cs`` is laid out (see :func:`resolve_grid`)
@@ -119,8 +134,9 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
         raise ValueError(f"Cs must be at least 1; got {Cs!r}.")
     if grid == "logspace":
         return np.logspace(-4, 4, int(Cs))
-    low = objective.with_penalty(ElasticNet(1.0, min(l1_ratios))).c_at_null()
-    high = objective.with_penalty(ElasticNet(1.0, max(l1_ratios))).c_at_null()
+    template = objective.penalty if hasattr(objective.penalty, "at") else ElasticNet(1.0, 0.0)
+    low = objective.with_penalty(template.at(1.0, min(l1_ratios))).c_at_null()
+    high = objective.with_penalty(template.at(1.0, max(l1_ratios))).c_at_null()
     ratio = default_ratio(objective.design.n, objective.d) if min_ratio is None else float(min_ratio)
     if not 0 < ratio < 1:
         raise ValueError(f"min_ratio must be in (0, 1); got {min_ratio!r}.")
@@ -133,7 +149,8 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
 def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
                   sample_weight=None, class_weight=None, tol: float = 1e-6, max_iter: int = 100,
                   min_ratio: float | None = None, grid: str = "glmnet",
-                  relax: float = 1.0) -> LogisticPath:
+                  relax: float = 1.0, penalty_factor=None, lower_bounds=None, upper_bounds=None,
+                  multinomial_penalty: str = "ungrouped") -> LogisticPath:
     """Penalised logistic (two classes) or softmax (K classes) regression along a path of C,
     warm-started from the strongest penalty down, with strong-rule screening (glmnet).
 
@@ -174,6 +191,11 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         fit's coefficients and intercepts blended with the unpenalised refit on its support,
         ``relax * penalised + (1 - relax) * refit`` (:mod:`linclass.linear.fitting.relax`; each
         support is refitted once).  Needs an L1 part.
+    penalty_factor, lower_bounds, upper_bounds, multinomial_penalty
+        As :class:`~linclass.LogisticRegression`'s (glmnet's ``penalty.factor``, ``lower.limits``,
+        ``upper.limits``, ``type.multinomial``) at every C; with unpenalised features (factor 0)
+        an int ``Cs`` starts where every penalised coefficient vanishes, the unpenalised ones fitted
+        (glmnet's null model).
 
     Returns
     -------
@@ -185,11 +207,14 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         raise ValueError("logistic_path needs a penalty ('l1', 'elasticnet' or 'l2'); without one "
                          "there is no path.")
     model = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
-                               class_weight=class_weight, tol=tol, max_iter=max_iter)
+                               class_weight=class_weight, tol=tol, max_iter=max_iter,
+                               penalty_factor=penalty_factor, lower_bounds=lower_bounds,
+                               upper_bounds=upper_bounds, multinomial_penalty=multinomial_penalty)
     objective, data = penalised_objective(model, X, y, sample_weight)
     relax = check_relax(relax, objective.penalty)
     relaxer = Relaxer(LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=objective.sw,
-                                      fit_intercept=fit_intercept), tol=tol, max_iter=max_iter)
+                                      fit_intercept=fit_intercept), tol=tol, max_iter=max_iter,
+                       penalty=objective.penalty)
     rho = objective.penalty.l1_ratio
     values = resolve_grid(Cs, objective, [rho], min_ratio, grid)
     order = np.argsort(values, kind="stable")

@@ -305,7 +305,9 @@ def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: 
     from linclass.linear.fitting.path import path_steps  # numba on first use
 
     for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
-        yield C, penalised_fit(objective, result, ElasticNet(C, l1_ratio), classes)
+        penalty = objective.penalty.at(C, l1_ratio) if hasattr(objective.penalty, "at") else (
+            ElasticNet(C, l1_ratio))
+        yield C, penalised_fit(objective, result, penalty, classes)
 
 
 def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:

@@ -48,19 +48,13 @@ def c_grid(c_null: float, n_values: int, ratio: float) -> np.ndarray:
     return np.geomspace(c_null, c_null / ratio, int(n_values))
 
 
-def _strong_set(G: np.ndarray, l1_new: float, l1_old: float):
-    """Columns kept by the sequential strong rule, one array per row of G (classes)."""
-    threshold = 2.0 * l1_new - l1_old
-    if threshold <= 0.0:
-        return None  # the rule keeps everything
-    return [np.flatnonzero(np.abs(row) >= threshold) for row in G]
-
-
 def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: float = 1e-6,
                max_iter: int = 100, **solver) -> Iterator[tuple[float, PenalisedResult]]:
-    """Fit ``obj`` (a :class:`~linclass.linear.penalties.penalised.PenalisedObjective`; its own penalty is
-    replaced) at each C of ``Cs`` in increasing order, warm-started and screened; yields
-    ``(C, result)`` one step at a time (a cross-validation scores each step and keeps nothing).
+    """Fit ``obj`` (a :class:`~linclass.linear.penalties.penalised.PenalisedObjective`; its own penalty,
+    with its per-feature factors and bounds, is moved to each C: ``obj.penalty.at(C, l1_ratio)``) at
+    each C of ``Cs`` in increasing order, warm-started and screened (the penalty's own strong rule:
+    per unit of each feature's factor, by groups for the grouped penalty); yields ``(C, result)``
+    one step at a time (a cross-validation scores each step and keeps nothing).
 
     ``W0, b0``: the start (internal layout); default the intercept-only fit.  Further keyword
     arguments go to :func:`~linclass.linear.solvers.coordinate_descent.coordinate_descent`.
@@ -72,14 +66,15 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
         W, b = obj.null_start()
     else:
         W, b = np.array(W0, dtype=np.float64), np.array(b0, dtype=np.float64)
-    _, G, _ = obj.with_penalty(ElasticNet(Cs[0], l1_ratio)).gradient(W, b)
+    template = obj.penalty if hasattr(obj.penalty, "at") else ElasticNet(1.0, l1_ratio)
+    _, G, _ = obj.with_penalty(template.at(Cs[0], l1_ratio)).gradient(W, b)
     l1_old = None
     for C in Cs:
-        penalty = ElasticNet(C, l1_ratio)
+        penalty = template.at(C, l1_ratio)
         step = obj.with_penalty(penalty)
         if l1_old is None:  # the first step: screen against the penalty that zeroes everything
-            l1_old = max(float(np.max(np.abs(G))) if G.size else 0.0, penalty.l1)
-        strong = _strong_set(G, penalty.l1, l1_old)
+            l1_old = max(penalty.null_l1(G), penalty.l1)
+        strong = penalty.strong_set(G, penalty.l1, l1_old)
         if strong is not None and obj.binary:
             strong = strong[0]
         result = coordinate_descent(step, W, b, tol=tol, max_iter=max_iter, working_set=strong, **solver)

@@ -407,6 +407,42 @@ class ElasticNet:
         unbounded = (l2 == 0) & (((U > l1) & np.isinf(hi)) | ((U < -l1) & np.isinf(lo)))
         return np.inf if unbounded.any() else float(np.sum(best))
 
+    def at(self, C: float, l1_ratio: float) -> ElasticNet:
+        """The same penalty (factors, bounds) at another C and mixing: a path's step."""
+        return ElasticNet(C, l1_ratio, factor=self.factor, lower=self.lower, upper=self.upper)
+
+    def null_l1(self, G: np.ndarray) -> float:
+        """The smallest :math:`\\lambda_1` at which zero is optimal for every column given the loss
+        gradient G (m, d) there: :math:`\\max_j |G_j|/f_j` over the penalised columns, counting only
+        the directions the bounds leave open (a column that cannot leave zero never enters)."""
+        G = np.asarray(G, dtype=np.float64)
+        if G.size == 0:
+            return 0.0
+        if self.bounded:
+            c = self.columns(G.shape[-1])
+            G = np.maximum(np.where(c[3] > 0, np.maximum(-G, 0.0), 0.0),
+                           np.where(c[2] < 0, np.maximum(G, 0.0), 0.0))
+        else:
+            G = np.abs(G)
+        return self._per_factor(G)
+
+    def _per_factor(self, G: np.ndarray) -> float:
+        """:math:`\\max_j G_j/f_j` over the columns with :math:`f_j > 0` (G non-negative)."""
+        if self.factor is not None:
+            f = np.broadcast_to(self.factor, G.shape[-1:])
+            G = np.where(f > 0, G / np.where(f > 0, f, 1.0), 0.0)
+        return float(np.max(G)) if G.size else 0.0
+
+    def strong_set(self, G: np.ndarray, l1_new: float, l1_old: float):
+        """The sequential strong rule's columns (Tibshirani et al. 2012), one array per row of G:
+        those with :math:`|G_j| \\ge f_j(2\\lambda_1^{new} - \\lambda_1^{old})`; None keeps every
+        column."""
+        threshold = 2.0 * l1_new - l1_old
+        if threshold <= 0.0:
+            return None
+        f = 1.0 if self.factor is None else np.broadcast_to(self.factor, G.shape[-1:])
+        return [np.flatnonzero(np.abs(row) >= threshold * f) for row in G]
+
     def c_at_null(self, G0: np.ndarray) -> float:
         """The largest C at which every coefficient is zero, :math:`\\rho / \\max_j |G_j(0)|`, with
         :math:`G(0)` the summed-loss gradient at the intercept-only fit.
@@ -415,10 +451,6 @@ class ElasticNet:
         :math:`\\rho = 10^{-3}` is returned (where a ridge path starts).  ``inf`` when
         :math:`G(0) = 0` (no feature carries any signal).
         """
-        G0 = np.abs(np.asarray(G0, dtype=np.float64))
-        if self.factor is not None and G0.size:  # a column's own penalty is f_j / C
-            f = np.broadcast_to(self.factor, G0.shape[-1:])
-            G0 = np.where(f > 0, G0 / np.where(f > 0, f, 1.0), 0.0)
-        top = float(np.max(G0)) if np.size(G0) else 0.0
+        top = self.null_l1(G0)  # per unit of each column's factor, in the bounds' open directions
         rho = max(self.l1_ratio, 1e-3)
         return math.inf if top == 0.0 else rho / top

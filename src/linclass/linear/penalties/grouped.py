@@ -162,8 +162,20 @@ class GroupedElasticNet(ElasticNet):
             return math.inf
         return float(np.sum(np.where(l2 > 0, excess * excess / np.where(l2 > 0, 2 * l2, 1.0), 0.0)))
 
-    def c_at_null(self, G0: np.ndarray) -> float:
-        G0 = np.asarray(G0, dtype=np.float64)
-        if not self._grouped(G0):
-            return super().c_at_null(G0)
-        return super().c_at_null(_norms(G0)[None, :])
+    def at(self, C: float, l1_ratio: float) -> GroupedElasticNet:
+        return GroupedElasticNet(C, l1_ratio, factor=self.factor)
+
+    def null_l1(self, G: np.ndarray) -> float:
+        G = np.asarray(G, dtype=np.float64)
+        if not self._grouped(G):
+            return super().null_l1(G)
+        return self._per_factor(_norms(G))
+
+    def strong_set(self, G: np.ndarray, l1_new: float, l1_old: float):
+        """The strong rule on the groups: a feature is kept (in every class) when
+        :math:`\\lVert G_{\\cdot j}\\rVert \\ge f_j(2\\lambda_1^{new} - \\lambda_1^{old})`."""
+        G = np.asarray(G, dtype=np.float64)
+        if not self._grouped(G):
+            return super().strong_set(G, l1_new, l1_old)
+        kept = super().strong_set(_norms(G)[None, :], l1_new, l1_old)
+        return None if kept is None else [kept[0]] * G.shape[0]

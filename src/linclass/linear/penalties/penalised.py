@@ -81,6 +81,7 @@ class PenalisedObjective:
                    else np.ascontiguousarray(sample_weight, dtype=np.float64))
         self.total = float(self.sw.sum())
         self.penalty = penalty
+        self._lay_out(penalty)
         self.fit_intercept = bool(fit_intercept)
         self.m = 1 if self.binary else self.n_classes
         self.class_totals = np.bincount(self.y, weights=self.sw, minlength=self.n_classes)
@@ -94,7 +95,13 @@ class PenalisedObjective:
         other = object.__new__(PenalisedObjective)
         other.__dict__.update(self.__dict__)
         other.penalty = penalty
+        other._lay_out(penalty)
         return other
+
+    def _lay_out(self, penalty) -> None:
+        """The penalty's per-column numbers for this design's columns (per-feature penalties)."""
+        if getattr(penalty, "per_feature", False):
+            penalty.columns(self.design.d)
 
     # ------------------------------------------------------------------ values
     def null_start(self) -> tuple[np.ndarray, np.ndarray]:
@@ -241,8 +248,19 @@ class PenalisedObjective:
         return max(value - dual, 0.0)
 
     def c_at_null(self) -> float:
-        """The largest C at which every coefficient of this penalty is zero
-        (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null` at :meth:`null_start`)."""
+        """The largest C at which every penalised coefficient of this penalty is zero
+        (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null` at :meth:`null_start`;
+        with unpenalised features (factor 0), at their own fit, which every model on the path
+        contains, as glmnet's null model does)."""
         W, b = self.null_start()
+        pen = self.penalty
+        factor = getattr(pen, "factor", None)
+        if factor is not None and np.any(np.broadcast_to(factor, (self.d,)) == 0):
+            from linclass.linear.solvers.coordinate_descent import coordinate_descent
+
+            # a penalty so strong that only the unpenalised columns move
+            only = self.with_penalty(pen.at(1e-9 / max(self.total, 1.0), max(pen.l1_ratio, 1e-3)))
+            result = coordinate_descent(only, W, b, tol=1e-13, max_iter=500)
+            W, b = result.W, result.b
         _, G, _ = self.gradient(W, b)
-        return self.penalty.c_at_null(G)
+        return pen.c_at_null(G)
