@@ -151,6 +151,7 @@ def test_plain(value, shown):
     ("or try tol=1e-8.", "or try --param tol=1e-8."),
     ("did not converge in max_iter=100 iterations", "did not converge in max_iter=100 iterations"),
     ("collected only with kind='full'.", "collected only with kind='full'."),  # not a model parameter
+    ("two-class Firth fits only; use ci='wald'.", "two-class Firth fits only; use --ci wald."),
 ])
 def test_hints_are_spelled_for_the_command_line(text, spelled):
     assert command_line(text, parameter_names()) == spelled

@@ -29,6 +29,8 @@ _HINT = re.compile(r"(?P<verb>\b(?:[Uu]se|[Ww]ith|[Oo]r|[Ss]et|[Tt]ry)\s+)(?P<na
 _INCREASE = re.compile(r"\b(?P<verb>[Ii]ncrease|[Rr]aise|[Ll]ower|[Dd]ecrease)\s+(?P<name>[A-Za-z_]\w*)\b(?!=)")
 # a hint to call the summary with other intervals: "summary(ci='profile')"
 _SUMMARY = re.compile(r"\bsummary\(ci=(?P<q>['\"])(?P<ci>\w+)(?P=q)\)")
+# a hint to ask for other intervals: "use ci='wald'"
+_CI = re.compile(r"(?P<verb>\b(?:[Uu]se|[Oo]r)\s+)ci=(?P<q>['\"])(?P<ci>\w+)(?P=q)")
 
 
 def command_line(text, parameters) -> str:
@@ -36,7 +38,7 @@ def command_line(text, parameters) -> str:
     ``use --param solver=newton``, ``Refit with C=np.inf`` -> ``Refit with --param C=inf``,
     ``Increase max_iter`` -> ``Increase --param max_iter`` (only names in ``parameters``, the models'
     parameter names, are rewritten), ``summary(ci='profile')`` -> ``linclass summary --ci
-    profile``."""
+    profile``, ``use ci='wald'`` -> ``use --ci wald``."""
     def rewrite(match):
         name = match.group("name")
         if name not in parameters:
@@ -51,6 +53,7 @@ def command_line(text, parameters) -> str:
         return f"{match.group('verb')} --param {name}"
 
     text = _SUMMARY.sub(lambda m: f"linclass summary --ci {m.group('ci')}", str(text))
+    text = _CI.sub(lambda m: f"{m.group('verb')}--ci {m.group('ci')}", text)
     return _INCREASE.sub(more, _HINT.sub(rewrite, text))
 
 
