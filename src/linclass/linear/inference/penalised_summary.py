@@ -132,6 +132,15 @@ class PenalisedSummary:
 
     __repr__ = __str__
 
+    def cov_params(self):
+        raise ValueError("A penalised selection has no covariance matrix of its estimates (the "
+                         "penalty chose the features from the same data); fit the selected "
+                         "features with penalty=None for one.")
+
+    def wald_test(self, R, q=None):
+        raise ValueError("No Wald tests after a penalised selection; fit the selected features with "
+                         "penalty=None (on fresh data) to test them.")
+
 
 def describe_penalty(kind, C: float, l1_ratio: float) -> str:
     """The penalty in words."""

@@ -116,6 +116,7 @@ class Summary:
     converged: bool | None = None
     covariance_type: str = "nonrobust"
     fitted_at: float = field(default_factory=time.time)
+    covariance: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ statsmodels' names
     @property
@@ -167,6 +168,47 @@ class Summary:
     @property
     def pvalues(self):
         return self._labelled(self.p_value)
+
+    def cov_params(self):
+        """The covariance matrix of the parameters (R's ``vcov``, statsmodels' ``cov_params()``),
+        the one the standard errors come from (robust with a ``cov_type``).
+
+        Returns
+        -------
+        pandas DataFrame indexed (rows and columns) by parameter, or by (equation, parameter) for
+        softmax; without pandas an ndarray in the same order.
+        """
+        if self.covariance is None:
+            raise ValueError("This table holds no covariance matrix (made before it was recorded).")
+        cov = np.array(self.covariance, dtype=np.float64)
+        try:
+            import pandas as pd
+        except ImportError:
+            return cov
+        index = self._index()
+        return pd.DataFrame(cov, index=index, columns=index)
+
+    def wald_test(self, R, q=None):
+        """Wald test of the linear hypothesis :math:`R\\beta = q` on the parameters, as statsmodels'
+        ``wald_test`` (a chi-squared test): ``R`` an array (one column per parameter, in the
+        table's order) with ``q`` (default 0), or text such as ``"age = 0, lwt = 0"`` or
+        ``"smoke - ht = 0"`` on the parameters' names (two classes).  Returns a
+        :class:`~linclass.linear.inference.hypotheses.WaldTest` (``statistic``, ``df``,
+        ``pvalue``)."""
+        from linclass.linear.inference.hypotheses import constraints, wald_test
+
+        if self.covariance is None:
+            raise ValueError("This table holds no covariance matrix (made before it was recorded).")
+        if isinstance(R, str):
+            if q is not None:
+                raise ValueError("q goes with an array R; a text hypothesis carries its own "
+                                 "right-hand sides.")
+            if len(self.equations) > 1:
+                raise ValueError("Text hypotheses name the parameters of two-class fits; for "
+                                 "softmax give R as an array (one column per parameter, "
+                                 "equation-major).")
+            R, q = constraints(R, list(self.names))
+        return wald_test(self.coef, self.covariance, R, q)
 
     def conf_int(self, alpha: float = 0.05):
         """:math:`1-\\alpha` confidence intervals: Wald's :math:`\\hat\\beta \\pm
@@ -340,4 +382,5 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
         pseudo_r2=float(1 - log_likelihood / null_log_likelihood) if null_log_likelihood else 0.0,
         aic=float(-2 * log_likelihood + 2 * k), bic=float(-2 * log_likelihood + k * np.log(n_obs)),
         n_obs=float(n_obs), alpha=float(alpha), title=title, notes=list(notes),
+        covariance=np.asarray(covariance, dtype=np.float64),
     )

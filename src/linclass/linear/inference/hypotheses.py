@@ -1,0 +1,132 @@
+"""Wald tests of linear hypotheses on a fitted model's parameters, as statsmodels' ``wald_test``.
+
+For the parameters :math:`\\hat\\beta` (the summary's, in its order: equation-major, the constant
+first) with covariance :math:`V` and the hypothesis :math:`R\\beta = q` (r independent rows),
+
+.. math::  W = (R\\hat\\beta - q)^T(RVR^T)^{-1}(R\\hat\\beta - q) \\sim \\chi^2_r
+
+under the hypothesis, asymptotically (Wald 1943; e.g. Greene, *Econometric Analysis*, sec. 5.4).
+The hypothesis is an array R (and q, default 0) or text: equations separated by commas, each side
+a sum of terms ``[number*]name`` or numbers, e.g. ``"age = 0, lwt = 0"`` or ``"smoke - ht = 0"``,
+the names those of the summary's parameters (two classes; softmax parameters need R).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import chi2
+
+__all__ = ["WaldTest", "constraints", "wald_test"]
+
+
+@dataclass(frozen=True)
+class WaldTest:
+    """The outcome of a Wald test, with statsmodels' names (``statistic``, ``pvalue``, ``df_num``)."""
+
+    statistic: float
+    df: int
+    p_value: float
+
+    @property
+    def pvalue(self) -> float:
+        return self.p_value
+
+    @property
+    def df_num(self) -> int:
+        return self.df
+
+    def __str__(self) -> str:
+        return f"Wald test: chi2({self.df}) = {self.statistic:.6g}, P>chi2 = {self.p_value:.4g}"
+
+    __repr__ = __str__
+
+
+def wald_test(params: np.ndarray, covariance: np.ndarray, R, q=None) -> WaldTest:
+    """The Wald statistic of :math:`R\\beta = q` (module docstring)."""
+    beta = np.asarray(params, dtype=np.float64).reshape(-1)
+    R = np.atleast_2d(np.asarray(R, dtype=np.float64))
+    if R.shape[1] != beta.size:
+        raise ValueError(f"R has {R.shape[1]} columns; the model has {beta.size} parameters.")
+    q = np.zeros(R.shape[0]) if q is None else np.asarray(q, dtype=np.float64).reshape(-1)
+    if q.size != R.shape[0]:
+        raise ValueError(f"q has {q.size} entries; R has {R.shape[0]} rows.")
+    if not np.all(np.isfinite(R)) or not np.all(np.isfinite(q)):
+        raise ValueError("R and q must be finite.")
+    rank = np.linalg.matrix_rank(R)
+    if rank < R.shape[0]:
+        raise ValueError(f"The {R.shape[0]} hypotheses are not independent (rank {rank}): drop "
+                         "the redundant ones.")
+    diff = R @ beta - q
+    middle = R @ np.asarray(covariance, dtype=np.float64) @ R.T
+    try:
+        statistic = float(diff @ np.linalg.solve(middle, diff))
+    except np.linalg.LinAlgError:
+        raise ValueError("R V R' is singular: a hypothesis involves parameters without variance "
+                         "(aliased or fixed).") from None
+    df = int(R.shape[0])
+    return WaldTest(statistic=statistic, df=df, p_value=float(chi2.sf(statistic, df)))
+
+
+_NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
+
+
+def constraints(text: str, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(R, q)`` of hypotheses written as text (module docstring) on the parameters ``names``."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("A hypothesis is a non-empty string such as \"age = 0, lwt = 0\".")
+    if len(set(names)) != len(names):
+        raise ValueError("The parameters' names are not unique (a softmax model): give R as an "
+                         "array.")
+    # the names, longest first, stand in as tokens (a name may hold spaces or operators)
+    order = sorted(range(len(names)), key=lambda i: -len(names[i]))
+    rows, rhs = [], []
+    for equation in _split(text):
+        if equation.count("=") != 1:
+            raise ValueError(f"{equation!r}: a hypothesis is one equation, 'left = right'.")
+        row, const = np.zeros(len(names)), 0.0
+        for side, sign in zip(equation.split("="), (1.0, -1.0)):
+            coefs, value = _side(side, names, order)
+            row += sign * coefs
+            const -= sign * value
+        if not np.any(row):
+            raise ValueError(f"{equation!r} names no parameter; the parameters: "
+                             f"{', '.join(map(repr, names))}.")
+        rows.append(row)
+        rhs.append(const)
+    return np.array(rows), np.array(rhs)
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _side(side: str, names: list[str], order: list[int]) -> tuple[np.ndarray, float]:
+    """The coefficients of the names and the constant in one side of an equation."""
+    coefs, value = np.zeros(len(names)), 0.0
+    rest = side
+    for i in order:  # replace every name by its token
+        rest = rest.replace(names[i], f" @{i}@ ")
+    term = re.compile(rf"\s*([+-]?)\s*(?:({_NUMBER})\s*\*?\s*)?(@(\d+)@)?\s*")
+    position, found = 0, False
+    rest = rest.strip()
+    while position < len(rest):
+        match = term.match(rest, position)
+        if match is None or match.end() == position or not (match.group(2) or match.group(3)):
+            raise ValueError(f"Cannot read {side.strip()!r} in the hypothesis: write sums of "
+                             f"[number*]name terms; the parameters: {', '.join(map(repr, names))}.")
+        if found and not match.group(1):
+            raise ValueError(f"Cannot read {side.strip()!r} in the hypothesis: terms are joined by "
+                             "+ or -.")
+        sign = -1.0 if match.group(1) == "-" else 1.0
+        number = float(match.group(2)) if match.group(2) else 1.0
+        if match.group(3):
+            coefs[int(match.group(4))] += sign * number
+        else:
+            value += sign * number
+        position, found = match.end(), True
+    if not found:
+        raise ValueError(f"An empty side in the hypothesis {side!r}.")
+    return coefs, value
