@@ -109,3 +109,36 @@ def test_a_penalised_selection_has_no_covariance():
     with pytest.raises(ValueError, match="No Wald tests"):
         model.summary().wald_test([[1.0]])
     assert isinstance(model.summary().to_frame(), pd.DataFrame)
+
+
+def test_deviances_are_glms():
+    """Residual and null deviance with their degrees of freedom, as R's summary.glm and statsmodels'
+    GLM (binomial) report them."""
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X[["mean radius", "mean texture", "mean smoothness"]]
+    table = linclass.LogisticRegression(penalty=None, tol=1e-12).fit(X, y).summary()
+    ref = sm.GLM(y, sm.add_constant(X), family=sm.families.Binomial()).fit(tol=1e-14)
+    assert table.deviance == pytest.approx(ref.deviance, rel=1e-9)
+    assert table.null_deviance == pytest.approx(ref.null_deviance, rel=1e-9)
+    assert table.df_resid == ref.df_resid and table.df_null == y.size - 1
+
+
+@pytest.mark.parametrize("reference", [1, 2])
+def test_reference_class_is_mnlogits_with_that_class_first(reference):
+    """summary(reference=r) reports each class against r: statsmodels' MNLogit with r coded first
+    gives the same contrasts, standard errors and covariance."""
+    X, y = load_wine(return_X_y=True)
+    X = X[:, [0, 9]]
+    model = linclass.LogisticRegression(penalty=None, tol=1e-12).fit(X, y)
+    table = model.summary(reference=reference)
+    recoded = np.select([y == reference, y < reference], [0, y + 1], y)  # r first, order kept
+    ref = sm.MNLogit(recoded, sm.add_constant(X)).fit(disp=0, method="newton", tol=1e-14,
+                                                     maxiter=100)
+    np.testing.assert_allclose(np.asarray(table.params), np.asarray(ref.params), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(table.bse), np.asarray(ref.bse), rtol=1e-6)
+    np.testing.assert_allclose(table.cov_params().to_numpy(), np.asarray(ref.cov_params()),
+                               rtol=1e-6)
+    assert table.equations[0].endswith(f"vs {reference}")
+    assert table.llf == pytest.approx(model.summary().llf)
+    with pytest.raises(ValueError, match="not a class"):
+        model.summary(reference=7)

@@ -394,7 +394,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
 
     # ------------------------------------------------------------------ inference
     def summary(self, alpha: float = 0.05, ci: str = "wald", *, cov_type: str = "nonrobust",
-                groups=None, X=None, y=None, sample_weight=None, source=None):
+                groups=None, X=None, y=None, sample_weight=None, source=None, reference=None):
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
 
@@ -426,6 +426,9 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         source : chunk source, default=None
             The training rows as a :class:`linclass.core.chunks.ChunkSource` (as ``fit_source``),
             instead of ``X`` / ``y``: read once.
+        reference : a class label or None, default=None
+            Softmax fits: the class the others are contrasted with (None: ``classes_[0]``, as
+            statsmodels' MNLogit); the covariance is mapped to the new contrasts.
 
         A fit by solver 'cd' (every fit with an L1 part) reports what it honestly can instead: the
         selected (non-zero) coefficients, the penalty, the log-likelihood and the optimality
@@ -439,7 +442,7 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         """
         check_is_fitted(self)
         return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
-                             sample_weight=sample_weight, source=source)
+                             sample_weight=sample_weight, source=source, reference=reference)
 
     def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
                          count: bool = False, sample_weight=None, y=None,

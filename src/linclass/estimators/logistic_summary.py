@@ -48,7 +48,7 @@ def fit_record(model, target) -> dict:
 
 
 def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", groups=None,
-                  X=None, y=None, sample_weight=None, source=None):
+                  X=None, y=None, sample_weight=None, source=None, reference=None):
     """:meth:`linclass.LogisticRegression.summary` of the fitted model ``model``: the table its
     inference record makes (:mod:`linclass.linear.fitting.records`), with the header's facts; with
     a robust ``cov_type``, its covariance computed from the training rows (``X``, ``y``,
@@ -80,8 +80,17 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         ci = "wald"  # the record's table; the profile columns replace Wald's below
     if cov_type != "nonrobust":
         record = replace(record, covariance=covariance)
+    extra = {}
+    r = _reference_index(model, reference)
+    if r:
+        if not isinstance(record, LogisticInference) or profile is not None:
+            raise ValueError("summary(reference=...) is offered for maximum-likelihood and L2 fits "
+                             "with Wald intervals; this table reports contrasts against "
+                             f"{model.classes_[0]!r}.")
+        extra["reference"] = r
     table = record.table(coef=coef, intercept=model.intercept_, classes=model.classes_,
-                         feature_names=names, fit_intercept=model.fit_intercept, alpha=alpha, ci=ci)
+                         feature_names=names, fit_intercept=model.fit_intercept, alpha=alpha, ci=ci,
+                         **extra)
     if profile is not None:
         shape = table.coef.shape
         notes.append("intervals: profile likelihood (as R's confint of a glm); p-values: "
@@ -239,6 +248,19 @@ def _dask_source(X, y, sample_weight, groups):
     if is_dask_collection(groups):
         groups = groups.compute()
     return DaskSource(X, y, sample_weight), ChunkGroups(values=validate_groups(groups, None))
+
+
+def _reference_index(model, reference) -> int:
+    """The index in ``classes_`` of the reference class of a softmax summary (0: the first)."""
+    if reference is None:
+        return 0
+    classes = list(np.asarray(model.classes_).tolist())
+    if len(classes) < 3:
+        raise ValueError("reference= chooses the base class of a softmax summary (three or more "
+                         "classes); with two classes the table is the log-odds of classes_[1].")
+    if reference not in classes:
+        raise ValueError(f"reference={reference!r} is not a class; classes_: {classes}.")
+    return classes.index(reference)
 
 
 def _facts(model) -> dict:

@@ -148,6 +148,24 @@ class Summary:
         return float(self.n_obs - self.coef.size)
 
     @property
+    def deviance(self) -> float:
+        """The residual deviance :math:`-2\\ell` (R's summary.glm; the saturated model of
+        individual rows has log-likelihood 0)."""
+        return -2.0 * self.log_likelihood
+
+    @property
+    def null_deviance(self) -> float:
+        """The null deviance :math:`-2\\ell_0`, of the intercept-only model."""
+        return -2.0 * self.null_log_likelihood
+
+    @property
+    def df_null(self) -> float:
+        """The null model's residual degrees of freedom: observations (the sum of the frequency
+        weights, as statsmodels' ``freq_weights``) less its parameters (one intercept per
+        equation; none without an intercept)."""
+        return float(self.n_obs - (len(self.equations) if CONSTANT in self.names else 0))
+
+    @property
     def prsquared(self) -> float:
         return self.pseudo_r2
 

@@ -115,7 +115,7 @@ class LogisticInference:
         )
 
     def table(self, *, coef, intercept, classes, feature_names, fit_intercept,
-              alpha: float = 0.05, ci: str = "wald") -> Summary:
+              alpha: float = 0.05, ci: str = "wald", reference: int = 0) -> Summary:
         """The :class:`Summary` of the fitted ``coef`` / ``intercept`` (shapes (1, d) and (1,) for two
         classes, else (K, d) and (K,)): the log-odds for two classes, each class's contrast against
         the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``), and
@@ -130,14 +130,30 @@ class LogisticInference:
         if self.covariance is None:
             raise ValueError(f"No standard errors for this fit: {self.reason}.")
         coef, intercept = np.asarray(coef), np.asarray(intercept)
+        covariance = self.covariance
         if coef.shape[0] > 1:
-            coef, intercept = coef[1:] - coef[0], intercept[1:] - intercept[0]
+            order = [reference] + [k for k in range(coef.shape[0]) if k != reference]
+            coef, intercept = coef[order[1:]] - coef[reference], intercept[order[1:]] - intercept[reference]
+            if reference:
+                T = reference_change(coef.shape[0] + 1, reference, covariance.shape[0] // coef.shape[0])
+                covariance = T @ covariance @ T.T
+            classes = np.asarray(classes)[order]
         return summarize(
-            coef=coef, intercept=intercept, covariance=self.covariance,
+            coef=coef, intercept=intercept, covariance=covariance,
             log_likelihood=self.log_likelihood, null_log_likelihood=self.null_log_likelihood,
             n_obs=self.n_obs, classes=classes, feature_names=feature_names,
             fit_intercept=fit_intercept, alpha=alpha, notes=self.notes,
         )
+
+
+def reference_change(K: int, reference: int, p: int) -> np.ndarray:
+    """The linear map from the contrasts against class 0 (K - 1 blocks of p parameters, as the
+    covariance is laid out) to those against class ``reference``: :math:`\\theta_k - \\theta_r =
+    (\\theta_k - \\theta_0) - (\\theta_r - \\theta_0)`, for the classes other than r in order."""
+    old = np.zeros((K, K - 1))  # class k's contrast in terms of the old ones (class 0: none)
+    old[1:] = np.eye(K - 1)
+    rows = [old[k] - old[reference] for k in range(K) if k != reference]
+    return np.kron(np.array(rows), np.eye(p))
 
 
 def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
