@@ -1,4 +1,5 @@
-"""Wald tests of linear hypotheses on a fitted model's parameters, as statsmodels' ``wald_test``.
+"""Tests of hypotheses on fitted models: Wald tests of linear hypotheses on the parameters, as
+statsmodels' ``wald_test``, and likelihood-ratio tests of nested models, as R's ``anova``.
 
 For the parameters :math:`\\hat\\beta` (the summary's, in its order: equation-major, the constant
 first) with covariance :math:`V` and the hypothesis :math:`R\\beta = q` (r independent rows),
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import chi2
 
-__all__ = ["WaldTest", "constraints", "wald_test"]
+__all__ = ["LikelihoodRatioTest", "WaldTest", "constraints", "likelihood_ratio_test", "wald_test"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,39 @@ def wald_test(params: np.ndarray, covariance: np.ndarray, R, q=None) -> WaldTest
                          "(aliased or fixed).") from None
     df = int(R.shape[0])
     return WaldTest(statistic=statistic, df=df, p_value=float(chi2.sf(statistic, df)))
+
+
+@dataclass(frozen=True)
+class LikelihoodRatioTest:
+    """A likelihood-ratio test of a smaller model nested in a larger one (R's ``anova(small,
+    large, test="Chisq")``): :math:`LR = 2(\\ell_{large} - \\ell_{small}) = D_{small} - D_{large}
+    \\sim \\chi^2_{df}`, df the difference in parameters (Wilks 1938)."""
+
+    statistic: float
+    df: int
+    p_value: float
+    deviance_small: float
+    deviance_large: float
+
+    @property
+    def pvalue(self) -> float:
+        return self.p_value
+
+    def __str__(self) -> str:
+        return (f"Likelihood-ratio test: deviance {self.deviance_small:.6g} -> "
+                f"{self.deviance_large:.6g}, chi2({self.df}) = {self.statistic:.6g}, "
+                f"P>chi2 = {self.p_value:.4g}")
+
+    __repr__ = __str__
+
+
+def likelihood_ratio_test(ll_small: float, ll_large: float, df: int) -> LikelihoodRatioTest:
+    """The test of the module's :class:`LikelihoodRatioTest` from the two log-likelihoods."""
+    statistic = max(2.0 * (ll_large - ll_small), 0.0)
+    return LikelihoodRatioTest(statistic=float(statistic), df=int(df),
+                               p_value=float(chi2.sf(statistic, df)),
+                               deviance_small=-2.0 * float(ll_small),
+                               deviance_large=-2.0 * float(ll_large))
 
 
 _NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"

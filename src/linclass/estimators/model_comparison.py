@@ -1,0 +1,125 @@
+"""Comparing fitted logistic models: ``lr_test(smaller, larger)`` (R's ``anova(small, large,
+test="Chisq")``) and ``drop1(model, X, y)`` (R's ``drop1(model, test="Chisq")``), from the models'
+log-likelihoods (:func:`linclass.linear.inference.hypotheses.likelihood_ratio_test`).  The checks
+here make sure the test means something: both fits unpenalised, on the same rows and classes, the
+smaller one's features among the larger one's.  No mathematics here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.linear.inference.hypotheses import likelihood_ratio_test
+
+__all__ = ["drop1", "lr_test"]
+
+
+def lr_test(smaller, larger):
+    """The likelihood-ratio test of ``smaller`` nested in ``larger`` (two fitted unpenalised
+    :class:`~linclass.LogisticRegression` models on the same rows): statistic
+    :math:`2(\\ell_{large} - \\ell_{small})`, its degrees of freedom (the difference in parameters)
+    and p-value, as R's ``anova(small, large, test="Chisq")``.  Models that are not nested on the
+    same rows are refused, saying why.
+
+    Returns
+    -------
+    :class:`~linclass.linear.inference.hypotheses.LikelihoodRatioTest` (``statistic``, ``df``,
+    ``pvalue``, ``deviance_small``, ``deviance_large``)
+    """
+    small, large = _table(smaller, "smaller"), _table(larger, "larger")
+    if not np.array_equal(np.asarray(smaller.classes_), np.asarray(larger.classes_)):
+        raise ValueError(f"The models were fitted to different classes ({list(smaller.classes_)} "
+                         f"and {list(larger.classes_)}): not the same rows.")
+    if abs(small.nobs - large.nobs) > 1e-9 * max(small.nobs, 1.0):
+        raise ValueError(f"The models were fitted to different rows ({small.nobs:g} and "
+                         f"{large.nobs:g} observations, weights summed): refit both on the same.")
+    if smaller.fit_intercept and larger.fit_intercept and (
+            abs(small.llnull - large.llnull) > 1e-9 * max(abs(large.llnull), 1.0)):
+        raise ValueError("The models were fitted to different rows (their intercept-only "
+                         "log-likelihoods differ): refit both on the same rows.")
+    if smaller.fit_intercept and not larger.fit_intercept:
+        raise ValueError("The smaller model has an intercept and the larger one has none: not "
+                         "nested.")
+    df = int(large.coef.size - small.coef.size)
+    if df <= 0:
+        raise ValueError(f"The larger model has {large.coef.size} parameters, the smaller "
+                         f"{small.coef.size}: pass the smaller model first.")
+    _check_features(smaller, larger)
+    if large.llf < small.llf - 1e-8 * max(abs(small.llf), 1.0):
+        raise ValueError(f"The larger model fits worse (log-likelihood {large.llf:.6g} < "
+                         f"{small.llf:.6g}): the models are not nested, or a fit did not converge.")
+    return likelihood_ratio_test(small.llf, large.llf, df)
+
+
+def drop1(model, X, y, sample_weight=None):
+    """R's ``drop1(model, test="Chisq")``: for each feature, the model refitted without it, with
+    the degrees of freedom it takes, the deviance and AIC without it, the likelihood-ratio
+    statistic and its p-value (``model``: a fitted unpenalised LogisticRegression; ``X``, ``y``,
+    ``sample_weight``: its training rows, which the model does not keep).
+
+    Returns
+    -------
+    pandas DataFrame indexed by ``'<none>'`` and the feature names, with columns ``Df``,
+    ``Deviance``, ``AIC``, ``LRT``, ``Pr(>Chi)``.
+    """
+    import pandas as pd
+
+    full = _table(model, "model")
+    names = _names(model)
+    if len(names) != getattr(X, "shape", (0, 0))[1]:
+        raise ValueError(f"X has {getattr(X, 'shape', ('?', '?'))[1]} features; the model was "
+                         f"fitted on {len(names)}.")
+    rows = {"<none>": [np.nan, full.deviance, full.aic, np.nan, np.nan]}
+    for j, name in enumerate(names):
+        keep = [k for k in range(len(names)) if k != j]
+        Xj = X.iloc[:, keep] if hasattr(X, "iloc") else np.asarray(X)[:, keep]
+        if not keep and not model.fit_intercept:
+            continue
+        reduced = clone(model)
+        if not keep:  # the intercept-only model
+            test = likelihood_ratio_test(full.llnull, full.llf, full.coef.size - full.coef.shape[0])
+            rows[name] = [test.df, -2 * full.llnull, -2 * full.llnull + 2 * full.coef.shape[0],
+                          test.statistic, test.pvalue]
+            continue
+        reduced.fit(Xj, y, sample_weight=sample_weight)
+        test = lr_test(reduced, model)
+        small = reduced.summary()
+        rows[name] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=["Df", "Deviance", "AIC", "LRT", "Pr(>Chi)"])
+
+
+def _table(model, role: str):
+    """The summary of a fitted unpenalised logistic model (its log-likelihoods and parameters)."""
+    check_is_fitted(model)
+    if not hasattr(model, "summary") or not hasattr(model, "_penalty"):
+        raise ValueError(f"The {role} model is a {type(model).__name__}: likelihood-ratio tests "
+                         "compare fitted LogisticRegression models.")
+    penalty = model._penalty()
+    if penalty.name is not None or getattr(penalty, "per_feature", False) or getattr(
+            model, "relax", 1.0) != 1.0:
+        raise ValueError(f"The {role} model is penalised (penalty={penalty.name!r}): a "
+                         "likelihood-ratio test compares maximum-likelihood fits; refit with "
+                         "penalty=None.")
+    return model.summary()
+
+
+def _names(model) -> list[str]:
+    names = getattr(model, "feature_names_in_", None)
+    return ([str(n) for n in names] if names is not None
+            else [f"x{j}" for j in range(model.n_features_in_)])
+
+
+def _check_features(smaller, larger) -> None:
+    """The smaller model's features among the larger one's (by name when both have names)."""
+    a, b = getattr(smaller, "feature_names_in_", None), getattr(larger, "feature_names_in_", None)
+    if a is not None and b is not None:
+        extra = sorted(set(map(str, a)) - set(map(str, b)))
+        if extra:
+            raise ValueError(f"The smaller model has features the larger one lacks ({extra}): "
+                             "not nested.")
+    elif smaller.n_features_in_ > larger.n_features_in_:
+        raise ValueError(f"The smaller model has {smaller.n_features_in_} features, the larger "
+                         f"{larger.n_features_in_}: not nested.")
