@@ -20,15 +20,18 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.validation import validate_fit
+from linclass.core.validation import validate_fit, validate_predict
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_summary import fit_record, margins_table, summary_table
+from linclass.estimators.logistic_summary import (fit_record, margins_table,
+                                                  reported_parameters, summary_table)
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
+from linclass.linear.inference.prediction import predict_with_se
+from linclass.linear.inference.summary import Summary
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.penalties.table import (
     PENALTIES,
@@ -483,3 +486,50 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
         check_is_fitted(self)
         return margins_table(self, X, at=at, method=method, dummy=dummy, count=count,
                              sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups)
+
+    def get_prediction(self, X, *, cov_type: str = "nonrobust", groups=None, X_train=None,
+                       y_train=None, sample_weight=None):
+        """Predicted probabilities of ``classes_[1]`` and log-odds with standard errors and
+        confidence intervals, as statsmodels' ``GLMResults.get_prediction(exog)`` and R's
+        ``predict(glm, newdata, se.fit = TRUE)`` (:mod:`linclass.linear.inference.prediction`).
+
+        Two classes; fits whose :meth:`summary` has a covariance matrix (maximum likelihood, L2,
+        Firth: the summary's ``cov_params()``).  A fit with an L1 part or bounds has none and is
+        refused.
+
+        Parameters
+        ----------
+        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
+            The rows to predict.
+        cov_type, groups : as in :meth:`summary`
+            The parameters' covariance: the fit's ('nonrobust'), or a robust one (unpenalised fits)
+            computed from the training rows ``X_train``, ``y_train``, ``sample_weight``.
+        X_train, y_train, sample_weight : the training rows, default=None
+            Needed only for a robust ``cov_type`` (the model does not keep its training data).
+
+        Returns
+        -------
+        :class:`linclass.linear.inference.prediction.PredictionResults`
+            ``predicted``, ``se_mean``, ``linpred``, ``se_linpred``, ``conf_int(alpha)`` and
+            ``summary_frame(alpha)`` (columns ``mean``, ``mean_se``, ``mean_ci_lower``,
+            ``mean_ci_upper``, then ``linpred``, ``linpred_se``, ``linpred_ci_lower``,
+            ``linpred_ci_upper``).
+        """
+        check_is_fitted(self)
+        if len(self.classes_) != 2:
+            raise ValueError(f"get_prediction is offered for two classes; this model has "
+                             f"{len(self.classes_)} (softmax standard errors of the probabilities "
+                             "are not implemented).")
+        table = summary_table(self, 0.05, "wald", cov_type=cov_type, groups=groups, X=X_train,
+                              y=y_train, sample_weight=sample_weight)
+        if not isinstance(table, Summary) or table.covariance is None:
+            raise ValueError("get_prediction needs the covariance matrix of the estimates; this fit "
+                             "(a penalty with an L1 part, or bounds) has none. Refit with "
+                             "penalty=None (or 'l2').")
+        if is_dask_collection(X):
+            raise ValueError("get_prediction needs the rows X in memory; call .compute() first.")
+        rows = validate_predict(self, X, accept_sparse=True)
+        coef, intercept = reported_parameters(self)
+        return predict_with_se(rows, coef[0], intercept[0], table.covariance,
+                               fit_intercept=self.fit_intercept,
+                               row_labels=getattr(X, "index", None))
