@@ -115,3 +115,13 @@ def test_bad_inputs(cancer):
         result.summary_frame(alpha=1.5)
     with pytest.raises(ValueError, match="which"):
         result.conf_int(which="probability")
+
+
+def test_without_intercept_matches_statsmodels(cancer):
+    X, y, _, _ = cancer
+    Xc = X - X.mean(axis=0)
+    model = LogisticRegression(penalty=None, fit_intercept=False, tol=1e-12).fit(Xc, y)
+    reference = sm.GLM(y, Xc, family=sm.families.Binomial()).fit(tol=1e-12)
+    ours = model.get_prediction(Xc[:40]).summary_frame(0.05, which="mean")
+    theirs = reference.get_prediction(Xc[:40]).summary_frame(0.05)
+    np.testing.assert_allclose(ours.to_numpy(), theirs.to_numpy(), rtol=TOL, atol=1e-12)
