@@ -1,0 +1,90 @@
+"""Case diagnostics of a fitted unpenalised binary :class:`~linclass.LogisticRegression`: fitted
+probabilities, deviance and Pearson residuals, hat values, Cook's distances and standardised
+residuals, as R reports them for ``glm(..., family = binomial, weights = w)``.  This module checks
+the model and the rows; the formulas are in :mod:`linclass.linear.inference.diagnostics`."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.estimators.logistic_regression import LogisticRegression
+from linclass.estimators.logistic_summary import reported_parameters, training_rows
+from linclass.linear.inference.diagnostics import Diagnostics, logistic_diagnostics
+
+__all__ = ["Diagnostics", "diagnostics"]
+
+
+def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
+    """Regression diagnostics of the fitted model ``model`` over its training rows.
+
+    Parameters
+    ----------
+    model : LogisticRegression
+        Fitted with ``penalty=None`` (or ``C=np.inf``) on two classes.
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The rows the model was fitted on (the model does not keep them).
+    y : array-like of shape (n_samples,)
+        Their labels, from ``model.classes_``.
+    sample_weight : array-like of shape (n_samples,), optional
+        The fit's sample weights (R's prior ``weights``); multiplied by the class weights of a
+        ``class_weight`` fit, as in the fit.  Every weight must be positive.
+
+    Returns
+    -------
+    Diagnostics
+        A frozen record of arrays (``fitted``, ``deviance_residuals``, ``pearson_residuals``,
+        ``hat``, ``cooks_distance``, ``standardized_residuals``); ``to_frame()`` gives a
+        DataFrame with one row per observation.
+
+    Raises
+    ------
+    ValueError
+        For a model that is not a fitted unpenalised binary LogisticRegression, for rows that do
+        not match it, and for rows of zero weight.
+    """
+    if not isinstance(model, LogisticRegression):
+        raise ValueError("diagnostics: model must be a linclass.LogisticRegression; got "
+                         f"{type(model).__name__}.")
+    check_is_fitted(model)
+    if np.asarray(model.classes_).size != 2:
+        raise ValueError(f"diagnostics: the model has {np.asarray(model.classes_).size} classes; the "
+                         "hat values, Cook's distances and residuals here are those of a binary "
+                         "logistic fit (R's glm with family=binomial). Fit one class against the "
+                         "rest to diagnose a multiclass problem.")
+    _check_unpenalised(model)
+    if X is None or y is None:
+        raise ValueError("diagnostics needs the rows the model was fitted on, X and y (and "
+                         "sample_weight as in the fit); the model does not keep its training data.")
+    index = getattr(X, "index", None)
+    rows = training_rows(model, X, y, sample_weight, purpose="diagnostics", in_memory=True)
+    weight = np.ones(rows.X.shape[0]) if rows.weight is None else np.asarray(rows.weight)
+    zero = np.flatnonzero(weight == 0)
+    if zero.size:
+        raise ValueError(f"diagnostics: {zero.size} rows have weight 0 (the first: "
+                         f"{zero[:5].tolist()}). R's hatvalues, cooks.distance and rstandard leave "
+                         "such rows out; they do not change the fit, so pass the rows with positive "
+                         "weight only.")
+    coef, intercept = reported_parameters(model)
+    result = logistic_diagnostics(rows.X, rows.y, weight, coef[0], intercept[0],
+                                  model.fit_intercept)
+    if index is not None:
+        result = Diagnostics(**{**result.__dict__, "index": index})
+    return result
+
+
+def _check_unpenalised(model) -> None:
+    """Refuse a fit that is not the plain maximum-likelihood estimate, saying why."""
+    record = getattr(model, "_fit_record", None)
+    method = record.get("method") if isinstance(record, dict) else None
+    if method is None:
+        method = "MLE" if model._penalty().kind is None else "penalised ML"
+    if method != "MLE":
+        raise ValueError("diagnostics are defined for unpenalised fits (penalty=None or C=np.inf); "
+                         f"this model was fitted by {method}. Its estimate is shrunk, so it does "
+                         "not solve the likelihood equations on which the hat matrix, Cook's "
+                         "distance and the standardised residuals rest. Refit with penalty=None.")
+    if model.lower_bounds is not None or model.upper_bounds is not None:
+        raise ValueError("diagnostics are defined for the unconstrained maximum-likelihood fit; "
+                         "this model was fitted with lower_bounds / upper_bounds. Refit without "
+                         "them.")
