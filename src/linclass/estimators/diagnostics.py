@@ -5,6 +5,8 @@ the model and the rows; the formulas are in :mod:`linclass.linear.inference.diag
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -69,7 +71,7 @@ def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
     result = logistic_diagnostics(rows.X, rows.y, weight, coef[0], intercept[0],
                                   model.fit_intercept)
     if index is not None:
-        result = Diagnostics(**{**result.__dict__, "index": index})
+        result = replace(result, index=index)
     return result
 
 
