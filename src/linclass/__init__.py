@@ -26,6 +26,7 @@ from linclass.core.class_stats import ClassStats
 from linclass.estimators import *  # noqa: F403  (the estimator classes: estimators.__all__)
 from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
+from linclass.estimators.diagnostics import diagnostics
 from linclass.estimators.model_comparison import drop1, lr_test
 from linclass.exceptions import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save
@@ -39,6 +40,7 @@ __all__ = [
     "ModelFileError",
     "SeparationWarning",
     "SingularCovarianceWarning",
+    "diagnostics",
     "drop1",
     "load",
     "logistic_path",

@@ -100,7 +100,21 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
                         ci_lower=profile.lower.reshape(shape), ci_upper=profile.upper.reshape(shape))
     if notes:
         table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
-    return replace(table, **_facts(model))
+    return replace(table, title=_titled(model, table.title), **_facts(model))
+
+
+def _titled(model, title: str) -> str:
+    """The table's title, naming the penalty of a smooth penalised fit first (its estimates are
+    shrunk and its tests are not frequentist inference; the notes say so): "L2-penalised logistic
+    regression (C=1): ..." rather than a title that reads as the maximum-likelihood fit's."""
+    try:
+        penalty = model._penalty()
+    except (ValueError, AttributeError):
+        return title
+    if getattr(penalty, "kind", None) != "l2" or not title[:1].isupper():
+        return title  # (an L1 part gives the penalised selection's own table)
+    model_name, _, rest = title.partition(":")
+    return f"L2-penalised {model_name[0].lower()}{model_name[1:]} (C={penalty.C:g}):{rest}"
 
 
 def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, sample_weight,
