@@ -255,7 +255,7 @@ def test_best_shift_minimises_the_penalty_over_shifts_and_both_copies_agree(K, l
     inside the coupled coordinate descent return the same shift, and it minimises
     sum_k r(W_kj - c): no shift on a fine grid around it does better, and for L1 with even K
     (a flat minimum) it is the midpoint of the two middle values."""
-    from linclass.linear.compiled.coupled import best_shift as compiled_shift
+    from linclass.linear.compiled.blocks import best_shift as compiled_shift
     from linclass.linear.penalties.elastic_net import ElasticNet
 
     rng = np.random.default_rng(K)

@@ -19,7 +19,7 @@ block update
     :math:`\\lVert Ac - g\\rVert \\le \\lambda_1`; otherwise :math:`u = (A + (\\lambda_2 + \\mu)I)^{-1}(Ac - g)`
     with :math:`\\mu = \\lambda_1/\\lVert u\\rVert`, the root of the increasing function
     :math:`\\mu\\lVert u(\\mu)\\rVert = \\lambda_1`, found in the eigenbasis of A
-    (:func:`linclass.linear.compiled.coupled.group_update` in coordinate descent on the data;
+    (:func:`linclass.linear.compiled.blocks.group_update` in coordinate descent on the data;
     on the explicit model of a small dense working set, block updates alternate with Newton's
     method on the non-zero groups, :mod:`linclass.linear.solvers.small_grouped`).
 optimality

@@ -11,7 +11,8 @@ The model, in :math:`u = w + \\delta` (class-major, entry ``k * q + t`` is class
 is minimised by alternating two moves until its optimality conditions hold to ``tol``:
 
 1. a sweep of exact block updates, one feature at a time (the group soft threshold in the
-   block's eigenbasis, :func:`block_minimiser`), which finds the groups that are zero;
+   block's eigenbasis, :func:`~linclass.linear.compiled.blocks.group_update`), which finds the
+   groups that are zero;
 2. Newton's method on the groups that are not (where the norm is smooth: its Hessian is
    :math:`(I - \\hat u\\hat u^T)/\\lVert u\\rVert`), with a backtracking line search on
    :math:`\\phi`: fast local convergence where block updates alone crawl (correlated features,
@@ -23,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
+from linclass.linear.compiled.blocks import group_update
+
 __all__ = ["block_minimiser", "solve_small_grouped"]
 
 _ROUNDS = 50
@@ -30,28 +33,12 @@ _ROUNDS = 50
 
 def block_minimiser(A: np.ndarray, b: np.ndarray, lam: float) -> np.ndarray:
     """The minimiser of :math:`\\frac12u^TAu - b^Tu + \\lambda\\lVert u\\rVert` (A positive
-    semi-definite): 0 when :math:`\\lVert b\\rVert \\le \\lambda`, else
-    :math:`(A + \\mu I)^{-1}b` with :math:`\\mu\\lVert u(\\mu)\\rVert = \\lambda` (bisection in A's
-    eigenbasis; the left side increases in :math:`\\mu`)."""
-    size = float(np.linalg.norm(b))
-    if size <= lam:
-        return np.zeros_like(b)
-    vals, vecs = np.linalg.eigh(A)
-    vals = np.maximum(vals, 0.0)
-    bh = vecs.T @ b
-    if lam == 0.0:
-        return vecs @ (bh / np.where(vals > 0, vals, 1.0))
-    low, high = 0.0, lam * float(vals.max(initial=0.0)) / (size - lam) + lam
-    for _ in range(200):
-        mu = 0.5 * (low + high)
-        if np.sum((mu * bh / (vals + mu)) ** 2) > lam * lam:
-            high = mu
-        else:
-            low = mu
-        if high - low <= 1e-15 * high:
-            break
-    mu = 0.5 * (low + high)
-    return vecs @ (bh / (vals + mu))
+    semi-definite): the compiled group update (:func:`linclass.linear.compiled.blocks.group_update`)
+    from zero, with gradient :math:`-b`."""
+    u = np.zeros_like(b)
+    group_update(-np.asarray(b, dtype=np.float64), np.ascontiguousarray(A, dtype=np.float64),
+                 np.zeros_like(u), u, float(lam), 0.0, 0.0)
+    return u
 
 
 def _violations(M, c, u, lam, groups):
