@@ -442,3 +442,47 @@ def test_grouped_path_keeps_features_whole_and_bad_lengths_are_refused(cancer):
     assert path.n_nonzero[0] == 0 and path.n_nonzero[-1] > 5
     with pytest.raises(ValueError, match="penalty_factor has 3 entries"):
         linclass.logistic_path(X, y, Cs=3, penalty="l1", penalty_factor=np.ones(3))
+
+
+def test_conjugate_is_the_supremum_over_the_box():
+    """The duality gap's conjugate h*(u) = sup over [lo, hi] of u w - l1 |w| - l2/2 w^2 equals a fine
+    grid search, coordinate by coordinate, with and without an L2 part; dual_scale makes an open
+    side finite."""
+    from linclass.linear.penalties.conjugate import conjugate, dual_scale
+
+    rng = np.random.default_rng(3)
+    grid = np.linspace(-3, 3, 600001)
+    for l2 in (0.0, 0.7):
+        columns = np.array([[0.5, 0.2, 1.0], [l2] * 3, [-1.0, 0.0, -2.0], [2.0, 1.5, 0.5]])
+        U = rng.normal(scale=2.0, size=(3, 2))
+        expected = 0.0
+        for j in range(3):
+            l1, l2j, lo, hi = columns[:, j]
+            w = grid[(grid >= lo) & (grid <= hi)]
+            for u in U[j]:
+                expected += float(np.max(u * w - l1 * np.abs(w) - 0.5 * l2j * w * w))
+        assert conjugate(U, columns) == pytest.approx(expected, abs=1e-9)
+    open_side = np.array([[0.5], [0.0], [0.0], [np.inf]])
+    U = np.array([[2.0]])
+    assert conjugate(U, open_side) == np.inf
+    alpha = dual_scale(U, open_side)
+    assert alpha == pytest.approx(0.25) and np.isfinite(conjugate(alpha * U, open_side))
+
+
+def test_best_shift_within_bounds_minimises_over_the_feasible_shifts():
+    from linclass.linear.penalties.softmax_shift import best_shift
+
+    rng = np.random.default_rng(4)
+    W = rng.normal(size=(4, 6))
+    l1, l2 = np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.3]), np.array([0.0, 1.0, 0.5, 0.0, 0.0, 0.1])
+    lower, upper = np.full(6, -1.0), np.full(6, 2.5)  # a feasible shift exists: spreads < 3.5
+    shift = best_shift(W, l1, l2, lower, upper)
+    for j in range(6):
+        lo, hi = W[:, j].max() - upper[j], W[:, j].min() - lower[j]
+        cs = np.linspace(lo, hi, 200001)
+        values = [l1[j] * np.abs(W[:, j] - c).sum() + 0.5 * l2[j] * ((W[:, j] - c) ** 2).sum()
+                  for c in cs]
+        assert lo - 1e-12 <= shift[j] <= hi + 1e-12
+        f = l1[j] * np.abs(W[:, j] - shift[j]).sum() + 0.5 * l2[j] * ((W[:, j] - shift[j]) ** 2).sum()
+        assert f <= min(values) + 1e-9
+    assert shift[4] == pytest.approx(np.clip(W[:, 4].mean(), W[:, 4].max() - 2.5, W[:, 4].min() + 1.0))

@@ -54,16 +54,13 @@ from linclass.linear.logistic.chunked import ChunkedObjective
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.logistic.separation import check_separation
 from linclass.linear.logistic.start import gaussian_start
+from linclass.linear.penalties.conjugate import conjugate, dual_scale, soft_threshold
+from linclass.linear.penalties.softmax_shift import best_shift
 
 __all__ = ["ElasticNet", "SMOOTH_SOLVERS", "abs_change", "soft_threshold"]
 
 #: the solvers of smooth objectives (:mod:`linclass.linear.solvers`); 'cd' is proximal Newton
 SMOOTH_SOLVERS = ("newton", "bohning", "lbfgs", "sgd")
-
-
-def soft_threshold(u: np.ndarray, threshold: float) -> np.ndarray:
-    """:math:`\\operatorname{sign}(u)\\max(|u| - t, 0)`, elementwise."""
-    return np.sign(u) * np.maximum(np.abs(u) - threshold, 0.0)
 
 
 def abs_change(w: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -320,92 +317,28 @@ class ElasticNet:
 
     def best_shift(self, W: np.ndarray) -> np.ndarray:
         """For each column of W (K x d, one row per class), the shift :math:`c_j` minimising
-        :math:`\\sum_k r(W_{kj} - c_j)`.
-
-        A softmax model's loss does not change when the same number is subtracted from every class's
-        coefficient of a feature, so the optimum takes the shift the penalty prefers: the mean for
-        L2, a median for L1, between for the elastic net (glmnet's centring of multinomial
-        coefficients).  The objective is convex and piecewise quadratic in :math:`c`; its derivative
-        :math:`\\lambda_1(\\#\\{W_{kj} < c\\} - \\#\\{W_{kj} > c\\}) + \\lambda_2(Kc - \\sum_kW_{kj})`
-        increases, and its root is found among the K + 1 intervals the sorted column defines.  Where
-        the minimisers form an interval (L1, even K) its midpoint is returned, so that the shifted
-        column has its own interval centred on 0: every optimal column of the same fit then reports
-        the same coefficients, whatever point of the interval the solver reached.  A column without
-        penalty (factor 0) takes the mean (its coefficients then sum to zero); with bounds, the shift
-        is the best one that keeps the column within them.
-        """
-        A = np.sort(np.asarray(W, dtype=np.float64), axis=0)
-        K, d = A.shape
-        if K == 0 or d == 0:
-            return np.zeros(d)
+        :math:`\\sum_k r(W_{kj} - c_j)` within the bounds
+        (:func:`linclass.linear.penalties.softmax_shift.best_shift`)."""
+        W = np.asarray(W, dtype=np.float64)
+        d = W.shape[1]
         l1, l2 = self._weights(d)
-        if self.factor is not None or self.bounded:
-            l1, l2 = np.broadcast_to(l1, (d,)), np.broadcast_to(l2, (d,))
-            free = (l1 == 0) & (l2 == 0)
-            shift = np.where(free, A.mean(axis=0), self._shift(A, l1, np.where(free, 1.0, l2)))
-            if self.bounded:
-                c = self.columns(d)
-                shift = np.clip(shift, A[-1] - c[3], A[0] - c[2])
-            return shift
-        return self._shift(A, l1, l2)
-
-    @staticmethod
-    def _shift(A, l1, l2):
-        """:meth:`best_shift` of the sorted columns A with penalties l1, l2 (scalars or per column)."""
-        K, d = A.shape
-        total = A.sum(axis=0)
-        ranks = np.arange(K)[:, None]
-        # derivative at each sorted value (m smaller, K - 1 - m larger): increasing in m
-        phi = l1 * (2 * ranks - (K - 1)) + l2 * (K * A - total)
-        m = np.sum(phi < 0, axis=0)  # the root lies in [A[m-1], A[m]]
-        lo = np.where(m > 0, A[np.maximum(m - 1, 0), np.arange(d)], -np.inf)
-        hi = np.where(m < K, A[np.minimum(m, K - 1), np.arange(d)], np.inf)
-        # L1 alone: between lo and hi the derivative is l1 (2m - K); zero (a flat minimum) only for
-        # 2m = K, else the root is the jump at hi (the median of an odd K)
-        lasso = np.where(2 * m == K, (lo + hi) / 2, hi)
-        if np.ndim(l2) == 0 and l2 == 0:
-            return lasso
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ridge = np.clip((total - l1 * (2 * m - K) / l2) / K, lo, hi)
-        return np.where(l2 > 0, ridge, lasso)
+        if not (self.factor is not None or self.bounded):
+            return best_shift(W, l1, l2)
+        c = self.columns(d)
+        return best_shift(W, c[0], c[1], c[2] if self.bounded else None,
+                          c[3] if self.bounded else None)
 
     def dual_scale(self, U: np.ndarray) -> float:
         """The largest :math:`\\alpha \\in [0, 1]` with :math:`h^*(\\alpha U)` finite, U of shape
-        (d, m) (the duality gap's dual point, :mod:`linclass.linear.penalties.penalised`): without an
-        L2 part, a coordinate unbounded on the side U points to needs :math:`\\alpha|U_j| \\le
-        \\lambda_1f_j`."""
+        (d, m) (:func:`linclass.linear.penalties.conjugate.dual_scale`)."""
         U = np.asarray(U, dtype=np.float64)
-        if U.size == 0:
-            return 1.0
-        c = self.columns(U.shape[0])[:, :, None]
-        l1, l2, lo, hi = c[0], c[1], c[2], c[3]
-        open_side = (l2 == 0) & (((U > l1) & np.isinf(hi)) | ((U < -l1) & np.isinf(lo)))
-        if not open_side.any():
-            return 1.0
-        return float(np.min(np.broadcast_to(l1, U.shape)[open_side] / np.abs(U[open_side])))
+        return 1.0 if U.size == 0 else dual_scale(U, self.columns(U.shape[0]))
 
     def conjugate(self, U: np.ndarray) -> float:
-        """:math:`h^*(U) = \\sum \\sup_{lo_j \\le w \\le hi_j} U_{jk}w - \\lambda_1f_j|w| -
-        \\frac{\\lambda_2f_j}2w^2` (the Fenchel conjugate of the penalty with its box), U of shape
-        (d, m); ``inf`` where a supremum is unbounded."""
+        """:math:`h^*(U)`, the Fenchel conjugate of the penalty with its box, U of shape (d, m)
+        (:func:`linclass.linear.penalties.conjugate.conjugate`)."""
         U = np.asarray(U, dtype=np.float64)
-        if U.size == 0:
-            return 0.0
-        c = self.columns(U.shape[0])[:, :, None]
-        l1, l2, lo, hi = c[0], c[1], c[2], c[3]
-        if not self.bounded and np.all(l2 > 0):
-            return float(np.sum(np.maximum(np.abs(U) - l1, 0.0) ** 2 / (2.0 * l2)))
-
-        def at(w):
-            with np.errstate(invalid="ignore"):
-                return np.where(np.isfinite(w), U * w - l1 * np.abs(w) - 0.5 * l2 * w * w, -np.inf)
-
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inner = np.clip(np.where(l2 > 0, soft_threshold(U, l1) / l2, 0.0), lo, hi)
-        best = at(inner)  # the maximiser with an L2 part; without, the candidate at 0
-        best = np.maximum(best, np.where(l2 > 0, -np.inf, np.maximum(at(lo), at(hi))))
-        unbounded = (l2 == 0) & (((U > l1) & np.isinf(hi)) | ((U < -l1) & np.isinf(lo)))
-        return np.inf if unbounded.any() else float(np.sum(best))
+        return 0.0 if U.size == 0 else conjugate(U, self.columns(U.shape[0]))
 
     def at(self, C: float, l1_ratio: float) -> ElasticNet:
         """The same penalty (factors, bounds) at another C and mixing: a path's step."""
