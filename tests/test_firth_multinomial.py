@@ -19,7 +19,6 @@ from linclass.linear.penalties.firth import FirthObjective
 from linclass.linear.penalties.firth_inference import Firth
 from linclass.linear.penalties.firth_multinomial import (
     MultinomialFirthObjective,
-    score_adjustment,
 )
 from linclass.linear.solvers import newton
 

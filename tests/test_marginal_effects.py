@@ -123,7 +123,6 @@ def reference(theta, Xt, v, method, discrete):
     """Effects (d, K) from the definitions, for complex ``theta`` ((K-1) x p, intercept first):
     P = softmax(0, Xt theta_l); continuous dP_k/dx_j = P_k (B_kj - sum_m P_m B_mj), transformed by
     method; ``discrete``: {column: (low, high, factor)} changes of P_k (or ln P_k)."""
-    K = theta.shape[0] + 1
     B = np.vstack([np.zeros(theta.shape[1]), theta])
 
     def proba(Z):

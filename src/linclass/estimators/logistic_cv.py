@@ -2,8 +2,9 @@
 regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules),
 relaxes it when asked (:mod:`linclass.linear.fitting.relax`), scores each C on the held-out rows,
 and the best C (and l1_ratio, and relax), or the most penalised within one standard error of it, is
-refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue; the two small functions at
-the end hold cv.glmnet's statistics and choice rule (:mod:`linclass.selection.cv_rule`).
+refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue: the folds' paths and scores
+are :mod:`linclass.estimators.logistic_cv_folds`, cv.glmnet's statistics and choice rule
+:mod:`linclass.selection.cv_rule`.
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.linear.fitting.choice import SKLEARN_SOLVERS
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
-from linclass.linear.fitting.relax import Relaxer, relax_fit, relax_values, warn_refits
+from linclass.linear.fitting.relax import relax_fit, relax_values, warn_refits
 from linclass.linear.penalties.table import make_penalty
 from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
-from linclass.exceptions import GridEdgeWarning
+from linclass.estimators.logistic_cv_folds import (
+    fold_path,
+    fold_relaxer,
+    relaxed_scores,
+    warn_on_edge,
+)
 from linclass.selection.cv_rule import choose, cv_statistics
 
 __all__ = ["LogisticRegressionCV"]
@@ -269,7 +275,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         scale = [objective.total / max(objective.sw[train].sum(), np.finfo(float).tiny)
                  if self.fold_penalty == "lambda" else 1.0 for train, _ in folds]
         scorer = None if self.scoring is None else check_scoring(self, self.scoring)
-        jobs = (delayed(_fold_path)(self, objective, data, train, test, grid * k, rho, scorer)
+        jobs = (delayed(fold_path)(self, objective, data, train, test, grid * k, rho, scorer)
                 for (train, test), k in zip(folds, scale) for rho in ratios)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
         shape = (len(folds), len(ratios), grid.size)
@@ -285,14 +291,14 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         if self.store_paths:
             self.coefs_paths_, self.intercepts_paths_ = coefs, intercepts
         relaxers = {}  # (fold, ratio) -> the refits of that fold's supports
-        self.relax_scores_ = _relaxed_scores(self, objective, data, folds, scores.reshape(shape),
+        self.relax_scores_ = relaxed_scores(self, objective, data, folds, scores.reshape(shape),
                                              coefs, intercepts, relaxes, scorer, relaxers)
         weights = np.array([objective.sw[test].sum() for _, test in folds])
         mean, se = cv_statistics(self.relax_scores_, weights)
         (r, c, g), (c1, g1) = choose(mean, se)
         self.C_1se_, self.relax_1se_ = float(grid[c1]), float(relaxes[g1])
         self.l1_ratio_ = float(ratios[r])
-        _warn_on_edge(grid, c, coefs[:, r, c], self.l1_ratio_,
+        warn_on_edge(grid, c, coefs[:, r, c], self.l1_ratio_,
                       self.grid == "glmnet" and isinstance(self.Cs, Integral))
         if self.refit_rule == "1se":
             c, g = c1, g1
@@ -300,7 +306,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         if self.relax_ < 1.0:  # the folds' refits of the chosen candidate (others score poorly)
             warn_refits(f"LogisticRegressionCV at the chosen C_={self.C_:.3g}, relax_="
                         f"{self.relax_:g} (the folds' refits)",
-                        [_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
+                        [fold_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
                          for f in range(len(folds))])
         self.scores_ = self.relax_scores_[..., g]
         self.cv_mean_, self.cv_se_ = mean[..., g], se[..., g]
@@ -325,7 +331,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
             self.coef_ = coefs[:, r, c].mean(axis=0)
             self.intercept_ = intercepts[:, r, c].mean(axis=0)
         else:  # the same with the folds' relaxed coefficients (their refits are kept)
-            relaxed = [_relaxer(self, objective, data, folds, f, r, relaxers).coefficients(
+            relaxed = [fold_relaxer(self, objective, data, folds, f, r, relaxers).coefficients(
                 coefs[f, r, c], intercepts[f, r, c], self.relax_) for f in range(len(folds))]
             self.coef_ = np.mean([a for a, _ in relaxed], axis=0)
             self.intercept_ = np.mean([b for _, b in relaxed], axis=0)
@@ -337,106 +343,3 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         for _, fit in path_fits(objective, grid, rho, classes, tol=self.tol, max_iter=self.max_iter):
             pass
         return fit
-
-
-def _warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool) -> None:
-    """A :class:`~linclass.GridEdgeWarning` when the chosen index ``c`` is the first or the last of
-    ``grid`` (increasing).  Not at the strongest penalty when it has an L1 part and zeroes every
-    coefficient of every fold (``coefs``): a smaller C gives the same intercept-only model.
-    ``glmnet``: the grid is glmnet's (its weak end moves with ``min_ratio``)."""
-    if grid.size < 2 or 0 < c < grid.size - 1:
-        return
-    low, high = np.log10(grid[0]), np.log10(grid[-1])
-    if c == grid.size - 1:
-        edge, way, high = "largest C of the grid (Cs_[-1], the weakest penalty tried)", "above", high + 2
-        also = ", or a smaller min_ratio with grid='glmnet'," if glmnet else ""
-    elif l1_ratio > 0 and not np.any(coefs):
-        return
-    else:
-        edge, way, low = "smallest C of the grid (Cs_[0], the strongest penalty tried)", "below", low - 2
-        also = ""
-    # one sentence: the command shows a warning's first sentence
-    warnings.warn(
-        f"cross-validation chose C_={grid[c]:.3g}, the {edge}, and the best C may lie {way} it: "
-        f"extend Cs {way} {grid[c]:.3g} (such as Cs=np.logspace({low:.3g}, {high:.3g}, "
-        f"{grid.size + 2})){also} and fit again.", GridEdgeWarning, stacklevel=3)
-
-
-def _held_out_score(model, objective, data, test, scorer):
-    """The score of ``(coef, intercept)`` on the rows ``test``: ``scorer``'s, or minus the mean
-    held-out log-loss (without scikit-learn's validation per C)."""
-    from linclass.linear.penalties.penalised import PenalisedObjective
-
-    X = data.X
-    if scorer is None:
-        held_out = PenalisedObjective(X[test], data.y[test], data.classes.size, objective.sw[test],
-                                      objective.penalty, fit_intercept=model.fit_intercept)
-        total = max(held_out.total, np.finfo(float).tiny)
-
-        def score(coef, intercept):
-            W, b = held_out.internal(coef, intercept)
-            return -held_out.loss(held_out.scores(W, b)) / total
-        return score
-    scored = LogisticRegression(fit_intercept=model.fit_intercept)  # carries each C's coefficients
-    scored.classes_ = data.classes
-    scored.n_features_in_ = X.shape[1]
-    if hasattr(model, "feature_names_in_"):
-        scored.feature_names_in_ = model.feature_names_in_
-    Xt, yt = X[test], data.classes[data.y[test]]
-    weight = {} if data.sample_weight is None else {"sample_weight": data.sample_weight[test]}
-
-    def score(coef, intercept):
-        scored.coef_, scored.intercept_ = coef, intercept
-        return scorer(scored, Xt, yt, **weight)
-    return score
-
-
-def _fold_path(model, objective, data, train, test, grid, rho, scorer):
-    """One fold at one l1_ratio: the path on the training rows, each C scored on the test rows.
-    Returns (scores, n_iter, coefs, intercepts, converged, violation), one entry per C."""
-    from linclass.linear.penalties.penalised import PenalisedObjective
-
-    fold = PenalisedObjective(data.X[train], data.y[train], data.classes.size, objective.sw[train],
-                              objective.penalty, fit_intercept=model.fit_intercept)
-    score = _held_out_score(model, objective, data, test, scorer)
-    scores, n_iter, coefs, intercepts, converged, violation = [], [], [], [], [], []
-    for _, fit in path_fits(fold, grid, rho, data.classes, tol=model.tol, max_iter=model.max_iter):
-        scores.append(score(fit.coef, fit.intercept))
-        n_iter.append(fit.n_iter)
-        coefs.append(fit.coef)
-        intercepts.append(fit.intercept)
-        converged.append(fit.converged)
-        violation.append(fit.violation)
-    return (np.array(scores), np.array(n_iter), np.array(coefs), np.array(intercepts),
-            np.array(converged), np.array(violation))
-
-
-def _relaxer(model, objective, data, folds, f, r, relaxers) -> Relaxer:
-    """The :class:`~linclass.linear.fitting.relax.Relaxer` of fold ``f`` at ratio index ``r`` (made
-    once: it keeps the refit of each support)."""
-    if (f, r) not in relaxers:
-        train = folds[f][0]
-        problem = LogisticProblem(X=data.X[train], y=data.y[train], classes=data.classes,
-                                  weight=objective.sw[train], fit_intercept=model.fit_intercept)
-        relaxers[(f, r)] = Relaxer(problem, tol=model.tol, max_iter=model.max_iter,
-                                   penalty=objective.penalty)
-    return relaxers[(f, r)]
-
-
-def _relaxed_scores(model, objective, data, folds, scores, coefs, intercepts, relaxes, scorer,
-                    relaxers) -> np.ndarray:
-    """Held-out scores of shape (n_folds, n_l1_ratios, n_Cs, n_relax): ``scores`` (the penalised
-    fits') at relax 1, the relaxed fits' below (in this thread: the refits' warnings are caught)."""
-    out = np.empty(scores.shape + (relaxes.size,))
-    for i, relax in enumerate(relaxes):
-        if relax == 1.0:
-            out[..., i] = scores
-            continue
-        for f, (_, test) in enumerate(folds):
-            score = _held_out_score(model, objective, data, test, scorer)
-            for r in range(scores.shape[1]):
-                relaxer = _relaxer(model, objective, data, folds, f, r, relaxers)
-                for c in range(scores.shape[2]):
-                    out[f, r, c, i] = score(*relaxer.coefficients(coefs[f, r, c],
-                                                                  intercepts[f, r, c], relax))
-    return out

@@ -18,20 +18,17 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.validation import validate_fit, validate_predict
+from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
+from linclass.estimators.logistic_inference import LogisticInferenceMethods
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_summary import (fit_record, margins_table,
-                                                  reported_parameters, summary_table)
+from linclass.estimators.logistic_summary import (fit_record)
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
-from linclass.linear.inference.prediction import predict_with_se
-from linclass.linear.inference.summary import Summary
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.penalties.table import (
     PENALTIES,
@@ -46,7 +43,8 @@ from linclass.sources.dask import is_dask_collection
 __all__ = ["LogisticRegression"]
 
 
-class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, ClassifierMixin,
+class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPredictions,
+                         SparseCoefMixin, ClassifierMixin,
                          BaseEstimator):
     """Logistic regression (two classes, sigmoid) and softmax regression (K > 2 classes), with L2,
     L1, elastic-net and Firth penalties, sparse X and a statsmodels-grade :meth:`summary`.
@@ -394,142 +392,3 @@ class LogisticRegression(CallbackSupport, LogisticPredictions, SparseCoefMixin, 
             for i, value in enumerate(fit.history):
                 print(f"LogisticRegression ({fit.solver}) iteration {i}: objective {value:.10g}")
         return self
-
-    # ------------------------------------------------------------------ inference
-    def summary(self, alpha: float = 0.05, ci: str = "wald", *, cov_type: str = "nonrobust",
-                groups=None, X=None, y=None, sample_weight=None, source=None, reference=None):
-        """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
-        model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
-
-        Parameters
-        ----------
-        alpha : float, default=0.05
-            The intervals are :math:`1-\\alpha` confidence intervals.
-        ci : {'wald', 'profile'}, default='wald'
-            'profile': profile-likelihood intervals and likelihood-ratio p-values in place of
-            Wald's: for ``penalty='firth'`` fits the penalised ones, as R's logistf reports them
-            (computed at the fit, for ``alpha=0.05``); for unpenalised fits (two or more classes)
-            those of R's ``confint`` of a glm, for any ``alpha``, computed from the training rows
-            ``X``, ``y``, ``sample_weight`` (:mod:`linclass.linear.inference.profile`).  Standard
-            errors and z are Wald's either way.
-        cov_type : {'nonrobust', 'HC0', 'HC1', 'cluster'}, default='nonrobust'
-            The covariance of the standard errors, z, p-values and Wald intervals, as statsmodels'
-            ``fit(cov_type=...)``: the inverse information, or the sandwich (heteroscedasticity
-            robust HC0 and HC1 = HC0 times N/(N-k); cluster robust with ``groups``, with the CRV1
-            factor G/(G-1) (N-1)/(N-k)), :mod:`linclass.linear.inference.sandwich`.  Unpenalised
-            fits only; the robust ones are computed from the training rows ``X``, ``y``,
-            ``sample_weight`` (or ``source``), which the model does not keep.
-        groups : array-like of shape (n_samples,), default=None
-            The cluster of each row (cov_type='cluster'); with Dask X, a Dask series of X's data
-            frame or the labels in row order.
-        X, y, sample_weight : the training rows, default=None
-            In memory or Dask collections (in memory for ``ci='profile'``), as given to ``fit``
-            (weights are frequency weights; the fit's ``class_weight`` is applied to them as the
-            fit did).
-        source : chunk source, default=None
-            The training rows as a :class:`linclass.core.chunks.ChunkSource` (as ``fit_source``),
-            instead of ``X`` / ``y``: read once.
-        reference : a class label or None, default=None
-            Softmax fits: the class the others are contrasted with (None: ``classes_[0]``, as
-            statsmodels' MNLogit); the covariance is mapped to the new contrasts.
-
-        A fit by solver 'cd' (every fit with an L1 part) reports what it honestly can instead: the
-        selected (non-zero) coefficients, the penalty, the log-likelihood and the optimality
-        violation, without standard errors (inference after selection is not valid).
-
-        Returns
-        -------
-        :class:`linclass.linear.inference.summary.Summary` or
-        :class:`linclass.linear.inference.penalised_summary.PenalisedSummary` (print as tables;
-        ``.to_frame()`` for pandas)
-        """
-        check_is_fitted(self)
-        return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
-                             sample_weight=sample_weight, source=source, reference=reference)
-
-    def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
-                         count: bool = False, sample_weight=None, y=None,
-                         cov_type: str = "nonrobust", groups=None):
-        """Marginal effects of the features on the class probabilities, with delta-method standard
-        errors, as statsmodels' ``get_margeff`` of ``Logit`` / ``MNLogit``
-        (:mod:`linclass.linear.inference.margins`).  Unpenalised fits only.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows over which the effects are averaged ('overall') or whose mean / median is
-            taken (statsmodels uses the training rows).
-        at : {'overall', 'mean', 'median', 'zero'}, default='overall'
-            The average of the rows' effects, or the effect at the features' (weighted) mean,
-            median or zero (the intercept stays).
-        method : {'dydx', 'eyex', 'dyex', 'eydx'}, default='dydx'
-            :math:`\\partial P/\\partial x`, or the elasticities :math:`\\partial\\ln P/\\partial\\ln x`,
-            :math:`\\partial P/\\partial\\ln x`, :math:`\\partial\\ln P/\\partial x`.
-        dummy, count : bool, default=False
-            The discrete change from 0 to 1 of each 0/1 column, and the centred change
-            :math:`(P(x+1) - P(x-1))/2` of each count column (non-negative integers), for
-            'dydx' / 'eydx' at 'overall' / 'mean'.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Frequency weights of the rows of X (also those of the fit for a robust ``cov_type``).
-        y, cov_type, groups : as in :meth:`summary`
-            The parameters' covariance: the fit's ('nonrobust'), or a robust one computed from the
-            training rows ``X``, ``y``, ``sample_weight`` (and ``groups``).
-
-        Returns
-        -------
-        :class:`linclass.linear.inference.margins.MarginalEffects`
-            ``margeff``, ``margeff_se`` (shape (n_features,) for two classes: the effects on the
-            probability of ``classes_[1]``; (n_features, n_classes) for softmax), ``margeff_cov``,
-            ``tvalues``, ``pvalues``, ``conf_int(alpha)``, ``summary_frame(alpha)``; prints as a
-            table.
-        """
-        check_is_fitted(self)
-        return margins_table(self, X, at=at, method=method, dummy=dummy, count=count,
-                             sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups)
-
-    def get_prediction(self, X, *, cov_type: str = "nonrobust", groups=None, X_train=None,
-                       y_train=None, sample_weight=None):
-        """Predicted probabilities of ``classes_[1]`` and log-odds with standard errors and
-        confidence intervals, as statsmodels' ``GLMResults.get_prediction(exog)`` and R's
-        ``predict(glm, newdata, se.fit = TRUE)`` (:mod:`linclass.linear.inference.prediction`).
-
-        Two classes; fits whose :meth:`summary` has a covariance matrix (maximum likelihood, L2,
-        Firth: the summary's ``cov_params()``).  A fit with an L1 part or bounds has none and is
-        refused.
-
-        Parameters
-        ----------
-        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
-            The rows to predict.
-        cov_type, groups : as in :meth:`summary`
-            The parameters' covariance: the fit's ('nonrobust'), or a robust one (unpenalised fits)
-            computed from the training rows ``X_train``, ``y_train``, ``sample_weight``.
-        X_train, y_train, sample_weight : the training rows, default=None
-            Needed only for a robust ``cov_type`` (the model does not keep its training data).
-
-        Returns
-        -------
-        :class:`linclass.linear.inference.prediction.PredictionResults`
-            ``predicted``, ``se_mean``, ``linpred``, ``se_linpred``, ``conf_int(alpha)`` and
-            ``summary_frame(alpha)`` (columns ``mean``, ``mean_se``, ``mean_ci_lower``,
-            ``mean_ci_upper``, then ``linpred``, ``linpred_se``, ``linpred_ci_lower``,
-            ``linpred_ci_upper``).
-        """
-        check_is_fitted(self)
-        if len(self.classes_) != 2:
-            raise ValueError(f"get_prediction is offered for two classes; this model has "
-                             f"{len(self.classes_)} (softmax standard errors of the probabilities "
-                             "are not implemented).")
-        table = summary_table(self, 0.05, "wald", cov_type=cov_type, groups=groups, X=X_train,
-                              y=y_train, sample_weight=sample_weight)
-        if not isinstance(table, Summary) or table.covariance is None:
-            raise ValueError("get_prediction needs the covariance matrix of the estimates; this fit "
-                             "(a penalty with an L1 part, or bounds) has none. Refit with "
-                             "penalty=None (or 'l2').")
-        if is_dask_collection(X):
-            raise ValueError("get_prediction needs the rows X in memory; call .compute() first.")
-        rows = validate_predict(self, X, accept_sparse=True)
-        coef, intercept = reported_parameters(self)
-        return predict_with_se(rows, coef[0], intercept[0], table.covariance,
-                               fit_intercept=self.fit_intercept,
-                               row_labels=getattr(X, "index", None))

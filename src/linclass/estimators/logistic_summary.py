@@ -19,9 +19,10 @@ from linclass.core.chunks import encode_chunk_labels
 from linclass.linear.fitting.records import LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.profile import profile_intervals
-from linclass.linear.inference.sandwich import (DESCRIPTIONS, ChunkGroups, check_cov_type,
-                                                chunked_class_totals, chunked_score_sums,
-                                                robust_covariance, score_sums, validate_groups)
+from linclass.linear.inference.sandwich import (DESCRIPTIONS, check_cov_type, robust_covariance,
+                                                score_sums, validate_groups)
+from linclass.linear.inference.sandwich_chunks import (ChunkGroups, chunked_class_totals,
+                                                       chunked_score_sums)
 from linclass.linear.logistic.class_weights import class_weights, weight_by_class
 from linclass.sources.dask import is_dask_collection
 

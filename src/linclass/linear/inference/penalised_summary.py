@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from linclass.linear.inference.summary import CONSTANT, fit_clock, header_lines
+from linclass.linear.inference.summary import CONSTANT
+from linclass.linear.inference.table_layout import fit_clock, header_lines
 
 __all__ = ["PenalisedRecord", "PenalisedSummary", "describe_penalty", "penalised_summary"]
 

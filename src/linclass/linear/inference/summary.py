@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import chi2, norm
 
-__all__ = ["CONSTANT", "Summary", "header_lines", "summarize"]
+from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
+
+__all__ = ["CONSTANT", "Summary", "summarize"]
 
 CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_constant names it
-_WIDTH = 78  # the statistics above the table: two columns of 39 and 36 characters, as statsmodels'
 
 
 @dataclass(frozen=True)
@@ -319,46 +320,14 @@ class Summary:
             table.append(f"{equation:>{width}}" + "".join(f"{c:>11}" for c in self._columns()))
             table.append("-")
             for j, name in enumerate(self.names):
-                cells = [_decimals(self.coef[e, j], 4), _decimals(self.std_err[e, j], 3),
-                         _decimals(self._values()[2][e, j], 3), f"{self.p_value[e, j]:.3f}",
-                         _decimals(self.ci_lower[e, j], 3), _decimals(self.ci_upper[e, j], 3)]
+                cells = [decimals(self.coef[e, j], 4), decimals(self.std_err[e, j], 3),
+                         decimals(self._values()[2][e, j], 3), f"{self.p_value[e, j]:.3f}",
+                         decimals(self.ci_lower[e, j], 3), decimals(self.ci_upper[e, j], 3)]
                 table.append(f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells))
         return "\n".join(header_lines(self.title, left, right, table)
                          + [f"Note: {note}" for note in self.notes])
 
     __repr__ = __str__
-
-
-def fit_clock(fitted_at: float) -> tuple[str, str]:
-    """The Date and Time rows of a header, as statsmodels prints them, in local time."""
-    moment = time.localtime(fitted_at)
-    return time.strftime("%a, %d %b %Y", moment), time.strftime("%H:%M:%S", moment)
-
-
-def header_lines(title: str, left: list, right: list, table: list) -> list:
-    """statsmodels' layout: the title centred, a rule, the (label, value) pairs of ``left`` and
-    ``right`` side by side (39 and 36 characters, wider where a value needs it), a rule, the
-    table's lines (a line ``"-"`` is a thin rule) and a closing rule, every rule as wide as the
-    widest line."""
-    left = left + [("", "")] * (len(right) - len(left))
-    right = right + [("", "")] * (len(left) - len(right))
-    lw = max([39] + [len(a) + len(b) + 1 for a, b in left])
-    rw = max([36] + [len(c) + len(d) + 1 for c, d in right])
-    facts = [(f"{a}{b:>{lw - len(a)}}   {c}{d:>{rw - len(c)}}").rstrip()
-             for (a, b), (c, d) in zip(left, right)]
-    width = max([_WIDTH, len(title)] + [len(line) for line in facts + table])
-    rule = "=" * width
-    body = [("-" * width) if line == "-" else line.rstrip() for line in table]
-    return [title.center(width).rstrip(), rule, *facts, rule, *body, rule]
-
-
-def _decimals(value: float, places: int) -> str:
-    """``value`` to ``places`` decimals, or to ``places`` significant digits where decimals would
-    hide it or overflow the column (below 1e-4 or from 1e4 in size), as statsmodels prints."""
-    size = abs(value)
-    if np.isfinite(value) and (size >= 1e4 or 0 < size < 1e-4):
-        return f"{value:.{places}g}"
-    return f"{value:.{places}f}"
 
 
 def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihood, n_obs,
