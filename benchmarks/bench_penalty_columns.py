@@ -25,8 +25,6 @@ import argparse
 import os
 import subprocess
 import tempfile
-import time
-import warnings
 
 import numpy as np
 import scipy.io
@@ -34,7 +32,7 @@ import scipy.sparse as sp
 
 import linclass
 from _timing import blas_threads  # benchmarks/ is on sys.path when run as a script
-from bench_penalised import dense_problem, text_problem
+from bench_penalised import dense_problem, text_problem, timed
 
 SAME = 1e-6
 
@@ -103,14 +101,6 @@ def _glmnet(X, y, C, rho, f, lower, upper):
         seconds = float(open(path["t"]).read().split()[0])
         B = np.loadtxt(path["B"])
     return seconds, B[1:], B[0]
-
-
-def timed(fn):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        out = fn()
-        return time.perf_counter() - start, out
 
 
 SKIP: set = set()  # "system" or "row kind: system" names left out (--skip)

@@ -10,24 +10,12 @@ import re
 import numpy as np
 import pytest
 
+from conftest import cli, one_error_line
+
 import linclass
 from linclass.cli import main
 
 pd = pytest.importorskip("pandas")
-
-
-def cli(args, capsys):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(code, err, out=""):
-    assert code != 0
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("linclass: error: ") and "Traceback" not in out
-    return lines[0]
 
 
 def printed_std_errors(out: str, names) -> list:
