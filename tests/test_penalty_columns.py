@@ -480,8 +480,8 @@ def test_best_shift_within_bounds_minimises_over_the_feasible_shifts():
     for j in range(6):
         lo, hi = W[:, j].max() - upper[j], W[:, j].min() - lower[j]
         cs = np.linspace(lo, hi, 200001)
-        values = [l1[j] * np.abs(W[:, j] - c).sum() + 0.5 * l2[j] * ((W[:, j] - c) ** 2).sum()
-                  for c in cs]
+        D = W[:, j][:, None] - cs[None, :]
+        values = l1[j] * np.abs(D).sum(axis=0) + 0.5 * l2[j] * (D * D).sum(axis=0)
         assert lo - 1e-12 <= shift[j] <= hi + 1e-12
         f = l1[j] * np.abs(W[:, j] - shift[j]).sum() + 0.5 * l2[j] * ((W[:, j] - shift[j]) ** 2).sum()
         assert f <= min(values) + 1e-9

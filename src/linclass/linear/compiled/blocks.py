@@ -13,7 +13,7 @@ from numba import njit
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.descent import _flat, coordinate_update
 
-__all__ = ["best_shift", "block_update", "group_update"]
+__all__ = ["best_shift", "block_update", "block_eigen", "group_step", "group_update"]
 
 _BLOCK_PASSES = 4  # coordinate passes inside one feature's K-block per sweep
 
@@ -56,24 +56,29 @@ def group_update(g, Bt, cur, v, l1, l2, nu):
     :math:`u = (A + (\\lambda_2 + \\mu)I)^{-1}(A\\,\\text{cur} - g)` with :math:`\\mu\\lVert u\\rVert =
     \\lambda_1`, whose left side increases in :math:`\\mu`: bisection in A's eigenbasis, between 0 and
     :math:`\\lambda_1(\\lambda_{max} + \\lambda_2)/(\\lVert q\\rVert - \\lambda_1)`."""
+    lam, E = np.linalg.eigh(Bt)
+    group_step(g, Bt, lam, E, cur, v, l1, l2, nu)
+
+
+@njit(inline="always")
+def group_step(g, Bt, lam, E, cur, v, l1, l2, nu):
+    """:func:`group_update` with the eigendecomposition ``lam``, ``E`` of the undamped block
+    ``Bt`` given (coordinate descent decomposes each feature's block once per model, not once per
+    sweep: the damping :math:`\\nu` only shifts its eigenvalues)."""
     K = g.shape[0]
-    A = Bt.copy()
-    for k in range(K):
-        A[k, k] += nu
-    q = A @ cur - g
+    q = Bt @ cur + nu * cur - g
     size = np.sqrt(np.sum(q * q))
     if size <= l1:
         for k in range(K):
             v[k] = -cur[k]
         return
-    lam, E = np.linalg.eigh(A)
     qh = E.T @ q
+    shifted = np.empty(K)
     top = 0.0
     for k in range(K):
-        if lam[k] < 0.0:  # rounding of a semi-definite block
-            lam[k] = 0.0
-        if lam[k] > top:
-            top = lam[k]
+        shifted[k] = max(lam[k], 0.0) + nu  # (a negative eigenvalue: rounding of a PSD block)
+        if shifted[k] > top:
+            top = shifted[k]
     mu = 0.0
     if l1 > 0.0:
         low, high = 0.0, l1 * (top + l2) / (size - l1) + 1e-300
@@ -81,7 +86,7 @@ def group_update(g, Bt, cur, v, l1, l2, nu):
             mu = 0.5 * (low + high)
             total = 0.0
             for k in range(K):
-                e = mu * qh[k] / (lam[k] + l2 + mu)
+                e = mu * qh[k] / (shifted[k] + l2 + mu)
                 total += e * e
             if total > l1 * l1:
                 high = mu
@@ -92,7 +97,7 @@ def group_update(g, Bt, cur, v, l1, l2, nu):
         mu = 0.5 * (low + high)
     uh = np.empty(K)
     for k in range(K):
-        den = lam[k] + l2 + mu
+        den = shifted[k] + l2 + mu
         uh[k] = qh[k] / den if den > 0.0 else 0.0
     u = E @ uh
     for k in range(K):
@@ -100,16 +105,17 @@ def group_update(g, Bt, cur, v, l1, l2, nu):
 
 
 @njit(inline="always")
-def block_update(g, Bt, cur, v, l1, l2, lo, hi, nu, tol, grouped):
+def block_update(g, Bt, lam, E, cur, v, l1, l2, lo, hi, nu, tol, grouped):
     """Minimise :math:`g^Tv + \\frac12v^T(B + \\nu I)v + r(\\text{cur} + v)` over the K-vector v
     (written in place, from zero) by a few coordinate passes, then the penalty's best shift along
     :math:`\\mathbf 1` (a direction the undamped model does not see).  Returns the largest
-    :math:`(B_{kk} + \\nu + \\lambda_2)|v_k|`."""
+    :math:`(B_{kk} + \\nu + \\lambda_2)|v_k|`.  ``lam``, ``E``: the eigendecomposition of B (the
+    grouped penalty's)."""
     K = g.shape[0]
     for k in range(K):
         v[k] = 0.0
     if grouped:
-        group_update(g, Bt, cur, v, l1, l2, nu)
+        group_step(g, Bt, lam, E, cur, v, l1, l2, nu)
     for _ in range(0 if grouped else _BLOCK_PASSES):
         moved = 0.0
         for k in range(K):
@@ -137,3 +143,15 @@ def block_update(g, Bt, cur, v, l1, l2, lo, hi, nu, tol, grouped):
         if e > biggest:
             biggest = e
     return biggest
+
+
+@njit(**_JIT)
+def block_eigen(B, grouped):
+    """The eigendecomposition of each block of B (q, K, K) for the grouped penalty (one unused row
+    otherwise)."""
+    q, K = B.shape[0], B.shape[1]
+    n = q if grouped else 1
+    lam, E = np.empty((n, K)), np.empty((n, K, K))
+    for t in range(n):
+        lam[t], E[t] = np.linalg.eigh(B[t])
+    return lam, E

@@ -39,7 +39,7 @@ from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _entry, _parallel, _span
-from linclass.linear.compiled.blocks import block_update
+from linclass.linear.compiled.blocks import block_eigen, block_update
 from linclass.linear.compiled.descent import anderson_target
 
 __all__ = ["cd_coupled", "coupled_terms"]
@@ -94,7 +94,8 @@ def coupled_terms(X, shift, ws, Gs, P, sw, G, B):
 
 
 @njit(inline="always")
-def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v, grouped):
+def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v, lam, E,
+             grouped):
     """One feature's K-block: gradient from the column's entries, block solve, state update."""
     K = P.shape[1]
     l1, l2, lo, hi = pc[0, j], pc[1, j], pc[2, j], pc[3, j]
@@ -120,7 +121,8 @@ def _feature(X, shift, j, t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, 
         at_zero = False
     if at_zero:  # zero, and zero is the block's minimiser: nothing to solve
         return 0.0
-    biggest = block_update(g, B[t], cur, v, l1, l2, lo, hi, nu, tol, grouped)
+    e = t if grouped else 0  # the block's eigendecomposition (the grouped penalty's)
+    biggest = block_update(g, B[t], lam[e], E[e], cur, v, l1, l2, lo, hi, nu, tol, grouped)
     if biggest == 0.0:
         return 0.0
     for k in range(K):
@@ -172,13 +174,13 @@ def _intercepts(Gs, P, sw, Z, U, Bb, db, nu, g, v):
 
 @njit(**_JIT)
 def _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol,
-           grouped):
+           lam, E, grouped):
     K = P.shape[1]
     g, cur, v = np.empty(K), np.empty(K), np.empty(K)
     biggest = 0.0
     for t in order:
         e = _feature(X, shift, ws[t], t, W, Delta, B, Gs, P, sw, Z, U, pc, nu, tol, g, cur, v,
-                     grouped)
+                     lam, E, grouped)
         if e > biggest:
             biggest = e
     if intercept:
@@ -207,10 +209,11 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
     everything = np.arange(q)
     live = np.empty(q, dtype=np.int64)
     dZ, dU = np.empty((n, K)), np.empty(n)
+    lam, E = block_eigen(B, grouped)  # each block decomposed once (the grouped penalty)
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _sweep(X, shift, ws, everything, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                         pc, nu, tol, grouped)
+                         pc, nu, tol, lam, E, grouped)
         sweeps += 1
         if biggest <= tol:
             break
@@ -228,7 +231,7 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
         stored = 0
         while sweeps < max_sweeps:
             biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                             pc, nu, tol, grouped)
+                             pc, nu, tol, lam, E, grouped)
             sweeps += 1
             if biggest <= tol:
                 break
