@@ -120,7 +120,6 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
       largest do (one grid for all ratios).
     """
     from linclass.linear.fitting.path import c_grid, default_ratio
-    from linclass.linear.penalties.elastic_net import ElasticNet
 
     if grid not in GRIDS:
         raise ValueError(f"grid must be one of {GRIDS}; got {grid!r}.")
@@ -134,7 +133,7 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
         raise ValueError(f"Cs must be at least 1; got {Cs!r}.")
     if grid == "logspace":
         return np.logspace(-4, 4, int(Cs))
-    template = objective.penalty if hasattr(objective.penalty, "at") else ElasticNet(1.0, 0.0)
+    template = objective.penalty
     low = objective.with_penalty(template.at(1.0, min(l1_ratios))).c_at_null()
     high = objective.with_penalty(template.at(1.0, max(l1_ratios))).c_at_null()
     ratio = default_ratio(objective.design.n, objective.d) if min_ratio is None else float(min_ratio)

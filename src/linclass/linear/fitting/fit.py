@@ -31,7 +31,6 @@ from linclass.linear.fitting.choice import (
 )
 from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import MAX_PARAMS, inference_hessian, null_log_likelihood
-from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
 
@@ -305,9 +304,7 @@ def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: 
     from linclass.linear.fitting.path import path_steps  # numba on first use
 
     for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
-        penalty = objective.penalty.at(C, l1_ratio) if hasattr(objective.penalty, "at") else (
-            ElasticNet(C, l1_ratio))
-        yield C, penalised_fit(objective, result, penalty, classes)
+        yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
 
 
 def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:

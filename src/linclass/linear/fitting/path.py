@@ -26,7 +26,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers.coordinate_descent import PenalisedResult, coordinate_descent
 
 __all__ = ["c_grid", "default_ratio", "path_steps"]
@@ -66,7 +65,7 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
         W, b = obj.null_start()
     else:
         W, b = np.array(W0, dtype=np.float64), np.array(b0, dtype=np.float64)
-    template = obj.penalty if hasattr(obj.penalty, "at") else ElasticNet(1.0, l1_ratio)
+    template = obj.penalty
     _, G, _ = obj.with_penalty(template.at(Cs[0], l1_ratio)).gradient(W, b)
     l1_old = None
     for C in Cs:
