@@ -64,6 +64,15 @@ def saga(X, y, penalty: str, C: float):
     return model.coef_, model.intercept_
 
 
+def continued(fit, X, y, **params):
+    """The fitted LogisticRegression ``fit`` continued from its coefficients to ``tol=1e-9``."""
+    tight = linclass.LogisticRegression(tol=1e-9, max_iter=300, warm_start=True, **params)
+    tight.classes_, tight.coef_, tight.intercept_ = fit.classes_, fit.coef_, fit.intercept_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return tight.fit(X, y)
+
+
 CASES = [(name, penalty)
          for name in ("wine", "breast_cancer", "digits", "digits_std", "text_binary",
                       "text_multinomial")
@@ -91,12 +100,7 @@ def test_every_fit_and_path_point_reaches_the_optimum(name, penalty):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)  # the default fit must converge
             fit = linclass.LogisticRegression(**settings(penalty, C)).fit(X, y)
-        tight = linclass.LogisticRegression(**settings(penalty, C, tol=1e-9, max_iter=300,
-                                                       warm_start=True))
-        tight.classes_, tight.coef_, tight.intercept_ = fit.classes_, fit.coef_, fit.intercept_
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            tight.fit(X, y)
+        tight = continued(fit, X, y, **settings(penalty, C))
         values = {"fit": value(fit.coef_, fit.intercept_),
                   "tight fit": value(tight.coef_, tight.intercept_),
                   "path": value(path.coefs[i], path.intercepts[i])}

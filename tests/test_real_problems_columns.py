@@ -16,6 +16,7 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 from test_penalty_columns import _objective
+from test_real_problems import continued
 
 import linclass
 from linclass.estimators.logistic_path import path_penalty
@@ -69,11 +70,7 @@ def test_both_ends_of_a_path_reach_the_optimum(case):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)  # the default fit must converge
             fit = linclass.LogisticRegression(C=C, **params).fit(X, y)
-        tight = linclass.LogisticRegression(C=C, tol=1e-9, max_iter=300, warm_start=True, **params)
-        tight.classes_, tight.coef_, tight.intercept_ = fit.classes_, fit.coef_, fit.intercept_
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            tight.fit(X, y)
+        tight = continued(fit, X, y, C=C, **params)
         values = {"fit": value(fit.coef_, fit.intercept_),
                   "tight fit": value(tight.coef_, tight.intercept_),
                   "path": value(path.coefs[i], path.intercepts[i])}
