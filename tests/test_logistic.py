@@ -529,15 +529,20 @@ def test_no_separation_warning_with_a_finite_penalty():
 def test_collinear_features_without_penalty(K):
     X, y = make_data(K, seed=7)
     Xc = np.column_stack([X, X[:, 0] - 2 * X[:, 1]])
-    with pytest.warns(SingularCovarianceWarning, match="singular"):
+    with pytest.warns(SingularCovarianceWarning, match=f"x{X.shape[1]} is a linear combination"):
         model = LogisticRegression(C=np.inf).fit(Xc, y)
     assert np.all(np.isfinite(model.coef_))
     reference = LogisticRegression(C=np.inf, tol=1e-10).fit(X, y)
-    # the same fitted model as without the redundant column
+    # the same fitted model as without the redundant column, which is aliased (R's NA)
     np.testing.assert_allclose(model.predict_proba(Xc), reference.predict_proba(X), atol=1e-7)
     assert model.log_likelihood_ == pytest.approx(reference.log_likelihood_, rel=1e-9)
-    with pytest.raises(ValueError, match="singular|collinear"):
-        model.summary()
+    np.testing.assert_array_equal(model.aliased_, np.arange(X.shape[1] + 1) == X.shape[1])
+    np.testing.assert_array_equal(model.coef_[:, 3], 0.0)
+    table, full = model.summary(), reference.summary()
+    assert table.aliased == [f"x{X.shape[1]}"] and np.all(np.isnan(table.coef[:, -1]))
+    np.testing.assert_allclose(table.coef[:, :-1], full.coef, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(table.std_err[:, :-1], full.std_err, rtol=1e-6)
+    assert table.df_resid == full.df_resid and table.df_model == full.df_model
     # a finite C makes the problem well posed again: no warning, and a summary
     with no_warnings_of(SingularCovarianceWarning):
         penalised = LogisticRegression(C=1.0).fit(Xc, y)

@@ -17,7 +17,7 @@ from linclass.linear.inference.diagnostics import Diagnostics, logistic_diagnost
 __all__ = ["Diagnostics", "diagnostics"]
 
 
-def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
+def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
     """Regression diagnostics of the fitted model ``model`` over its training rows.
 
     Parameters
@@ -31,6 +31,8 @@ def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
     sample_weight : array-like of shape (n_samples,), optional
         The fit's sample weights (R's prior ``weights``); multiplied by the class weights of a
         ``class_weight`` fit, as in the fit.  Every weight must be positive.
+    offset : array-like of shape (n_samples,), optional
+        The fit's offset (``fit(..., offset=)``), for a model fitted with one.
 
     Returns
     -------
@@ -59,7 +61,8 @@ def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
         raise ValueError("diagnostics needs the rows the model was fitted on, X and y (and "
                          "sample_weight as in the fit); the model does not keep its training data.")
     index = getattr(X, "index", None)
-    rows = training_rows(model, X, y, sample_weight, purpose="diagnostics", in_memory=True)
+    rows = training_rows(model, X, y, sample_weight, purpose="diagnostics", in_memory=True,
+                         offset=offset)
     weight = np.ones(rows.X.shape[0]) if rows.weight is None else np.asarray(rows.weight)
     zero = np.flatnonzero(weight == 0)
     if zero.size:
@@ -69,7 +72,7 @@ def diagnostics(model, X, y, sample_weight=None) -> Diagnostics:
                          "weight only.")
     coef, intercept = reported_parameters(model)
     result = logistic_diagnostics(rows.X, rows.y, weight, coef[0], intercept[0],
-                                  model.fit_intercept)
+                                  model.fit_intercept, rows.offset)
     if index is not None:
         result = replace(result, index=index)
     return result

@@ -12,6 +12,7 @@ from linclass.core.validation import validate_predict
 from linclass.estimators.logistic_summary import margins_table, reported_parameters, summary_table
 from linclass.linear.inference.prediction import predict_with_se
 from linclass.linear.inference.summary import Summary
+from linclass.linear.logistic.offsets import check_offset
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticInferenceMethods", "prediction_table"]
@@ -21,7 +22,8 @@ class LogisticInferenceMethods:
     """``summary``, ``marginal_effects`` and ``get_prediction`` of a fitted logistic regression."""
 
     def summary(self, alpha: float = 0.05, ci: str = "wald", *, cov_type: str = "nonrobust",
-                groups=None, X=None, y=None, sample_weight=None, source=None, reference=None):
+                groups=None, X=None, y=None, sample_weight=None, source=None, reference=None,
+                offset=None):
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
 
@@ -50,6 +52,9 @@ class LogisticInferenceMethods:
             In memory or Dask collections (in memory for ``ci='profile'``), as given to ``fit``
             (weights are frequency weights; the fit's ``class_weight`` is applied to them as the
             fit did).
+        offset : array-like, default=None
+            The training rows' offset, for a model fitted with one (``fit(..., offset=)``): the
+            robust covariance and the profile need it with the rows.
         source : chunk source, default=None
             The training rows as a :class:`linclass.core.chunks.ChunkSource` (as ``fit_source``),
             instead of ``X`` / ``y``: read once.
@@ -69,7 +74,8 @@ class LogisticInferenceMethods:
         """
         check_is_fitted(self)
         return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
-                             sample_weight=sample_weight, source=source, reference=reference)
+                             sample_weight=sample_weight, source=source, reference=reference,
+                             offset=offset)
 
     def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
                          count: bool = False, sample_weight=None, y=None,
@@ -111,8 +117,8 @@ class LogisticInferenceMethods:
         return margins_table(self, X, at=at, method=method, dummy=dummy, count=count,
                              sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups)
 
-    def get_prediction(self, X, *, cov_type: str = "nonrobust", groups=None, X_train=None,
-                       y_train=None, sample_weight=None):
+    def get_prediction(self, X, *, offset=None, cov_type: str = "nonrobust", groups=None,
+                       X_train=None, y_train=None, sample_weight=None, offset_train=None):
         """Predicted probabilities of ``classes_[1]`` and log-odds with standard errors and
         confidence intervals, as statsmodels' ``GLMResults.get_prediction(exog)`` and R's
         ``predict(glm, newdata, se.fit = TRUE)`` (:mod:`linclass.linear.inference.prediction`).
@@ -125,10 +131,13 @@ class LogisticInferenceMethods:
         ----------
         X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
             The rows to predict.
+        offset : array-like of shape (n_samples,), default=None
+            The rows' offsets (added to the log-odds, with no variance; None: zero), for a model
+            fitted with ``offset=``.
         cov_type, groups : as in :meth:`summary`
             The parameters' covariance: the fit's ('nonrobust'), or a robust one (unpenalised fits)
             computed from the training rows ``X_train``, ``y_train``, ``sample_weight``.
-        X_train, y_train, sample_weight : the training rows, default=None
+        X_train, y_train, sample_weight, offset_train : the training rows, default=None
             Needed only for a robust ``cov_type`` (the model does not keep its training data).
 
         Returns
@@ -141,10 +150,12 @@ class LogisticInferenceMethods:
         """
         check_is_fitted(self)
         return prediction_table(self, X, cov_type=cov_type, groups=groups, X_train=X_train,
-                                y_train=y_train, sample_weight=sample_weight)
+                                y_train=y_train, sample_weight=sample_weight, offset=offset,
+                                offset_train=offset_train)
 
 
-def prediction_table(model, X, *, cov_type, groups, X_train, y_train, sample_weight):
+def prediction_table(model, X, *, cov_type, groups, X_train, y_train, sample_weight, offset=None,
+                     offset_train=None):
     """:meth:`LogisticInferenceMethods.get_prediction` of the fitted ``model``: the summary's
     covariance and the rows' predictions with their standard errors."""
     check_is_fitted(model)
@@ -153,7 +164,7 @@ def prediction_table(model, X, *, cov_type, groups, X_train, y_train, sample_wei
                          f"{len(model.classes_)} (softmax standard errors of the probabilities "
                          "are not implemented).")
     table = summary_table(model, 0.05, "wald", cov_type=cov_type, groups=groups, X=X_train,
-                          y=y_train, sample_weight=sample_weight)
+                          y=y_train, sample_weight=sample_weight, offset=offset_train)
     if not isinstance(table, Summary) or table.covariance is None:
         raise ValueError("get_prediction needs the covariance matrix of the estimates; this fit "
                          "(a penalty with an L1 part, or bounds) has none. Refit with "
@@ -164,4 +175,5 @@ def prediction_table(model, X, *, cov_type, groups, X_train, y_train, sample_wei
     coef, intercept = reported_parameters(model)
     return predict_with_se(rows, coef[0], intercept[0], table.covariance,
                            fit_intercept=model.fit_intercept,
-                           row_labels=getattr(X, "index", None))
+                           row_labels=getattr(X, "index", None),
+                           offset=check_offset(offset, rows.shape[0], 2))

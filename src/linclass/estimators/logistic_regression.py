@@ -24,12 +24,13 @@ from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_ca
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_inference import LogisticInferenceMethods
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_summary import (fit_record)
+from linclass.estimators.logistic_summary import fit_record, weights_record
 from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
+from linclass.linear.logistic.offsets import check_offset, fingerprint
 from linclass.linear.penalties.table import (
     PENALTIES,
     grouped,
@@ -179,6 +180,16 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         refit alone).  Needs a penalty with an L1 part.  A :class:`~linclass.SeparationWarning`
         says when that refit does not exist (classes separated on the selected features).
         :mod:`linclass.linear.fitting.relax`.
+    weight_type : {'frequency', 'variance'}, default='frequency'
+        What ``sample_weight`` means to :meth:`summary` (the fit and its standard errors are the
+        same either way): 'frequency', row i stands for :math:`w_i` observations (the fit on the
+        rows repeated; statsmodels' ``freq_weights``), so the observations, residual degrees of
+        freedom and BIC count :math:`\\sum_i w_i`; 'variance', analytic weights (R's ``glm``
+        prior weights, statsmodels' ``var_weights``): one observation per row of positive
+        weight, whose log-likelihood is weighted, so those count rows, and a robust
+        covariance's meat is :math:`\\sum_i w_i^2s_is_i^T` instead of :math:`\\sum_i w_is_is_i^T`.
+        Proportions with their numbers of trials as weights, or survey weights, are variance
+        weights; counts of identical rows are frequency weights.
 
     Attributes
     ----------
@@ -199,6 +210,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         Mean objective at the start and after each iteration (epoch).
     log_likelihood_ : float
         Log-likelihood of the training data at the fitted parameters (without the penalty).
+    aliased_ : ndarray of shape (n_features,), bool
+        The features an unpenalised fit left out because they are linear combinations of the
+        features before them (R's aliased coefficients, NA in its summary and in :meth:`summary`;
+        their ``coef_`` is 0, which leaves every probability unchanged): e.g. the last of a full
+        set of dummy columns beside the intercept.  All False for penalised fits, whose estimate is
+        unique.
     separation_ : {'complete', 'quasi', 'suspected'} or None
         Set on unpenalised fits whose maximum-likelihood estimate does not exist, and on Firth fits
         whose data are separated (where the Firth estimate exists all the same).
@@ -230,13 +247,14 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         "lower_bounds": [Real, "array-like", None],
         "upper_bounds": [Real, "array-like", None],
         "multinomial_penalty": [StrOptions({"ungrouped", "grouped"})],
+        "weight_type": [StrOptions({"frequency", "variance"})],
     }
 
     def __init__(self, penalty="auto", *, C=1.0, l1_ratio=0.0, dual=False, tol=1e-6,
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
                  solver="auto", max_iter=100, verbose=0, warm_start=False, n_jobs=None,
                  batch_size=256, eta0=0.5, relax=1.0, penalty_factor=None, lower_bounds=None,
-                 upper_bounds=None, multinomial_penalty="ungrouped"):
+                 upper_bounds=None, multinomial_penalty="ungrouped", weight_type="frequency"):
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
@@ -258,6 +276,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.lower_bounds = lower_bounds
         self.upper_bounds = upper_bounds
         self.multinomial_penalty = multinomial_penalty
+        self.weight_type = weight_type
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -266,7 +285,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
 
     # ------------------------------------------------------------------ fitting
     @with_callbacks
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, offset=None):
         """Fit the model.
 
         Parameters
@@ -276,13 +295,25 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative frequency weights.
+        offset : array-like of shape (n_samples,) or (n_samples, n_classes), default=None
+            Known terms added to the linear predictor with coefficient one, as R's
+            ``glm(..., offset=)`` and statsmodels' ``Logit(..., offset=)``: the log-odds are
+            :math:`o_i + \theta^Tx_i + b` (two classes; shape (n_samples,)); for K classes one
+            column per class in the order of ``classes_`` (a term shared by every class would
+            cancel).  The null model of the summary is then the intercept-only fit with the offset,
+            as R's null deviance.  Pass the new rows' offsets to ``predict_proba(X, offset=)`` and
+            the other prediction methods (no offset there means zero).  Rows in memory; not with
+            ``penalty='firth'`` (:mod:`linclass.linear.logistic.offsets`).
 
         Returns
         -------
         self
         """
         self._fit_record = fit_record(self, y)
-        if is_dask_collection(X, y, sample_weight):
+        if is_dask_collection(X, y, sample_weight, offset):
+            if offset is not None:
+                raise ValueError("offset= is taken for rows in memory; call .compute() on the "
+                                 "Dask collections first.")
             from linclass.sources.dask import DaskSource
 
             return self._fit_source(DaskSource(X, y, sample_weight))
@@ -293,8 +324,11 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
                             accept_sparse=penalty.name != "firth")
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
+        self._fit_record.update(offset=fingerprint(score_offset),
+                                **weights_record(data.sample_weight, weight))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
-                                  fit_intercept=self.fit_intercept)
+                                  fit_intercept=self.fit_intercept, offset=score_offset)
         options = replace(options, task=fit_task(self, data.X, y, data.sample_weight, None))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
@@ -385,6 +419,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.solver_ = fit.solver
         self.separation_ = fit.separation
         self.log_likelihood_ = fit.log_likelihood
+        self.aliased_ = (np.zeros(self.coef_.shape[1], dtype=bool) if fit.aliased is None
+                         else fit.aliased)
         self._inference = fit.inference  # a record of linclass.linear.fitting.records
         if task is not None:
             task.end()

@@ -19,11 +19,13 @@ from linclass.core.chunks import encode_chunk_labels
 from linclass.linear.fitting.records import LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.profile import profile_intervals
+from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.sandwich import (DESCRIPTIONS, check_cov_type, robust_covariance,
                                                 score_sums, validate_groups)
 from linclass.linear.inference.sandwich_chunks import (ChunkGroups, chunked_class_totals,
                                                        chunked_score_sums)
 from linclass.linear.logistic.class_weights import class_weights, weight_by_class
+from linclass.linear.logistic.offsets import check_offset, fingerprint, reported_offset
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["TrainingRows", "fit_record", "margins_table", "reported_parameters", "summary_table",
@@ -48,12 +50,60 @@ def fit_record(model, target) -> dict:
             "time": time.time()}
 
 
+def weights_record(sample_weight, weight) -> dict:
+    """What the summary says about a fit's weights, recorded by ``fit`` (in memory): the rows of
+    positive weight ``n_rows`` (the observations of variance weights) and whether the sample
+    weights were given, whole numbers or not (``weights``: 'none', 'integer', 'non-integer')."""
+    n_rows = None if weight is None else int(np.sum(np.asarray(weight) > 0))
+    if sample_weight is None:
+        kind = "none"
+    else:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        kind = "integer" if np.all(sw == np.round(sw)) else "non-integer"
+    return {"n_rows": n_rows, "weights": kind}
+
+
+def _weight_notes(model, table):
+    """The table as ``weight_type`` reads the weights (variance weights: one observation per row of
+    positive weight), and the notes that say which weights the fit used and how."""
+    record = getattr(model, "_fit_record", None)
+    record = record if isinstance(record, dict) else {}
+    kind, n_rows = record.get("weights", "none"), record.get("n_rows")
+    notes = []
+    variance = getattr(model, "weight_type", "frequency") == "variance"
+    if variance and n_rows is not None:
+        k = float(np.sum(np.isfinite(table.coef)))
+        table = replace(table, n_obs=float(n_rows),
+                        bic=float(-2.0 * table.log_likelihood + k * np.log(n_rows)))
+        notes.append(f"weights: variance (analytic) weights, as R's glm prior weights and "
+                     f"statsmodels' var_weights: {n_rows} observations, the rows of positive "
+                     "weight (weight_type='variance').")
+    elif variance:
+        notes.append("weight_type='variance' needs the count of rows the fit recorded (a fit of "
+                     "rows in memory); the observations here are the weights' sum.")
+    elif kind != "none":
+        notes.append(f"weights: frequency weights (statsmodels' freq_weights: each row counts as "
+                     f"its weight in observations): {table.n_obs:g} observations"
+                     f"{'' if n_rows is None else f' in {n_rows} rows'}.")
+        if kind == "non-integer":
+            notes.append("some weights are not whole numbers: for analytic (variance) weights, "
+                         "such as R's glm prior weights, use weight_type='variance'.")
+    class_weight = getattr(model, "class_weight", None)
+    if class_weight is not None:
+        described = ("'balanced'" if isinstance(class_weight, str) else
+                     "{" + ", ".join(f"{k!r}: {v:g}" for k, v in class_weight.items()) + "}")
+        notes.append(f"class_weight={described} multiplied each row's weight by its class's "
+                     "weight: the likelihood, standard errors and tests are those of the "
+                     "reweighted sample, not of the data as drawn.")
+    return replace(table, notes=[*table.notes, *notes]) if notes else table
+
+
 def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", groups=None,
-                  X=None, y=None, sample_weight=None, source=None, reference=None):
+                  X=None, y=None, sample_weight=None, source=None, reference=None, offset=None):
     """:meth:`linclass.LogisticRegression.summary` of the fitted model ``model``: the table its
     inference record makes (:mod:`linclass.linear.fitting.records`), with the header's facts; with
     a robust ``cov_type``, its covariance computed from the training rows (``X``, ``y``,
-    ``sample_weight``, or a chunk ``source``) and ``groups``."""
+    ``sample_weight``, ``offset``, or a chunk ``source``) and ``groups``."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
     cov_type = check_cov_type(cov_type, groups)
@@ -66,7 +116,7 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
     if cov_type != "nonrobust":
         unpenalised(model, record, f"cov_type={cov_type!r}")
         rows = training_rows(model, X, y, sample_weight, groups=groups, source=source,
-                             purpose=f"cov_type={cov_type!r}")
+                             purpose=f"cov_type={cov_type!r}", offset=offset)
         covariance = robust_covariance(rows.score_sums(*reported_parameters(model)), cov_type)
         notes.append(DESCRIPTIONS[cov_type] + (f", {rows.n_clusters} clusters" if rows.n_clusters
                                               else "") + ".")
@@ -74,10 +124,11 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         unpenalised(model, record, "ci='profile'", hint=" A Firth fit (penalty='firth') has its "
                     "profile penalised-likelihood intervals from the fit.")
         rows = training_rows(model, X, y, sample_weight, source=source, purpose="ci='profile'",
-                             in_memory=True)
+                             in_memory=True, offset=offset)
         se = np.sqrt(np.clip(np.diag(record.covariance), 0.0, None))
         profile = profile_intervals(rows.X, rows.y, rows.weight, *reported_parameters(model),
-                                    model.fit_intercept, se, alpha)
+                                    model.fit_intercept, se, alpha,
+                                    offset=reported_offset(rows.offset))
         ci = "wald"  # the record's table; the profile columns replace Wald's below
     if cov_type != "nonrobust":
         record = replace(record, covariance=covariance)
@@ -101,6 +152,8 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
                         ci_lower=profile.lower.reshape(shape), ci_upper=profile.upper.reshape(shape))
     if notes:
         table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
+    if isinstance(table, Summary):
+        table = _weight_notes(model, table)
     return replace(table, title=_titled(model, table.title), **_facts(model))
 
 
@@ -126,6 +179,11 @@ def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, s
     cov_type = check_cov_type(cov_type, groups)
     record = inference_record(model._inference, model.log_likelihood_)
     unpenalised(model, record, "marginal_effects")
+    if fit_offset(model) is not None:
+        raise ValueError("marginal_effects of a model fitted with an offset are not computed: the "
+                         "effects depend on each row's offset, which statsmodels' get_margeff "
+                         "leaves out; compute them from predict_proba(X, offset=) by finite "
+                         "differences.")
     coef, intercept = reported_parameters(model)
     covariance = record.covariance
     if cov_type != "nonrobust":
@@ -174,12 +232,15 @@ def reported_parameters(model) -> tuple[np.ndarray, np.ndarray]:
 
 class TrainingRows:
     """The rows a summary recomputes from: in memory (``X``, class index ``y``, the fit's weights
-    ``weight``: sample weights times class weights, cluster labels ``groups``) or a chunk source
-    (``source``, the class multipliers ``per_class``, :class:`ChunkGroups` ``chunk_groups``)."""
+    ``weight``: sample weights times class weights, cluster labels ``groups``, the fit's
+    ``offset`` as :func:`~linclass.linear.logistic.offsets.check_offset` gives it) or a chunk
+    source (``source``, the class multipliers ``per_class``, :class:`ChunkGroups`
+    ``chunk_groups``)."""
 
     def __init__(self, model, *, X=None, y=None, weight=None, groups=None, source=None,
-                 per_class=None, chunk_groups=None):
+                 per_class=None, chunk_groups=None, offset=None):
         self.model, self.X, self.y, self.weight, self.groups = model, X, y, weight, groups
+        self.offset = offset
         self.source, self.per_class, self.chunk_groups = source, per_class, chunk_groups
         self.n_clusters = 0
 
@@ -187,8 +248,15 @@ class TrainingRows:
         """:class:`~linclass.linear.inference.sandwich.ScoreSums` at the reported parameters."""
         if self.source is None:
             sums = score_sums(self.X, self.y, self.weight, coef, intercept,
-                              self.model.fit_intercept, self.groups)
+                              self.model.fit_intercept, self.groups,
+                              reported_offset(self.offset),
+                              variance_weights=getattr(self.model, "weight_type",
+                                                       "frequency") == "variance")
         else:
+            if getattr(self.model, "weight_type", "frequency") == "variance":
+                raise ValueError("A robust covariance with weight_type='variance' is computed "
+                                 "from rows in memory (X, y, sample_weight), not from a chunk "
+                                 "source.")
             sums = chunked_score_sums(self.source, self.model.n_features_in_, self.model.classes_,
                                       self.per_class, coef, intercept, self.model.fit_intercept,
                                       self.chunk_groups)
@@ -198,16 +266,25 @@ class TrainingRows:
 
 
 def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpose: str,
-                  in_memory: bool = False) -> TrainingRows:
+                  in_memory: bool = False, offset=None) -> TrainingRows:
     """Check the training rows passed to a summary (in memory, a Dask collection or a chunk
-    source; ``in_memory``: a purpose that needs every row at once) and weight them as the fit did.
+    source; ``in_memory``: a purpose that needs every row at once) and weight them as the fit did;
+    ``offset``: the rows' offset, which must be the fit's.
 
     Raises
     ------
     ValueError
         When no rows are given, when both X and a source are, and for rows that the fitted model
-        cannot have been fitted on (features, labels, weights, groups of the wrong length).
+        cannot have been fitted on (features, labels, weights, groups of the wrong length, an
+        offset other than the fit's).
     """
+    fitted_offset = fit_offset(model)
+    if offset is not None and (source is not None or is_dask_collection(X, offset)):
+        raise ValueError(f"{purpose}: offset= is taken with rows in memory (X, y), not with a "
+                         "Dask collection or a chunk source.")
+    if fitted_offset is not None and (source is not None or is_dask_collection(X, y)):
+        raise ValueError(f"{purpose}: the model was fitted with an offset, on rows in memory; "
+                         "pass those rows as X, y with offset=.")
     if source is not None and X is not None:
         raise ValueError(f"{purpose}: give the training rows as X, y (and sample_weight) or as "
                          "source=, not both.")
@@ -243,7 +320,22 @@ def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpo
     weight = weight_by_class(yi, model.classes_, validate_sample_weight(sample_weight, n),
                              model.class_weight)
     groups = None if groups is None else validate_groups(groups, n)
-    return TrainingRows(model, X=X, y=yi, weight=weight, groups=groups)
+    checked = check_offset(offset, n, model.classes_.size, model.classes_)
+    if fingerprint(checked) != fitted_offset:
+        raise ValueError(
+            f"{purpose}: the model was fitted with an offset; pass the training rows' offset= "
+            "as well." if checked is None else
+            f"{purpose}: the model was fitted without an offset; drop offset=." if fitted_offset
+            is None else f"{purpose}: offset= is not the offset the model was fitted with (the "
+            "training rows' own offset is needed).")
+    return TrainingRows(model, X=X, y=yi, weight=weight, groups=groups, offset=checked)
+
+
+def fit_offset(model) -> str | None:
+    """The fingerprint of the offset a model was fitted with
+    (:func:`linclass.linear.logistic.offsets.fingerprint`), or None."""
+    record = getattr(model, "_fit_record", None)
+    return record.get("offset") if isinstance(record, dict) else None
 
 
 def _dask_source(X, y, sample_weight, groups):

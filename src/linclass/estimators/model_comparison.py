@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
+from linclass.estimators.logistic_summary import fit_offset
 from linclass.linear.inference.hypotheses import likelihood_ratio_test
 
 __all__ = ["drop1", "lr_test"]
@@ -39,6 +40,10 @@ def lr_test(smaller, larger):
             abs(small.llnull - large.llnull) > 1e-9 * max(abs(large.llnull), 1.0)):
         raise ValueError("The models were fitted to different rows (their intercept-only "
                          "log-likelihoods differ): refit both on the same rows.")
+    if fit_offset(smaller) != fit_offset(larger):
+        raise ValueError("The models were fitted with different offsets (or one with an offset and "
+                         "one without): their likelihoods are not comparable; refit both with "
+                         "the same offset=.")
     if smaller.fit_intercept and not larger.fit_intercept:
         raise ValueError("The smaller model has an intercept and the larger one has none: not "
                          "nested.")
@@ -53,11 +58,11 @@ def lr_test(smaller, larger):
     return likelihood_ratio_test(small.llf, large.llf, df)
 
 
-def drop1(model, X, y, sample_weight=None):
+def drop1(model, X, y, sample_weight=None, offset=None):
     """R's ``drop1(model, test="Chisq")``: for each feature, the model refitted without it, with
     the degrees of freedom it takes, the deviance and AIC without it, the likelihood-ratio
     statistic and its p-value (``model``: a fitted unpenalised LogisticRegression; ``X``, ``y``,
-    ``sample_weight``: its training rows, which the model does not keep).
+    ``sample_weight``, ``offset``: its training rows, which the model does not keep).
 
     Returns
     -------
@@ -83,7 +88,7 @@ def drop1(model, X, y, sample_weight=None):
             rows[name] = [test.df, -2 * full.llnull, -2 * full.llnull + 2 * full.coef.shape[0],
                           test.statistic, test.pvalue]
             continue
-        reduced.fit(Xj, y, sample_weight=sample_weight)
+        reduced.fit(Xj, y, sample_weight=sample_weight, offset=offset)
         test = lr_test(reduced, model)
         small = reduced.summary()
         rows[name] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]

@@ -58,6 +58,11 @@ def lazy_on_dask(method):
     @functools.wraps(method)
     def wrapper(self, X, *args, **kwargs):
         if is_dask_collection(X):
+            given = [k for k, v in kwargs.items() if v is not None] + ["argument"] * any(
+                a is not None for a in args)
+            if given:
+                raise ValueError(f"{name} on a Dask collection takes X alone; {given[0]}= is "
+                                 "taken for rows in memory (call .compute() first).")
             return predict_blockwise(self, name, X)
         return method(self, X, *args, **kwargs)
 

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
+from linclass.exceptions import SingularCovarianceWarning
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
@@ -30,7 +31,10 @@ from linclass.linear.fitting.choice import (
     continues_with_newton,
 )
 from linclass.linear.inference.penalised_summary import PenalisedRecord
-from linclass.linear.inference.wald import MAX_PARAMS, inference_hessian, null_log_likelihood
+from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
+                                            inference_hessian)
+from linclass.linear.logistic.aliasing import aliased_columns
+from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
 
@@ -41,8 +45,9 @@ __all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "fit_logistic", "not_
 @dataclass(frozen=True, eq=False)
 class LogisticProblem:
     """The rows of a fit: in memory (``X`` dense or sparse, ``y`` as class codes, ``classes``,
-    ``weight`` the sample weights times the class weights) or a chunk source (``source``, whose
-    class weights ``class_weight`` are applied in its first pass)."""
+    ``weight`` the sample weights times the class weights, ``offset`` the known terms of the
+    scores, shape (n, 1) or (n, K): :mod:`linclass.linear.logistic.offsets`) or a chunk source
+    (``source``, whose class weights ``class_weight`` are applied in its first pass)."""
 
     X: Any = None
     y: np.ndarray | None = None
@@ -51,6 +56,7 @@ class LogisticProblem:
     fit_intercept: bool = True
     source: Any = None
     class_weight: Any = None
+    offset: np.ndarray | None = None
 
     @property
     def n_classes(self) -> int:
@@ -112,6 +118,10 @@ class LogisticFit:
     inference : a record of :mod:`linclass.linear.fitting.records`
     stopped : bool
         Whether a callback stopped the fit.
+    aliased : ndarray of shape (d,), bool, or None
+        The features left out of an unpenalised fit as linear combinations of the ones before them
+        (:mod:`linclass.linear.logistic.aliasing`; their coefficients are 0 and their summary rows
+        NA); None when none is.
     """
 
     classes: np.ndarray
@@ -126,13 +136,65 @@ class LogisticFit:
     log_likelihood: float
     inference: Any
     stopped: bool = False
+    aliased: np.ndarray | None = None
 
 
 # ------------------------------------------------------------------------------------ the fit
 def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
-    """Fit a logistic / softmax model; warns (ConvergenceWarning) when it did not converge."""
+    """Fit a logistic / softmax model; warns (ConvergenceWarning) when it did not converge.
+
+    An unpenalised fit in memory whose information matrix is singular because some features are
+    linear combinations of the ones before them is refitted without them, as R's ``glm`` does
+    (:mod:`linclass.linear.logistic.aliasing`)."""
+    if not _may_alias(problem, options.penalty):
+        return _fit(problem, options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = _fit(problem, options)
+    if getattr(fit.inference, "reason", None) == SINGULAR and fit.separation is None:
+        aliased = aliased_columns(problem.X, problem.weight, problem.fit_intercept)
+        if aliased.any() and not aliased.all():
+            return _without_aliased(problem, options, aliased)
+    for w in caught:  # the fit's own warnings, where the fit raised them
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return fit
+
+
+def _may_alias(problem: LogisticProblem, penalty) -> bool:
+    """Whether a singular information matrix means aliased columns to set aside: an unpenalised,
+    unbounded fit of rows in memory (a penalty makes the estimate unique)."""
+    return (problem.source is None and isinstance(penalty, ElasticNet) and penalty.l1 == 0.0
+            and penalty.l2 == 0.0 and not penalty.per_feature and problem.n_features > 1)
+
+
+def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.ndarray):
+    """The fit on the columns that are not aliased, reported on every column: coefficients 0 and
+    covariance NaN (R's NA) for the aliased ones."""
+    keep = ~aliased
+    names = getattr(options.owner, "feature_names_in_", None)
+    names = [str(names[j]) if names is not None else f"x{j}" for j in np.flatnonzero(aliased)]
+    warnings.warn(f"{options.name}: {', '.join(names)} "
+                  f"{'is a linear combination' if len(names) == 1 else 'are linear combinations'} "
+                  "of the features before (or of the intercept), so the information matrix is "
+                  "singular; fitted without, as R's glm does: coefficient 0 in coef_, NA in "
+                  "summary() (aliased_ marks them).", SingularCovarianceWarning, stacklevel=4)
+    fit = _fit(replace(problem, X=problem.X[:, keep]), options)
+    m, d = fit.coef.shape[0], problem.n_features
+    coef = np.zeros((m, d))
+    coef[:, keep] = fit.coef
+    record = fit.inference
+    if getattr(record, "covariance", None) is not None:
+        record = replace(record, covariance=expand_covariance(
+            record.covariance, keep, max(m - 1, 1), problem.fit_intercept))
+    return replace(fit, coef=coef, inference=record, aliased=aliased)
+
+
+def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
+    """:func:`fit_logistic` on these columns as they are."""
     penalty, owner = options.penalty, options.owner
     if problem.source is not None:
+        if problem.offset is not None:
+            raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
         check_chunked(options.solver, penalty)  # before the first pass
         objective = penalty.objective(problem, proximal=False)
         require_two_classes(options.name, objective.stats)
@@ -288,7 +350,7 @@ def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
     log_likelihood = -(result.value - penalty.value(result.W))
     record = PenalisedRecord.of(
         penalty, objective=result.value, log_likelihood=log_likelihood,
-        null=null_log_likelihood(objective.class_totals, objective.total, objective.fit_intercept),
+        null=objective.null_log_likelihood(),
         n_obs=objective.total, violation=result.violation, converged=result.converged)
     return LogisticFit(
         classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),

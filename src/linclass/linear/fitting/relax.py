@@ -219,7 +219,8 @@ class Relaxer:
             p = self.problem
             self._loss = PenalisedObjective(p.X, p.y, p.n_classes, p.weight,
                                             make_penalty(None, 1.0, None),
-                                            fit_intercept=p.fit_intercept)
+                                            fit_intercept=p.fit_intercept,
+                                            score_offset=p.offset)
         W, b = self._loss.internal(coef, intercept)
         return -float(self._loss.loss(self._loss.scores(W, b)))
 

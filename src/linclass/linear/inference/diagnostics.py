@@ -82,10 +82,12 @@ class Diagnostics:
         return pd.DataFrame({name: getattr(self, name) for name in names}, index=self.index)
 
 
-def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool) -> Diagnostics:
+def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
+                         offset=None) -> Diagnostics:
     """The diagnostics of the binary logistic fit ``coef`` (shape (d,) or (1, d)) and
     ``intercept`` (scalar or shape (1,)) over the rows ``X`` (dense or sparse, (n, d)) with 0/1
-    labels ``y01`` and positive prior weights ``weight`` (None: ones).
+    labels ``y01``, positive prior weights ``weight`` (None: ones) and the fit's ``offset``
+    (shape (n,) or (n, 1); None: none; it enters :math:`\\eta` only).
 
     Raises
     ------
@@ -99,6 +101,8 @@ def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool) -
     beta = np.asarray(coef, dtype=np.float64).reshape(-1)
     b0 = float(np.asarray(intercept, dtype=np.float64).reshape(-1)[0]) if fit_intercept else 0.0
     eta = np.asarray(X @ beta).reshape(-1) + b0
+    if offset is not None:
+        eta = eta + np.asarray(offset, dtype=np.float64).reshape(-1)
     s = 2.0 * y01 - 1.0
     mu = expit(eta)
     variance = mu * expit(-eta)  # mu (1 - mu), without cancellation

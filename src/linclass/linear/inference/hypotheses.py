@@ -60,8 +60,18 @@ def wald_test(params: np.ndarray, covariance: np.ndarray, R, q=None) -> WaldTest
     if rank < R.shape[0]:
         raise ValueError(f"The {R.shape[0]} hypotheses are not independent (rank {rank}): drop "
                          "the redundant ones.")
+    covariance = np.asarray(covariance, dtype=np.float64)
+    aliased = np.isnan(np.diag(covariance))
+    if aliased.any():  # coefficients R reports as NA: a hypothesis may not involve them
+        touched = np.flatnonzero(aliased & np.any(R != 0, axis=0))
+        if touched.size:
+            raise ValueError(f"The hypothesis involves aliased parameters (positions "
+                             f"{touched.tolist()}, NA in the summary: linear combinations of "
+                             "other columns), which have no estimate.")
+        beta = np.where(aliased, 0.0, beta)
+        covariance = np.where(np.isnan(covariance), 0.0, covariance)
     diff = R @ beta - q
-    middle = R @ np.asarray(covariance, dtype=np.float64) @ R.T
+    middle = R @ covariance @ R.T
     try:
         statistic = float(diff @ np.linalg.solve(middle, diff))
     except np.linalg.LinAlgError:

@@ -117,7 +117,7 @@ class PredictionResults:
 
 
 def predict_with_se(X, coef: np.ndarray, intercept: float, covariance: np.ndarray, *,
-                    fit_intercept: bool, row_labels=None) -> PredictionResults:
+                    fit_intercept: bool, row_labels=None, offset=None) -> PredictionResults:
     """Linear predictors and their standard errors for the rows ``X``.
 
     Parameters
@@ -130,6 +130,9 @@ def predict_with_se(X, coef: np.ndarray, intercept: float, covariance: np.ndarra
         The covariance of the parameters in the order intercept (when ``fit_intercept``),
         coef_1, ..., coef_d: the summary's ``cov_params()``.
     fit_intercept : bool
+    offset : ndarray of shape (n_samples,) or (n_samples, 1), or None
+        Known terms of the rows' log-odds: added to :math:`\\hat\\eta`, with no variance (R's
+        ``predict.glm`` with an offset).
 
     Returns
     -------
@@ -147,6 +150,8 @@ def predict_with_se(X, coef: np.ndarray, intercept: float, covariance: np.ndarra
         # z = (1, x): z'Vz = V00 + 2 x'V[1:, 0] + x'Vxx x
         quad = quad + 2.0 * np.asarray(X @ V[k:, 0]).reshape(-1) + V[0, 0]
         eta = eta + float(intercept)
+    if offset is not None:
+        eta = eta + np.asarray(offset, dtype=np.float64).reshape(-1)
     se = np.sqrt(np.clip(quad, 0.0, None))
     return PredictionResults(linpred=eta, se_linpred=se,
                              row_labels=None if row_labels is None else list(row_labels))

@@ -72,8 +72,9 @@ class _Likelihood:
     """:math:`\\ell`, its gradient and Hessian in the reported parameters (an (m, p) array) over the
     rows: :math:`\\tilde X` (n, p), class index y, frequency weights w."""
 
-    def __init__(self, X, y, weight, fit_intercept: bool, m: int):
+    def __init__(self, X, y, weight, fit_intercept: bool, m: int, offset=None):
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        self.offset = np.zeros((X.shape[0], m)) if offset is None else offset
         self.Xt = np.hstack([np.ones((X.shape[0], 1)), X]) if fit_intercept else X
         self.w = np.ones(X.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
         self.y, self.m = y, m
@@ -82,7 +83,7 @@ class _Likelihood:
     def parts(self, beta: np.ndarray, with_hessian: bool = True):
         """``(l, gradient (m*p,), Hessian (m*p, m*p) or None)``."""
         Xt, w = self.Xt, self.w
-        eta = np.hstack([np.zeros((Xt.shape[0], 1)), Xt @ beta.T])
+        eta = np.hstack([np.zeros((Xt.shape[0], 1)), Xt @ beta.T + self.offset])
         top = eta.max(axis=1, keepdims=True)
         E = np.exp(eta - top)
         total = E.sum(axis=1, keepdims=True)
@@ -164,11 +165,12 @@ class _Profile:
 
 
 def profile_intervals(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray,
-                      fit_intercept: bool, std_err: np.ndarray, alpha: float = 0.05
-                      ) -> ProfileIntervals:
+                      fit_intercept: bool, std_err: np.ndarray, alpha: float = 0.05,
+                      offset: np.ndarray | None = None) -> ProfileIntervals:
     """:class:`ProfileIntervals` of the reported parameters ``coef`` (m, d) / ``intercept`` (m,)
     (contrasts against class 0) over the rows ``X`` (n, d), class index ``y``, frequency weights
-    ``weight`` (None: ones).  ``std_err`` (k,) sets the first steps of the search.
+    ``weight`` (None: ones) and the fit's ``offset`` (n, m) in the reported parametrisation
+    (None: none).  ``std_err`` (k,) sets the first steps of the search.
 
     The fit's parameters are first polished by Newton's method on these rows, so that
     :math:`\\hat\\beta` is the maximum to rounding (:math:`D_j \\ge 0` near it).
@@ -181,7 +183,7 @@ def profile_intervals(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.
     """
     m = coef.shape[0]
     beta = np.column_stack([intercept, coef]) if fit_intercept else np.asarray(coef, dtype=float)
-    likelihood = _Likelihood(X, y, weight, fit_intercept, m)
+    likelihood = _Likelihood(X, y, weight, fit_intercept, m, offset)
     everything = np.ones(beta.size, dtype=bool)
     polished, best = likelihood.maximise(beta, everything)
     scale = np.where(np.isfinite(std_err) & (std_err > 0), std_err, 1.0 + np.abs(beta.ravel()))

@@ -179,10 +179,15 @@ class ScoreSums:
                          self.rows + other.rows, clusters, sums, weight)
 
 
-def reported_probabilities(X, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+def reported_probabilities(X, coef: np.ndarray, intercept: np.ndarray,
+                           offset: np.ndarray | None = None) -> np.ndarray:
     """:math:`\\mu` of shape (n, m+1) from the reported parameters ``coef`` (m, d) and
-    ``intercept`` (m,) (contrasts against class 0; m = 1 for two classes), in log space."""
+    ``intercept`` (m,) (contrasts against class 0; m = 1 for two classes), in log space;
+    ``offset`` of shape (n, m) in the same parametrisation
+    (:func:`linclass.linear.logistic.offsets.reported_offset`)."""
     eta = np.asarray(X @ coef.T) + intercept
+    if offset is not None:
+        eta = eta + offset
     top = np.maximum(eta.max(axis=1, keepdims=True), 0.0)
     mu = np.hstack([np.exp(-top), np.exp(eta - top)])
     return mu / mu.sum(axis=1, keepdims=True)
@@ -199,7 +204,8 @@ def _design(X, fit_intercept: bool) -> np.ndarray:
 
 
 def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray,
-               fit_intercept: bool, groups=None) -> ScoreSums:
+               fit_intercept: bool, groups=None, offset=None,
+               variance_weights: bool = False) -> ScoreSums:
     """:class:`ScoreSums` of rows in memory, in blocks of rows (BLAS products, no loop over rows).
 
     Parameters
@@ -214,6 +220,14 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
     fit_intercept : bool
     groups : ndarray of shape (n,) or None
         Cluster labels (any sortable type), for cov_type='cluster'.
+    offset : ndarray of shape (n, m) or None
+        The fit's offset in the reported parametrisation.
+    variance_weights : bool
+        Whether the weights are variance (analytic) weights, as R's glm prior weights and
+        statsmodels' ``var_weights``: row i's score is then :math:`w_is_i`, one observation, so the
+        meat is :math:`\\sum_i w_i^2s_is_i^T` and N counts the rows of positive weight (frequency
+        weights: :math:`w_i` observations with score :math:`s_i` each, :math:`\\sum_i w_is_is_i^T`,
+        :math:`N = \\sum_i w_i`).
     """
     n = X.shape[0]
     m, d = coef.shape
@@ -231,11 +245,12 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
         block = slice(start, min(n, start + rows))
         Xt = _design(X[block], fit_intercept)
         wb = w[block]
-        mu = reported_probabilities(Xt[:, int(fit_intercept):], coef, intercept)[:, 1:]
+        mu = reported_probabilities(Xt[:, int(fit_intercept):], coef, intercept,
+                                    None if offset is None else offset[block])[:, 1:]
         onehot = (y[block, None] == np.arange(1, m + 1)).astype(np.float64)
         S = _kron_rows(onehot - mu, Xt)
         Sw = S * wb[:, None]
-        meat += Sw.T @ S
+        meat += Sw.T @ (Sw if variance_weights else S)
         score += Sw.sum(axis=0)
         U = _kron_rows(mu, Xt)
         hessian -= (U * wb[:, None]).T @ U
@@ -248,7 +263,8 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
                                       shape=(clusters.size, cb.size))
             cluster_sums += indicator @ Sw
     hessian = (hessian + hessian.T) / 2
-    return ScoreSums(hessian, (meat + meat.T) / 2, score, float(w.sum()), int(n), clusters,
+    total = float(np.sum(w > 0)) if variance_weights else float(w.sum())
+    return ScoreSums(hessian, (meat + meat.T) / 2, score, total, int(n), clusters,
                      cluster_sums, cluster_weight)
 
 

@@ -146,7 +146,8 @@ class Summary:
 
     @property
     def df_resid(self) -> float:
-        return float(self.n_obs - self.coef.size)
+        """Observations less the estimated parameters (aliased ones, NA, do not count)."""
+        return float(self.n_obs - np.sum(np.isfinite(self.coef)))
 
     @property
     def deviance(self) -> float:
@@ -165,6 +166,13 @@ class Summary:
         weights, as statsmodels' ``freq_weights``) less its parameters (one intercept per
         equation; none without an intercept)."""
         return float(self.n_obs - (len(self.equations) if CONSTANT in self.names else 0))
+
+    @property
+    def aliased(self) -> list:
+        """The names of the parameters R reports as NA (aliased: linear combinations of the
+        columns before them; empty for a full-rank fit)."""
+        bad = np.isnan(self.coef).any(axis=0)
+        return [name for name, b in zip(self.names, bad) if b]
 
     @property
     def prsquared(self) -> float:
@@ -323,8 +331,13 @@ class Summary:
                 cells = [decimals(self.coef[e, j], 4), decimals(self.std_err[e, j], 3),
                          decimals(self._values()[2][e, j], 3), f"{self.p_value[e, j]:.3f}",
                          decimals(self.ci_lower[e, j], 3), decimals(self.ci_upper[e, j], 3)]
+                if np.isnan(self.coef[e, j]):  # aliased: R's NA
+                    cells = ["NA"] * len(cells)
                 table.append(f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells))
-        return "\n".join(header_lines(self.title, left, right, table)
+        deviances = [f"Null deviance: {self.null_deviance:.2f} on {self.df_null:g} degrees of "
+                     f"freedom", f"Residual deviance: {self.deviance:.2f} on {self.df_resid:g} "
+                     "degrees of freedom"]  # R's summary.glm
+        return "\n".join(header_lines(self.title, left, right, table) + deviances
                          + [f"Note: {note}" for note in self.notes])
 
     __repr__ = __str__
@@ -346,13 +359,24 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
     n_eq, d = coef.shape
     table = np.hstack([intercept[:, None], coef]) if fit_intercept else coef
     names = ([CONSTANT] if fit_intercept else []) + [str(f) for f in feature_names]
-    se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)).reshape(table.shape)
+    variance = np.diag(covariance).reshape(table.shape)
+    aliased = np.isnan(variance)  # R's NA coefficients (linclass.linear.logistic.aliasing)
+    table = np.where(aliased, np.nan, table)
+    se = np.sqrt(np.clip(variance, 0.0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, table / se, 0.0)
+        z = np.where(aliased, np.nan, np.where(se > 0, table / se, 0.0))
     p = 2 * norm.sf(np.abs(z))
     q = norm.ppf(1 - alpha / 2)
-    k = table.size
-    df = n_eq * d
+    k = int(np.sum(~aliased))  # the model's rank
+    df = k - (n_eq if fit_intercept else 0)
+    if np.any(aliased):
+        count = int(aliased[0].sum()) if n_eq == 1 else int(aliased.sum())
+        which = [names[j] for j in np.flatnonzero(aliased.any(axis=0))]
+        notes = [*notes, f"{count} coefficient{'s' if count > 1 else ''} not defined because of "
+                 f"singularities (NA, as R reports them): {', '.join(which)} "
+                 f"{'is a linear combination' if len(which) == 1 else 'are linear combinations'} "
+                 "of the columns before (0 in coef_, which leaves the fitted probabilities as they "
+                 "are)."]
     lr = max(2 * (log_likelihood - null_log_likelihood), 0.0)
     label = [repr(c) if isinstance(c, str) else str(c) for c in np.asarray(classes).tolist()]
     if len(label) == 2:

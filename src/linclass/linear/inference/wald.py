@@ -42,7 +42,9 @@ from linclass.linear.inference.summary import Summary, summarize
 
 __all__ = [
     "MAX_PARAMS",
+    "SINGULAR",
     "LogisticInference",
+    "expand_covariance",
     "Summary",
     "inference_hessian",
     "logistic_inference",
@@ -52,6 +54,7 @@ __all__ = [
 ]
 
 MAX_PARAMS = 2000  # the covariance of larger models is not formed
+SINGULAR = "the information matrix is singular (collinear features)"  # a record's reason
 
 
 # ----------------------------------------------------------------------------- at the end of a fit
@@ -146,6 +149,19 @@ class LogisticInference:
         )
 
 
+def expand_covariance(covariance: np.ndarray, keep: np.ndarray, m: int,
+                      fit_intercept: bool) -> np.ndarray:
+    """The covariance of the reported parameters of a fit on the columns ``keep`` (bool, (d,)),
+    laid out for every column: NaN in the rows and columns of the others (aliased, R's NA).
+    ``m`` equations, each (intercept,) coef_1, ..., coef_d."""
+    k = int(fit_intercept)
+    block = np.r_[np.ones(k, dtype=bool), keep]
+    where = np.flatnonzero(np.tile(block, m))
+    full = np.full((m * block.size,) * 2, np.nan)
+    full[np.ix_(where, where)] = covariance
+    return full
+
+
 def reference_change(K: int, reference: int, p: int) -> np.ndarray:
     """The linear map from the contrasts against class 0 (K - 1 blocks of p parameters, as the
     covariance is laid out) to those against class ``reference``: :math:`\\theta_k - \\theta_r =
@@ -204,6 +220,9 @@ def logistic_inference(objective, result, *, separation: str | None = None,
     .. math::  \\ell = -(N f(\\hat\\theta) - \\tfrac{\\lambda}{2}\\lVert\\hat W\\rVert^2), \\qquad
                \\ell_0 = \\sum_k N_k \\ln\\frac{N_k}{N} \\;\\text{(with an intercept; else } -N\\ln K),
 
+    (with a score offset, :math:`\\ell_0` is the intercept-only fit with the offset,
+    :mod:`linclass.linear.logistic.offsets`),
+
     and the covariance :math:`J H^{-1} J^T` with the (penalised) Hessian of the summed objective
     :math:`H = N\\nabla^2 f` (Bishop 2006 sec. 4.3.3) at the optimum and :math:`J` of
     :func:`reporting_map`.  A singular :math:`H` of an unpenalised, unseparated fit warns with
@@ -232,7 +251,7 @@ def logistic_inference(objective, result, *, separation: str | None = None,
     theta = result.theta
     W = theta.reshape(objective.shape)[: objective.n_features]
     log_likelihood = -(result.value * objective.total - 0.5 * objective.l2 * float(np.sum(W**2)))
-    null = null_log_likelihood(objective.class_weight, objective.total, objective.fit_intercept)
+    null = -objective.null_value() * objective.total  # with a score offset: its null fit
     notes = []
     if objective.l2 == 0.0:
         if separation is not None:
@@ -261,7 +280,7 @@ def logistic_inference(objective, result, *, separation: str | None = None,
                 "use a finite C.",
                 SingularCovarianceWarning, stacklevel=5,  # the caller of fit
             )
-            reason = "the information matrix is singular (collinear features)"
+            reason = SINGULAR
         else:
             J = reporting_map(objective)
             covariance = J @ system.solve(J.T)

@@ -54,6 +54,7 @@ from linclass.core.class_stats import ClassStats
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
+from linclass.linear.logistic.offsets import null_fit
 from linclass.linear.logistic.separation import suspicious_rows
 
 __all__ = ["LinearObjective"]
@@ -79,10 +80,14 @@ class LinearObjective(ObjectiveLayout):
     offset : ndarray of shape (n_features,), default=None
         The centring point; default the weighted mean of X (with an intercept).  Objectives over the
         chunks of one data set share the whole set's offset, so that their sums add up.
+    score_offset : ndarray of shape (n_samples, 1) or (n_samples, n_classes), default=None
+        Known terms added to the scores (R's ``glm(offset=)``,
+        :mod:`linclass.linear.logistic.offsets`); the null model is then the intercept-only fit
+        with them.
     """
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
-                 offset=None):
+                 offset=None, score_offset=None):
         self.sparse = sp.issparse(X)
         if self.sparse and X.format != "csr":
             X = X.tocsr()  # rows are what the blocks, the mini-batches and the scores read
@@ -99,6 +104,8 @@ class LinearObjective(ObjectiveLayout):
         super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
                          class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
         self._target = y.astype(np.float64) if n_classes == 2 else None
+        self.score_offset = score_offset
+        self._null = None  # the null model with the score offset, (theta, value), when first needed
         self._last = None  # the last evaluation (see _evaluate)
         self._stats = None  # fit_stats, formed when first needed
         self.hessian_dtype = None  # dtype of the products of the last Hessian formed
@@ -112,6 +119,28 @@ class LinearObjective(ObjectiveLayout):
             self._stats = ClassStats.from_batch(self.X, self.y, np.arange(self.n_classes), self.w,
                                                 kind="tied")
         return self._stats
+
+    def null_start(self) -> np.ndarray:
+        """The intercept-only maximum-likelihood point; with a score offset, the intercept-only fit
+        with it (:func:`linclass.linear.logistic.offsets.null_fit`)."""
+        if self.score_offset is None:
+            return super().null_start()
+        return self._null_model()[0].copy()
+
+    def null_value(self) -> float:
+        """:math:`f` at :meth:`null_start` (the penalty is zero there)."""
+        if self.score_offset is None:
+            return super().null_value()
+        return self._null_model()[1]
+
+    def _null_model(self) -> tuple[np.ndarray, float]:
+        if self._null is None:
+            b, log_likelihood = null_fit(self.score_offset, self.y, self.w, self.fit_intercept)
+            theta = np.zeros(self.shape)
+            if self.fit_intercept:
+                theta[-1] = b if self.basis is None else b @ self.basis
+            self._null = (theta, -log_likelihood / self.total)
+        return self._null
 
     def _sample_rows(self, m: int) -> np.ndarray | None:
         """``m`` rows spread evenly over X (a strided sample: no randomness, every part of the data
@@ -145,7 +174,9 @@ class LinearObjective(ObjectiveLayout):
             return self.hessian(theta)
         sample = LinearObjective(self.X[rows], self.y[rows], self.n_classes,
                                  None if self.w is None else self.w[rows],
-                                 fit_intercept=self.fit_intercept, offset=self.offset)
+                                 fit_intercept=self.fit_intercept, offset=self.offset,
+                                 score_offset=None if self.score_offset is None
+                                 else self.score_offset[rows])
         if sample.total <= 0:
             return self.hessian(theta)
         H = sample.curvature_sum(theta) * (self.total / sample.total)
@@ -194,6 +225,8 @@ class LinearObjective(ObjectiveLayout):
         """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
         coef, intercept = self.coefficients(theta)
         S = (self.X if X is None else X) @ coef.T + intercept
+        if X is None and self.score_offset is not None:
+            S = S + self.score_offset
         return S[:, 0] if self.basis is None else S
 
     def _block_terms(self, coef, intercept, rows):
@@ -201,6 +234,8 @@ class LinearObjective(ObjectiveLayout):
         probabilities and the count of rows fitted with probability one, for the rows ``rows``."""
         X, y = self.X[rows], self.y[rows]
         S = X @ coef.T + intercept
+        if self.score_offset is not None:
+            S += self.score_offset[rows]
         if self.basis is None:
             target = self._target[rows]
             loss, mu = losses.binary(S[:, 0], target)
@@ -331,7 +366,8 @@ class LinearObjective(ObjectiveLayout):
         p, m = self.shape
         d = self.n_features
         low = low_precision and not self.sparse and self.X.size >= LOW_PRECISION_MIN
-        if not np.any(theta[:d]) and (self._gram is not None or not low):
+        if self.score_offset is None and not np.any(theta[:d]) and (self._gram is not None
+                                                                    or not low):
             H = np.kron(self.gram, self._curvature_weights_at_constant(theta))
         else:
             H = self.curvature_sum(theta, low=low)

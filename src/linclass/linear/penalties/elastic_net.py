@@ -196,12 +196,13 @@ class ElasticNet:
             from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
 
             return PenalisedObjective(problem.X, problem.y, problem.n_classes, problem.weight, self,
-                                      fit_intercept=problem.fit_intercept)
+                                      fit_intercept=problem.fit_intercept,
+                                      score_offset=problem.offset)
         if problem.source is not None:
             return ChunkedObjective(problem.source, class_weight=problem.class_weight, l2=self.l2,
                                     fit_intercept=problem.fit_intercept)
         return LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
-                               fit_intercept=problem.fit_intercept)
+                               fit_intercept=problem.fit_intercept, score_offset=problem.offset)
 
     def coefficients(self, objective, theta):
         """``(coef, intercept)`` of the estimator at the objective's parameters ``theta``."""

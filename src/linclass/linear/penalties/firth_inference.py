@@ -241,6 +241,10 @@ class Firth:
         return "Firth()"
 
     def check(self, problem) -> None:
+        if problem.offset is not None:
+            raise ValueError("penalty='firth' takes no offset (its penalty, profile intervals and "
+                             "null model are computed without one); fit with penalty=None or "
+                             "'l2' to use offset=.")
         if problem.sparse:
             raise ValueError("penalty='firth' needs a dense X (it forms the hat matrix of every "
                              "row); convert it with X.toarray().")

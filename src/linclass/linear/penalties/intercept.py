@@ -110,7 +110,7 @@ class PenalisedIntercept:
         else:
             X = augment(X, self.scaling)
         return LinearObjective(X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
-                               fit_intercept=False)
+                               fit_intercept=False, score_offset=problem.offset)
 
     def coefficients(self, objective, theta):
         coef, intercept = objective.coefficients(theta)

@@ -50,6 +50,8 @@ from scipy.special import xlogy
 
 from linclass.linear import compiled
 from linclass.linear.logistic.design import Design
+from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.logistic.offsets import null_fit
 
 __all__ = ["PenalisedObjective"]
 
@@ -67,10 +69,13 @@ class PenalisedObjective:
     sample_weight : ndarray of shape (n_samples,) or None
     penalty : :class:`~linclass.linear.penalties.elastic_net.ElasticNet`
     fit_intercept : bool
+    score_offset : ndarray of shape (n_samples, m) or None, default=None
+        Known terms added to the scores (:mod:`linclass.linear.logistic.offsets`; m = 1 for two
+        classes, else K); the null model is then the intercept-only fit with them.
     """
 
     def __init__(self, X, y, n_classes: int, sample_weight, penalty, *,
-                 fit_intercept: bool = True):
+                 fit_intercept: bool = True, score_offset=None):
         self.design = X if isinstance(X, Design) else Design(X, center=fit_intercept)
         self.n_classes = int(n_classes)
         self.binary = self.n_classes == 2
@@ -85,6 +90,8 @@ class PenalisedObjective:
         self.fit_intercept = bool(fit_intercept)
         self.m = 1 if self.binary else self.n_classes
         self.class_totals = np.bincount(self.y, weights=self.sw, minlength=self.n_classes)
+        self.score_offset = (None if score_offset is None
+                             else np.ascontiguousarray(np.asarray(score_offset, dtype=np.float64).T))
 
     @property
     def d(self) -> int:
@@ -109,7 +116,9 @@ class PenalisedObjective:
         centred log class frequencies; zeros without an intercept)."""
         W = np.zeros((self.m, self.d))
         b = np.zeros(self.m)
-        if self.fit_intercept:
+        if self.score_offset is not None:  # the intercept-only fit with the offset
+            b = null_fit(self.score_offset.T, self.y, self.sw, self.fit_intercept)[0]
+        elif self.fit_intercept:
             freq = np.clip(self.class_totals / self.total, 1e-12, None)
             logf = np.log(freq)
             b = np.array([logf[1] - logf[0]]) if self.binary else logf - logf.mean()
@@ -123,7 +132,15 @@ class PenalisedObjective:
     def scores(self, W: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Scores of shape (m, n) (internal intercept ``b``)."""
         nonzero = np.flatnonzero(np.any(W != 0, axis=0))
-        return self.design.scores(W, nonzero) + b[:, None]
+        S = self.design.scores(W, nonzero) + b[:, None]
+        return S if self.score_offset is None else S + self.score_offset
+
+    def null_log_likelihood(self) -> float:
+        """:math:`\\ell_0`, the log-likelihood of the intercept-only model (with a score offset: its
+        fit with the offset)."""
+        if self.score_offset is None:
+            return null_log_likelihood(self.class_totals, self.total, self.fit_intercept)
+        return -self.loss(self.scores(*self.null_start()))
 
     def loss(self, S: np.ndarray) -> float:
         """Summed weighted log-loss at scores S (m, n)."""
@@ -245,6 +262,8 @@ class PenalisedObjective:
         else:
             entropy = -np.sum(xlogy(Q, Q), axis=0)
         dual = float(self.sw @ entropy) - conjugate
+        if self.score_offset is not None:  # the offset's term of the dual, sum_i w_i (q_i - y_i) o_i
+            dual += float(np.sum((Q - Y) * self.sw * self.score_offset))
         return max(value - dual, 0.0)
 
     def c_at_null(self) -> float:
