@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.estimators.logistic_regression import LogisticRegression
-from linclass.estimators.logistic_summary import reported_parameters, training_rows
+from linclass.estimators.logistic_summary import estimable, reported_parameters, training_rows
 from linclass.linear.inference.diagnostics import Diagnostics, logistic_diagnostics
 
 __all__ = ["Diagnostics", "diagnostics"]
@@ -71,8 +71,9 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
                          "such rows out; they do not change the fit, so pass the rows with positive "
                          "weight only.")
     coef, intercept = reported_parameters(model)
-    result = logistic_diagnostics(rows.X, rows.y, weight, coef[0], intercept[0],
-                                  model.fit_intercept, rows.offset)
+    keep = estimable(model)  # aliased columns (R's NA) take no part in the hat matrix
+    result = logistic_diagnostics(rows.X if keep.all() else rows.X[:, keep], rows.y, weight,
+                                  coef[0, keep], intercept[0], model.fit_intercept, rows.offset)
     if index is not None:
         result = replace(result, index=index)
     return result

@@ -6,6 +6,7 @@ here.
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.validation import validate_predict
@@ -173,7 +174,8 @@ def prediction_table(model, X, *, cov_type, groups, X_train, y_train, sample_wei
         raise ValueError("get_prediction needs the rows X in memory; call .compute() first.")
     rows = validate_predict(model, X, accept_sparse=True)
     coef, intercept = reported_parameters(model)
-    return predict_with_se(rows, coef[0], intercept[0], table.covariance,
+    covariance = np.nan_to_num(table.covariance, nan=0.0)  # aliased columns: coefficient 0, fixed
+    return predict_with_se(rows, coef[0], intercept[0], covariance,
                            fit_intercept=model.fit_intercept,
                            row_labels=getattr(X, "index", None),
                            offset=check_offset(offset, rows.shape[0], 2))

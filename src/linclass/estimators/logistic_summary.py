@@ -20,6 +20,7 @@ from linclass.linear.fitting.records import LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.summary import Summary
+from linclass.linear.inference.wald import expand_covariance
 from linclass.linear.inference.sandwich import (DESCRIPTIONS, check_cov_type, robust_covariance,
                                                 score_sums, validate_groups)
 from linclass.linear.inference.sandwich_chunks import (ChunkGroups, chunked_class_totals,
@@ -117,7 +118,11 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         unpenalised(model, record, f"cov_type={cov_type!r}")
         rows = training_rows(model, X, y, sample_weight, groups=groups, source=source,
                              purpose=f"cov_type={cov_type!r}", offset=offset)
-        covariance = robust_covariance(rows.score_sums(*reported_parameters(model)), cov_type)
+        keep = estimable(model)
+        coef_r, intercept_r = reported_parameters(model)
+        covariance = robust_covariance(rows.score_sums(coef_r[:, keep], intercept_r, keep),
+                                       cov_type)
+        covariance = expand_covariance(covariance, keep, coef_r.shape[0], model.fit_intercept)
         notes.append(DESCRIPTIONS[cov_type] + (f", {rows.n_clusters} clusters" if rows.n_clusters
                                               else "") + ".")
     if ci == "profile" and isinstance(record, LogisticInference):
@@ -125,10 +130,16 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
                     "profile penalised-likelihood intervals from the fit.")
         rows = training_rows(model, X, y, sample_weight, source=source, purpose="ci='profile'",
                              in_memory=True, offset=offset)
-        se = np.sqrt(np.clip(np.diag(record.covariance), 0.0, None))
-        profile = profile_intervals(rows.X, rows.y, rows.weight, *reported_parameters(model),
-                                    model.fit_intercept, se, alpha,
-                                    offset=reported_offset(rows.offset))
+        keep = estimable(model)
+        variance = np.diag(record.covariance)
+        found = ~np.isnan(variance)  # the estimable parameters (aliased ones: NaN)
+        coef_r, intercept_r = reported_parameters(model)
+        X_kept = rows.X[:, keep] if not keep.all() else rows.X
+        kept = profile_intervals(X_kept, rows.y, rows.weight, coef_r[:, keep], intercept_r,
+                                 model.fit_intercept, np.sqrt(np.clip(variance[found], 0.0, None)),
+                                 alpha, offset=reported_offset(rows.offset))
+        profile = replace(kept, **{name: _spread(getattr(kept, name), found) for name in
+                                   ("lower", "upper", "lr_statistic", "p_value", "estimate")})
         ci = "wald"  # the record's table; the profile columns replace Wald's below
     if cov_type != "nonrobust":
         record = replace(record, covariance=covariance)
@@ -184,6 +195,10 @@ def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, s
                          "effects depend on each row's offset, which statsmodels' get_margeff "
                          "leaves out; compute them from predict_proba(X, offset=) by finite "
                          "differences.")
+    if not estimable(model).all():
+        raise ValueError(f"marginal_effects: the model has aliased columns "
+                         f"({np.flatnonzero(~estimable(model)).tolist()}, aliased_), whose effects "
+                         "are not defined; refit without them.")
     coef, intercept = reported_parameters(model)
     covariance = record.covariance
     if cov_type != "nonrobust":
@@ -244,10 +259,18 @@ class TrainingRows:
         self.source, self.per_class, self.chunk_groups = source, per_class, chunk_groups
         self.n_clusters = 0
 
-    def score_sums(self, coef, intercept):
-        """:class:`~linclass.linear.inference.sandwich.ScoreSums` at the reported parameters."""
+    def score_sums(self, coef, intercept, keep=None):
+        """:class:`~linclass.linear.inference.sandwich.ScoreSums` at the reported parameters (of the
+        features ``keep`` only, when given: the estimable ones of a fit with aliased columns)."""
+        if keep is not None and not keep.all():
+            if self.source is not None:
+                raise ValueError("The model has aliased columns (aliased_): its robust covariance "
+                                 "is computed from rows in memory, not from a chunk source.")
+            X = self.X[:, keep]
+        else:
+            X = self.X
         if self.source is None:
-            sums = score_sums(self.X, self.y, self.weight, coef, intercept,
+            sums = score_sums(X, self.y, self.weight, coef, intercept,
                               self.model.fit_intercept, self.groups,
                               reported_offset(self.offset),
                               variance_weights=getattr(self.model, "weight_type",
@@ -329,6 +352,22 @@ def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpo
             is None else f"{purpose}: offset= is not the offset the model was fitted with (the "
             "training rows' own offset is needed).")
     return TrainingRows(model, X=X, y=yi, weight=weight, groups=groups, offset=checked)
+
+
+def estimable(model) -> np.ndarray:
+    """The features whose coefficients a fit estimated: all but the aliased ones
+    (``aliased_``, :mod:`linclass.linear.logistic.aliasing`), shape (n_features,), bool."""
+    aliased = getattr(model, "aliased_", None)
+    if aliased is None:
+        return np.ones(model.n_features_in_, dtype=bool)
+    return ~np.asarray(aliased, dtype=bool)
+
+
+def _spread(values: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """``values`` of the estimable parameters laid out over all of them (NaN for the others)."""
+    out = np.full(found.size, np.nan)
+    out[found] = values
+    return out
 
 
 def fit_offset(model) -> str | None:

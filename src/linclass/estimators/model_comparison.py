@@ -33,6 +33,10 @@ def lr_test(smaller, larger):
     if not np.array_equal(np.asarray(smaller.classes_), np.asarray(larger.classes_)):
         raise ValueError(f"The models were fitted to different classes ({list(smaller.classes_)} "
                          f"and {list(larger.classes_)}): not the same rows.")
+    if fit_offset(smaller) != fit_offset(larger):
+        raise ValueError("The models were fitted with different offsets (or one with an offset and "
+                         "one without): their likelihoods are not comparable; refit both with "
+                         "the same offset=.")
     if abs(small.nobs - large.nobs) > 1e-9 * max(small.nobs, 1.0):
         raise ValueError(f"The models were fitted to different rows ({small.nobs:g} and "
                          f"{large.nobs:g} observations, weights summed): refit both on the same.")
@@ -40,17 +44,14 @@ def lr_test(smaller, larger):
             abs(small.llnull - large.llnull) > 1e-9 * max(abs(large.llnull), 1.0)):
         raise ValueError("The models were fitted to different rows (their intercept-only "
                          "log-likelihoods differ): refit both on the same rows.")
-    if fit_offset(smaller) != fit_offset(larger):
-        raise ValueError("The models were fitted with different offsets (or one with an offset and "
-                         "one without): their likelihoods are not comparable; refit both with "
-                         "the same offset=.")
     if smaller.fit_intercept and not larger.fit_intercept:
         raise ValueError("The smaller model has an intercept and the larger one has none: not "
                          "nested.")
-    df = int(large.coef.size - small.coef.size)
+    df = _rank(large) - _rank(small)
     if df <= 0:
-        raise ValueError(f"The larger model has {large.coef.size} parameters, the smaller "
-                         f"{small.coef.size}: pass the smaller model first.")
+        raise ValueError(f"The larger model has {_rank(large)} estimated parameters, the smaller "
+                         f"{_rank(small)}: pass the smaller model first"
+                         f"{' (aliased columns, NA, do not count)' if large.aliased else ''}.")
     _check_features(smaller, larger)
     if large.llf < small.llf - 1e-8 * max(abs(small.llf), 1.0):
         raise ValueError(f"The larger model fits worse (log-likelihood {large.llf:.6g} < "
@@ -84,13 +85,16 @@ def drop1(model, X, y, sample_weight=None, offset=None):
             continue
         reduced = clone(model)
         if not keep:  # the intercept-only model
-            test = likelihood_ratio_test(full.llnull, full.llf, full.coef.size - full.coef.shape[0])
+            test = likelihood_ratio_test(full.llnull, full.llf, _rank(full) - full.coef.shape[0])
             rows[name] = [test.df, -2 * full.llnull, -2 * full.llnull + 2 * full.coef.shape[0],
                           test.statistic, test.pvalue]
             continue
         reduced.fit(Xj, y, sample_weight=sample_weight, offset=offset)
-        test = lr_test(reduced, model)
         small = reduced.summary()
+        if _rank(small) == _rank(full):  # an aliased column: dropping it changes nothing (R: Df 0)
+            rows[name] = [0, small.deviance, small.aic, 0.0, np.nan]
+            continue
+        test = lr_test(reduced, model)
         rows[name] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["Df", "Deviance", "AIC", "LRT", "Pr(>Chi)"])
@@ -109,6 +113,11 @@ def _table(model, role: str):
                          "likelihood-ratio test compares maximum-likelihood fits; refit with "
                          "penalty=None.")
     return model.summary()
+
+
+def _rank(table) -> int:
+    """The number of estimated parameters of a summary (aliased ones, NA, left out)."""
+    return int(np.sum(np.isfinite(table.coef)))
 
 
 def _names(model) -> list[str]:
