@@ -193,7 +193,9 @@ def test_the_profiled_model_of_a_separable_fit_is_positive_semidefinite():
         Xc, P = _separable_probabilities(seed)
         Q, R = coupled_model(Xc, P, np.ones(Xc.shape[0]), True)()
         eig = np.linalg.eigvalsh(Q)
-        assert eig[0] >= -1e-12 * eig[-1], (seed, eig[0], eig[-1])
+        # rounding leaves -1.5e-14 against a largest of 1.2e-2 with some BLAS builds; the bug
+        # this guards against gave -5e-3
+        assert eig[0] >= -1e-11 * eig[-1], (seed, eig[0], eig[-1])
         assert np.all(np.isfinite(R))
     # the pseudo-inverse itself: the common shift is its null direction, exactly
     rng = np.random.default_rng(1)
