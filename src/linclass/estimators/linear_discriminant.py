@@ -5,8 +5,8 @@ machinery: :mod:`linclass.estimators.gaussian_base`).
 validate -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``partial_fit`` calls) ->
 :func:`linclass.generative.gaussian.estimate` ->
 :func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
-:func:`linclass.core.posterior.log_posterior`; ``transform`` from
-:mod:`linclass.projection.fisher`.  No mathematics lives here.
+:func:`linclass.core.posterior.log_posterior`; ``scalings_`` and ``transform`` from
+:mod:`linclass.projection.discriminant_axes`.  No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from linclass.core.finiteness import explain_non_finite
 from linclass.core.validation import validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
 from linclass.generative import predictive, robust
-from linclass.projection import fisher
+from linclass.projection import discriminant_axes, fisher
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = ["LinearDiscriminantAnalysis"]
@@ -42,8 +42,10 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     Parameters
     ----------
     solver : {'svd', 'lsqr', 'eigen'}, default='svd'
-        The same model and probabilities whichever is named (see Notes).  Unlike scikit-learn's,
-        every solver accepts ``shrinkage`` and ``covariance_estimator`` and supports ``transform``.
+        The same model and probabilities whichever is named (see Notes); ``scalings_`` and
+        ``transform`` are those of scikit-learn's solver ('lsqr', which has none in scikit-learn,
+        gets those of 'svd').  Unlike scikit-learn's, every solver accepts ``shrinkage`` and
+        ``covariance_estimator`` and supports ``transform``.
     shrinkage : None, 'auto', float in [0, 1], 'ledoit-wolf' or 'oas', default=None
         A float: :math:`(1-\\alpha)\\Sigma + \\alpha(\\mathrm{tr}\\Sigma/d)I`, scikit-learn's
         ``shrinkage=float`` exactly.  'auto' (scikit-learn's): each class standardized by its own
@@ -55,7 +57,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         None: maximum-likelihood priors :math:`n_k / n`.  Priors that do not sum to one are divided by
         their sum (a warning), as in scikit-learn.
     n_components : int, default=None
-        Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``).
+        Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``;
+        with 'svd', no more than it finds).
     store_covariance : bool, default=False
         Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
     tol : float, default=1e-4
@@ -104,6 +107,27 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     maximum-likelihood estimate); scikit-learn's 'lsqr' and 'eigen' pool the class covariances with
     ``priors_``, which differs only when ``priors`` are given.
 
+    The projection is scikit-learn's for each solver (:mod:`linclass.projection.discriminant_axes`):
+    Fisher's directions :math:`S_Bv = \\lambda\\Sigma v` with :math:`v^T\\Sigma v = 1`, where
+    :math:`S_B = \\sum_k\\pi_k(\\mu_k - \\bar x)(\\mu_k - \\bar x)^T` weights the classes by
+    ``priors_``.  'svd' (and 'lsqr'): the directions with a non-negligible eigenvalue (at most
+    :math:`K-1`), signed as scikit-learn's and MASS's SVD signs them, and ``transform`` centres on
+    ``xbar_``.  'eigen': all ``n_features`` generalized eigenvectors, signed as
+    :func:`scipy.linalg.eigh` signs them, and ``transform`` does not centre; the columns after the
+    first :math:`K-1` are a basis of the null space of :math:`S_B`, which rounding chooses in both
+    libraries.  scikit-learn's numbers are reproduced to rounding, signs included, except where
+    linclass's model is not scikit-learn's: 'eigen' with ``priors`` (scikit-learn pools the
+    covariance with the priors and takes :math:`S_B` as the total covariance less that; linclass
+    uses the :math:`S_B` and :math:`\\Sigma` of its model, as its 'svd' does), 'eigen' with
+    ``shrinkage`` or a ``covariance_estimator`` (scikit-learn shrinks the total covariance too, so
+    its :math:`S_B` is not the between-class covariance; linclass solves :math:`S_B` against the
+    shrunk :math:`\\Sigma`), 'svd' with shrinkage (refused by scikit-learn; linclass whitens the
+    shrunk :math:`\\Sigma`), and a singular :math:`\\Sigma` (scikit-learn's 'eigen' fails; linclass
+    solves on its range, with ``rank`` columns).  A model loaded from a file projects as it did when
+    it was saved: files written before the projection followed the solver hold an ``n_features`` x
+    ``n_features`` ``scalings_`` with other signs and centre on ``xbar_``; refit to get
+    scikit-learn's.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -111,13 +135,15 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     covariance_ : ndarray of shape (n_features, n_features)
         The shared covariance actually used (after shrinkage).
     means_, priors_, classes_, class_count_, stats_, model_ : see GaussianDiscriminantAnalysis
-    scalings_ : ndarray of shape (n_features, rank)
-        Fisher directions, normalised to :math:`v^T\\Sigma v = 1`, by decreasing eigenvalue.
+    scalings_ : ndarray of shape (n_features, rank) ('svd', 'lsqr') or (n_features, n_features) ('eigen')
+        Fisher directions, normalised to :math:`v^T\\Sigma v = 1`, by decreasing eigenvalue, as
+        scikit-learn's solver gives them (see Notes).
     explained_variance_ratio_ : ndarray of shape (n_components,)
-        Share of the between-class variance along each kept direction.
+        Share of the between-class variance along each kept direction: each eigenvalue over the
+        sum of all that the solver finds (scikit-learn's).
     xbar_ : ndarray of shape (n_features,)
-        Centre subtracted by ``transform``: :math:`\\sum_k \\pi_k\\mu_k` (``priors_ @ means_``, the
-        training mean unless ``priors`` are given), as in scikit-learn.
+        :math:`\\sum_k \\pi_k\\mu_k` (``priors_ @ means_``, the training mean unless ``priors`` are
+        given), as in scikit-learn; ``transform`` subtracts it except with ``solver='eigen'``.
     shrinkage_ : float (ndarray of shape (n_classes,) for 'auto'), when ``shrinkage`` is set
     """
 
@@ -193,19 +219,27 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
                 f"n_components={self.n_components} cannot be larger than min(n_features, "
                 f"n_classes - 1) = {max_components}."
             )
-        between = fisher.between_class_covariance(self.stats_, self.priors_)
-        evals, directions = fisher.discriminant_directions(between, model.covariance,
-                                                           self._eigen_tol())
-        self._max_components = min(max_components, directions.shape[1])
-        n_out = self._max_components if self.n_components is None else min(self.n_components, directions.shape[1])
-        self.scalings_ = directions
-        self.explained_variance_ratio_ = fisher.explained_variance_ratio(evals, n_out)
+        seen = self.stats_.counts > 0
+        means, priors = self.stats_.means[seen], self.priors_[seen]
         self.xbar_ = self.priors_ @ self.stats_.means
-        self._n_features_out = n_out
+        if self.solver == "eigen":
+            evals, directions = discriminant_axes.eigen_axes(means, priors, model.covariance,
+                                                             rank_tol=self._eigen_tol())
+            self._projection_centre = np.zeros_like(self.xbar_)
+        else:
+            evals, directions = discriminant_axes.svd_axes(means, priors, model.covariance,
+                                                           rank_tol=self._eigen_tol(), tol=self.tol)
+            self._projection_centre = self.xbar_
+        n_components = max_components if self.n_components is None else self.n_components
+        self.scalings_ = directions
+        self.explained_variance_ratio_ = fisher.explained_variance_ratio(evals, n_components)
+        self._n_features_out = min(n_components, directions.shape[1])
 
     @lazy_on_dask
     def transform(self, X):
-        """Project X on the Fisher directions: :math:`(x - \\bar x)^T V`.
+        """Project X on the discriminant directions, as scikit-learn's solver does: 'svd' (and
+        'lsqr') :math:`(x - \\bar x)^T V`, 'eigen' :math:`x^T V`, with :math:`V` the first
+        ``n_components`` columns of ``scalings_``.
 
         Returns
         -------
@@ -213,4 +247,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         """
         check_is_fitted(self)
         X = validate_predict(self, X)
-        return (X - self.xbar_) @ self.scalings_[:, : self._n_features_out]
+        # a model saved before the projection followed the solver holds no _projection_centre: it
+        # projected (X - xbar_) with every solver, and still does
+        centre = getattr(self, "_projection_centre", self.xbar_)
+        return (X - centre) @ self.scalings_[:, : self._n_features_out]

@@ -46,7 +46,6 @@ __all__ = [
     "FisherModel",
     "WilksTest",
     "between_class_covariance",
-    "discriminant_directions",
     "estimate",
     "explained_variance_ratio",
     "scores",
@@ -63,12 +62,6 @@ def between_class_covariance(stats: ClassStats, priors: np.ndarray) -> np.ndarra
     :math:`\\bar\\mu = \\sum_k \\pi_k \\mu_k`, shape (d, d)."""
     centred = stats.means - priors @ stats.means
     return (centred.T * priors) @ centred
-
-
-def _orient(directions: np.ndarray) -> np.ndarray:
-    """Deterministic signs: the largest-magnitude entry of each column is positive."""
-    top = np.argmax(np.abs(directions), axis=0)
-    return directions * np.sign(directions[top, np.arange(directions.shape[1])])
 
 
 def orientation(projected_means: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -96,24 +89,6 @@ def _range_whitener(within: np.ndarray, tol: float, rescale: bool = True) -> np.
     evals, U = np.linalg.eigh(within / scale[:, None] / scale[None, :])
     keep = evals > tol * max(float(evals[-1]), 0.0)
     return U[:, keep] / np.sqrt(evals[keep]) / scale[:, None]
-
-
-def discriminant_directions(
-    between: np.ndarray, within: np.ndarray, tol: float = 1e-10
-) -> tuple[np.ndarray, np.ndarray]:
-    """Solve :math:`S_B v = \\lambda S_W v` on the range of :math:`S_W` (both given as matrices).
-
-    Returns
-    -------
-    eigenvalues : ndarray of shape (r,), descending
-    directions : ndarray of shape (d, r), columns normalised so that :math:`v^T S_W v = 1`, each
-        signed so that its largest-magnitude entry is positive
-    """
-    H = _range_whitener(within, tol)
-    M = H.T @ between @ H
-    mu, V = np.linalg.eigh((M + M.T) / 2)
-    order = np.argsort(mu)[::-1]
-    return np.maximum(mu[order], 0.0), _orient(H @ V[:, order])
 
 
 # ---------------------------------------------------------------------------------------------- solvers
