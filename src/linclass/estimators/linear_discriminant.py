@@ -6,7 +6,8 @@ validate -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``part
 :func:`linclass.generative.gaussian.estimate` ->
 :func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
 :func:`linclass.core.posterior.log_posterior`; ``scalings_`` and ``transform`` from
-:mod:`linclass.projection.discriminant_axes`.  No mathematics lives here.
+:mod:`linclass.projection.discriminant_axes`, ``summary()`` with :mod:`linclass.projection.lda_summary`.
+No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from linclass.core.validation import validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
 from linclass.generative import predictive, robust
 from linclass.projection import discriminant_axes, fisher
+from linclass.projection.lda_summary import LDASummary
 from linclass.sources.dask import lazy_on_dask
 
 __all__ = ["LinearDiscriminantAnalysis"]
@@ -126,7 +128,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     solves on its range, with ``rank`` columns).  A model loaded from a file projects as it did when
     it was saved: files written before the projection followed the solver hold an ``n_features`` x
     ``n_features`` ``scalings_`` with other signs and centre on ``xbar_``; refit to get
-    scikit-learn's.
+    scikit-learn's.  :meth:`summary` prints what MASS's ``print.lda`` prints.
 
     Attributes
     ----------
@@ -251,3 +253,35 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         # projected (X - xbar_) with every solver, and still does
         centre = getattr(self, "_projection_centre", self.xbar_)
         return (X - centre) @ self.scalings_[:, : self._n_features_out]
+
+    def summary(self) -> LDASummary:
+        """What MASS's ``print(lda(...))`` shows: prior probabilities of the groups, group means,
+        coefficients of the linear discriminants (MASS's ``scaling``) and the proportion of trace.
+
+        The coefficients are MASS's ``lda(method="moment")``: Fisher's directions normalised so
+        that the scores have pooled within-group covariance :math:`I` with the divisor
+        :math:`n - K` (the model's shared covariance, shrunk or not, rescaled from the divisor
+        :math:`n` unless ``unbiased=True``), signed as MASS signs them (the same signs as
+        ``scalings_`` of ``solver='svd'``; :mod:`linclass.projection.discriminant_axes`), whichever
+        ``solver`` was fitted.  The numbers come from the fitted statistics, so a model loaded from
+        a file has its summary too.
+
+        Returns
+        -------
+        :class:`~linclass.projection.lda_summary.LDASummary`
+            ``print()`` it; its parts are ``prior``, ``means``, ``scaling``, ``svd``,
+            ``proportion_of_trace`` (pandas objects labelled as MASS labels them) and
+            ``to_frame()``.
+        """
+        check_is_fitted(self)
+        seen = self.stats_.counts > 0
+        scaling, svd = discriminant_axes.mass_scaling(
+            self.stats_.means[seen], self.priors_[seen], self.covariance_, self.stats_.total,
+            divisor="n-K" if self.unbiased else "n", rank_tol=self._eigen_tol(), tol=self.tol)
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = [f"x{j}" for j in range(self.n_features_in_)]
+        return LDASummary(classes=list(self.classes_[seen]), feature_names=[str(f) for f in names],
+                          prior_probabilities=self.priors_[seen], class_counts=self.stats_.counts[seen],
+                          group_means=self.stats_.means[seen], coefficients=scaling,
+                          singular_values=svd, n_obs=float(self.stats_.total))

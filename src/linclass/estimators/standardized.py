@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.strategies.standardize import standardization, standardize
 from linclass.core.validation import validate_fit, validate_predict
+from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
 from linclass.estimators.wrapped import check_weight_passthrough, fit_clone
 
 __all__ = ["StandardizedClassifier"]
@@ -25,6 +26,14 @@ def _inner_has(attr: str):
         return hasattr(getattr(self, "estimator_", self.estimator), attr)
 
     return check
+
+
+def _inner_has_coefficient_table(self) -> bool:
+    """available_if test: the wrapped estimator's ``summary`` is a table of coefficients (a logistic
+    model's), which :meth:`StandardizedClassifier.summary` names and notes per standard deviation;
+    LinearDiscriminantAnalysis's MASS-style summary is not such a table."""
+    inner = getattr(self, "estimator_", self.estimator)
+    return hasattr(inner, "summary") and not isinstance(inner, LinearDiscriminantAnalysis)
 
 
 def _on_z(method: str, doc: str):
@@ -127,7 +136,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
     decision_function = _on_z("decision_function", "The estimator's decision function on the standardised X.")
     transform = _on_z("transform", "The estimator's projection of the standardised X.")
 
-    @available_if(_inner_has("summary"))
+    @available_if(_inner_has_coefficient_table)
     def summary(self, *args, **kwargs):
         """The estimator's :meth:`summary`, its parameters named by the features and noted as
         per standard deviation of each feature (the coefficients of z).  Training rows passed for
