@@ -11,6 +11,7 @@ Public names only.  The package is arranged by role, in the order data flows thr
 ``selection``   leave-one-out and cross-validated model selection by downdates
 ``strategies``  the meta-estimators' arithmetic: multi-class votes, standardised features
 ``sources``     where rows come from: CSV / Parquet tables, Dask collections, files
+``formula``     formulas on data frames (formulaic's coding of factors, kept as plain data)
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
 ``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer
 ``inspect``     geometry of the boundaries, figures
@@ -26,8 +27,8 @@ from linclass.core.class_stats import ClassStats
 from linclass.estimators import *  # noqa: F403  (the estimator classes: estimators.__all__)
 from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
-from linclass.estimators.diagnostics import diagnostics
-from linclass.estimators.model_comparison import drop1, lr_test
+from linclass.estimators.formula import from_formula
+from linclass.estimators.formula_comparison import diagnostics, drop1, lr_test
 from linclass.exceptions import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
 from linclass.io.persistence import ModelFileError, load, save
 
@@ -42,6 +43,7 @@ __all__ = [
     "SingularCovarianceWarning",
     "diagnostics",
     "drop1",
+    "from_formula",
     "load",
     "logistic_path",
     "loo_predict_proba",

@@ -95,7 +95,7 @@ class Entry:
 
     def make(self, **params):
         """A fresh estimator with ``params`` set (a meta-estimator wraps a fresh ``inner()``)."""
-        model = self.cls(self.inner()) if self.inner is not None else self.cls()
+        model = self.cls(estimator=self.inner()) if self.inner is not None else self.cls()
         return model.set_params(**params)
 
 
@@ -162,6 +162,11 @@ ENTRIES: tuple[Entry, ...] = (
           _caps("proba", "linear", "meta", "units"), inner=est.LogisticRegression),
     Entry(est.StandardizedClassifier, None, "standardised features, then the wrapped estimator "
           "(the command's --scale)", _caps("proba", "linear", "meta", "inference"),
+          inner=est.LogisticRegression),
+    # (not 'meta' for the geometry: its boundaries are hyperplanes in the coded columns, not in the
+    # frame's; without a formula, as here, the data are the coded columns)
+    Entry(est.FormulaClassifier, None, "a formula on a data frame (formulaic's coding of factors), "
+          "then the wrapped estimator", _caps("proba", "inference", "units"),
           inner=est.LogisticRegression),
 )
 

@@ -73,7 +73,29 @@ def cases() -> dict:
         "ovo": (lc.OneVsOneClassifier(lc.LinearDiscriminantAnalysis()), iris),
         "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20)), iris),
         "standardized": (lc.StandardizedClassifier(lc.LogisticRegression()), iris),
+        "formula_columns": (lc.FormulaClassifier(estimator=lc.LogisticRegression()), iris),
     }
+
+
+#: a formula model on a frame (MASS's birthwt, tests/data/r/formula_birthwt.csv): the file holds its
+#: encoding (factor levels, transforms' state); ``_outputs.npz`` what it gives on those rows
+FORMULA = ("low ~ age + bs(lwt, df=3) + C(race, Treatment('white')) * smoke + center(age):ht "
+           "+ C(ptl, levels=[0, 1, 2, 3])")
+
+
+def formula_birthwt(version: int) -> None:
+    import pandas as pd
+
+    stem = HERE / f"golden_v{version}_formula_birthwt"
+    if stem.with_suffix(".linclass").exists():
+        return
+    data = pd.read_csv(HERE / "r" / "formula_birthwt.csv")
+    model = linclass.from_formula(FORMULA, data, linclass.LogisticRegression(C=10.0),
+                                  sample_weight="freq")
+    save(model, stem.with_suffix(".linclass"))
+    np.savez(HERE / f"{stem.name}_outputs.npz", predict=model.predict(data),
+             predict_proba=model.predict_proba(data))
+    print("wrote", stem.name)
 
 
 def expected(model, X) -> dict:
@@ -95,6 +117,7 @@ def main() -> None:
         save(model, stem.with_suffix(".linclass"))
         np.savez(HERE / f"{stem.name}_expected.npz", **values)
         print("wrote", stem.name)
+    formula_birthwt(version)
 
 
 if __name__ == "__main__":

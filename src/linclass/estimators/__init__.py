@@ -6,6 +6,7 @@ from linclass.estimators.discriminant_analysis import (
     QuadraticDiscriminantAnalysis,
 )
 from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
+from linclass.estimators.formula import FormulaClassifier
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
 from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
 from linclass.estimators.logistic_cv import LogisticRegressionCV
@@ -30,6 +31,7 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "FisherDiscriminantAnalysis",
+    "FormulaClassifier",
     "GaussianDiscriminantAnalysis",
     "GaussianNB",
     "KClassDiscriminant",

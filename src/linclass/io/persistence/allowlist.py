@@ -17,6 +17,7 @@ import numpy as np
 
 from linclass import registry
 from linclass.core.class_stats import ClassStats
+from linclass.formula.encoding import FormulaEncoding
 from linclass.generative.discrete import DiscreteModel
 from linclass.linear.fitting.records import FirthRecord, LogisticInference, PenalisedRecord
 from linclass.projection.fisher import FisherModel
@@ -45,6 +46,7 @@ RECORDS = {
     "linclass.fisher.FisherModel": FisherModel,
     "linclass.kernel_fisher.KernelFisherModel": KernelFisherModel,
     "linclass.naive_bayes.DiscreteModel": DiscreteModel,
+    "linclass.formula.FormulaEncoding": FormulaEncoding,
 }
 
 #: records written in their format-version-1 form, the plain dict their ``as_state()`` returns (the

@@ -205,9 +205,9 @@ class Decoder:
         if unknown:
             raise Invalid(f"{where}: {name} has no fields {unknown}")
         decoded = {k: self.decode(v, f"{where}.{k}", depth + 1) for k, v in values.items()}
-        try:
+        try:  # (a record checks its fields when it is built: FormulaEncoding)
             obj = cls(**{k: v for k, v in decoded.items() if fields[k].init})
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise Invalid(f"{where}: cannot rebuild {name} ({exc})") from None
         for k, v in decoded.items():
             if not fields[k].init:

@@ -73,7 +73,11 @@ Allowlist (:mod:`linclass.io.persistence.allowlist`)
     classes live): :class:`linclass.kernels.Kernel`,
     :class:`linclass.stats.ClassStats`, :class:`linclass.gaussian.GaussianModel`,
     :class:`linclass.fisher.FisherModel`, :class:`linclass.kernel_fisher.KernelFisherModel`,
-    :class:`linclass.naive_bayes.DiscreteModel`.  Bit generators: PCG64, PCG64DXSM, MT19937,
+    :class:`linclass.naive_bayes.DiscreteModel`, :class:`linclass.formula.FormulaEncoding` (a
+    formula model's encoding: the formula as text, factor levels as lists of strings, numbers or
+    booleans, transforms' state as numbers; built only after every factor expression of the
+    formula passes :mod:`linclass.formula.safety`, so that formulaic never evaluates Python from a
+    file beyond column names, literals, arithmetic and the formula transforms).  Bit generators: PCG64, PCG64DXSM, MT19937,
     Philox, SFC64.  The classes must match exactly (a subclass is refused on save).
 
 What :func:`save` refuses (:class:`UnsupportedObjectError`, naming the attribute)

@@ -1,0 +1,372 @@
+"""A classifier written as a formula on a data frame, as R's ``glm(low ~ age + race, data = d)``
+and statsmodels' formula API: :class:`FormulaClassifier` and :func:`from_formula`.
+
+formulaic parses the formula and codes the factors (:mod:`linclass.formula`); the wrapped estimator
+is fitted on the coded columns, which keep formulaic's names (``C(race)[T.black]``), so its summary
+reads as R's and statsmodels' do.  The fitted model keeps the encoding (the formula, each factor's
+levels, the transforms' state: :class:`~linclass.formula.FormulaEncoding`) and every prediction
+method takes a data frame, encoded as the training rows were.  No mathematics here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+
+from linclass.core.validation import validate_fit, validate_predict
+from linclass.estimators.wrapped import fit_clone
+
+__all__ = ["FormulaClassifier", "from_formula"]
+
+_FITTED = ("estimator_", "encoding_", "classes_", "n_features_in_", "feature_names_in_")
+
+
+def _default_estimator():
+    from linclass.estimators.logistic_regression import LogisticRegression
+
+    return LogisticRegression(penalty=None)
+
+
+def _inner_has(attr: str):
+    """available_if test: the (fitted, else unfitted) wrapped estimator has ``attr``."""
+
+    def check(self) -> bool:
+        inner = getattr(self, "estimator_", None)
+        if inner is None:
+            inner = _default_estimator() if self.estimator is None else self.estimator
+        return hasattr(inner, attr)
+
+    return check
+
+
+def _on_rows(method: str, doc: str):
+    """The wrapped estimator's ``method`` on the encoded rows."""
+
+    def call(self, data):
+        X = self._rows(data)  # checks that the model is fitted first
+        return getattr(self.estimator_, method)(X)
+
+    call.__name__ = method
+    call.__qualname__ = f"FormulaClassifier.{method}"
+    call.__doc__ = doc
+    return available_if(_inner_has(method))(call)
+
+
+def _set_intercept(estimator, intercept: bool):
+    """The formula decides the intercept: ``fit_intercept`` (nested ones too) set to it."""
+    keys = [k for k in estimator.get_params(deep=True)
+            if k == "fit_intercept" or k.endswith("__fit_intercept")]
+    if keys:
+        return estimator.set_params(**{k: intercept for k in keys})
+    if not intercept:
+        raise ValueError(
+            f"{type(estimator).__name__} has no fit_intercept: its scores always have a constant per "
+            "class. Remove '- 1' / '0 +' from the formula (the intercept column is left out and "
+            "the model's own constant takes its place)."
+        )
+    return estimator
+
+
+def _check_weights(estimator, weights) -> None:
+    if weights is not None and not has_fit_parameter(estimator, "sample_weight"):
+        raise TypeError(f"{type(estimator).__name__}.fit does not accept sample_weight; fit "
+                        "without weights or use another estimator.")
+
+
+class FormulaClassifier(ClassifierMixin, BaseEstimator):
+    """A classifier given as a formula, ``'low ~ age + lwt + C(race) + smoke'``, fitted on a data frame.
+
+    formulaic (https://matthewwardrop.github.io/formulaic/) builds the model's columns from the
+    frame: ``C(race)`` codes a factor with one column per level but the first (treatment coding,
+    R's default), ``C(race, Treatment('white'))`` chooses the reference level, ``C(race, contr.sum)``
+    and the other codings of R are there, a string or pandas categorical column is a factor without
+    ``C()``, ``age:smoke`` is an interaction and ``age * smoke`` both main effects and it,
+    ``np.log(lwt)``, ``I(age ** 2)``, ``center(lwt)``, ``poly(age, 2)`` and ``bs(age, df=3)``
+    transform a column.  The intercept term becomes the estimator's ``fit_intercept``: a formula
+    without one (``- 1`` or ``0 +``) fits without one, and the first factor is then coded with a
+    column for every level, as in R.
+
+    Parameters
+    ----------
+    formula : str or None, default=None
+        ``'response ~ terms'`` (the response is a column of the data, or an expression such as
+        ``I(bwt < 2500)``), or ``'~ terms'`` with the labels passed as ``y``.  None: the data are
+        the model's columns already (a numeric array or frame), as for the wrapped estimator.
+    estimator : classifier or None, default=None
+        Fitted (a clone of it) on the coded columns; None: ``LogisticRegression(penalty=None)``,
+        the maximum-likelihood fit of R's ``glm(family = binomial)``.  Its ``fit_intercept`` is set
+        from the formula.
+
+    Attributes
+    ----------
+    estimator_ : the fitted estimator, whose ``feature_names_in_`` are the coded columns
+    encoding_ : :class:`~linclass.formula.FormulaEncoding` or None
+        The formula, expanded, with the levels of every factor and the state of every transform
+        (None without a formula).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_, feature_names_in_ : the columns of the data that the formula reads
+
+    Notes
+    -----
+    Rows with a missing value in a column the formula reads are refused, not dropped (R's glm drops
+    them); a level that the training rows did not have is refused at prediction, naming the column
+    and the known levels.  A formula's terms may hold column names, numbers, strings, arithmetic,
+    comparisons and the formula transforms, nothing else (:mod:`linclass.formula.safety`): a saved
+    model holds the formula as text and is loaded without running code from the file.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import linclass
+    >>> d = pd.DataFrame({"y": [0, 0, 1, 1, 0, 1, 1, 0], "x": [1.0, 2.0, 3.0, 4.0, 2.5, 1.5, 3.5, 3.0],
+    ...                   "g": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+    >>> model = linclass.from_formula("y ~ x + C(g)", d)
+    >>> list(model.estimator_.feature_names_in_)
+    ['x', 'C(g)[T.b]']
+    >>> model.predict(pd.DataFrame({"x": [1.0, 4.0], "g": ["a", "b"]})).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, formula: str | None = None, estimator=None):
+        self.formula = formula
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(_default_estimator() if self.estimator is None else self.estimator)
+        tags.input_tags.sparse = False
+        tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
+        return tags
+
+    # ------------------------------------------------------------------------------------ fit
+    def fit(self, data, y=None, sample_weight=None):
+        """Code the frame's columns by the formula and fit a clone of the estimator on them.
+
+        Parameters
+        ----------
+        data : pandas DataFrame
+            The response (when the formula names it) and every column the formula reads.  Without
+            a formula, the model's columns (array-like of shape (n_samples, n_features)).
+        y : array-like of shape (n_samples,), default=None
+            The class labels, when the formula has no left-hand side (``'~ age + C(race)'``).
+        sample_weight : array-like of shape (n_samples,) or str, default=None
+            Frequency weights (R's ``weights``), or the name of the column that holds them.
+
+        Returns
+        -------
+        self
+        """
+        for name in _FITTED:
+            self.__dict__.pop(name, None)
+        if self.formula is None:
+            return self._fit_columns(data, y, sample_weight)
+        from linclass.formula.encoding import as_frame, encode, learn, parse_formula
+        from linclass.formula.response import response_values, weight_values
+
+        frame = as_frame(data)
+        response, rhs = parse_formula(self.formula, frame.columns)
+        if (response is None) == (y is None):
+            raise ValueError(
+                f"The formula {self.formula!r} names the response {response!r}: pass y=None."
+                if response is not None else
+                f"The formula {self.formula!r} has no response: write it as 'label ~ ...' or pass "
+                "the labels as y."
+            )
+        encoding = learn(rhs, frame, response)
+        X = encode(encoding, frame, "fit on")
+        if response is not None:  # (named, for the summary's Dep. Variable)
+            import pandas as pd
+
+            labels = pd.Series(response_values(response, frame), name=response.strip("`"),
+                               index=X.index)
+        else:
+            labels = y
+        estimator = _set_intercept(
+            clone(_default_estimator() if self.estimator is None else self.estimator),
+            encoding.intercept)
+        weights = weight_values(sample_weight, frame)
+        _check_weights(estimator, weights)
+        if weights is None:
+            estimator.fit(X, labels)
+        else:
+            estimator.fit(X, labels, sample_weight=weights)
+        self.estimator_, self.encoding_ = estimator, encoding
+        self.classes_ = estimator.classes_
+        self.feature_names_in_ = np.asarray(encoding.variables, dtype=object)
+        self.n_features_in_ = len(encoding.variables)
+        return self
+
+    def _fit_columns(self, X, y, sample_weight):
+        """Without a formula: the data are the model's columns."""
+        data = validate_fit(self, X, y, sample_weight)
+        estimator = _default_estimator() if self.estimator is None else self.estimator
+        _check_weights(estimator, data.sample_weight)
+        self.estimator_ = fit_clone(estimator, data.X, data.classes[data.y], data.sample_weight)
+        self.encoding_ = None
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    # ------------------------------------------------------------------------------- the rows
+    def _rows(self, data, verb: str = "predict"):
+        """The model's columns for ``data``: coded by the formula, or checked as columns."""
+        check_is_fitted(self)
+        if self.encoding_ is None:
+            return validate_predict(self, data)
+        from linclass.formula.encoding import encode
+
+        return encode(self.encoding_, data, verb)
+
+    def _labels(self, data, y):
+        """``y``, or the response the formula names, read from ``data``."""
+        if y is not None or self.encoding_ is None:
+            return y
+        if self.encoding_.response is None:
+            raise ValueError("The formula has no response: pass the labels as y.")
+        from linclass.formula.encoding import as_frame
+        from linclass.formula.response import response_values
+
+        return response_values(self.encoding_.response, as_frame(data))
+
+    def _weights(self, data, sample_weight):
+        if isinstance(sample_weight, str) and self.encoding_ is not None:
+            from linclass.formula.encoding import as_frame
+            from linclass.formula.response import weight_values
+
+            return weight_values(sample_weight, as_frame(data))
+        return sample_weight
+
+    def training_rows(self, data, y=None, sample_weight=None):
+        """``(X, y, sample_weight)``: the rows of ``data`` as the wrapped estimator sees them (the
+        coded columns as a DataFrame), the labels (the response's, unless ``y`` is given) and the
+        weights (a column name read from ``data``); what the statistics of the wrapped estimator
+        (``linclass.diagnostics``, robust covariances) need."""
+        return (self._rows(data, "use"), self._labels(data, y), self._weights(data, sample_weight))
+
+    # -------------------------------------------------------------------------- predictions
+    def predict(self, data):
+        """The wrapped estimator's prediction for the rows of ``data``, shape (n_samples,)."""
+        X = self._rows(data)
+        return self.estimator_.predict(X)
+
+    predict_proba = _on_rows("predict_proba", "The class probabilities of the rows of ``data``, "
+                             "shape (n_samples, n_classes).")
+    predict_log_proba = _on_rows("predict_log_proba", "The log posteriors of the rows of ``data``, "
+                                 "shape (n_samples, n_classes).")
+    decision_function = _on_rows("decision_function", "The wrapped estimator's decision function "
+                                 "on the rows of ``data``.")
+
+    def score(self, data, y=None, sample_weight=None):
+        """Accuracy on the rows of ``data`` (labels: ``y``, or the formula's response read from
+        ``data``; ``sample_weight`` may name a column)."""
+        X, labels, weights = self.training_rows(data, y, sample_weight)
+        return self.estimator_.score(X, labels, sample_weight=weights)
+
+    # ---------------------------------------------------------------------------- inference
+    @available_if(_inner_has("summary"))
+    def summary(self, *args, data=None, **kwargs):
+        """The wrapped estimator's :meth:`summary`, its rows named by the coded columns
+        (``C(race)[T.black]``).
+
+        The training rows that a robust ``cov_type`` or ``ci='profile'`` needs are passed as
+        ``data`` (the frame; the labels are the response's, ``sample_weight`` and ``groups`` may
+        name columns); ``X=`` takes a frame too.
+        """
+        check_is_fitted(self)
+        if data is None and kwargs.get("X") is not None:
+            data = kwargs.pop("X")
+        if data is not None:
+            kwargs["X"], kwargs["y"], kwargs["sample_weight"] = self.training_rows(
+                data, kwargs.get("y"), kwargs.get("sample_weight"))
+            if isinstance(kwargs.get("groups"), str):
+                kwargs["groups"] = self._column(data, kwargs["groups"])
+        table = self.estimator_.summary(*args, **kwargs)
+        if self.encoding_ is not None or not dataclasses.is_dataclass(table):
+            return table
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return table
+        return _renamed(table, dict(zip([f"x{j}" for j in range(self.n_features_in_)],
+                                        map(str, names))))
+
+    @available_if(_inner_has("get_prediction"))
+    def get_prediction(self, data, **kwargs):
+        """The wrapped estimator's ``get_prediction`` for the rows of ``data`` (probabilities and
+        log-odds with standard errors); ``X_train`` (a frame), ``y_train`` and ``sample_weight``
+        for a robust ``cov_type`` as in :meth:`summary`."""
+        X = self._rows(data)
+        if kwargs.get("X_train") is not None:
+            kwargs["X_train"], kwargs["y_train"], kwargs["sample_weight"] = self.training_rows(
+                kwargs["X_train"], kwargs.get("y_train"), kwargs.get("sample_weight"))
+        return self.estimator_.get_prediction(X, **kwargs)
+
+    @available_if(_inner_has("marginal_effects"))
+    def marginal_effects(self, data, *args, **kwargs):
+        """The wrapped estimator's ``marginal_effects`` over the rows of ``data``: one effect per
+        coded column (``dummy=True`` for the discrete change of each 0/1 column)."""
+        X = self._rows(data)
+        if isinstance(kwargs.get("sample_weight"), str):
+            kwargs["sample_weight"] = self._weights(data, kwargs["sample_weight"])
+        if kwargs.get("cov_type", "nonrobust") != "nonrobust" and kwargs.get("y") is None:
+            kwargs["y"] = self._labels(data, None)
+        return self.estimator_.marginal_effects(X, *args, **kwargs)
+
+    def _column(self, data, name: str):
+        from linclass.formula.encoding import as_frame
+
+        frame = as_frame(data)
+        if name not in frame.columns:
+            raise ValueError(f"{name!r} names no column of the data.")
+        return frame[name].to_numpy()
+
+    # ---------------------------------------------------------------------------- the terms
+    @property
+    def formula_(self) -> str:
+        """The fitted formula, expanded (``.`` resolved), with its response."""
+        check_is_fitted(self)
+        if self.encoding_ is None:
+            raise AttributeError("This model was fitted without a formula.")
+        return self.encoding_.full_formula
+
+    @property
+    def factor_levels_(self) -> dict:
+        """``{factor: levels}`` of the categorical factors (R's ``xlevels``)."""
+        check_is_fitted(self)
+        return {} if self.encoding_ is None else self.encoding_.levels
+
+
+def _renamed(table, mapping: dict):
+    """A summary with its parameters renamed by ``mapping``."""
+    if hasattr(table, "renamed"):  # a penalised fit's table
+        return table.renamed(mapping)
+    return dataclasses.replace(table, names=[mapping.get(n, n) for n in table.names])
+
+
+def from_formula(formula: str, data, model=None, *, y=None, sample_weight=None) -> FormulaClassifier:
+    """Fit ``model`` (default: ``LogisticRegression(penalty=None)``) by a formula on a data frame.
+
+    ``linclass.from_formula("low ~ age + lwt + C(race, Treatment('white')) + smoke", data=birthwt)``
+    is R's ``glm(low ~ age + lwt + race + smoke, family = binomial, data = birthwt)`` with race's
+    reference level 'white'; any linclass classifier may be ``model``.
+
+    Parameters
+    ----------
+    formula : str
+        See :class:`FormulaClassifier`.
+    data : pandas DataFrame
+    model : classifier, default=None
+    y : array-like, default=None
+        The labels, for a formula without a response.
+    sample_weight : array-like or str, default=None
+        Frequency weights, or the column that holds them.
+
+    Returns
+    -------
+    FormulaClassifier
+        Fitted.
+    """
+    return FormulaClassifier(formula, model).fit(data, y, sample_weight=sample_weight)

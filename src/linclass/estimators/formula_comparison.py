@@ -1,0 +1,103 @@
+"""``linclass.diagnostics``, ``linclass.lr_test`` and ``linclass.drop1`` for formula models as well.
+
+A :class:`~linclass.FormulaClassifier` is read through its fitted estimator: its training frame is
+coded by its formula (the labels are the response's, a weight may name a column) and handed to
+:func:`linclass.estimators.diagnostics.diagnostics` and
+:func:`linclass.estimators.model_comparison.lr_test`.  ``drop1`` drops whole terms, as R's
+``drop1`` does for a glm: every column of ``C(race)`` at once, and only the terms that no other
+term contains (:func:`linclass.formula.terms.droppable`); the reduced fits are the full model's
+columns less the term's, refitted.  Other models go to the functions unchanged.  No mathematics
+here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from linclass.estimators.diagnostics import diagnostics as _diagnostics
+from linclass.estimators.formula import FormulaClassifier
+from linclass.estimators.model_comparison import _rank, _table
+from linclass.estimators.model_comparison import drop1 as _drop1
+from linclass.estimators.model_comparison import lr_test as _lr_test
+from linclass.linear.inference.hypotheses import likelihood_ratio_test
+
+__all__ = ["diagnostics", "drop1", "lr_test"]
+
+
+def _inner(model):
+    if not isinstance(model, FormulaClassifier):
+        return model
+    check_is_fitted(model)
+    return model.estimator_
+
+
+def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
+    """Case diagnostics of a fitted unpenalised binary logistic model over its training rows, as
+    :func:`linclass.estimators.diagnostics.diagnostics`; for a formula model ``X`` is its training
+    frame (``y`` defaults to the response, ``sample_weight`` may name a column), and the rows keep
+    the frame's index.  Other keywords go to that function."""
+    if not isinstance(model, FormulaClassifier):
+        return _diagnostics(model, X, y, sample_weight, **kwargs)
+    check_is_fitted(model)
+    rows, labels, weights = model.training_rows(X, y, sample_weight)
+    return _diagnostics(model.estimator_, rows, labels, weights, **kwargs)
+
+
+def lr_test(smaller, larger):
+    """The likelihood-ratio test of ``smaller`` nested in ``larger``, as
+    :func:`linclass.estimators.model_comparison.lr_test` (formula models are compared through
+    their fitted estimators, whose features are the coded columns)."""
+    return _lr_test(_inner(smaller), _inner(larger))
+
+
+def drop1(model, X, y=None, sample_weight=None, **kwargs):
+    """R's ``drop1(model, test="Chisq")``.  For a formula model, one row per term that may be dropped
+    (all of its columns at once; ``X`` is the training frame, ``y`` defaults to the response,
+    ``sample_weight`` may name a column); for other models, one row per feature
+    (:func:`linclass.estimators.model_comparison.drop1`).
+
+    Returns
+    -------
+    pandas DataFrame indexed by ``'<none>'`` and the terms, with columns ``Df``, ``Deviance``,
+    ``AIC``, ``LRT``, ``Pr(>Chi)``.
+    """
+    if not isinstance(model, FormulaClassifier):
+        return _drop1(model, X, y, sample_weight, **kwargs)
+    if kwargs:
+        raise TypeError(f"drop1 of a formula model takes no {sorted(kwargs)}.")
+    import pandas as pd
+
+    from linclass.formula.terms import droppable, term_columns
+
+    check_is_fitted(model)
+    full = model.estimator_
+    rows, labels, weights = model.training_rows(X, y, sample_weight)
+    table = _table(full, "model")  # (an unpenalised logistic fit, or a message saying why not)
+    out = {"<none>": [np.nan, table.deviance, table.aic, np.nan, np.nan]}
+    owned = term_columns(model.encoding_)
+    for term in droppable(model.encoding_):
+        drop = set(owned[term])
+        keep = [j for j in range(rows.shape[1]) if j not in drop]
+        if not keep:  # the intercept-only model
+            if not model.encoding_.intercept:
+                continue
+            k = table.coef.shape[0]
+            test = likelihood_ratio_test(table.llnull, table.llf, _rank(table) - k)
+            out[term] = [test.df, -2 * table.llnull, -2 * table.llnull + 2 * k, test.statistic,
+                         test.pvalue]
+            continue
+        reduced = clone(full)
+        if weights is None:
+            reduced.fit(rows.iloc[:, keep], labels)
+        else:
+            reduced.fit(rows.iloc[:, keep], labels, sample_weight=weights)
+        small = reduced.summary()
+        if _rank(small) == _rank(table):  # aliased columns: dropping them changes nothing (R: Df 0)
+            out[term] = [0, small.deviance, small.aic, 0.0, np.nan]
+            continue
+        test = _lr_test(reduced, full)
+        out[term] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
+    return pd.DataFrame.from_dict(out, orient="index",
+                                  columns=["Df", "Deviance", "AIC", "LRT", "Pr(>Chi)"])
