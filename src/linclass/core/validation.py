@@ -87,9 +87,67 @@ def _refuse_dask(X, estimator) -> None:
         )
 
 
+def _non_numeric_columns(X) -> dict:
+    """``{column: 'categories' | 'strings'}`` for the columns of a pandas DataFrame that hold a
+    factor rather than numbers (a 'category' column whose categories are integers is listed as
+    'codes')."""
+    import pandas as pd
+
+    numeric = ("integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty")
+    out = {}
+    for name, dtype in X.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):
+            out[name] = "codes" if dtype.categories.dtype.kind in "iub" else "categories"
+        elif pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            continue
+        elif dtype.kind == "O" and pd.api.types.infer_dtype(X[name], skipna=True) in numeric:
+            continue
+        elif dtype.kind == "O" or pd.api.types.is_string_dtype(dtype):
+            out[name] = "strings"
+    return out
+
+
+def _refuse_factors(X, estimator) -> None:
+    """A pandas column of categories or strings is a factor: refuse it, naming the column and the
+    formula that would code it (an estimator of category codes, such as CategoricalNB, takes a
+    'category' column whose categories are integers)."""
+    if type(X).__module__.split(".")[0] != "pandas" or not hasattr(X, "dtypes") or X.ndim != 2:
+        return
+    found = _non_numeric_columns(X)
+    if not found:
+        return
+    from sklearn.utils import get_tags
+
+    name = type(estimator).__name__
+    if get_tags(estimator).input_tags.categorical:  # category codes
+        bad = [c for c, kind in found.items() if kind != "codes"]
+        if bad:
+            raise ValueError(
+                f"{name} takes each category as an integer code; the column(s) {bad[:5]} hold "
+                f"strings or categories that are not integers. Pass integer codes, e.g. "
+                f"X[{str(bad[0])!r}].cat.codes or X[{str(bad[0])!r}].astype('category').cat.codes."
+            )
+        return
+    columns = [str(c) for c in list(found)[:5]]
+    categories = [str(c) for c, kind in found.items() if kind != "strings"]
+    what = ("categories (pandas 'category' dtype)" if not any(k == "strings" for k in found.values())
+            else "strings" if not categories else "strings or categories")
+    codes = (f"; or pass X[{categories[0]!r}].cat.codes if the codes are meant as a number"
+             if categories else "")
+    raise ValueError(
+        f"The column(s) {columns} hold {what}: {name} takes every column as a number"
+        + (", and would fit a category's integer code as a single slope" if categories else "")
+        + ". Code the factor with a formula: "
+        + (f"{name}('y ~ C({columns[0]}) + ...')" if "formula" in estimator.get_params(deep=False)
+           else f"linclass.from_formula('y ~ C({columns[0]}) + ...', data, model={name}())")
+        + f", which makes one column per level and codes new frames the same way{codes}."
+    )
+
+
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
     _refuse_dask(X, estimator)
     _check_2d(X, estimator)
+    _refuse_factors(X, estimator)
     X = validate_data(
         estimator,
         X,
