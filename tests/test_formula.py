@@ -95,8 +95,8 @@ def test_matches_r_glm(birthwt, reference, case):
     want = coefs[coefs.case == case].set_index("term")
     assert sorted(ours.index) == sorted(want.index)
     ours = ours.loc[want.index]
-    np.testing.assert_allclose(ours.estimate, want.estimate, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(ours.std_err, want.std_err, rtol=1e-7)
+    np.testing.assert_allclose(ours.estimate, want.estimate, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.std_err, want.std_err, rtol=1e-9)
     row = fits[fits.case == case].iloc[0]
     assert table.deviance == pytest.approx(row.deviance, rel=1e-10)
     assert table.null_deviance == pytest.approx(row.null_deviance, rel=1e-10)
