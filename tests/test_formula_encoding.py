@@ -124,6 +124,8 @@ def test_unseen_levels_are_refused_naming_them(birthwt):
     with pytest.raises(ValueError, match="did not see"):
         model.predict(birthwt.head(3).assign(ptl=[0, 7, 1]))
     model.predict(birthwt.head(3).assign(race=["white", "white", "other"]))  # known ones: fine
+    with pytest.raises(ValueError, match=r"outside the levels its term names.*'other'.*levels="):
+        _model("low ~ C(race, levels=['white', 'black'])", birthwt)
 
 
 def test_missing_values_and_columns_are_refused(birthwt):

@@ -262,8 +262,16 @@ def learn(rhs, data, response: str | None) -> FormulaEncoding:
 
     check_formula(rhs, [str(c) for c in data.columns])
     check_complete(data, [str(v) for v in rhs.required_variables if v in data.columns], "fit on")
+    from formulaic.errors import DataMismatchWarning
+
     spec = ModelSpec(formula=rhs, ensure_full_rank=True, na_action="ignore", output="pandas")
-    spec = spec.get_model_matrix(data).model_spec
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataMismatchWarning)
+        try:
+            spec = spec.get_model_matrix(data).model_spec
+        except DataMismatchWarning as exc:  # C(x, levels=[...]) without some of x's values
+            raise ValueError(f"The data hold values of a factor outside the levels its term names "
+                             f"({exc}); add them to levels=, or drop those rows.") from None
     columns, terms = [], []
     for part in spec.structure:
         names = list(part.columns)
