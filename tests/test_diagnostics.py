@@ -131,11 +131,15 @@ def test_refuses_bad_rows(birthwt):
         diagnostics(_fit(X, y, zero), X, y, sample_weight=zero)
 
 
-def test_refuses_collinear_columns(birthwt):
+def test_aliased_columns_take_no_part(birthwt):
+    """A column R's glm aliases (here twice another) is left out of the hat matrix, as R's
+    hatvalues does: the diagnostics are those of the model without it."""
     X, y, _, _ = birthwt
-    X = X.assign(age2=2 * X["age"])
-    with warnings.catch_warnings():  # the fit's own warnings about the collinear columns
+    Xa = X.assign(age2=2 * X["age"])
+    with warnings.catch_warnings():  # the fit's own warning about the aliased column
         warnings.simplefilter("ignore")
-        model = _fit(X, y)
-    with pytest.raises(ValueError, match="singular"):
-        diagnostics(model, X, y)
+        model = _fit(Xa, y)
+    assert model.aliased_.tolist() == [False] * X.shape[1] + [True]
+    ours, reduced = diagnostics(model, Xa, y), diagnostics(_fit(X, y), X, y)
+    for name in ("hat", "cooks_distance", "standardized_residuals", "deviance_residuals"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(reduced, name), rtol=1e-8)
