@@ -41,6 +41,11 @@ CASES = {
                    {"np.log(lwt)": "log(lwt)", "I(age ** 2)": "I(age^2)"}),
     "integer_factor": ("low ~ age + lwt + C(race_code)", False, None,
                        {f"C(race_code)[T.{k}]": f"factor(race_code){k}" for k in (2, 3)}),
+    # an offset term (statsmodels: patsy has none, the offset is passed apart)
+    "offset": (f"low ~ age + {WHITE} + smoke + offset(np.log(lwt))", False,
+               f"low ~ age + {WHITE} + smoke", {}),
+    "offset_weighted": (f"low ~ age + {WHITE} + smoke + offset(np.log(lwt))", True,
+                        f"low ~ age + {WHITE} + smoke", {}),
 }
 
 
@@ -119,7 +124,8 @@ def test_categorical_column_is_a_factor_with_its_own_order(birthwt, reference):
     assert model.encoding_.factors["race"]["reference"] == "white"
 
 
-@pytest.mark.parametrize("case", ["treatment_white", "weighted", "race_smoke", "age_smoke"])
+@pytest.mark.parametrize("case", ["treatment_white", "weighted", "race_smoke", "age_smoke",
+                                  "offset_weighted"])
 def test_drop1_drops_whole_terms_as_r(birthwt, reference, case):
     want = reference[2][reference[2].case == case].set_index("term")
     model = fit(birthwt, case)
@@ -159,8 +165,9 @@ def test_diagnostics_of_a_formula_model_are_those_of_its_columns(birthwt):
 def test_matches_statsmodels_formula_api(birthwt, case):
     formula, weighted, patsy_formula, _ = CASES[case]
     weights = birthwt.freq.to_numpy(float) if weighted else None
+    offset = np.log(birthwt.lwt.to_numpy(float)) if "offset(" in formula else None
     ref = smf.glm(patsy_formula or formula, birthwt, family=sm.families.Binomial(),
-                  freq_weights=weights).fit(tol=1e-13)
+                  freq_weights=weights, offset=offset).fit(tol=1e-13)
     table = fit(birthwt, case).summary()
     names = [patsy_name(n) for n in table.names]  # (patsy orders the terms otherwise)
     assert sorted(names) == sorted(ref.params.index)

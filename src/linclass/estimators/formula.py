@@ -49,7 +49,7 @@ def _on_rows(method: str, doc: str):
 
     def call(self, data):
         X = self._rows(data)  # checks that the model is fitted first
-        return getattr(self.estimator_, method)(X)
+        return getattr(self.estimator_, method)(X, **self._offset(data))
 
     call.__name__ = method
     call.__qualname__ = f"FormulaClassifier.{method}"
@@ -166,6 +166,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         if self.formula is None:
             return self._fit_columns(data, y, sample_weight)
         from linclass.formula.encoding import as_frame, encode, learn, parse_formula
+        from linclass.formula.offsets import offset_values
         from linclass.formula.response import response_values, weight_values
 
         frame = as_frame(data)
@@ -191,10 +192,15 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             encoding.intercept)
         weights = weight_values(sample_weight, frame)
         _check_weights(estimator, weights)
-        if weights is None:
-            estimator.fit(X, labels)
-        else:
-            estimator.fit(X, labels, sample_weight=weights)
+        extra = {} if weights is None else {"sample_weight": weights}
+        offset = offset_values(encoding.offsets, frame)
+        if offset is not None:
+            if not has_fit_parameter(estimator, "offset"):
+                raise ValueError(f"The formula has offset terms, which "
+                                 f"{type(estimator).__name__} does not take (LogisticRegression "
+                                 "does: a known part of the linear predictor).")
+            extra["offset"] = offset
+        estimator.fit(X, labels, **extra)
         self.estimator_, self.encoding_ = estimator, encoding
         self.classes_ = estimator.classes_
         self.feature_names_in_ = np.asarray(encoding.variables, dtype=object)
@@ -220,6 +226,17 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         from linclass.formula.encoding import encode
 
         return encode(self.encoding_, data, verb)
+
+    def _offset(self, data) -> dict:
+        """``{'offset': the rows' offsets}`` when the formula has ``offset(...)`` terms, else
+        ``{}`` (keywords for the wrapped estimator's methods)."""
+        encoding = getattr(self, "encoding_", None)
+        if encoding is None or not encoding.offsets:
+            return {}
+        from linclass.formula.encoding import as_frame
+        from linclass.formula.offsets import offset_values
+
+        return {"offset": offset_values(encoding.offsets, as_frame(data))}
 
     def _labels(self, data, y):
         """``y``, or the response the formula names, read from ``data``."""
@@ -251,7 +268,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, data):
         """The wrapped estimator's prediction for the rows of ``data``, shape (n_samples,)."""
         X = self._rows(data)
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(X, **self._offset(data))
 
     predict_proba = _on_rows("predict_proba", "The class probabilities of the rows of ``data``, "
                              "shape (n_samples, n_classes).")
@@ -264,7 +281,12 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         """Accuracy on the rows of ``data`` (labels: ``y``, or the formula's response read from
         ``data``; ``sample_weight`` may name a column)."""
         X, labels, weights = self.training_rows(data, y, sample_weight)
-        return self.estimator_.score(X, labels, sample_weight=weights)
+        offset = self._offset(data)
+        if not offset:
+            return self.estimator_.score(X, labels, sample_weight=weights)
+        from sklearn.metrics import accuracy_score
+
+        return accuracy_score(labels, self.estimator_.predict(X, **offset), sample_weight=weights)
 
     # ---------------------------------------------------------------------------- inference
     @available_if(_inner_has("summary"))
@@ -282,6 +304,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         if data is not None:
             kwargs["X"], kwargs["y"], kwargs["sample_weight"] = self.training_rows(
                 data, kwargs.get("y"), kwargs.get("sample_weight"))
+            kwargs.update(self._offset(data))
             if isinstance(kwargs.get("groups"), str):
                 kwargs["groups"] = self._column(data, kwargs["groups"])
         table = self.estimator_.summary(*args, **kwargs)
@@ -300,9 +323,12 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         for a robust ``cov_type`` as in :meth:`summary`."""
         X = self._rows(data)
         if kwargs.get("X_train") is not None:
+            train = kwargs["X_train"]
             kwargs["X_train"], kwargs["y_train"], kwargs["sample_weight"] = self.training_rows(
-                kwargs["X_train"], kwargs.get("y_train"), kwargs.get("sample_weight"))
-        return self.estimator_.get_prediction(X, **kwargs)
+                train, kwargs.get("y_train"), kwargs.get("sample_weight"))
+            if self._offset(train):
+                kwargs["offset_train"] = self._offset(train)["offset"]
+        return self.estimator_.get_prediction(X, **self._offset(data), **kwargs)
 
     @available_if(_inner_has("marginal_effects"))
     def marginal_effects(self, data, *args, **kwargs):

@@ -42,7 +42,7 @@ def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
         return _diagnostics(model, X, y, sample_weight, **kwargs)
     check_is_fitted(model)
     rows, labels, weights = model.training_rows(X, y, sample_weight)
-    return _diagnostics(model.estimator_, rows, labels, weights, **kwargs)
+    return _diagnostics(model.estimator_, rows, labels, weights, **model._offset(X), **kwargs)
 
 
 def lr_test(smaller, larger):
@@ -89,10 +89,8 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
                          test.pvalue]
             continue
         reduced = clone(full)
-        if weights is None:
-            reduced.fit(rows.iloc[:, keep], labels)
-        else:
-            reduced.fit(rows.iloc[:, keep], labels, sample_weight=weights)
+        extra = dict(model._offset(X), **({} if weights is None else {"sample_weight": weights}))
+        reduced.fit(rows.iloc[:, keep], labels, **extra)
         small = reduced.summary()
         if _rank(small) == _rank(table):  # aliased columns: dropping them changes nothing (R: Df 0)
             out[term] = [0, small.deviance, small.aic, 0.0, np.nan]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from linclass.formula.frames import as_frame, check_complete, check_levels
+from linclass.formula.offsets import split_offsets
 from linclass.formula.safety import check_expression, check_formula, check_names
 
 __all__ = ["FormulaEncoding", "as_frame", "encode", "learn", "model_spec", "parse_formula",
@@ -66,6 +67,10 @@ class FormulaEncoding:
     transforms : dict of str to dict
         The state of each stateful transform (``center(lwt)``: ``{'center': 129.8, ...}``), as
         numbers, strings and lists.
+    offsets : tuple of str
+        The expressions of the formula's ``offset(...)`` terms (:mod:`linclass.formula.offsets`),
+        whose sum is the known part of the linear predictor; their columns are among
+        ``variables``.
 
     Building one checks it (every factor expression against :mod:`linclass.formula.safety`, every
     name it reads among ``variables``, levels and states plain data): what a model file holds is
@@ -80,6 +85,7 @@ class FormulaEncoding:
     variables: tuple
     factors: dict = field(default_factory=dict)
     transforms: dict = field(default_factory=dict)
+    offsets: tuple = ()
 
     def __post_init__(self):
         _check_record(self)
@@ -91,8 +97,9 @@ class FormulaEncoding:
 
     @property
     def full_formula(self) -> str:
-        """``response ~ right-hand side`` (or ``~ right-hand side``)."""
-        return f"{self.response} ~ {self.formula}" if self.response else f"~ {self.formula}"
+        """``response ~ right-hand side`` (or ``~ right-hand side``), offsets included."""
+        rhs = " + ".join([self.formula, *(f"offset({e})" for e in self.offsets)])
+        return f"{self.response} ~ {rhs}" if self.response else f"~ {rhs}"
 
 
 # ------------------------------------------------------------------------------------ the record
@@ -178,6 +185,8 @@ def _check_record(record: FormulaEncoding) -> None:
         check_expression(record.response)
     for expr in {*record.factors, *record.transforms} - set(variables):  # (a column: looked up)
         check_names(check_expression(expr), variables, expr)
+    for expr in _strings(record.offsets, "offsets"):
+        check_names(check_expression(expr), variables, expr)
 
 
 def _plain(value, where: str):
@@ -260,7 +269,14 @@ def learn(rhs, data, response: str | None) -> FormulaEncoding:
     """Learn the encoding of the right-hand side ``rhs`` (a parsed formula) from the frame."""
     from formulaic import ModelSpec
 
-    check_formula(rhs, [str(c) for c in data.columns])
+    rhs, offsets = split_offsets(rhs)
+    names = [str(c) for c in data.columns]
+    offset_columns = set()
+    for expr in offsets:
+        read = check_expression(expr)
+        check_names(read, names, expr)
+        offset_columns |= read
+    check_formula(rhs, names)
     check_complete(data, [str(v) for v in rhs.required_variables if v in data.columns], "fit on")
     from formulaic.errors import DataMismatchWarning
 
@@ -279,7 +295,8 @@ def learn(rhs, data, response: str | None) -> FormulaEncoding:
             continue
         terms.append((str(part.term), tuple(f.expr for f in part.term.factors), tuple(names)))
         columns += names
-    variables = sorted(str(v.root) for v in spec.variables_by_source.get("data", ()))
+    variables = sorted({str(v.root) for v in spec.variables_by_source.get("data", ())}
+                       | offset_columns)
     intercept = "Intercept" in spec.column_names
     return FormulaEncoding(
         formula=_written(spec.formula, intercept),
@@ -290,6 +307,7 @@ def learn(rhs, data, response: str | None) -> FormulaEncoding:
         variables=tuple(variables),
         factors={expr: _factor(expr, kind, state) for expr, (kind, state) in spec.encoder_state.items()},
         transforms={expr: _plain(state, expr) for expr, state in spec.transform_state.items()},
+        offsets=offsets,
     )
 
 

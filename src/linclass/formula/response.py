@@ -9,7 +9,7 @@ import numpy as np
 
 from linclass.formula.safety import check_expression, check_names
 
-__all__ = ["response_values", "weight_values"]
+__all__ = ["evaluate", "response_values", "weight_values"]
 
 
 def _missing(values, what: str) -> None:
@@ -22,9 +22,10 @@ def _missing(values, what: str) -> None:
                          "from the data first (data.dropna(subset=[...])).")
 
 
-def response_values(expression: str, data) -> np.ndarray:
-    """The labels ``expression`` gives on the rows of ``data`` (a column as it is, or the values of
-    an expression), as a 1-D array."""
+def evaluate(expression: str, data, what: str = "response"):
+    """The values ``expression`` gives on the rows of ``data`` (a column as it is, or the values of
+    an expression checked by :mod:`linclass.formula.safety` first), as a pandas Series, one per
+    row, none missing (``what`` names it in the messages)."""
     import pandas as pd
 
     columns = [str(c) for c in data.columns]
@@ -40,11 +41,22 @@ def response_values(expression: str, data) -> np.ndarray:
         context = FormulaMaterializer.for_data(data)(data).layered_context
         values = stateful_eval(expression, context, {}, {}, None)
         values = getattr(values, "__wrapped__", values)  # C(...) marks its values
+    if np.ndim(values) == 0:  # a constant: the same for every row
+        values = np.full(len(data), values)
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
     if len(values) != len(data):
-        raise ValueError(f"The response {expression!r} gives {len(values)} values for "
+        raise ValueError(f"The {what} {expression!r} gives {len(values)} values for "
                          f"{len(data)} rows.")
-    _missing(values, f"response {expression!r}")
+    _missing(values, f"{what} {expression!r}")
+    return values
+
+
+def response_values(expression: str, data) -> np.ndarray:
+    """The labels ``expression`` gives on the rows of ``data`` (a column as it is, or the values of
+    an expression), as a 1-D array."""
+    import pandas as pd
+
+    values = evaluate(expression, data)
     if isinstance(values.dtype, pd.CategoricalDtype):
         values = values.astype(values.cat.categories.dtype)
     array = values.to_numpy()

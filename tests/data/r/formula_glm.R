@@ -42,9 +42,14 @@ cases <- list(
   # low ~ np.log(lwt) + I(age ** 2) + C(race, Treatment('white'))
   transforms = list(formula = low ~ log(lwt) + I(age^2) + race, data = d, weighted = FALSE),
   # low ~ age + lwt + C(race_code)   (a factor of integer codes)
-  integer_factor = list(formula = low ~ age + lwt + factor(race_code), data = d, weighted = FALSE)
+  integer_factor = list(formula = low ~ age + lwt + factor(race_code), data = d, weighted = FALSE),
+  # low ~ age + C(race, Treatment('white')) + smoke + offset(np.log(lwt))
+  offset = list(formula = low ~ age + race + smoke + offset(log(lwt)), data = d, weighted = FALSE),
+  # the same, weighted
+  offset_weighted = list(formula = low ~ age + race + smoke + offset(log(lwt)), data = d,
+                         weighted = TRUE)
 )
-drop1_cases <- c("treatment_white", "weighted", "race_smoke", "age_smoke")
+drop1_cases <- c("treatment_white", "weighted", "race_smoke", "age_smoke", "offset_weighted")
 
 one_more_step <- function(fit) {
   update(fit, start = coef(fit), control = glm.control(epsilon = 1e-14, maxit = 1))
