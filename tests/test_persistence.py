@@ -498,7 +498,13 @@ def test_golden_case_loads_and_predicts_the_same(name):
         got = np.asarray(getattr(model, method)(X))
         want = recorded[method]
         assert got.shape == want.shape and got.dtype == want.dtype, method
-        if want.dtype.kind == "f":
+        if want.dtype.kind == "f" and method == "predict_log_proba":
+            # a log-probability of 1e-20 is rounding noise of a coupled solve (one-versus-one),
+            # which another BLAS build rounds otherwise: compare the probabilities themselves
+            assert np.all(np.isfinite(got)), method
+            np.testing.assert_allclose(np.exp(got), np.exp(want), rtol=1e-10, atol=1e-12,
+                                       err_msg=method)
+        elif want.dtype.kind == "f":
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=method)
         else:
             assert np.array_equal(got, want), method
