@@ -500,6 +500,9 @@ def test_summary_of_a_generative_model(lda_file, capsys):
     assert re.search(r"means_: shape \(2, 3\), float64", out)
     assert re.search(r"classes_: shape \(2,\), <U3: \['no' 'yes'\]", out)
     assert "std err" not in out  # the inference table is LogisticRegression's
+    # LDA's summary, as MASS's print.lda
+    assert "Prior probabilities of groups:" in out and "Coefficients of linear discriminants:" in out
+    assert "Proportion of trace:" not in out  # two classes: one discriminant, as MASS prints it
 
 
 def test_fit_and_predict_without_pandas(files, tmp_path, monkeypatch, capsys):

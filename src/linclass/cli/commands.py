@@ -169,6 +169,8 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
         if asked:
             raise UsageError(f"{asked[0]}: {type(model).__name__} has no inference table; profile "
                              "intervals and robust covariances are for logistic regression")
+        if hasattr(model, "summary"):  # LDA's, as MASS prints it
+            return str(model.summary())
         return None
     inner = getattr(model, "estimator_", model)  # the logistic model inside --scale's wrapper
     penalty = getattr(inner, "penalty", None)
