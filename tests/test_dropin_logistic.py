@@ -149,10 +149,82 @@ def test_l1_and_elastic_net_agree_with_saga(params, data):
     np.testing.assert_array_equal(ours.coef_ != 0, ref.coef_ != 0)
 
 
-def test_liblinear_with_an_l1_part_is_refused_with_the_solver_to_use():
+def test_liblinear_with_the_elastic_net_or_no_penalty_is_refused_as_sklearn_refuses_it():
     X, y = cancer()
-    with pytest.raises(ValueError, match="solver='saga'"):
-        linclass.LogisticRegression(penalty="l1", solver="liblinear").fit(X, y)
+    for params in ({"penalty": "elasticnet", "l1_ratio": 0.5}, {"l1_ratio": 0.5}, {"C": np.inf},
+                   {"penalty": None}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            with pytest.raises(ValueError, match="liblinear"):
+                sklm.LogisticRegression(solver="liblinear", **params).fit(X, y)
+        with pytest.raises(ValueError, match="solver='liblinear' takes the penalty 'l2'"):
+            linclass.LogisticRegression(solver="liblinear", **params).fit(X, y)
+
+
+def liblinear_l1_objective(coef, intercept, X, y, C, scaling, weight=None):
+    """liblinear's L1 objective: the lasso on the coefficients and on the constant feature's
+    weight (intercept / scaling), plus C times the summed log-loss."""
+    z = X @ np.ravel(coef) + intercept
+    w = np.ones(len(y)) if weight is None else weight
+    return (np.abs(coef).sum() + abs(intercept) / scaling
+            + C * w @ np.logaddexp(0.0, -np.where(y == 1, 1.0, -1.0) * z))
+
+
+@pytest.mark.parametrize("params", [
+    {"C": 1.0}, {"C": 0.1}, {"C": 10.0}, {"C": 0.05, "intercept_scaling": 10.0},
+    {"C": 0.5, "intercept_scaling": 0.1}, {"C": 1.0, "fit_intercept": False},
+    {"C": 0.3, "class_weight": "balanced"}, {"C": 0.3, "weights": True}, {"C": 0.3, "sparse": True},
+], ids=repr)
+def test_liblinear_l1_reaches_liblinears_optimum(params):
+    """The lasso on liblinear's augmented design, penalised intercept included: scikit-learn's
+    probabilities to its tolerance, the same support, and an objective no higher than its."""
+    params = dict(params)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    if params.pop("sparse", False):
+        X = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    weight = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if params.pop("weights", False) \
+        else None
+    kw = {"l1_ratio": 1.0, "solver": "liblinear", "tol": 1e-10, **params}
+    ours = linclass.LogisticRegression(**kw).fit(X, y, sample_weight=weight)
+    ref = sklm.LogisticRegression(**kw, max_iter=100_000).fit(X, y, sample_weight=weight)
+    assert ours.solver_ == "cd"
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(ours.coef_ != 0, ref.coef_ != 0)
+    if kw.get("class_weight") == "balanced":  # liblinear's C per row: C x its class weight
+        counts = np.bincount(y)
+        weight = (len(y) / (2 * counts))[y]
+    s, C = kw.get("intercept_scaling", 1.0), kw["C"]
+    mine = liblinear_l1_objective(ours.coef_, ours.intercept_[0], X, y, C, s, weight)
+    theirs = liblinear_l1_objective(ref.coef_, np.ravel(ref.intercept_)[0] if
+                                    kw.get("fit_intercept", True) else 0.0, X, y, C, s, weight)
+    assert mine <= theirs + 1e-9 * abs(theirs)
+
+
+def test_liblinear_l1_one_versus_rest_on_iris_is_sklearns():
+    """scikit-learn 1.9 refuses liblinear on three classes and says to wrap it in
+    OneVsRestClassifier: so does linclass, and the wrapped fits agree."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = iris()
+    X = StandardScaler().fit_transform(X)
+    kw = {"l1_ratio": 1.0, "solver": "liblinear", "C": 0.3, "tol": 1e-10}
+    with pytest.raises(ValueError, match="liblinear"):
+        sklm.LogisticRegression(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="OneVsRestClassifier"):
+        linclass.LogisticRegression(**kw).fit(X, y)
+    ref = OneVsRestClassifier(sklm.LogisticRegression(**kw, max_iter=100_000)).fit(X, y)
+    ours = linclass.OneVsRestClassifier(linclass.LogisticRegression(**kw)).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
+def test_liblinear_l1_warm_start_and_summary():
+    X, y = cancer()
+    model = linclass.LogisticRegression(l1_ratio=1.0, solver="liblinear", C=0.3, warm_start=True)
+    first = model.fit(X, y).coef_.copy()
+    assert model.fit(X, y).n_iter_[0] == 0  # the previous optimum, intercept included
+    np.testing.assert_array_equal(model.coef_, first)
+    assert model.summary().selected[0][0][0] == "const"
 
 
 def test_penalty_none_ignores_C_with_a_warning():

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from linclass.core.dtype_policy import cast_fitted, is_low
 from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
@@ -99,7 +100,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     fit_intercept : bool, default=True
     intercept_scaling : float > 0, default=1.0
         solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
-        feature of this value and is penalised like the coefficients
+        feature of this value and is penalised like the coefficients, by the L2 or the L1 penalty
         (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise the intercept.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each sample's weight by its class's weight; 'balanced' uses
@@ -133,7 +134,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                        optimum; a deterministic solver reaches it ('cd'
                                        for L1 and elastic net)
         'liblinear'        'newton'    on liblinear's objective (penalised intercept, see
-                                       ``intercept_scaling``); two classes and L2 only
+                           ('cd')      ``intercept_scaling``), two classes, L2 or L1 (with
+                                       L1 the intercept's lasso penalty: proximal Newton)
         =================  ==========  ====================================================
 
         Each reaches the optimum of the same objective, so the probabilities agree with
@@ -278,6 +280,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.multinomial_penalty = multinomial_penalty
         self.weight_type = weight_type
 
+    _keeps_float32 = True  # float32 X: float32 coef_, intercept_ and outputs (but with 'liblinear')
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -322,7 +326,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         options = self._options(penalty)
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
-                            accept_sparse=penalty.name != "firth")
+                            accept_sparse=penalty.name != "firth",
+                            keep_float32=self.solver != "liblinear")  # as scikit-learn's
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
         self._fit_record.update(offset=fingerprint(score_offset),
@@ -332,7 +337,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         options = replace(options, task=fit_task(self, data.X, y, data.sample_weight, None))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
-        return self._set_fitted(fit, options.task)
+        return self._set_fitted(fit, options.task, low=is_low(data.X))
 
     @with_callbacks
     def fit_source(self, source):
@@ -365,8 +370,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         return self._set_fitted(fit_logistic(problem, options), options.task)
 
     def _penalty(self):
-        """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear'
-        with the L2 penalty, liblinear's penalised intercept)."""
+        """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear',
+        liblinear's penalised intercept)."""
         penalty = make_penalty(self.penalty, self.C, self.l1_ratio)
         if not (self.penalty_factor is None and self.lower_bounds is None
                 and self.upper_bounds is None):
@@ -383,7 +388,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                 "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
                 "scikit-learn), where its optimum is the primal one; use dual=False."
             )
-        if self.solver == "liblinear" and penalty.l2 > 0:
+        if self.solver == "liblinear":
             penalty = with_penalised_intercept(
                 penalty, float(self.intercept_scaling) if self.fit_intercept else None)
         return penalty
@@ -408,10 +413,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             except (TypeError, KeyError, ValueError, AttributeError):
                 pass
 
-    def _set_fitted(self, fit, task):
-        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`."""
+    def _set_fitted(self, fit, task, low: bool = False):
+        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`
+        (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
         self.classes_ = fit.classes
         self.coef_, self.intercept_ = fit.coef, fit.intercept
+        cast_fitted(self, ("coef_", "intercept_"), low)
         self.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
         self.converged_ = fit.converged
         self.violation_ = fit.violation

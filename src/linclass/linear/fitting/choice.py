@@ -39,8 +39,10 @@ SKLEARN_SOLVERS = {
     "newton-cholesky": "newton",
     "sag": "auto",
     "saga": "auto",
-    "liblinear": "newton",  # on liblinear's objective, whose intercept is penalised (L2 only)
+    "liblinear": "newton",  # on liblinear's objective, whose intercept is penalised ('cd' for L1)
 }
+#: scikit-learn's solvers of smooth objectives only (the L2 penalty or none), which refuse an L1 part
+SKLEARN_SMOOTH = ("lbfgs", "newton-cg", "newton-cholesky", "sag")
 LINCLASS_SOLVERS = ("auto", "cd", "newton", "bohning", "lbfgs", "sgd")
 
 #: what each solver asks of the objective over a design: ``passes`` (value and gradient, a pass over
@@ -116,13 +118,13 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
     per_feature = getattr(penalty, "per_feature", False)
     if max_iter == 0 and "newton" in penalty.solvers:
         return "newton"  # no iteration: any solver returns its starting point
-    if penalty.sparse and solver == "liblinear":
+    if penalty.sparse and solver in SKLEARN_SMOOTH:
         raise ValueError(
-            "solver='liblinear' penalises the intercept; linclass's L1 and elastic-net fits leave it "
-            "unpenalised, as scikit-learn's 'saga' does: use solver='saga' (or 'cd', the same "
-            "optimum, reached by coordinate descent)."
+            f"solver={solver!r} supports the L2 penalty or none only (as in scikit-learn), not "
+            f"penalty={penalty.kind!r}; use solver='saga' (or 'cd', 'auto') for an L1 part."
         )
-    solver = sklearn_name(solver)
+    # liblinear's objective (penalties.intercept): Newton for L2, proximal Newton for L1
+    solver = "cd" if solver == "liblinear" and penalty.sparse else sklearn_name(solver)
     if solver == "auto":
         small = (n_features + 1) * (1 if n_classes == 2 else n_classes - 1) <= (
             AUTO_NEWTON_MAX_PARAMS[n_classes == 2])

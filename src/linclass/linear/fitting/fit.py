@@ -327,7 +327,7 @@ def _proximal(problem, options, objective) -> LogisticFit:
     from linclass.linear.solvers.coordinate_descent import coordinate_descent  # numba on first use
 
     W, b = objective.null_start()
-    warm = _warm(options, problem.classes, W.shape)
+    warm = _warm(options, problem.classes, (W.shape[0], problem.n_features))
     if warm is not None:
         W, b = objective.internal(*warm)
     result = coordinate_descent(objective, W, b, tol=options.tol, max_iter=options.max_iter)

@@ -10,7 +10,9 @@ scikit-learn's ``solver='liblinear'`` appends a synthetic feature of constant va
 i.e. the intercept is penalised by :math:`b^2/(2Cs^2)`.  That optimum differs from the usual one
 (unpenalised intercept) and tends to it as :math:`s \\to \\infty`.  Fitting the augmented design
 :math:`[X, s\\mathbf 1]` without intercept reaches exactly liblinear's optimum; these functions build
-that design and read the intercept and its inference back.
+that design and read the intercept and its inference back.  With the L1 penalty the constant
+feature's weight is penalised by the lasso too, :math:`|\\beta|/C`, and the fit is proximal Newton's
+on the same design (:mod:`linclass.linear.penalties.intercept_proximal`).
 """
 
 from __future__ import annotations
@@ -70,13 +72,11 @@ def reported_inference(inference: LogisticInference, scaling: float,
 
 class PenalisedIntercept:
     """liblinear's objective (scikit-learn's ``solver='liblinear'``), the penalty protocol's entry
-    ``'liblinear'`` (:mod:`linclass.linear.penalties.table`): the L2 penalty ``base`` with the
-    intercept the weight of a penalised constant feature of value ``scaling`` (None: no intercept,
-    the plain L2 fit).  Two classes, rows in memory, the smooth solvers."""
+    ``'liblinear'`` (:mod:`linclass.linear.penalties.table`): the L2 or the L1 penalty ``base``
+    with the intercept the weight of a penalised constant feature of value ``scaling`` (None: no
+    intercept, the plain penalised fit).  Two classes, rows in memory; the smooth solvers for L2,
+    proximal Newton ('cd') for L1."""
 
-    smooth = True
-    sparse = False
-    solvers = SMOOTH_SOLVERS
     certifiable = False  # its gap would be the augmented design's; the gradient test stands
     score = "gradient"
 
@@ -84,7 +84,10 @@ class PenalisedIntercept:
         self.base, self.scaling = base, None if scaling is None else float(scaling)
         self.in_memory = self.scaling is not None  # the augmented design is formed in memory
         self.name = self.kind = base.kind
-        self.C, self.l1_ratio, self.l2 = base.C, base.l1_ratio, base.l2
+        self.C, self.l1_ratio, self.l1, self.l2 = base.C, base.l1_ratio, base.l1, base.l2
+        self.sparse = base.sparse
+        self.smooth = not base.sparse
+        self.solvers = ("cd",) if base.sparse else SMOOTH_SOLVERS
 
     def __repr__(self) -> str:
         return f"PenalisedIntercept({self.base!r}, scaling={self.scaling!r})"
@@ -99,16 +102,26 @@ class PenalisedIntercept:
                 "scikit-learn; use another solver for softmax regression, or wrap the model in "
                 "linclass.OneVsRestClassifier."
             )
+        X = problem.X
+        if (X.max() if sp.issparse(X) else np.max(X)) > 1e30:  # scikit-learn's refusal
+            raise ValueError("solver='liblinear' takes X whose largest value is at most 1e30 (as "
+                             "scikit-learn's liblinear, which does not return otherwise); rescale X "
+                             "or choose another solver.")
 
     def objective(self, problem, *, proximal: bool = False):
         if self.scaling is None:
-            return self.base.objective(problem, proximal=False)
+            return self.base.objective(problem, proximal=proximal)
         X = problem.X
         if sp.issparse(X):  # the constant column appended to the stored entries
             column = sp.csr_matrix(np.full((X.shape[0], 1), self.scaling))
             X = sp.hstack([X, column], format="csr")
         else:
             X = augment(X, self.scaling)
+        if proximal:
+            from linclass.linear.penalties.intercept_proximal import AugmentedObjective
+
+            return AugmentedObjective(X, problem.y, problem.n_classes, problem.weight, self.base,
+                                      scaling=self.scaling, score_offset=problem.offset)
         return LinearObjective(X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
                                fit_intercept=False, score_offset=problem.offset)
 

@@ -87,8 +87,23 @@ def make_penalty(penalty, C: float, l1_ratio):
 
 
 def with_penalised_intercept(penalty, scaling: float | None):
-    """scikit-learn's ``solver='liblinear'``: ``penalty`` (L2) with the intercept the weight of a
-    penalised constant feature of value ``scaling`` (None without an intercept)."""
+    """scikit-learn's ``solver='liblinear'``: ``penalty`` (L2 or L1) with the intercept the weight
+    of a penalised constant feature of value ``scaling`` (None without an intercept).  The other
+    penalties are refused as scikit-learn refuses them: liblinear has neither the elastic net nor
+    an unpenalised fit."""
+    kind = getattr(penalty, "kind", penalty.name)
+    if not isinstance(penalty, ElasticNet) or kind not in ("l1", "l2"):
+        if kind == "elasticnet":
+            what = f"the elastic net (l1_ratio={penalty.l1_ratio:g})"
+            instead = "solver='saga' (or 'cd', 'auto')"
+        elif kind is None:
+            what = "no penalty (penalty=None or C=np.inf)"
+            instead = "a finite C, or another solver (liblinear penalises the intercept)"
+        else:
+            what = f"penalty={penalty.name!r}"
+            instead = "another solver"
+        raise ValueError(f"solver='liblinear' takes the penalty 'l2' (l1_ratio=0) or 'l1' "
+                         f"(l1_ratio=1) with a finite C, not {what}; use {instead}.")
     return PenalisedIntercept(penalty, scaling)
 
 
