@@ -296,3 +296,28 @@ def test_liblinear_objective_on_sparse_x_is_the_dense_one():
     sparse = linclass.LogisticRegression(solver="liblinear", intercept_scaling=3.0, tol=1e-10).fit(Xs, y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-8)
     np.testing.assert_allclose(sparse.intercept_, dense.intercept_, atol=1e-8)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("params", [{"C": np.inf}, {"penalty": None}, {"C": np.inf, "fit_intercept": False}],
+                         ids=repr)
+def test_newton_cholesky_on_collinear_columns_warns_sklearns_linalg_warning(params, k):
+    """scikit-learn's newton-cholesky meets a singular Hessian on collinear columns, warns a
+    LinAlgWarning and falls back to L-BFGS; linclass sets the aliased column aside as R's glm does
+    (a unique estimate) with a warning of the same class, and the probabilities are the same
+    optimum's."""
+    from scipy.linalg import LinAlgWarning
+
+    X, y = cancer() if k == 2 else three_classes()
+    X = np.hstack([X[:, :5], X[:, :1] - 2.0 * X[:, 1:2]])
+    kw = {"solver": "newton-cholesky", **params}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        with pytest.warns(LinAlgWarning, match="singular"):
+            ref = sklm.LogisticRegression(**kw, tol=1e-12, max_iter=10_000).fit(X, y)
+    with pytest.warns(LinAlgWarning, match="linear combination") as record:
+        ours = linclass.LogisticRegression(**kw, tol=1e-10).fit(X, y)
+    assert all(issubclass(w.category, linclass.SingularCovarianceWarning) for w in record
+               if issubclass(w.category, LinAlgWarning))
+    assert ours.aliased_.tolist() == [False] * 5 + [True] and np.all(ours.coef_[:, -1] == 0)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)

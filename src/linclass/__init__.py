@@ -29,7 +29,8 @@ from linclass.estimators.logistic_path import LogisticPath, logistic_path
 from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
 from linclass.estimators.formula import from_formula
 from linclass.estimators.formula_comparison import diagnostics, drop1, lr_test
-from linclass.exceptions import GridEdgeWarning, SeparationWarning, SingularCovarianceWarning
+from linclass.exceptions import (AliasedColumnsWarning, GridEdgeWarning, SeparationWarning,
+                                  SingularCovarianceWarning)
 from linclass.io.persistence import ModelFileError, load, save
 
 __version__ = "0.1.0"
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ClassStats",
     "GridEdgeWarning",
+    "AliasedColumnsWarning",
     "LogisticPath",
     "ModelFileError",
     "SeparationWarning",

@@ -1,9 +1,10 @@
 """Warnings and errors that linclass raises on purpose."""
 
+from scipy.linalg import LinAlgWarning
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["DataError", "GridEdgeWarning", "NotFittedError", "SeparationWarning",
-           "SingularCovarianceWarning"]
+__all__ = ["AliasedColumnsWarning", "DataError", "GridEdgeWarning", "NotFittedError",
+           "SeparationWarning", "SingularCovarianceWarning"]
 
 
 class DataError(ValueError):
@@ -20,6 +21,15 @@ class SingularCovarianceWarning(UserWarning):
     """A covariance matrix was singular or nearly so (constant or collinear features, or a class with
     fewer samples than features).  The model fell back to a pseudo-inverse or an eigenvalue floor; the
     message says which, and how to regularise instead."""
+
+
+class AliasedColumnsWarning(SingularCovarianceWarning, LinAlgWarning):
+    """What an unpenalised fit with ``solver='newton-cholesky'`` warns when some features are
+    linear combinations of the features before them (or of the intercept): they were set aside, as
+    R's ``glm`` aliases them, and the rest fitted.  A :class:`scipy.linalg.LinAlgWarning` (so a
+    RuntimeWarning), the class scikit-learn's newton-cholesky warns with on such data before it
+    falls back to L-BFGS, so code that filters or expects that warning sees this one; the other
+    solvers, where scikit-learn does not warn, warn its base :class:`SingularCovarianceWarning`."""
 
 
 class SeparationWarning(UserWarning):

@@ -216,8 +216,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         The features an unpenalised fit left out because they are linear combinations of the
         features before them (R's aliased coefficients, NA in its summary and in :meth:`summary`;
         their ``coef_`` is 0, which leaves every probability unchanged): e.g. the last of a full
-        set of dummy columns beside the intercept.  All False for penalised fits, whose estimate is
-        unique.
+        set of dummy columns beside the intercept, said by a
+        :class:`~linclass.SingularCovarianceWarning` (with ``solver='newton-cholesky'`` its
+        subclass :class:`~linclass.AliasedColumnsWarning`, a :class:`scipy.linalg.LinAlgWarning`
+        as scikit-learn's newton-cholesky warns on such data before it falls back to L-BFGS, whose
+        coefficients then depend on its path; the probabilities are the same optimum's).  All
+        False for penalised fits, whose estimate is unique.
     separation_ : {'complete', 'quasi', 'suspected'} or None
         Set on unpenalised fits whose maximum-likelihood estimate does not exist, and on Firth fits
         whose data are separated (where the Firth estimate exists all the same).

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
-from linclass.exceptions import SingularCovarianceWarning
+from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
@@ -177,7 +177,9 @@ def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.
                   f"{'is a linear combination' if len(names) == 1 else 'are linear combinations'} "
                   "of the features before (or of the intercept), so the information matrix is "
                   "singular; fitted without, as R's glm does: coefficient 0 in coef_, NA in "
-                  "summary() (aliased_ marks them).", SingularCovarianceWarning, stacklevel=5)
+                  "summary() (aliased_ marks them).", AliasedColumnsWarning
+                  if options.solver == "newton-cholesky" else SingularCovarianceWarning,
+                  stacklevel=5)
     fit = _fit(replace(problem, X=problem.X[:, keep]), options)
     m, d = fit.coef.shape[0], problem.n_features
     coef = np.zeros((m, d))
