@@ -27,7 +27,7 @@ from linclass.core.class_stats import ClassStats
 from linclass.generative.discrete import DiscreteModel, smoothing
 
 __all__ = ["check_categories", "estimate", "joint_log_likelihood", "offsets", "one_hot", "regroup",
-           "widen"]
+           "unseen_log_params", "widen"]
 
 
 _MAX_CODE = 2**31 - 1
@@ -115,10 +115,16 @@ def joint_log_likelihood(model: DiscreteModel, codes: np.ndarray, n_categories: 
     scores = np.asarray(one_hot(codes, n_categories) @ model.coef.T) + model.intercept
     unseen = codes >= n_categories
     if np.any(unseen):
-        alpha = np.broadcast_to(model.alpha, n_categories.shape)
-        log_zero = np.log(alpha)[None, :] - np.log(class_counts[:, None] + alpha * n_categories)
-        scores += unseen.astype(np.float64) @ log_zero.T
+        scores += unseen.astype(np.float64) @ unseen_log_params(model, n_categories, class_counts).T
     return scores
+
+
+def unseen_log_params(model: DiscreteModel, n_categories: np.ndarray,
+                      class_counts: np.ndarray) -> np.ndarray:
+    """:math:`\\ln\\theta` of a category never seen in training (count zero in every class),
+    :math:`\\ln\\alpha - \\ln(n_k + \\alpha m_j)`, of shape (n_classes, n_features)."""
+    alpha = np.broadcast_to(model.alpha, n_categories.shape)
+    return np.log(alpha)[None, :] - np.log(class_counts[:, None] + alpha * n_categories)
 
 
 def regroup(values: np.ndarray, n_categories: np.ndarray) -> list:
