@@ -14,6 +14,7 @@ Public names only.  The package is arranged by role, in the order data flows thr
 ``formula``     formulas on data frames (formulaic's coding of factors, kept as plain data)
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
 ``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer
+``export``      deployment: ONNX graphs of fitted classifiers (``to_onnx``)
 ``inspect``     geometry of the boundaries, figures
 ``cli``         the ``linclass`` command
 ``registry``    every estimator once, with what it can do
@@ -31,6 +32,7 @@ from linclass.estimators.formula import from_formula
 from linclass.estimators.formula_comparison import diagnostics, drop1, lr_test
 from linclass.exceptions import (AliasedColumnsWarning, GridEdgeWarning, SeparationWarning,
                                   SingularCovarianceWarning)
+from linclass.export.onnx import to_onnx
 from linclass.io.persistence import ModelFileError, load, save
 
 __version__ = "0.1.0"
@@ -52,6 +54,7 @@ __all__ = [
     "loo_score",
     "lr_test",
     "save",
+    "to_onnx",
     "__version__",
 ]
 __all__ += estimators.__all__
