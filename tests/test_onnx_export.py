@@ -1,4 +1,4 @@
-"""ONNX export (:func:`linclass.to_onnx`), checked in onnxruntime.
+"""ONNX export (:func:`linclass.to_onnx`, ``linclass export --onnx``), checked in onnxruntime.
 
 * Every registry entry and variant with a linear or Gaussian scoring form is fitted on real data
   (iris with string labels, wine, breast cancer; the models of counts on digits' pixel counts, all
@@ -11,6 +11,8 @@
   Bayes and over the perceptron (decision values only), standardised QDA and one-vs-one.
 * float64 input; ZipMap; a scikit-learn Pipeline converted by skl2onnx itself; the refusals (what
   cannot be exported, a wrong X_sample, an old opset); labels of other types than strings.
+* The command writes a file that onnxruntime loads and that predicts as the saved model does, and
+  refuses a kernel model in one line.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wi
 from sklearn.model_selection import train_test_split
 
 import linclass
-from conftest import CASES, data_kind, params
+from conftest import CASES, cli, data_kind, one_error_line, params
 from linclass.export import NotExportableError
 
 ort = pytest.importorskip("onnxruntime")
@@ -287,3 +289,37 @@ def test_bad_arguments_are_refused():
         linclass.to_onnx(model, target_opset=12)
     with pytest.raises(linclass.exceptions.NotFittedError):
         linclass.to_onnx(linclass.LinearDiscriminantAnalysis())
+
+
+# ------------------------------------------------------------------------------------ the command
+@pytest.mark.parametrize("model, double", [("lda", False), ("perceptron", False), ("qda", True)])
+def test_export_command_writes_a_graph_onnxruntime_runs(tmp_path, capsys, model, double):
+    model_file, graph_file = tmp_path / "m.linclass", tmp_path / "m.onnx"
+    code, _, err = cli(["fit", "--model", model, "--dataset", "iris", "--out", model_file], capsys)
+    assert code == 0, err
+    code, out, err = cli(["export", "--model-file", model_file, "--onnx", graph_file,
+                          *(["--double"] if double else [])], capsys)
+    assert code == 0, err
+    assert str(graph_file) in out and ("float64" if double else "float32") in out
+    saved = linclass.load(model_file)
+    X = load_iris().data.astype(np.float64 if double else np.float32)
+    session = ort.InferenceSession(str(graph_file), providers=["CPUExecutionProvider"])
+    label, second = session.run(None, {"X": X})
+    import pandas as pd
+
+    frame = pd.DataFrame(X.astype(np.float64), columns=saved.feature_names_in_)
+    assert np.array_equal(label, saved.predict(frame))
+    want, proba = reference(saved, frame)
+    scale = 1.0 if proba else np.maximum(1.0, np.abs(want))
+    assert np.max(np.abs(second - want) / scale) <= TOLERANCE
+
+
+def test_export_command_refuses_a_kernel_model_in_one_line(tmp_path, capsys):
+    model_file = tmp_path / "k.linclass"
+    code, _, err = cli(["fit", "--model", "kfda", "--dataset", "iris", "--out", model_file], capsys)
+    assert code == 0, err
+    graph_file = tmp_path / "k.onnx"
+    code, out, err = cli(["export", "--model-file", model_file, "--onnx", graph_file], capsys)
+    assert code == 1
+    assert "kernel expansion" in one_error_line(code, err, out)
+    assert not graph_file.exists()

@@ -8,6 +8,7 @@ Subcommands (``linclass COMMAND --help`` for each)::
     linclass compare  --dataset wine --cv 5
     linclass plot     --model qda --dataset iris --kind regions --features 2 3 --out regions.png
     linclass summary  --model-file iris-logistic.linclass
+    linclass export   --model-file iris-lda.linclass --onnx iris-lda.onnx
 
 A user's mistake (missing file, unknown column or model, non-numeric feature, bad ``--param``, a file
 that is not a model, a directory that does not exist) prints one line, ``linclass: error: ...``, and
@@ -22,7 +23,8 @@ installed) shows on long work, only when stderr is a terminal.
 ``evaluation``   cross-validation: folds, tallies, log-loss, warnings per fold
 ``formatting``   tables, numbers, and library hints in command-line spelling
 ``model_files``  --model-file: loading a saved model, one line for a file that cannot be used
-``commands``     fit, evaluate, compare, summary; ``prediction`` (predict) and ``figures`` (plot)
+``commands``     fit, evaluate, compare, summary; ``prediction`` (predict), ``figures`` (plot) and
+                 ``exporting`` (export)
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The six commands: fit, evaluate, compare and summary here, predict in
-:mod:`~linclass.cli.prediction`, plot in :mod:`~linclass.cli.figures`.  Each takes the parsed
-arguments and returns the exit status; what goes wrong is raised (:class:`~linclass.cli.errors.
-UsageError`, :class:`~linclass.sources.tables.DataError`, ...) and reported by :func:`linclass.cli.main`."""
+"""The seven commands: fit, evaluate, compare and summary here, predict in
+:mod:`~linclass.cli.prediction`, plot in :mod:`~linclass.cli.figures`, export in
+:mod:`~linclass.cli.exporting`.  Each takes the parsed arguments and returns the exit status; what
+goes wrong is raised (:class:`~linclass.cli.errors.UsageError`,
+:class:`~linclass.sources.tables.DataError`, ...) and reported by :func:`linclass.cli.main`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from linclass import registry
 from linclass.cli.data import chosen_file_features, frame, load
 from linclass.cli.errors import UsageError
 from linclass.cli.evaluation import accuracy, check_folds, cross_validate, print_warnings
+from linclass.cli.exporting import export
 from linclass.cli.figures import plot
 from linclass.cli.formatting import command_line, mean_sd, one_line, plus_minus, short, table
 from linclass.cli.model_files import load_model, uses_model_file
@@ -303,4 +305,4 @@ def compare(args) -> int:
 
 #: command name -> the function that runs it
 COMMANDS = {"fit": fit, "predict": predict, "evaluate": evaluate, "compare": compare, "plot": plot,
-            "summary": summary}
+            "summary": summary, "export": export}

@@ -200,4 +200,14 @@ def build_parser() -> argparse.ArgumentParser:
     rows.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                       help=f"bundled training data set: {', '.join(DATASETS)}")
     p.add_argument("--target", metavar="COL", help="label column of --data (required with --data)")
+
+    p = command("export", "write a saved model as an ONNX graph (onnxruntime runs it without linclass)",
+                "linclass export --model-file lda.linclass --onnx lda.onnx", models=False,
+                datasets=False)
+    p.add_argument("--model-file", metavar="FILE", required=True,
+                   help="a model saved by 'linclass fit' or linclass.save")
+    p.add_argument("--onnx", metavar="OUT", required=True,
+                   help="where to write the ONNX graph (atomically); needs linclass[onnx]")
+    p.add_argument("--double", action="store_true",
+                   help="take float64 rows (default: float32, the usual ONNX input)")
     return parser
