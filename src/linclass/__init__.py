@@ -38,9 +38,9 @@ from linclass.io.persistence import ModelFileError, load, save
 __version__ = "0.1.0"
 
 __all__ = [
+    "AliasedColumnsWarning",
     "ClassStats",
     "GridEdgeWarning",
-    "AliasedColumnsWarning",
     "LogisticPath",
     "ModelFileError",
     "SeparationWarning",

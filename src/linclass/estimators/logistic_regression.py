@@ -10,6 +10,7 @@ validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the pena
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -79,13 +80,19 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         used): IRLS with the hat-matrix adjustment, standard errors from the Fisher information at
         the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
         intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes).
+        scikit-learn 1.8 deprecates ``penalty`` (to be removed in 1.10) and warns FutureWarning
+        whenever it is set; linclass keeps it, for 'firth' and with it the named penalties, and
+        does not warn.
     C : float, default=1.0
         Inverse penalty strength, on the same scale as scikit-learn's (so the same C gives the same
         model).  The default is scikit-learn's: a mild penalty keeps the estimate defined on separable
         or collinear data, where the maximum-likelihood estimate does not exist.  Use ``C=np.inf`` (or
         ``penalty=None``) for the unpenalised fit (and valid p-values).
     l1_ratio : float in [0, 1] or None, default=0.0
-        The elastic-net mixing :math:`\\rho` (used by 'auto' and 'elasticnet'; 'l1' and 'l2' fix it).
+        The elastic-net mixing :math:`\\rho` (used by 'auto' and 'elasticnet'; 'l1' and 'l2' fix it;
+        with the other penalties a value strictly between 0 and 1 is ignored with a UserWarning).
+        None under the default penalty is deprecated as in scikit-learn 1.8 (FutureWarning); it
+        means 0.
     dual : bool, default=False
         scikit-learn's dual formulation exists for liblinear with the L2 penalty only, where its
         optimum is the primal one: ``dual=True`` is accepted there (the primal is solved) and refused
@@ -148,7 +155,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     warm_start : bool, default=False
         Start from the previous fit's coefficients when the classes and features match.
     n_jobs : int or None, default=None
-        No effect, as in scikit-learn 1.9 (the products use all BLAS threads).
+        No effect, as in scikit-learn 1.9 (the products use all BLAS threads); deprecated as there:
+        a value other than None warns (FutureWarning).
     batch_size : int, default=256
         Mini-batch size of 'sgd'.
     eta0 : float, default=0.5
@@ -376,6 +384,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     def _penalty(self):
         """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear',
         liblinear's penalised intercept)."""
+        self._warn_deprecated()
         penalty = make_penalty(self.penalty, self.C, self.l1_ratio)
         if not (self.penalty_factor is None and self.lower_bounds is None
                 and self.upper_bounds is None):
@@ -396,6 +405,19 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             penalty = with_penalised_intercept(
                 penalty, float(self.intercept_scaling) if self.fit_intercept else None)
         return penalty
+
+    def _warn_deprecated(self) -> None:
+        """scikit-learn 1.8's deprecations that linclass follows, with its FutureWarning:
+        ``l1_ratio=None`` under the default penalty, and ``n_jobs`` (no effect).  ``penalty``
+        itself, deprecated there, stays (for 'firth', and the named penalties with it)."""
+        if self.penalty in ("auto", "deprecated") and self.l1_ratio is None:
+            warnings.warn("l1_ratio=None is deprecated (as in scikit-learn 1.8, where it is an error "
+                          "from 1.10): give l1_ratio, a number in [0, 1]; 0, the L2 penalty, is "
+                          "what None meant.", FutureWarning, stacklevel=4)
+        if self.n_jobs is not None:
+            warnings.warn(f"n_jobs has no effect and is deprecated (as in scikit-learn 1.8, which "
+                          f"removes it in 1.10); you gave n_jobs={self.n_jobs!r}: leave it "
+                          "unspecified.", FutureWarning, stacklevel=4)
 
     def _options(self, penalty) -> FitOptions:
         warm = None

@@ -64,21 +64,23 @@ def make_penalty(penalty, C: float, l1_ratio):
 
     ``penalty='auto'`` (scikit-learn's default, which it spells 'deprecated', also accepted) takes
     the penalty from ``l1_ratio``: 0 is L2, 1 is L1, in between the elastic net; ``C=np.inf`` is no
-    penalty.  'l1' and 'l2' fix the ratio (an ``l1_ratio`` that says otherwise is ignored with a
-    warning); 'elasticnet' uses ``l1_ratio``.  ``penalty=None`` is no penalty whatever C; 'firth'
-    does not use C.
+    penalty.  'l1' and 'l2' fix the ratio, None and 'firth' have none (an ``l1_ratio`` that says
+    otherwise is ignored with a UserWarning, as scikit-learn warns); 'elasticnet' uses
+    ``l1_ratio``.  ``penalty=None`` is no penalty whatever C (a C other than the default 1 is
+    ignored with a UserWarning, as in scikit-learn); 'firth' does not use C.
     """
     fixed = {"l1": 1.0, "l2": 0.0}
     if penalty in ("auto", "deprecated"):
         return ElasticNet(C, 0.0 if l1_ratio is None else float(l1_ratio))
-    if penalty in fixed and l1_ratio is not None and float(l1_ratio) not in (0.0, fixed[penalty]):
+    if (penalty != "elasticnet" and l1_ratio is not None
+            and float(l1_ratio) not in (0.0, fixed.get(penalty, 0.0))):
         warnings.warn(f"l1_ratio={l1_ratio} is ignored with penalty={penalty!r} (it mixes the "
                       "penalties only with penalty='elasticnet' or the default penalty).",
                       UserWarning, stacklevel=4)
     if penalty == "elasticnet" and l1_ratio is None:
         raise ValueError("penalty='elasticnet' needs l1_ratio, a number in [0, 1] (1: the lasso, "
                          "0: ridge).")
-    if penalty is None and C not in (1.0, math.inf):
+    if penalty is None and C != 1.0:
         warnings.warn(f"penalty=None fits without penalty: C={C} is ignored.", UserWarning,
                       stacklevel=4)
     if penalty not in PENALTIES:
