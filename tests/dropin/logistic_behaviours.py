@@ -113,6 +113,54 @@ def set_callbacks(est, X, y):
     return est.set_callbacks(RecordingCallback())
 
 
+def fit_recorded(est, X, y):
+    """Fit with scikit-learn's recording callback; the task tree as its LogisticRegression tests
+    read it (sklearn/linear_model/tests/test_logistic.py), each property a bool."""
+    from numpy.testing import assert_allclose
+    from sklearn.callback.tests._utils import RecordingCallback
+
+    cb = RecordingCallback()
+    est.set_callbacks(cb)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # 'callbacks for lbfgs only' (other solvers)
+        est.fit(X, y)
+    n_iter = int(est.n_iter_[0])
+    root = next(r["context"] for r in cb.record if r["name"] == "setup")
+    subtasks = [r for r in cb.record if r["context"] is not root and "kwargs" in r]
+    begins = [r for r in subtasks if r["name"] == "on_fit_task_begin"]
+    ends = [r for r in subtasks if r["name"] == "on_fit_task_end"]
+    params = est.get_params()
+    expected = 1 + max(n_iter, 1) + 1
+    same = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, (begin, end) in enumerate(zip(begins, ends)):
+            for fitted, at in ((begin["kwargs"]["fitted_estimator"], i),
+                               (end["kwargs"]["fitted_estimator"], i + 1)):
+                if at == 0 or at > n_iter or params["max_iter"] < 100:
+                    continue
+                reference = type(est)(**{**params, "max_iter": at}).fit(X, y)
+                try:
+                    assert_allclose(fitted.coef_, reference.coef_)
+                    assert_allclose(fitted.intercept_, reference.intercept_)
+                except (AssertionError, AttributeError):
+                    same = False
+    extras = {
+        "callbacks: begin and end hooks 1 + max(n_iter_, 1) + 1":
+            cb.count_hooks("on_fit_task_begin") == cb.count_hooks("on_fit_task_end") == expected,
+        "callbacks: root max_subtasks max(max_iter, 1) + 1":
+            root.max_subtasks == max(params["max_iter"], 1) + 1,
+        "callbacks: subtasks 0, 1, ... named '*-iter'":
+            [r["context"].task_id for r in begins] == list(range(len(begins)))
+            and all("iter" in r["context"].task_name for r in begins),
+        "callbacks: the last subtask ends without fitted_estimator, the others with one":
+            bool(ends) and ends[-1]["kwargs"]["fitted_estimator"] is None
+            and all(r["kwargs"]["fitted_estimator"] is not None for r in ends[:-1]),
+        "callbacks: subtask i's fitted_estimator is the fit with max_iter=i": same,
+    }
+    return est, X, extras
+
+
 def dataframe_fit(est, X, y):
     pd = __import__("pandas")
     return est.fit(pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y)
@@ -198,6 +246,12 @@ def _cases():
     add(Case("callbacks", {"solver": "lbfgs"}, action=set_callbacks))
     for solver in SOLVERS[1:]:
         add(Case("callbacks", {"solver": solver}, action=set_callbacks))
+    for data in ("binary", "three"):  # scikit-learn 1.9 reports its 'lbfgs' iterations only
+        for max_iter in (0, 2, 100):
+            add(Case("callbacks", {"solver": "lbfgs", "max_iter": max_iter}, data=data,
+                     action=fit_recorded))
+        add(Case("callbacks", {"solver": "lbfgs", "fit_intercept": False}, data=data,
+                 action=fit_recorded))
     # fitted attributes: shapes, dtypes, probabilities
     for data in ("binary", "three", "sparse_binary", "sparse_three", "strings", "iris"):
         for solver in SOLVERS:
@@ -315,8 +369,10 @@ def observe(cls, case: Case) -> Observation:
         try:
             est = cls(**params)
             result = case.action(est, X, y)
-            if isinstance(result, tuple):  # an action that changed the data
-                result, X = result
+            extras = {}
+            if isinstance(result, tuple):  # an action that changed the data, or said more
+                result, X, *more = result
+                extras = more[0] if more else {}
         except Exception as exc:  # the behaviour observed
             out.error = exc
             result = None
@@ -332,6 +388,7 @@ def observe(cls, case: Case) -> Observation:
         Xt = X[:50]
         out.attributes["predict"] = (est.predict(Xt).shape, est.predict(Xt).dtype.kind)
         out.attributes["decision_function"] = est.decision_function(Xt).shape
+        out.attributes.update(extras)
         out.proba = est.predict_proba(Xt)
     return out
 

@@ -26,7 +26,12 @@ from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_inference import LogisticInferenceMethods
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_summary import fit_record, weights_record
-from linclass.linear.fitting.choice import LINCLASS_SOLVERS, SKLEARN_SOLVERS, check_chunked
+from linclass.linear.fitting.choice import (
+    LINCLASS_SOLVERS,
+    SKLEARN_SOLVERS,
+    check_chunked,
+    subtask_bound,
+)
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
@@ -208,7 +213,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         summing to zero over the classes (the sum-to-zero constraint).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,), int32
-        Iterations performed (scikit-learn's shape; both runs of 'lbfgs+newton').
+        Iterations performed (scikit-learn's shape; both runs of 'lbfgs+newton', and of an
+        unpenalised fit refitted without its aliased columns).
     solver_ : str
         The linclass solver that ran ('auto' resolved; 'lbfgs+newton', see ``solver``).
     converged_ : bool
@@ -234,8 +240,11 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         whose data are separated (where the Firth estimate exists all the same).
     n_features_in_, feature_names_in_ : as in scikit-learn
 
-    With scikit-learn >= 1.9, ``set_callbacks(...)`` takes scikit-learn's callbacks: each solver
-    iteration is a subtask of the fit (:mod:`linclass.estimators.fit_callbacks`).
+    With scikit-learn >= 1.9, ``set_callbacks(...)`` takes scikit-learn's callbacks, with every
+    solver (scikit-learn 1.9 reports 'lbfgs' only): each solver iteration is a subtask of the fit,
+    followed by one empty subtask, as scikit-learn's L-BFGS reports them, and a subtask's
+    ``fitted_estimator`` is the fit with ``max_iter`` equal to the iterations done
+    (:mod:`linclass.estimators.fit_callbacks`).
     """
 
     _parameter_constraints: dict = {
@@ -342,7 +351,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                 **weights_record(data.sample_weight, weight))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept, offset=score_offset)
-        options = replace(options, task=fit_task(self, data.X, y, data.sample_weight, None))
+        options = replace(options, task=fit_task(self, data.X, y, data.sample_weight,
+                                                 subtask_bound(self.solver, self.max_iter,
+                                                               options.penalty)))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
         return self._set_fitted(fit, options.task)
@@ -374,7 +385,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         record_features(self, source)
         problem = LogisticProblem(source=source, class_weight=self.class_weight,
                                   fit_intercept=self.fit_intercept)
-        options = replace(options, task=fit_task(self, None, None, None, None))
+        options = replace(options, task=fit_task(self, None, None, None,
+                                                 subtask_bound(self.solver, self.max_iter,
+                                                               options.penalty)))
         return self._set_fitted(fit_logistic(problem, options), options.task)
 
     def _penalty(self):

@@ -28,9 +28,9 @@ from __future__ import annotations
 from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic.layout import DENSE_BOUND_MAX, LOW_PRECISION_MIN
 
-__all__ = ["AUTO_NEWTON_MAX_PARAMS", "DESIGN_OFFERS", "LINCLASS_SOLVERS", "SKLEARN_SOLVERS",
-           "SOLVER_DESIGNS", "SOLVER_NEEDS", "auto_solver", "check_chunked",
-           "choose_solver", "continues_with_newton", "sklearn_name"]
+__all__ = ["AUTO_NEWTON_MAX_PARAMS", "DESIGN_OFFERS", "LINCLASS_SOLVERS", "SKLEARN_SMOOTH",
+           "SKLEARN_SOLVERS", "SOLVER_DESIGNS", "SOLVER_NEEDS", "auto_solver", "check_chunked",
+           "choose_solver", "continues_with_newton", "sklearn_name", "subtask_bound"]
 
 #: scikit-learn's solver names -> the linclass solver that reaches the same optimum
 SKLEARN_SOLVERS = {
@@ -118,10 +118,10 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
     per_feature = getattr(penalty, "per_feature", False)
     if max_iter == 0 and "newton" in penalty.solvers:
         return "newton"  # no iteration: any solver returns its starting point
-    if penalty.sparse and solver in SKLEARN_SMOOTH:
+    if penalty.sparse and solver == "sag":  # runs 'auto', but scikit-learn's 'sag' refuses L1
         raise ValueError(
-            f"solver={solver!r} supports the L2 penalty or none only (as in scikit-learn), not "
-            f"penalty={penalty.kind!r}; use solver='saga' (or 'cd', 'auto') for an L1 part."
+            f"solver='sag' minimises smooth objectives only (the L2 penalty or none), as in "
+            f"scikit-learn; penalty={penalty.kind!r} needs solver='saga' (or 'cd', 'auto')."
         )
     # liblinear's objective (penalties.intercept): Newton for L2, proximal Newton for L1
     solver = "cd" if solver == "liblinear" and penalty.sparse else sklearn_name(solver)
@@ -154,6 +154,17 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
             "never form it."
         )
     return solver
+
+
+def subtask_bound(solver: str, max_iter: int, penalty) -> int:
+    """The most subtasks a fit reports to scikit-learn's callbacks
+    (:mod:`linclass.estimators.fit_callbacks`): its iterations, at least one, and the one left
+    open after the last, as scikit-learn's L-BFGS counts them (``max(max_iter, 1) + 1``); 'auto'
+    may run Newton for up to ``max_iter`` more after an unconverged L-BFGS run
+    (:func:`continues_with_newton`), and a fit without ``penalty`` may be refitted without its
+    aliased columns (:mod:`linclass.linear.logistic.aliasing`)."""
+    runs = (2 if sklearn_name(solver) == "auto" else 1) * (2 if penalty.kind is None else 1)
+    return runs * max(int(max_iter), 1) + 1
 
 
 def check_chunked(solver: str, penalty) -> None:

@@ -154,7 +154,7 @@ def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     if getattr(fit.inference, "reason", None) == SINGULAR and fit.separation is None:
         aliased = aliased_columns(problem.X, problem.weight, problem.fit_intercept)
         if aliased.any() and not aliased.all():
-            return _without_aliased(problem, options, aliased)
+            return _without_aliased(problem, options, aliased, fit)
     for w in caught:  # the fit's own warnings, where the fit raised them
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     return fit
@@ -167,9 +167,11 @@ def _may_alias(problem: LogisticProblem, penalty) -> bool:
             and penalty.l2 == 0.0 and not penalty.per_feature and problem.n_features > 1)
 
 
-def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.ndarray):
+def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.ndarray,
+                     first: LogisticFit):
     """The fit on the columns that are not aliased, reported on every column: coefficients 0 and
-    covariance NaN (R's NA) for the aliased ones."""
+    covariance NaN (R's NA) for the aliased ones; its iterations count those of the ``first`` fit,
+    on every column, too."""
     keep = ~aliased
     names = getattr(options.owner, "feature_names_in_", None)
     names = [str(names[j]) if names is not None else f"x{j}" for j in np.flatnonzero(aliased)]
@@ -188,7 +190,8 @@ def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.
     if getattr(record, "covariance", None) is not None:
         record = replace(record, covariance=expand_covariance(
             record.covariance, keep, max(m - 1, 1), problem.fit_intercept))
-    return replace(fit, coef=coef, inference=record, aliased=aliased)
+    return replace(fit, coef=coef, inference=record, aliased=aliased,
+                   n_iter=first.n_iter + fit.n_iter)
 
 
 def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
@@ -250,27 +253,33 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         return {"classes_": classes, "coef_": coef, "intercept_": intercept}
 
     stopped = lambda: task is not None and task.stopped  # noqa: E731 (a callback asked to stop)
+    observer = (lambda name: None) if task is None else (  # noqa: E731 (each iteration a subtask)
+        lambda name: task.observer(f"{name}-iter", attributes))
     if task is not None:
-        settings["on_iteration"] = task.observer(f"{solver}-iter", attributes)
-    result = SOLVERS[solver](objective, theta0, **settings)
+        task.start(f"{solver}-iter", theta0, attributes)
+    # every iteration counts against max_iter (twice it for 'lbfgs+newton'), so that the fit with
+    # max_iter=i is the i-th iterate of the fit with more (scikit-learn's callback contract)
+    budget = options.max_iter
+    result = SOLVERS[solver](objective, theta0, **settings, on_iteration=observer(solver))
     if continues_with_newton(options.solver, solver, result, objective) and not stopped():
         if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
             objective.with_hessian = True
+        budget += options.max_iter
         more = SOLVERS["newton"](objective, result.theta, tol=options.tol, max_iter=options.max_iter,
-                                 on_iteration=None if task is None else task.observer(
-                                     "newton-iter", attributes))
+                                 on_iteration=observer("newton"))
         result = replace(more, n_iter=result.n_iter + more.n_iter,
                          history=np.concatenate([result.history, more.history[1:]]))
         solver = "lbfgs+newton"
     if _certifiable(problem, penalty, solver, options) and result.converged and not stopped():
-        result = _certified(problem, penalty, objective, result, options)
+        result = _certified(problem, penalty, objective, result, options,
+                            budget - result.n_iter, observer)
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if penalty.final_step and options.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
-        if not stopped():  # a stopped fit stays where it was stopped
+        if not stopped() and result.n_iter < budget:  # a stopped fit stays where it was stopped
             stepped = final_newton_step(objective, result, hessian)
             if task is not None and stepped.n_iter > result.n_iter:  # that step is an iteration
-                task.observer("newton-step", attributes)(stepped.theta)
+                observer("newton")(stepped.theta)
             result = stepped
     if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
         raise FloatingPointError(
@@ -308,9 +317,10 @@ def _certifiable(problem, penalty, solver, options) -> bool:
             and options.max_iter > 0)
 
 
-def _certified(problem, penalty, objective, result, options):
-    """Continue the fit until the duality gap of its penalised objective is at most ``tol`` times
-    the objective (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
+def _certified(problem, penalty, objective, result, options, budget: int, observer):
+    """Continue the fit, for at most ``budget`` iterations (each reported by ``observer(name)``),
+    until the duality gap of its penalised objective is at most ``tol`` times the objective
+    (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
     penalised = penalty.objective(problem, proximal=True)
 
     def gap_at(theta):
@@ -318,8 +328,9 @@ def _certified(problem, penalty, objective, result, options):
         F = penalised.value(W, b)
         return penalised.duality_gap(W, b, F), F
 
-    solver = SOLVERS["newton" if objective.n_params <= MAX_PARAMS else "lbfgs"]
-    result, _ = until_certified(objective, result, gap_at, options.tol, solver, options.max_iter)
+    name = "newton" if objective.n_params <= MAX_PARAMS else "lbfgs"
+    result, _ = until_certified(objective, result, gap_at, options.tol, SOLVERS[name], budget,
+                                on_iteration=observer(name))
     return result
 
 
@@ -332,8 +343,19 @@ def _proximal(problem, options, objective) -> LogisticFit:
     warm = _warm(options, problem.classes, (W.shape[0], problem.n_features))
     if warm is not None:
         W, b = objective.internal(*warm)
-    result = coordinate_descent(objective, W, b, tol=options.tol, max_iter=options.max_iter)
+    task, on_iteration = options.task, None
+    if task is not None:  # each outer iteration a subtask, its fitted attributes those at (W, b)
+        def attributes(state):
+            coef, intercept = objective.coefficients(*state)
+            return {"classes_": problem.classes, "coef_": coef, "intercept_": intercept}
+
+        task.start("cd-iter", (W, b), attributes)
+        on_iteration = task.observer("cd-iter", attributes)
+    result = coordinate_descent(objective, W, b, tol=options.tol, max_iter=options.max_iter,
+                                on_iteration=on_iteration)
     fit = penalised_fit(objective, result, objective.penalty, problem.classes)
+    if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
+        return replace(fit, stopped=True)
     if not fit.converged:
         warnings.warn(not_converged_message(f"{options.name} (solver='cd')", result,
                                             options.max_iter, options.tol),

@@ -73,7 +73,7 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
 
 
 def until_certified(objective, result: SolverResult, gap_at, tol: float, solver,
-                    max_iter: int) -> tuple[SolverResult, float]:
+                    max_iter: int, on_iteration=None) -> tuple[SolverResult, float]:
     """Continue a converged smooth fit until its duality gap is at most ``tol`` times the objective.
 
     A small gradient does not bound the objective: on nearly separable data with a weak penalty the
@@ -82,14 +82,23 @@ def until_certified(objective, result: SolverResult, gap_at, tol: float, solver,
     (:meth:`linclass.linear.penalties.penalised.PenalisedObjective.duality_gap`, summed scale) and the
     objective; while the gap is too large, ``solver`` goes on from the current point asking a
     hundredfold smaller gradient, at most :data:`_ROUNDS` times or until it no longer lowers the
-    objective.  Returns ``(result, gap)``.
+    objective.  The rounds run at most ``max_iter`` iterations together, each passed to
+    ``on_iteration`` (the solver's hook).  Returns ``(result, gap)``.
     """
     gap, F = gap_at(result.theta)
+    left, halted = max_iter, []
+
+    def hook(theta) -> bool:  # the caller's hook; a true answer ends the rounds too
+        if on_iteration is not None and on_iteration(theta):
+            halted.append(True)
+        return bool(halted)
+
     for _ in range(_ROUNDS):
-        if not result.converged or gap <= tol * max(F, np.finfo(float).tiny):
+        if not result.converged or gap <= tol * max(F, np.finfo(float).tiny) or left <= 0 or halted:
             break
         tighter = max(0.01 * result.gradient_norm, 1e-15)
-        more = solver(objective, result.theta, tol=tighter, max_iter=max_iter)
+        more = solver(objective, result.theta, tol=tighter, max_iter=left, on_iteration=hook)
+        left -= more.n_iter
         gap_more, F_more = gap_at(more.theta)
         if not F_more < F:  # no progress at working precision
             break

@@ -233,7 +233,8 @@ def working_set_violation(pen, w, model, intercept: bool) -> float:
 
 
 def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,
-                max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX) -> PenalisedResult:
+                max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX,
+                on_iteration=None) -> PenalisedResult:
     """Minimise the objective ``obj`` from ``(W0, b0)`` (internal layout); see the module docstring.
 
     Parameters
@@ -252,6 +253,9 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         Coordinate-descent passes per quadratic model.
     gram_max : int
         Largest dense working set whose model Hessian is formed explicitly.
+    on_iteration : callable or None
+        Called with ``(W, b)`` (internal layout) after each outer iteration; a true result stops
+        the run.
     """
     if not obj.binary:
         raise ValueError("prox_newton fits two classes; K classes: linear.solvers.coordinate_descent")
@@ -311,6 +315,8 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         s += t * zb
         F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
         history.append(F / N)
+        if on_iteration is not None and on_iteration((w[None, :], np.array([b]))):
+            break
     if not converged:
         G = design.gradient(g[None, :])[:, 0]
         violation = max(float(pen.violation(w, G).max()) if G.size else 0.0,

@@ -92,12 +92,13 @@ def shift_free_inverse(Hbb: np.ndarray) -> np.ndarray:
 
 
 def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps: int,
-                        gram_max: int):
+                        gram_max: int, on_iteration=None):
     """Minimise the K-class objective ``obj`` from ``(W, b)`` (internal layout, modified in place)
     with the coupled model on the shared working set ``ws`` (columns, every class).
 
     Returns ``(result, None)`` when done, or ``(None, ws)`` when the working set has grown past
-    ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point)."""
+    ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point).
+    ``on_iteration`` is called with ``(W, b)`` after each iteration; a true result stops the run."""
     design, pen = obj.design, obj.penalty
     pc = pen.columns(design.d)
     grouped = getattr(pen, "grouped", False)  # one norm per feature: solvers.small_grouped
@@ -183,6 +184,8 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         Z = dW @ Xc.T + db[:, None]
         F = softmax_move(pen, W, b, S, ws, t, dW, db, Z, y, sw, P)
         history.append(F / N)
+        if on_iteration is not None and on_iteration((W, b)):
+            break
     if not converged:
         violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,
                                                tol, N)

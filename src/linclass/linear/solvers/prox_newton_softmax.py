@@ -67,11 +67,12 @@ def _start_set(obj, W, P, onehot, working_set):
 
 def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,
                         max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX,
-                        coupled: bool = True) -> PenalisedResult:
+                        coupled: bool = True, on_iteration=None) -> PenalisedResult:
     """Minimise the K-class objective ``obj`` from ``(W0, b0)`` (internal layout, shapes (K, d) and
     (K,)); the parameters are those of :func:`.prox_newton`.  On dense X whose working set, in all
     classes together, fits the explicit model (``K x columns <= gram_max``) the explicit model of
-    :mod:`.prox_newton_coupled` is used first (``coupled=False``: never)."""
+    :mod:`.prox_newton_coupled` is used first (``coupled=False``: never).  ``on_iteration`` is
+    called with ``(W, b)`` after each pass; a true result stops the run."""
     design, pen = obj.design, obj.penalty
     pc = pen.columns(design.d)
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
@@ -91,12 +92,14 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         from linclass.linear.solvers.prox_newton_coupled import prox_newton_coupled
 
         result, grown = prox_newton_coupled(obj, W, b, ws, tol=tol, max_iter=max_iter,
-                                            max_sweeps=max_sweeps, gram_max=gram_max)
+                                            max_sweeps=max_sweeps, gram_max=gram_max,
+                                            on_iteration=on_iteration)
         if result is not None:
             return result
         # the working set outgrew the explicit model: go on with coordinate descent from this point
         return prox_newton_softmax(obj, W, b, tol=tol, max_iter=max_iter, working_set=grown,
-                                   max_sweeps=max_sweeps, gram_max=gram_max, coupled=False)
+                                   max_sweeps=max_sweeps, gram_max=gram_max, coupled=False,
+                                   on_iteration=on_iteration)
     history, sweeps_total, converged, stalled, n_iter = [F / N], 0, False, False, 0
     damping, certificate, growth = Damping(), Certificate(obj, tol), Growth(pen)
     X, shift = design.kernel_X, design.shift
@@ -158,6 +161,8 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         t, (d_ws, db, Zt) = step.t, step.step
         F = softmax_move(pen, W, b, S, ws, t, d_ws, db, Zt, y, sw, P)
         history.append(F / N)
+        if on_iteration is not None and on_iteration((W, b)):
+            break
     if pen.l1 + pen.l2 > 0 or pen.bounded:  # the reported point: the penalty's own shift (unique, see best_shift)
         W -= pen.best_shift(W)
     if not converged:
