@@ -55,9 +55,11 @@ def expected(cov, kind, K, d):
 
 
 MODELS = {f"gda-{t}": (lambda t=t: GaussianDiscriminantAnalysis(t)) for t in STRUCTURES}
-MODELS.update(lda=LinearDiscriminantAnalysis, qda=QuadraticDiscriminantAnalysis, gnb=GaussianNB,
-              shrunk=lambda: LinearDiscriminantAnalysis(shrinkage=0.2),
-              reg=lambda: QuadraticDiscriminantAnalysis(reg_param=0.1))
+# (store_covariance=True: scikit-learn's LDA ('svd') and QDA set covariance_ only then)
+MODELS.update(lda=lambda: LinearDiscriminantAnalysis(store_covariance=True),
+              qda=lambda: QuadraticDiscriminantAnalysis(store_covariance=True), gnb=GaussianNB,
+              shrunk=lambda: LinearDiscriminantAnalysis(shrinkage=0.2, store_covariance=True),
+              reg=lambda: QuadraticDiscriminantAnalysis(reg_param=0.1, store_covariance=True))
 
 
 @pytest.mark.parametrize("K", [2, 3])
@@ -109,8 +111,10 @@ def test_singular_covariances_are_refused():
         lda = LinearDiscriminantAnalysis().fit(X, y)
     with pytest.raises(ValueError, match="singular.*regularise"):
         class_log_density(lda.model_, X)
-    with pytest.warns(SingularCovarianceWarning):
-        qda = QuadraticDiscriminantAnalysis().fit(X, y)
+    with pytest.raises(np.linalg.LinAlgError, match="not full rank"):  # scikit-learn's QDA rule
+        QuadraticDiscriminantAnalysis().fit(X, y)
+    with pytest.warns(SingularCovarianceWarning):  # the model that floors the eigenvalues
+        qda = GaussianDiscriminantAnalysis("full").fit(X, y)
     with pytest.raises(ValueError, match="class 0 is singular"):
         class_log_density(qda.model_, X)
     # regularised, the same data have densities
@@ -122,7 +126,7 @@ def test_singular_covariances_are_refused():
     Xk[y == 1, :3] = np.random.default_rng(2).normal(size=(int(np.sum(y == 1)), 3))
     Xk[y == 0, 3] = np.random.default_rng(3).normal(size=int(np.sum(y == 0)))
     with pytest.warns(SingularCovarianceWarning):
-        qda = QuadraticDiscriminantAnalysis().fit(Xk, y)
+        qda = GaussianDiscriminantAnalysis("full").fit(Xk, y)
     assert np.all(np.isfinite(class_log_density(qda.model_, Xk, classes=[0])))
     with pytest.raises(ValueError, match="class 1 is singular"):
         class_log_density(qda.model_, Xk)

@@ -4,7 +4,8 @@ Every documented scikit-learn 1.9 parameter value is built with the same argumen
 and the probabilities compared (1e-8 absolute; the data are well conditioned), as are the fitted
 attributes scikit-learn documents.  Documented differences are asserted as such: the solvers give one
 model (scikit-learn's 'lsqr' / 'eigen' pool covariances with the given priors), covariance estimators
-and shrinkage are accepted with every solver, rank deficiency warns instead of raising.  The
+and shrinkage are accepted with every solver.  QDA raises where scikit-learn's does (a class
+covariance of less than full rank, a class of one row).  The
 projections (``transform``, ``scalings_``) are scikit-learn's, signs included, where the models are
 the same.
 """
@@ -261,15 +262,42 @@ def test_qda_matches_sklearn_for_every_parameter(name, params):
                                    atol=1e-12 * np.abs(ours.covariance_).max())
 
 
-def test_qda_rank_deficiency_warns_where_sklearn_raises():
-    """Documented difference: a class with fewer rows than features makes scikit-learn's QDA raise;
-    linclass floors the eigenvalues (scaled by ``tol**2``) and warns."""
+@pytest.mark.parametrize("solver", ["svd", "eigen"])
+@pytest.mark.parametrize("case", ["few rows", "collinear", "one row"])
+def test_qda_rank_deficiency_raises_as_sklearn_does(solver, case):
+    """A class covariance of less than full rank is scikit-learn's LinAlgError (the message names
+    reg_param and shrinkage); a class of one row its ValueError; regularised, both fit.
+    GaussianDiscriminantAnalysis(covariance_type='full') floors the eigenvalues instead."""
     X, y = data("wine")
-    keep = np.concatenate([np.flatnonzero(y == 0)[:8], np.flatnonzero(y > 0)])
-    with pytest.raises(np.linalg.LinAlgError):
-        skda.QuadraticDiscriminantAnalysis().fit(X[keep], y[keep])
+    if case == "few rows":
+        keep = np.concatenate([np.flatnonzero(y == 0)[:8], np.flatnonzero(y > 0)])
+    elif case == "one row":
+        keep = np.concatenate([np.flatnonzero(y == 0)[:1], np.flatnonzero(y > 0)])
+    else:
+        keep = np.arange(len(y))
+        X = np.column_stack([X, X[:, 0] - 2 * X[:, 1]])
+    X, y = X[keep], y[keep]
+    error = ValueError if case == "one row" else np.linalg.LinAlgError
+    with pytest.raises(error) as theirs:
+        skda.QuadraticDiscriminantAnalysis(solver=solver).fit(X, y)
+    with pytest.raises(type(theirs.value), match="1 sample in class 0" if case == "one row" else
+                       r"class\(es\) \[0\] is not full rank.*reg_param.*shrinkage"):
+        linclass.QuadraticDiscriminantAnalysis(solver=solver).fit(X, y)
+    if case == "one row":
+        return
+    regularised = {"reg_param": 0.1} if solver == "svd" else {"shrinkage": 0.3}
+    ours = linclass.QuadraticDiscriminantAnalysis(solver=solver, **regularised).fit(X, y)
+    if solver == "svd" and case == "few rows":
+        # scikit-learn's 'svd' keeps only n_k singular values of a class, so it refuses fewer rows
+        # than features whatever reg_param is; linclass's (1 - r) Sigma_k + r I is of full rank
+        with pytest.raises(np.linalg.LinAlgError, match="Try using `solver='eigen'`"):
+            skda.QuadraticDiscriminantAnalysis(solver=solver, **regularised).fit(X, y)
+        assert np.all(np.isfinite(ours.predict_proba(X)))
+    else:
+        ref = skda.QuadraticDiscriminantAnalysis(solver=solver, **regularised).fit(X, y)
+        assert_same_proba(ours, ref, X, atol=1e-6)
     with pytest.warns(SingularCovarianceWarning):
-        model = linclass.QuadraticDiscriminantAnalysis().fit(X[keep], y[keep])
+        model = linclass.GaussianDiscriminantAnalysis(covariance_type="full").fit(X, y)
     assert np.all(np.isfinite(model.predict_proba(X)))
 
 

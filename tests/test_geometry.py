@@ -263,11 +263,11 @@ def closed_form_logistic(means, sigma, phi):
     return theta, theta0
 
 
-@pytest.mark.parametrize("model", [
-    LinearDiscriminantAnalysis(),
-    LinearDiscriminantAnalysis(priors=[0.3, 0.7]),
-    LinearDiscriminantAnalysis(shrinkage=0.3),
-    LinearDiscriminantAnalysis(unbiased=True),
+@pytest.mark.parametrize("model", [  # (covariance_ of the 'svd' solver: with store_covariance=True)
+    LinearDiscriminantAnalysis(store_covariance=True),
+    LinearDiscriminantAnalysis(priors=[0.3, 0.7], store_covariance=True),
+    LinearDiscriminantAnalysis(shrinkage=0.3, store_covariance=True),
+    LinearDiscriminantAnalysis(unbiased=True, store_covariance=True),
     GaussianDiscriminantAnalysis("tied"),
     GaussianDiscriminantAnalysis("tied_diag"),
     GaussianDiscriminantAnalysis("tied", reg_param=0.1),

@@ -160,7 +160,7 @@ def test_shrinkage_whitens_the_shrunk_covariance(params):
     for solver in ("svd", "eigen"):
         model = linclass.LinearDiscriminantAnalysis(solver=solver, **params).fit(X, y)
         V = model.scalings_[:, :2]
-        np.testing.assert_allclose(V.T @ model.covariance_ @ V, np.eye(2), atol=1e-9)
+        np.testing.assert_allclose(V.T @ model.model_.covariance @ V, np.eye(2), atol=1e-9)
         centred = model.means_ - model.xbar_
         between = (centred.T * model.priors_) @ centred
         B = V.T @ between @ V

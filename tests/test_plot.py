@@ -342,7 +342,7 @@ def test_fisher_figure_errors_and_axes():
 # ---------------------------------------------------------------------------------------------- Gaussians
 def expected_covariances(model, K, d=2):
     """Full (K, d, d) covariances from the shapes documented in estimators/gaussian.py."""
-    cov = model.covariance_
+    cov = np.asarray(model.covariance_)
     kind = getattr(model, "covariance_type", None) or {
         "LinearDiscriminantAnalysis": "tied", "QuadraticDiscriminantAnalysis": "full",
         "GaussianNB": "diag"}[type(model).__name__]
@@ -362,9 +362,9 @@ def expected_covariances(model, K, d=2):
     return np.array([s * np.eye(d) for s in cov])
 
 
-GAUSSIAN_MODELS = [
-    linclass.LinearDiscriminantAnalysis,
-    linclass.QuadraticDiscriminantAnalysis,
+GAUSSIAN_MODELS = [  # (the figures read model_; covariance_ is for the expected ellipses)
+    lambda: linclass.LinearDiscriminantAnalysis(store_covariance=True),
+    lambda: linclass.QuadraticDiscriminantAnalysis(store_covariance=True),
     linclass.GaussianNB,
     *[lambda t=t: linclass.GaussianDiscriminantAnalysis(t)
       for t in ("tied", "full", "diag", "tied_diag", "spherical")],
@@ -430,7 +430,7 @@ def test_gaussian_errors():
 def test_gaussian_surface_heights():
     X, y = blobs(K=2, n=80)
     X[:, 1] += 0.5 * X[:, 0]
-    qda = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
+    qda = linclass.QuadraticDiscriminantAnalysis(store_covariance=True).fit(X, y)
     peaks = 1 / (2 * np.pi * np.sqrt(np.linalg.det(qda.covariance_)))
     for k in (0, 1):
         fig = plot.gaussian_surface(qda, class_index=k)
@@ -467,8 +467,8 @@ def test_gaussian_figures_read_the_fitted_record():
 def test_gaussian_surface_of_a_singular_class_is_refused():
     X, y = blobs(K=2, n=30)
     X[y == 0, 1] = 2 * X[y == 0, 0]  # class 0 on a line
-    with pytest.warns(linclass.SingularCovarianceWarning):
-        qda = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
+    with pytest.warns(linclass.SingularCovarianceWarning):  # (QDA itself refuses it, as scikit-learn's)
+        qda = linclass.GaussianDiscriminantAnalysis("full").fit(X, y)
     with pytest.raises(ValueError, match="singular"):
         plot.gaussian_surface(qda, class_index=0)
     assert by_gid(plot.gaussian_surface(qda, class_index=1).axes[0], "density")

@@ -38,7 +38,8 @@ def test_limits_are_lda_and_qda_exactly():
     # gamma alone is QDA with shrinkage towards tr/d I
     np.testing.assert_allclose(
         RDA(0.0, 0.3).fit(X, y).covariance_,
-        lc.QuadraticDiscriminantAnalysis(shrinkage=0.3).fit(X, y).covariance_, atol=1e-12)
+        lc.QuadraticDiscriminantAnalysis(shrinkage=0.3, store_covariance=True).fit(X, y).covariance_,
+        atol=1e-12)
 
 
 def test_covariance_is_friedmans_formula():

@@ -1,5 +1,7 @@
 """Bad input gets a clear error naming the problem; odd but valid input works."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -196,8 +198,11 @@ def test_partial_fit_errors(data):
         model.partial_fit(X[:, :2], y)
     with pytest.raises(ValueError, match="seen only one class"):
         LinearDiscriminantAnalysis().partial_fit(X[y == 0], y[y == 0])
-    with pytest.warns(UserWarning, match="only one class"):  # naive Bayes fits one class, as scikit-learn's
-        GaussianNB().partial_fit(X[y == 0], y[y == 0])
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        GaussianNB().partial_fit(X[y == 0], y[y == 0])  # as scikit-learn's naive Bayes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # naive Bayes fits one class, as scikit-learn's (no warning)
+        assert GaussianNB().fit(X[y == 0], y[y == 0]).predict(X).tolist() == [0] * len(y)
     with pytest.raises(ValueError, match="at least two class labels"):
         GaussianNB().partial_fit(X, y, classes=[1])
 
@@ -235,7 +240,7 @@ def test_user_prior_on_unseen_class_warns(data):
     assert np.all(model.predict_proba(X)[:, 2] == 0)
 
 
-@pytest.mark.parametrize("make", [QuadraticDiscriminantAnalysis, GaussianNB])
+@pytest.mark.parametrize("make", [lambda: GaussianDiscriminantAnalysis("full"), GaussianNB])
 def test_degenerate_per_class_covariance_warns_and_stays_finite(make, data):
     X, y = data
     Xs = X.copy()
@@ -250,6 +255,14 @@ def test_degenerate_per_class_covariance_warns_and_stays_finite(make, data):
     proba = model.predict_proba(Xs)
     assert np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba.sum(axis=1), 1)
+
+
+def test_degenerate_per_class_covariance_is_sklearns_error_for_qda(data):
+    X, y = data
+    Xs = X.copy()
+    Xs[y == 1, 2] = 5.0  # constant feature within class 1
+    with pytest.raises(np.linalg.LinAlgError, match=r"class\(es\) \[1\] is not full rank"):
+        QuadraticDiscriminantAnalysis().fit(Xs, y)
 
 
 def test_more_features_than_samples():

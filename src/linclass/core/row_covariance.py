@@ -15,7 +15,9 @@ Two estimates of scikit-learn's discriminant analysis are defined on the rows of
   once the class is complete, so this estimate does not stream.
 * a covariance estimator object (anything with ``fit(X)`` and a ``covariance_`` attribute after it,
   e.g. :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`), fitted on the rows
-  of each class (a fresh clone per class; the object passed in stays unfitted).
+  of each class: a fresh clone per class when it is a scikit-learn estimator (has ``get_params``; the
+  object passed in stays unfitted), else the object itself, refitted for each class, as
+  scikit-learn uses it.
 
 The shared (LDA) covariance built from them is the pooled :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k`
 (:func:`linclass.generative.gaussian.estimate`).
@@ -97,7 +99,9 @@ def standardized_ledoit_wolf(X: np.ndarray, y: np.ndarray, stats: ClassStats,
 
 def estimator_covariances(estimator, X: np.ndarray, y: np.ndarray, n_classes: int,
                           sample_weight: np.ndarray | None = None) -> RowCovariances:
-    """Fit a fresh clone of ``estimator`` on the rows of each class and collect ``covariance_``.
+    """Fit ``estimator`` on the rows of each class and collect ``covariance_``: a fresh clone per class
+    when it has ``get_params`` (a scikit-learn estimator), else the object itself, which cannot be
+    cloned (scikit-learn's LDA and QDA fit the object they are given).
 
     Parameters
     ----------
@@ -130,8 +134,9 @@ def estimator_covariances(estimator, X: np.ndarray, y: np.ndarray, n_classes: in
         rows = order[bounds[k]:bounds[k + 1]]
         if rows.size == 0:
             continue
-        fitted = clone(estimator).fit(X[rows])
-        cov = getattr(fitted, "covariance_", None)
+        fresh = clone(estimator) if hasattr(estimator, "get_params") else estimator
+        fresh.fit(X[rows])  # (fit's return value is not used: scikit-learn's does not need self)
+        cov = getattr(fresh, "covariance_", None)
         if cov is None:
             raise ValueError(f"covariance_estimator={name} has no covariance_ attribute after fit: "
                              "it must follow scikit-learn's covariance API (fit, then covariance_).")

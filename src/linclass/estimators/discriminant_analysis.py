@@ -129,16 +129,20 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         :math:`(1-r)\\Sigma_k + rI` (scikit-learn's rule; linclass applies it with every solver and
         covariance estimate).
     store_covariance : bool, default=False
-        Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
+        Set ``covariance_`` (as in scikit-learn; the model keeps the covariances in ``model_``
+        either way).
     tol : float, default=1e-4
-        Rank threshold on scikit-learn's scale: eigenvalues of the standardized :math:`\\Sigma_k` at or
-        below ``tol**2`` times the largest (singular values of the standardized class rows at or below
-        ``tol`` times the largest) count as zero and are floored there, with a
-        :class:`~linclass.SingularCovarianceWarning`.  scikit-learn compares the eigenvalues in the
-        units of X with ``tol`` and raises; with full-rank covariances ``tol`` changes nothing in either.
+        Rank threshold on scikit-learn's scale: a class whose standardized :math:`\\Sigma_k` has an
+        eigenvalue at or below ``tol**2`` times the largest (a singular value of the standardized
+        class rows at or below ``tol`` times the largest) is not of full rank, and ``fit`` raises a
+        ``numpy.linalg.LinAlgError`` naming ``reg_param`` and ``shrinkage``, as scikit-learn does
+        (its threshold is ``tol`` on the eigenvalues in the units of X; with well-scaled data the two
+        agree).  A class with a single sample is a ``ValueError``, as there.
+        ``GaussianDiscriminantAnalysis(covariance_type='full')`` floors such eigenvalues instead.
     covariance_estimator : estimator object or None, default=None
         Any object with scikit-learn's covariance API (``fit(X)``, then ``covariance_``), e.g.
-        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
+        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone (the
+        object itself when it has no ``get_params``) is fitted
         on each class's rows and replaces :math:`S_k/n_k`.
     unbiased : bool, default=False
         :math:`S_k/(n_k-1)` instead of the maximum-likelihood :math:`S_k/n_k`.
@@ -148,9 +152,9 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     Attributes
     ----------
     classes_, class_count_, priors_, means_, stats_, model_ : see GaussianDiscriminantAnalysis
-    covariance_ : ndarray of shape (n_classes, d, d)
-        The covariance of each class actually used (scikit-learn: a list of (d, d) arrays, which this
-        array indexes and iterates like).
+    covariance_ : list of n_classes ndarrays of shape (d, d)
+        The covariance of each class actually used, when ``store_covariance=True`` (files saved
+        before hold one (n_classes, d, d) array, which indexes and iterates the same).
     rotations_ : list of n_classes ndarrays of shape (d, d)
         Eigenvectors of each :math:`\\Sigma_k` (its principal axes), by decreasing eigenvalue.
     scalings_ : list of n_classes ndarrays of shape (d,)
@@ -163,6 +167,7 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     """
 
     _fixed_covariance_type = "full"
+    _on_singular = "raise"  # scikit-learn's QDA: a LinAlgError
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         **_SKLEARN_COVARIANCE,
@@ -183,15 +188,33 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         self.covariance_estimator = covariance_estimator
         self.unbiased = unbiased
 
+    def _stores_covariance(self) -> bool:
+        return bool(self.store_covariance)
+
+    def _check_training_rows(self, data) -> None:
+        # one row, unless its weight makes it several (frequency weights: repeated rows)
+        weight = np.ones(data.y.size) if data.sample_weight is None else data.sample_weight
+        rows = np.bincount(data.y[weight > 0], minlength=data.classes.size)
+        total = np.bincount(data.y, weights=weight, minlength=data.classes.size)
+        single = (rows == 1) & (total <= 1)
+        if np.any(single):
+            label = data.classes[np.flatnonzero(single)[0]]
+            raise ValueError(
+                f"y has only 1 sample in class {label}, so its covariance is ill defined: "
+                "QuadraticDiscriminantAnalysis needs at least 2 samples in every class."
+            )
+
     def _describe(self, model) -> None:
         super()._describe(model)
+        if self._stores_covariance():  # scikit-learn's form: a list of (d, d) arrays
+            self.covariance_ = list(model.covariance)
         self.rank_ = model.rank
         self.quadratic_, self.linear_, self.constant_ = gaussian_scores.quadratic_form(model)
 
     def _principal_axes(self) -> list:
         check_is_fitted(self)
         axes = []
-        for sigma in self.covariance_:
+        for sigma in self.model_.covariance:
             evals, evecs = np.linalg.eigh(sigma)
             axes.append((np.maximum(evals[::-1], 0.0), evecs[:, ::-1]))
         return axes

@@ -33,6 +33,7 @@ class _GaussianBase(StatsClassifier):
     """
 
     _fixed_covariance_type: str | None = None
+    _on_singular = "warn"  # a singular per-class covariance: floored with a warning, or 'raise'
 
     _parameter_constraints: dict = {
         "priors": ["array-like", None],
@@ -68,7 +69,7 @@ class _GaussianBase(StatsClassifier):
     def _estimate(self, stats, priors, rows=None):
         self._check_posterior(stats)
         return gaussian.estimate(stats, self._covariance_type(), priors=priors, row_covariances=rows,
-                                 **self._settings())
+                                 on_singular=self._on_singular, **self._settings())
 
     def _posterior(self) -> str:
         return getattr(self, "posterior", "plug-in")
@@ -111,10 +112,15 @@ class _GaussianBase(StatsClassifier):
             **settings,
         )
 
+    def _stores_covariance(self) -> bool:
+        """Whether ``covariance_`` is set (scikit-learn's LDA and QDA: ``store_covariance``)."""
+        return True
+
     def _describe(self, model) -> None:
         """Expose the fitted parameters under their usual names."""
         self.means_ = model.means
-        self.covariance_ = model.covariance
+        if self._stores_covariance():
+            self.covariance_ = model.covariance
         if model.coef is not None:  # sigmoid(theta^T x + theta_0) for two classes (Bishop 2006 sec. 4.2.1)
             self._describe_linear(model.coef, model.intercept)
         if model.shrinkage is not None:

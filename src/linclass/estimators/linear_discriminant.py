@@ -62,7 +62,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         Number of Fisher directions kept by ``transform`` (at most ``min(n_classes - 1, n_features)``;
         with 'svd', no more than it finds).
     store_covariance : bool, default=False
-        Accepted for scikit-learn compatibility: ``covariance_`` is always stored.
+        With ``solver='svd'``, set ``covariance_`` only when True, as scikit-learn does ('lsqr' and
+        'eigen' always set it; the model keeps the covariance in ``model_`` either way).
     tol : float, default=1e-4
         Rank threshold on scikit-learn's scale: directions of the standardized :math:`\\Sigma` whose
         standard deviation is at or below ``tol`` times the largest (eigenvalues at ``tol**2`` times
@@ -71,7 +72,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         values of the within-class-standardized data with ``tol`` absolutely.)
     covariance_estimator : estimator object or None, default=None
         Any object with scikit-learn's covariance API (``fit(X)``, then ``covariance_``), e.g.
-        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone is fitted
+        :class:`sklearn.covariance.OAS` or :class:`~sklearn.covariance.MinCovDet`: a clone (the
+        object itself when it has no ``get_params``) is fitted
         on each class's rows and the shared covariance is :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k`.
     unbiased : bool, default=False
         False: :math:`\\Sigma = S_W/n` (MLE, Bishop 2006 eq. 4.78, and scikit-learn 1.9's LDA); True:
@@ -135,7 +137,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     covariance_ : ndarray of shape (n_features, n_features)
-        The shared covariance actually used (after shrinkage).
+        The shared covariance actually used (after shrinkage); with ``solver='svd'`` only when
+        ``store_covariance=True``.
     means_, priors_, classes_, class_count_, stats_, model_ : see GaussianDiscriminantAnalysis
     scalings_ : ndarray of shape (n_features, rank) ('svd', 'lsqr') or (n_features, n_features) ('eigen')
         Fisher directions, normalised to :math:`v^T\\Sigma v = 1`, by decreasing eigenvalue, as
@@ -188,6 +191,15 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self.covariance_estimator = covariance_estimator
         self.unbiased = unbiased
         self.var_smoothing = var_smoothing
+
+    def _stores_covariance(self) -> bool:
+        return bool(self.store_covariance) or self.solver != "svd"
+
+    def _check_training_rows(self, data) -> None:
+        if data.X.shape[0] == data.classes.size:
+            raise ValueError(f"The number of samples ({data.X.shape[0]}) must be more than the number "
+                             f"of classes ({data.classes.size}): the shared covariance is estimated "
+                             "from the rows' deviations from their class means.")
 
     def _needs_rows(self) -> str | None:
         if self.method != "gaussian":
@@ -276,7 +288,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         check_is_fitted(self)
         seen = self.stats_.counts > 0
         scaling, svd = discriminant_axes.mass_scaling(
-            self.stats_.means[seen], self.priors_[seen], self.covariance_, self.stats_.total,
+            self.stats_.means[seen], self.priors_[seen], self.model_.covariance, self.stats_.total,
             divisor="n-K" if self.unbiased else "n", rank_tol=self._eigen_tol(), tol=self.tol)
         names = getattr(self, "feature_names_in_", None)
         if names is None:

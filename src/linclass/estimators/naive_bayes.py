@@ -22,10 +22,12 @@ __all__ = ["BernoulliNB", "ComplementNB", "GaussianNB", "MultinomialNB", "Poisso
 
 
 class NaiveBayesMixin:
-    """What every naive Bayes model shares with scikit-learn's: ``predict_joint_log_proba`` and a
-    defined answer (with a warning) for a training set of one class."""
+    """What every naive Bayes model shares with scikit-learn's: ``predict_joint_log_proba``, a
+    defined answer for a training set of one class (that class, with probability 1), and
+    ``partial_fit`` that needs ``classes`` on its first call."""
 
     _single_class_ok = True
+    _partial_fit_needs_classes = True
 
     def _shared_log_term(self, X):
         """The part of :math:`\\ln p(x, C_k)` that the class scores leave out (shared by all classes)."""
@@ -78,7 +80,7 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
         self.class_prior_ = self.priors_
         self.theta_ = model.means
         self.var_ = model.covariance
-        self.epsilon_ = self.var_smoothing * float(np.max(self.stats_.total_variance()))
+        self.epsilon_ = np.float64(self.var_smoothing * np.max(self.stats_.total_variance()))
 
 
 def _values(X):
@@ -189,7 +191,7 @@ class BernoulliNB(_DiscreteNB):
         per class and feature); values below 1e-10 are raised as in MultinomialNB.
     force_alpha : bool, default=True
         Accepted for scikit-learn compatibility (see ``alpha``).
-    binarize : float or None, default=0.0
+    binarize : float >= 0 or None, default=0.0
         Features are 1 where ``x > binarize``; None means X is already 0/1 (checked).
     fit_prior, class_prior, priors : as in MultinomialNB
 
@@ -207,7 +209,8 @@ class BernoulliNB(_DiscreteNB):
     """
 
     _event_model = "bernoulli"
-    _parameter_constraints = {**_DiscreteNB._parameter_constraints, "binarize": [None, Real]}
+    _parameter_constraints = {**_DiscreteNB._parameter_constraints,
+                              "binarize": [None, Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, *, alpha=1.0, force_alpha: bool = True, binarize: float | None = 0.0,
                  fit_prior: bool = True, class_prior=None, priors=None):
@@ -226,14 +229,11 @@ class BernoulliNB(_DiscreteNB):
                     "values. Set binarize to a threshold (features are 1 where x > binarize)."
                 )
             return X
-        if sp.issparse(X):
-            ones = X.data > self.binarize
-            if self.binarize >= 0:  # zeros stay zeros: keep the sparsity pattern of the ones
-                X = X.copy()
-                X.data = ones.astype(np.float64)
-                X.eliminate_zeros()
-                return X
-            return (X.toarray() > self.binarize).astype(np.float64)
+        if sp.issparse(X):  # binarize >= 0: zeros stay zeros, so the ones keep X's sparsity
+            X = X.copy()
+            X.data = (X.data > self.binarize).astype(np.float64)
+            X.eliminate_zeros()
+            return X
         return (X > self.binarize).astype(np.float64)
 
 

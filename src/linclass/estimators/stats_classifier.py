@@ -7,8 +7,6 @@ Subclasses supply those steps; no mathematics lives here.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
@@ -48,7 +46,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     """
 
     _accept_sparse = False
-    _single_class_ok = False  # naive Bayes, as scikit-learn's, fits a single class (with a warning)
+    _single_class_ok = False  # naive Bayes, as scikit-learn's, fits a single class
+    _partial_fit_needs_classes = False  # naive Bayes, as scikit-learn's: `classes` on the first call
 
     def _prepare(self, X):
         return X
@@ -60,6 +59,10 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     def _row_estimates(self, X, data, stats):
         """The part of the estimate computed from the rows (see :meth:`_needs_rows`)."""
         return None
+
+    def _check_training_rows(self, data) -> None:
+        """What ``fit`` (not ``partial_fit``) requires of the whole training set beyond validation
+        (scikit-learn's LDA and QDA: rows per class)."""
 
     def _refuse_streaming(self, how: str) -> None:
         need = self._needs_rows()
@@ -98,6 +101,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
             min_classes=1 if self._single_class_ok else 2,
         )
+        self._check_training_rows(data)
         return self._absorb(data)
 
     def fit_source(self, source):
@@ -136,7 +140,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             Every label that will ever appear, on the first call.  When omitted, the classes are the
-            labels seen so far (a later batch may bring new ones).
+            labels seen so far (a later batch may bring new ones); the naive Bayes models require
+            it on the first call, as scikit-learn's do.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -147,6 +152,11 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         self._refuse_streaming("partial_fit")
         if first:
             self._validate_params()
+            if classes is None and self._partial_fit_needs_classes:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: every label that will "
+                    "ever appear, e.g. classes=np.unique(y_all)."
+                )
             self._partial_classes = None if classes is None else validate_classes(classes)
         elif classes is not None and (
             self._partial_classes is None
@@ -212,12 +222,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         self.stats_ = stats
         for name in ("model_", "priors_"):
             self.__dict__.pop(name, None)
-        if stats.n_classes < 2 and self._single_class_ok:
-            warnings.warn(
-                f"{type(self).__name__} has seen only one class ({stats.classes[0]!r}): every "
-                "prediction is that class, with probability 1.", UserWarning, stacklevel=4,
-            )
-        elif stats.n_classes < 2:
+        if stats.n_classes < 2 and not self._single_class_ok:  # (naive Bayes: every prediction
+            # is that class, with probability 1, as scikit-learn 1.9 fits it, without a warning)
             raise ValueError(
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
                 "in `classes` on the first call to partial_fit."

@@ -125,6 +125,7 @@ def estimate(
     var_smoothing: float = 0.0,
     tol: float = 1e-10,
     row_covariances: RowCovariances | None = None,
+    on_singular: str = "warn",
 ) -> GaussianModel:
     """Gaussian parameters of the given covariance structure, from class statistics.
 
@@ -153,6 +154,9 @@ def estimate(
         estimator object).  They replace the maximum-likelihood :math:`S_k/n_k`; 'tied' pools them as
         :math:`\\sum_k \\frac{n_k}{n}\\Sigma_k` (which is :math:`S_W/n` for the MLE).  ``shrinkage``
         must then be None or 'auto' and ``unbiased`` False.
+    on_singular : {'warn', 'raise'}
+        'full' only: 'raise' refuses a class covariance of less than full rank with a
+        ``numpy.linalg.LinAlgError`` (scikit-learn's QDA) instead of flooring it with a warning.
     """
     if covariance_type not in COVARIANCE_TYPES:
         raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}.")
@@ -169,7 +173,7 @@ def estimate(
                 "unbiased=False."
             )
         return _from_rows(stats, covariance_type, row_covariances, priors, reg_param,
-                          var_smoothing, tol)
+                          var_smoothing, tol, on_singular)
     if shrinkage == "auto":
         raise ValueError("shrinkage='auto' standardizes each class by its own rows: it needs "
                          "row_covariances (linclass.core.row_covariance.standardized_ledoit_wolf).")
@@ -196,7 +200,7 @@ def estimate(
             sigmas[k] = _ridge(sigmas[k], reg_param, eps)
             if alphas is not None:
                 alphas[k] = alpha
-        return full_form(fields, stats, sigmas, alphas, tol, center, fallback)
+        return full_form(fields, stats, sigmas, alphas, tol, center, fallback, on_singular)
     # diag, spherical
     var = cov_.class_covariances(stats, unbiased=unbiased, diagonal=True)
     if covariance_type == "spherical":
@@ -239,7 +243,8 @@ def full_model(stats: ClassStats, sigmas: np.ndarray, *, priors: np.ndarray | No
     return full_form(fields, stats, np.array(sigmas, dtype=np.float64), shrinkage, tol, center, fallback)
 
 
-def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, tol) -> GaussianModel:
+def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, tol,
+               on_singular="warn") -> GaussianModel:
     """:func:`estimate` with the per-class covariances of ``rows`` in place of :math:`S_k/n_k`."""
     fields, eps, center, fallback = _common(stats, covariance_type, priors, var_smoothing)
     if covariance_type == "tied":
@@ -249,4 +254,4 @@ def _from_rows(stats, covariance_type, rows, priors, reg_param, var_smoothing, t
     sigmas = rows.covariances.copy()
     for k in np.flatnonzero(stats.counts > 0):
         sigmas[k] = _ridge(sigmas[k], reg_param, eps)
-    return full_form(fields, stats, sigmas, rows.intensity, tol, center, fallback)
+    return full_form(fields, stats, sigmas, rows.intensity, tol, center, fallback, on_singular)

@@ -17,7 +17,8 @@ from scipy.linalg import solve_triangular
 from linclass.core.precision import gaussian_discriminants, precision_root, scaled_eigh, whitening
 from linclass.exceptions import SingularCovarianceWarning
 
-__all__ = ["GaussianModel", "floor_values", "full_form", "linear_form", "warn_singular"]
+__all__ = ["GaussianModel", "floor_values", "full_form", "linear_form", "refuse_singular",
+           "warn_singular"]
 
 LOG_2PI = np.log(2 * np.pi)
 _FAR = 100.0  # |training mean| / spread above which linear scores centre X first
@@ -126,7 +127,19 @@ def linear_form(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianMo
     )
 
 
-def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> GaussianModel:
+def refuse_singular(classes, rank, d: int, tol: float) -> None:
+    """scikit-learn's QDA rule: a covariance that is not of full rank is an error, not a floor."""
+    raise np.linalg.LinAlgError(
+        f"The covariance matrix of class(es) {np.asarray(classes).tolist()} is not full rank (rank "
+        f"{rank} of {d}: eigenvalues of the standardized covariance at or below {tol:g} x the largest): "
+        "some features are constant or collinear within the class, or it has fewer samples than "
+        "features. Increase reg_param (a float in [0, 1]) or set shrinkage ('auto', 'ledoit-wolf', "
+        "'oas' or a float in [0, 1]) to regularise it."
+    )
+
+
+def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
+              on_singular: str = "warn") -> GaussianModel:
     """Per-class triangular whitening.
 
     The eigenvalues of the standardized form :math:`R_k = D^{-1}\\Sigma_kD^{-1} = U\\Lambda U^T` (as in
@@ -135,7 +148,8 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gau
     :math:`H_k = L_k^{-T}` (upper triangular), so that :math:`\\lVert (x-\\mu_k)^T H_k\\rVert^2` is the
     Mahalanobis distance and :math:`\\ln|\\tilde\\Sigma_k| = 2\\sum_j\\ln L_{k,jj}`.  The triangular
     shape lets the scores skip the zero half of every :math:`H_k`
-    (:mod:`linclass.generative.gaussian_scores`)."""
+    (:mod:`linclass.generative.gaussian_scores`).  ``on_singular='raise'`` refuses a floored class
+    instead (:func:`refuse_singular`)."""
     K, d = stats.n_classes, stats.n_features
     present = stats.counts > 0
     W = np.empty((K, d, d))
@@ -156,6 +170,8 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale) -> Gau
         ranks[k] = d - int(low.sum())
         if np.any(low):
             singular.append(stats.classes[k])
+            if on_singular == "raise":
+                refuse_singular(singular, ranks[k], d, tol)
         L = None
         if not np.any(low):  # nothing floored: the floored Sigma_k is Sigma_k
             try:

@@ -295,8 +295,8 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
                \\theta_0 = -\\tfrac12\\mu_1^T\\Sigma^{-1}\\mu_1 + \\tfrac12\\mu_0^T\\Sigma^{-1}\\mu_0
                           + \\ln\\frac{\\phi}{1-\\phi}
 
-    with :math:`\\phi = P(y = 1)`.  Computed from ``means_``, ``covariance_`` and ``priors_`` (never
-    from ``coef_``) by the one Gaussian-to-linear map
+    with :math:`\\phi = P(y = 1)`.  Computed from ``means_``, the fitted covariance and ``priors_``
+    (never from ``coef_``) by the one Gaussian-to-linear map
     (:func:`linclass.core.precision.gaussian_discriminants`) about the midpoint
     :math:`c = (\\mu_0 + \\mu_1)/2`, where the two quadratic terms are equal and cancel exactly:
     :math:`\\theta_0 = -\\tfrac12(\\mu_1 + \\mu_0)^T\\theta + \\ln\\phi - \\ln(1-\\phi)`, which avoids
@@ -325,7 +325,7 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
             f"A class prior is zero (priors_={phi.tolist()}): the log-odds are infinite, there is no "
             "finite logistic form."
         )
-    sigma = np.asarray(model.covariance_, dtype=np.float64)
+    sigma = np.asarray(model.model_.covariance, dtype=np.float64)  # (covariance_ is optional)
     root, _ = precision_root(sigma, float(model.tol), feature_scale(model.stats_))
     middle = 0.5 * (mu0 + mu1)  # about the midpoint the two quadratic terms cancel exactly
     coef, intercept = gaussian_discriminants(np.array([mu0, mu1]), np.log(phi), *whitening(root),
