@@ -79,7 +79,7 @@ def test_converges_on_separable_data(n_classes):
     X, y = separable(500, 4, n_classes, seed=n_classes)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = Perceptron(random_state=0).fit(X, y)
+        model = Perceptron(random_state=0, tol=None).fit(X, y)  # until an epoch without mistakes
     assert model.converged_
     assert np.array_equal(model.predict(X), y)
     assert model.errors_[-1] == 0 and np.all(model.errors_[:-1] > 0)
@@ -126,7 +126,8 @@ def test_fast_path_equals_reference_loop(n, d, n_classes, shuffle, weighted, int
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n) if weighted else None
     epochs = 3 if n > 5000 else 12
     coef, intercept, mistakes = reference_loop(X, y, n_classes, sw, epochs, shuffle, seed=7)
-    model = Perceptron(max_epochs=epochs, shuffle=shuffle, random_state=7).fit(X, y, sample_weight=sw)
+    model = Perceptron(max_epochs=epochs, shuffle=shuffle, random_state=7, tol=None).fit(
+        X, y, sample_weight=sw)
     assert model.errors_.tolist() == mistakes and model.n_epochs_ == len(mistakes)
     if integer:  # every sum is exact: the same update sequence gives the same bits
         assert np.array_equal(model.coef_, coef) and np.array_equal(model.intercept_, intercept)
@@ -138,7 +139,7 @@ def test_fast_path_equals_reference_loop(n, d, n_classes, shuffle, weighted, int
 def test_fast_path_equals_reference_loop_until_convergence():
     X, y = separable(600, 3, 2, seed=5, margin=0.05)
     coef, intercept, mistakes = reference_loop(X, y, 2, max_epochs=1000, seed=3)
-    model = Perceptron(random_state=3).fit(X, y)
+    model = Perceptron(random_state=3, tol=None).fit(X, y)
     assert model.converged_ and mistakes[-1] == 0
     assert model.errors_.tolist() == mistakes
     np.testing.assert_allclose(model.coef_, coef, rtol=1e-12)
@@ -177,11 +178,11 @@ def test_xor_needs_a_basis():
     X = np.array([[0.0, 0], [1, 1], [0, 1], [1, 0]])
     y = np.array([0, 0, 1, 1])
     with pytest.warns(ConvergenceWarning, match="not be linearly separable") as record:
-        linear = Perceptron(max_epochs=50, random_state=0).fit(X, y)
+        linear = Perceptron(max_epochs=50, random_state=0, tol=None).fit(X, y)
     message = str(record[0].message)
     assert "pocket=True" in message and "basis='poly'" in message and "misclassify" in message
     assert not linear.converged_ and linear.score(X, y) < 1
-    poly = Perceptron(basis="poly", degree=2, random_state=0).fit(X, y)
+    poly = Perceptron(basis="poly", degree=2, random_state=0, tol=None).fit(X, y)
     assert poly.converged_ and poly.score(X, y) == 1.0
     assert poly.coef_.shape == (1, 5)  # x1, x2, x1^2, x1 x2, x2^2
 
@@ -207,7 +208,7 @@ def test_callable_basis():
     def radius(Z):
         return np.c_[Z, np.sum(Z**2, axis=1)]
 
-    model = Perceptron(basis=radius, random_state=0).fit(X, y)
+    model = Perceptron(basis=radius, random_state=0, tol=None).fit(X, y)
     assert model.converged_ and model.score(X, y) == 1.0 and model.coef_.shape == (1, 3)
     same = Perceptron(basis=lambda Z: basis_functions.poly_features(Z, 2), random_state=1).fit(X, y)
     poly = Perceptron(basis="poly", random_state=1).fit(X, y)
@@ -273,7 +274,27 @@ def test_pocket_is_no_worse_than_the_last_iterate(n_classes, weighted):
 def test_pocket_warning_mentions_the_pocket_weights():
     X, y = noisy()
     with pytest.warns(ConvergenceWarning, match="pocket weights misclassify"):
-        Perceptron(max_epochs=3, pocket=True, random_state=0).fit(X, y)
+        Perceptron(max_epochs=3, pocket=True, random_state=0, tol=None).fit(X, y)
+
+
+def test_default_tol_is_sklearn_s_and_none_is_rosenblatt_s_rule():
+    """tol=1e-3 (scikit-learn's default) stops when the objective stalls; tol=None trains until an
+    epoch without mistakes, and warns when max_iter runs out first."""
+    assert Perceptron().tol == SkPerceptron().tol == 1e-3
+    X, y = separable(500, 4, 2, seed=2)
+    rosenblatt = Perceptron(random_state=0, tol=None).fit(X, y)
+    assert rosenblatt.converged_ and rosenblatt.errors_[-1] == 0
+    assert np.all(rosenblatt.errors_[:-1] > 0)  # it stopped at the first clean epoch
+    default = Perceptron(random_state=0).fit(X, y)
+    # scikit-learn's rule runs on after the clean epoch until n_iter_no_change epochs stall
+    assert default.converged_ and default.n_iter_ > rosenblatt.n_iter_
+    np.testing.assert_array_equal(default.errors_[: rosenblatt.n_iter_], rosenblatt.errors_)
+    np.testing.assert_array_equal(default.coef_, rosenblatt.coef_)
+    X, y = noisy()
+    with pytest.warns(ConvergenceWarning, match="misclassified some training patterns"):
+        Perceptron(max_iter=5, tol=None, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="tol=1e-09"):
+        Perceptron(max_iter=5, tol=1e-9, random_state=0).fit(X, y)
 
 
 # --------------------------------------------------------------------------- scikit-learn
@@ -319,8 +340,10 @@ def test_partial_fit_checks_its_classes():
         model.partial_fit([[2.0]], ["d"])
     with pytest.raises(ValueError, match="is not the same as on the first call"):
         model.partial_fit([[2.0]], ["a"], classes=["a", "b"])
-    with pytest.raises(ValueError, match="at least two classes"):
-        Perceptron().partial_fit([[0.0], [1.0]], ["a", "a"])
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        Perceptron().partial_fit([[0.0], [1.0]], ["a", "b"])  # scikit-learn's rule
+    with pytest.raises(ValueError, match="at least two class labels"):
+        Perceptron().partial_fit([[0.0], [1.0]], ["a", "a"], classes=["a"])
 
 
 def test_zero_weights_are_the_same_as_removed_rows():

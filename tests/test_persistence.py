@@ -469,6 +469,9 @@ def test_golden_format_version_1_still_loads(name):
         assert "softmax regression" in str(model.summary()).lower()
     if name == "perceptron":  # training state (generator) too
         model.partial_fit(X[:20], load_iris().target[:20])
+        # written before tol was a parameter, fitted by Rosenblatt's rule: it loads with tol=None,
+        # not with today's default
+        assert model.tol is None and Perceptron().tol == 1e-3
 
 
 GOLDEN_CASES = sorted(p.name.removesuffix("_expected.npz").removeprefix("golden_v1_")

@@ -74,16 +74,10 @@ def expected_failures(estimator):
         # the rule is sequential: weight 2 is one doubled update, whereas a repeated row is visited
         # twice (elsewhere in the order); scikit-learn marks its own Perceptron the same way
         repeated = "a weighted update is not the same as visiting a repeated sample twice"
-        failures = {
+        return {
             "check_sample_weight_equivalence_on_dense_data": repeated,
             "check_sample_weight_equivalence_on_sparse_data": repeated,
         }
-        if estimator.basis is None:
-            # 3 very noisy classes weighted 1000 : 1e-4 : 1e-4: the linear multi-class perceptron
-            # (one weight vector per class, Rosenblatt's rule) predicts class 0 on 86% of the test
-            # points, the check asks for 87% (scikit-learn's one-vs-rest perceptrons reach 96%)
-            failures["check_class_weight_classifiers"] = "the multi-class perceptron is not one-vs-rest"
-        return failures
     if isinstance(estimator, LogisticRegressionCV):
         failures = {}
         if estimator.penalty in ("l1", "elasticnet"):

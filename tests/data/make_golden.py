@@ -68,10 +68,11 @@ def cases() -> dict:
         "logistic_l1": (lc.LogisticRegression(penalty="l1", C=0.2), iris),
         "logistic_cv": (lc.LogisticRegressionCV(Cs=4, penalty="elasticnet", l1_ratios=[0.5, 0.9],
                                                 cv=3), iris),
-        "perceptron_poly": (lc.Perceptron(basis="poly", random_state=0, max_epochs=20), iris),
+        # (tol=None: the files were written when it was the Perceptron's default; they store it)
+        "perceptron_poly": (lc.Perceptron(basis="poly", random_state=0, max_epochs=20, tol=None), iris),
         "ovr": (lc.OneVsRestClassifier(lc.LogisticRegression()), iris),
         "ovo": (lc.OneVsOneClassifier(lc.LinearDiscriminantAnalysis()), iris),
-        "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20)), iris),
+        "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20, tol=None)), iris),
         "standardized": (lc.StandardizedClassifier(lc.LogisticRegression()), iris),
         "formula_columns": (lc.FormulaClassifier(estimator=lc.LogisticRegression()), iris),
     }

@@ -39,31 +39,36 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     :mod:`linclass.linear.perceptron.rule`).  The perceptron gives no probabilities, so there is no
     ``predict_proba``.
 
-    **Stopping.**  By default (``tol=None``) training stops after the first epoch without a mistake,
-    which the perceptron convergence theorem guarantees in finitely many steps (Novikoff 1962) when the data
-    are linearly separable in the basis (Rosenblatt's rule), or after ``max_iter`` epochs.  scikit-learn's
-    parameters change that rule as they do there: with ``tol`` set, training also stops once
-    ``n_iter_no_change`` epochs in a row fail to lower the epoch's perceptron criterion below the best
-    so far minus ``tol * n_samples``; with ``early_stopping=True``, a stratified
-    ``validation_fraction`` of the rows is held out and training stops once ``n_iter_no_change``
-    epochs fail to raise the validation accuracy above the best plus ``tol``.
+    **Stopping.**  By default (``tol=1e-3``, scikit-learn's) training stops once ``n_iter_no_change``
+    epochs in a row fail to lower the epoch's mean objective (perceptron criterion per pattern, plus
+    the penalty) below the best so far minus ``tol``, or after ``max_iter`` epochs (with a
+    ConvergenceWarning); with ``early_stopping=True``, a stratified ``validation_fraction`` of the
+    rows is held out and training stops once ``n_iter_no_change`` epochs fail to raise the
+    validation accuracy above the best plus ``tol``.  ``tol=None`` is the rule of the perceptron
+    convergence theorem (Rosenblatt's; Bishop 2006 sec. 4.1.7): train until an epoch makes no
+    mistake, which happens in finitely many steps (Novikoff 1962) when the data are linearly
+    separable in the basis, or warn after ``max_iter`` epochs (without a penalty; with one, which
+    keeps moving the weights, ``tol=None`` runs ``max_iter`` epochs, as scikit-learn's does).
 
     Parameters
     ----------
-    penalty : {None, 'l2'}, default=None
-        'l2' adds :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` to the criterion: the weights (not the bias)
-        shrink by :math:`1-\\eta_0\\alpha` at every pattern visited.  'l1' and 'elasticnet'
-        (scikit-learn's truncated-gradient rule) are refused with a ValueError that says so.
+    penalty : {None, 'l2', 'l1', 'elasticnet'}, default=None
+        Stochastic gradient descent on the criterion plus :math:`\\alpha((1-\\rho)\\tfrac12\\lVert
+        w\\rVert^2 + \\rho\\lVert w\\rVert_1)` (not on the bias), as scikit-learn does it, at every
+        pattern visited: the weights shrink by :math:`\\max(0, 1-(1-\\rho)\\eta_0\\alpha)` and the L1
+        part is the truncated-gradient step with a cumulative penalty (Tsuruoka et al. 2009;
+        :mod:`linclass.linear.perceptron.truncated`).  'l2': :math:`\\rho = 0`; 'l1': :math:`\\rho = 1`;
+        'elasticnet': :math:`\\rho` = ``l1_ratio``.
     alpha : float, default=1e-4
         Penalty strength (with ``penalty``).
     l1_ratio : float in [0, 1], default=0.15
-        scikit-learn's elastic-net mixing (with ``penalty='elasticnet'``, not available).
+        :math:`\\rho`, the L1 share with ``penalty='elasticnet'``.
     fit_intercept : bool, default=True
         False: no bias, :math:`y(x) = f(w^T\\phi(x))` through the origin.
     max_iter : int, default=1000
         Epochs before giving up (with a ConvergenceWarning).
-    tol : float or None, default=None
-        None: Rosenblatt's stopping rule (see above).  scikit-learn's default is 1e-3.
+    tol : float >= 0 or None, default=1e-3
+        See Stopping above (None: train until an epoch without mistakes).
     shuffle : bool, default=True
         Visit the patterns in a new random order each epoch.
     verbose : int, default=0
@@ -81,7 +86,10 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         See Stopping above.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each pattern's update by its class's weight ('balanced':
-        ``n_samples / (n_classes * count)``).
+        ``n_samples / (n_classes * count)``).  For K > 2 classes it weights the pull of the true
+        class's weights towards the pattern, not the push of the wrongly predicted class's, as
+        scikit-learn's one-vs-rest weights a class's own patterns (the others weigh 1), so that a
+        heavily weighted class wins its region.
     warm_start : bool, default=False
         ``fit`` starts from the previous weights when the classes and features match.
     basis : None, 'poly' or callable, default=None
@@ -108,7 +116,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         Epochs run by the last call to ``fit`` or ``partial_fit`` (scikit-learn's meaning).
     n_epochs_ : int
         Epochs run in all, summed over ``partial_fit`` calls (the length of ``errors_``).
-    t_ : int
+    t_ : float
         scikit-learn's count of update steps: patterns visited plus one.
     converged_ : bool
         Whether training stopped by its rule rather than at ``max_iter``.
@@ -117,13 +125,15 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     n_features_in_, feature_names_in_ : as in scikit-learn
     """
 
+    # files written before tol was a parameter were fitted with Rosenblatt's rule (linclass.load)
+    _file_defaults = {"tol": None}
     _parameter_constraints: dict = {
         "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "l1_ratio": [Interval(Real, 0, 1, closed="both")],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
         "shuffle": ["boolean"],
         "verbose": ["verbose"],
         "eta0": [Interval(Real, 0, None, closed="neither")],
@@ -141,7 +151,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, *, penalty=None, alpha: float = 0.0001, l1_ratio: float = 0.15,
-                 fit_intercept: bool = True, max_iter: int = 1000, tol=None, shuffle: bool = True,
+                 fit_intercept: bool = True, max_iter: int = 1000, tol=1e-3, shuffle: bool = True,
                  verbose: int = 0, eta0: float = 1.0, n_jobs=None, random_state=0,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, class_weight=None, warm_start: bool = False, basis=None,
@@ -171,19 +181,27 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     def _epochs(self) -> int:
         return self.max_iter if self.max_epochs is None else self.max_epochs
 
-    def _alpha(self) -> float:
-        if self.penalty in ("l1", "elasticnet"):
-            raise ValueError(
-                f"penalty={self.penalty!r} is not available for the Perceptron: scikit-learn's L1 "
-                "rule truncates every weight at every pattern, which the block-wise exact rule here "
-                "does not do. Use penalty='l2' or None."
-            )
-        return float(self.alpha) if self.penalty == "l2" else 0.0
+    def _penalty(self) -> tuple[float, float]:
+        """The penalty strength and its L1 share (scikit-learn's: 'l2' 0, 'l1' 1)."""
+        if self.penalty is None:
+            return 0.0, 0.0
+        share = {"l2": 0.0, "l1": 1.0, "elasticnet": float(self.l1_ratio)}[self.penalty]
+        return float(self.alpha), share
 
     def _rule_options(self) -> dict:
-        return {"eta": float(self.eta0), "alpha": self._alpha(), "bias": self.fit_intercept,
+        alpha, l1_ratio = self._penalty()
+        return {"eta": float(self.eta0), "alpha": alpha, "l1_ratio": l1_ratio, "bias": self.fit_intercept,
                 "pocket": self.pocket, "shuffle": self.shuffle,
                 "report": self._report if self.verbose else None}
+
+    def _weights(self, data):
+        """The weight of each pattern's update (sample weight times class weight) and, for K > 2
+        classes with class weights, that of the push (the sample weight alone)."""
+        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        if self.class_weight is None or data.classes.size == 2:
+            return weight, None
+        push = data.sample_weight if data.sample_weight is not None else np.ones(data.y.size)
+        return weight, push
 
     def _report(self, epoch: int, mistakes: int, loss: float) -> None:
         print(f"-- Epoch {epoch}: {mistakes} mistakes, mean objective {loss:.6g}")
@@ -221,17 +239,18 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             self.warm_start and hasattr(self, "coef_")) else None
         data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None)
         check_magnitude(self, data.X)  # activations are sums of products of X's values
-        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        weight, push = self._weights(data)
         Phi = self._features(data.X, fitted=False)
         K = data.classes.size
         coef, intercept = self._start(coef_init, intercept_init, previous, data.classes, Phi.shape[1])
         self._rng = training.make_rng(self.random_state)
-        stopping, Phi, y_idx, weight = self._stopping(Phi, data.y, K, weight)
-        result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept,
+        stopping, Phi, y_idx, weight, push = self._stopping(Phi, data.y, K, weight, push)
+        result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept, push=push,
                                 max_epochs=self._epochs(), rng=self._rng, stopping=stopping, **options)
         self.classes_ = data.classes
         self._store(result, previous=None, n_rows=data.X.shape[0])
-        if not result.converged:
+        # (with tol=None and a penalty, every epoch runs: an epoch without mistakes is convergence)
+        if not result.converged and (self.tol is not None or result.mistakes[-1] > 0):
             self._warn(result, weighted=weight is not None)
         return self
 
@@ -255,10 +274,10 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
                              f"{np.shape(coef_init)} and {np.shape(intercept_init)}.")
         return coef, intercept
 
-    def _stopping(self, Phi, y, K, weight):
+    def _stopping(self, Phi, y, K, weight, push):
         """The stopping rule and, with early stopping, the training part of the rows."""
         if not self.early_stopping:
-            return training.StoppingRule(self.tol, self.n_iter_no_change), Phi, y, weight
+            return training.StoppingRule(self.tol, self.n_iter_no_change), Phi, y, weight, push
         from sklearn.model_selection import StratifiedShuffleSplit
 
         seed = int(self._rng.integers(np.iinfo(np.int32).max))
@@ -272,7 +291,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         validation = perceptron.Patterns.build(Phi[held], y[held], K, part(weight, held),
                                                bias=self.fit_intercept)
         rule = training.StoppingRule(self.tol, self.n_iter_no_change, validation)
-        return rule, Phi[train], y[train], part(weight, train)
+        return rule, Phi[train], y[train], part(weight, train), part(push, train)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch of the perceptron rule over a batch, starting from the current weights.
@@ -286,8 +305,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever appear, on the first call (default: the labels of the first
-            batch, which must hold two classes or more).
+            Every label that will ever appear: required on the first call, as in scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -297,7 +315,10 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "coef_")
         if first:
             self._validate_params()
-            known = None if classes is None else validate_classes(classes)
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit: every "
+                                 "label that will ever appear, e.g. classes=np.unique(y_all).")
+            known = validate_classes(classes)
         else:
             known = self.classes_
             if classes is not None and not np.array_equal(validate_classes(classes), known):
@@ -314,14 +335,14 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             accept_sparse=self.basis is None,
         )
         check_magnitude(self, data.X)
-        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        weight, push = self._weights(data)
         Phi = self._features(data.X, fitted=not first)
         if first:
             self._rng = training.make_rng(self.random_state)
         result = training.train(
             Phi, data.y, data.classes.size, weight,
             coef=None if first else self._dense_coef(), intercept=None if first else self.intercept_,
-            max_epochs=1, rng=self._rng, **options,
+            max_epochs=1, rng=self._rng, push=push, **options,
         )
         self.classes_ = data.classes
         # (models saved by the first release have no t_: their count starts again at 1)
@@ -336,10 +357,19 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.errors_ = np.concatenate([errors, result.mistakes])
         self.n_epochs_ = int(self.errors_.size)
         self.n_iter_ = int(result.mistakes.size)  # of this call, as scikit-learn's
-        self.t_ = int(t + result.mistakes.size * n_rows)
+        self.t_ = float(t + result.mistakes.size * n_rows)
         self.converged_ = bool(result.converged)
 
     def _warn(self, result, weighted: bool) -> None:
+        if self.tol is not None:
+            watched = "validation accuracy" if self.early_stopping else "training objective"
+            warnings.warn(
+                f"Perceptron did not converge in max_iter={self._epochs()} epochs: the {watched} still "
+                f"changed by more than tol={self.tol:g} within n_iter_no_change="
+                f"{self.n_iter_no_change} epochs. Increase max_iter (or tol).",
+                ConvergenceWarning, stacklevel=3,
+            )
+            return
         kept = "the pocket weights" if self.pocket else "the last weights"
         hint = (
             "a richer basis (e.g. basis='poly')"

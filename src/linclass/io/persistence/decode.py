@@ -238,6 +238,9 @@ class Decoder:
             if not ATTRIBUTE.fullmatch(key) or is_dunder(key) or key in allowed:
                 raise Invalid(f"{where}.state: {key!r} is not a valid fitted attribute name")
         values = {k: self.decode(v, f"{where}.{k}", depth + 1) for k, v in params.items()}
+        # a parameter added since the file was written takes the value its fit had, where a class
+        # names one (its default changed since: e.g. the Perceptron's tol)
+        values = {**getattr(cls, "_file_defaults", {}), **values}
         try:
             obj = cls(**values)
         except TypeError as exc:

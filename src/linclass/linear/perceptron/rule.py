@@ -20,7 +20,11 @@ rule finds an exact solution in a finite number of steps whenever one exists.
 
 For :math:`K > 2` classes this is the multi-class perceptron: one weight vector per class, prediction
 :math:`\\arg\\max_k w_k^T\\phi` (ties go to the lowest index) and, on an error with true class t and
-predicted class p, :math:`w_t \\mathrel{+}= \\phi_n`, :math:`w_p \\mathrel{-}= \\phi_n`.
+predicted class p, :math:`w_t \\mathrel{+}= \\phi_n`, :math:`w_p \\mathrel{-}= \\phi_n`.  With class
+weights :math:`c_k` the pull :math:`w_t \\mathrel{+}= c_t\\phi_n` is weighted and the push
+:math:`w_p \\mathrel{-}= \\phi_n` is not (times the sample weight, both): scikit-learn's one-vs-rest
+weighting, where each class's own patterns carry its weight and the other classes' patterns weight 1,
+so that a heavily weighted class wins its region.
 
 scikit-learn's SGD options change the rule as follows (all off by default, which is Rosenblatt's rule):
 a learning rate :math:`\\eta` multiplies every update; an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`
@@ -77,9 +81,11 @@ _DENSE_ENOUGH = 1 << 20  # sparse patterns with a dense copy this small are dens
 class Patterns:
     """The training patterns as the rule scans them (one copy of the features).
 
-    Zero-weight patterns never update and are left out: ``rows`` holds the original indices of those
-    kept (None: all ``n_samples``), ``y`` their class indices (two classes: 1 is :math:`t = +1`) and
-    ``weight`` their positive weights (None: all one).  ``Z`` of shape (n_active, 1 + n_basis) holds
+    Zero-weight patterns never update and are left out (unless built with ``keep_all``, for the rules
+    in which every visit counts): ``rows`` holds the original indices of those kept (None: all
+    ``n_samples``), ``y`` their class indices (two classes: 1 is :math:`t = +1`) and ``weight`` their
+    weights (None: all one); for K > 2 classes ``push`` weights the update of the wrongly predicted
+    class (None: ``weight``; see the module docstring).  ``Z`` of shape (n_active, 1 + n_basis) holds
     the rows :math:`z_n = (\\phi_0 = 1, \\phi(x_n))`, for two classes times :math:`t_n`, so that a pattern
     is misclassified iff :math:`w^T z_n` is below its ``threshold``: 0 for :math:`t = +1` (:math:`a < 0`),
     the least positive float for :math:`t = -1` (:math:`-a \\le 0`, i.e. :math:`f(a) = +1`).
@@ -92,17 +98,22 @@ class Patterns:
     rows: np.ndarray | None
     n_samples: int
     bias: bool = True
+    push: np.ndarray | None = None
 
     @classmethod
-    def build(cls, Phi, y, n_classes: int, sample_weight=None, *, bias: bool = True) -> Patterns:
+    def build(cls, Phi, y, n_classes: int, sample_weight=None, *, bias: bool = True, push=None,
+              keep_all: bool = False) -> Patterns:
         """``Phi`` dense, or scipy.sparse (then ``Z`` is CSR, never densified, unless its dense copy
         would be small: below 2**20 entries the dense rule is faster); without ``bias`` the updates
-        leave the bias weight where it starts."""
+        leave the bias weight where it starts; ``push`` (K > 2) as in the class docstring."""
         n = Phi.shape[0]
         rows = None
-        if sample_weight is not None and not np.all(sample_weight > 0):
-            rows = np.flatnonzero(sample_weight > 0)
+        acting = None if sample_weight is None else (
+            sample_weight > 0 if push is None else (sample_weight > 0) | (push > 0))
+        if acting is not None and not keep_all and not np.all(acting):
+            rows = np.flatnonzero(acting)
             Phi, y, sample_weight = Phi[rows], y[rows], sample_weight[rows]
+            push = None if push is None else push[rows]
         threshold = None
         positive = y == 1
         if sp.issparse(Phi) and Phi.shape[0] * (Phi.shape[1] + 1) <= _DENSE_ENOUGH:
@@ -115,14 +126,14 @@ class Patterns:
                 threshold = np.where(positive, 0.0, _tie_threshold())
             Z = Z.tocsr()
             Z.sort_indices()  # the bias component first in every row
-            return cls(Z, y, sample_weight, threshold, rows, n, bias)
+            return cls(Z, y, sample_weight, threshold, rows, n, bias, push)
         Z = np.empty((Phi.shape[0], Phi.shape[1] + 1))
         Z[:, 0] = 1.0
         Z[:, 1:] = Phi
         if n_classes == 2:
             np.negative(Z, out=Z, where=~positive[:, None])
             threshold = np.where(positive, 0.0, _tie_threshold())
-        return cls(Z, y, sample_weight, threshold, rows, n, bias)
+        return cls(Z, y, sample_weight, threshold, rows, n, bias, push if n_classes > 2 else None)
 
     def visit_order(self, permutation: np.ndarray) -> np.ndarray:
         """A permutation of all n_samples patterns as positions in ``Z`` (zero weights skipped)."""
@@ -210,6 +221,7 @@ def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *, et
         yb = P.y[idx]
         tb = P.threshold[idx] if binary else None
         sb = None if P.weight is None else P.weight[idx]
+        pb = sb if P.push is None else P.push[idx]
         start, found, length = 0, 0, end - pos
         while start < length:
             if binary:
@@ -234,6 +246,10 @@ def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *, et
             else:
                 loss += S[i, pred[i]] - S[i, yb[k]]
                 views[yb[k]] += step
+                if pb is not sb:  # the push is weighted by the sample weight only
+                    step = _row(R, k) * (eta * pb[k])
+                    if not P.bias:
+                        step[0] = 0.0
                 views[pred[i]] -= step
             found += 1
             start = k + 1
@@ -259,6 +275,7 @@ def _run_epoch_sparse(P: Patterns, W: np.ndarray, order, eta: float):
         R = Z[idx]
         yb = P.y[idx]
         sb = None if P.weight is None else P.weight[idx]
+        pb = sb if P.push is None else P.push[idx]
         S = np.asarray(R @ W.T)  # (m, rows of W)
         G = None
         z0 = None if P.bias else R[:, [0]].toarray().ravel()  # bias components, when they stay put
@@ -279,22 +296,23 @@ def _run_epoch_sparse(P: Patterns, W: np.ndarray, order, eta: float):
             bias_scale = scale if P.bias else 0.0
             lo_, hi_ = R.indptr[k], R.indptr[k + 1]
             cols, vals = R.indices[lo_:hi_], R.data[lo_:hi_]
-            change = scale * G[:, k]
+            unit = G[:, k]  # the change of the block's activations per unit step along z_k
             if z0 is not None:  # the bias component of the step is dropped: so is z_j0 z_k0
-                change = change - scale * z0 * z0[k]
+                unit = unit - z0 * z0[k]
             if binary:
                 loss -= S[k, 0]
                 W[0, cols] += scale * vals
                 W[0, 0] += (bias_scale - scale) * _first(R, k)
-                S[:, 0] += change
+                S[:, 0] += scale * unit
             else:
                 t, p = yb[k], pred[i]
                 loss += S[k, p] - S[k, t]
-                for row, sign in ((t, 1.0), (p, -1.0)):
-                    W[row, cols] += sign * scale * vals
-                    W[row, 0] += sign * (bias_scale - scale) * _first(R, k)
-                S[:, t] += change
-                S[:, p] -= change
+                push = scale if pb is sb else eta * pb[k]  # (the push: sample weight only)
+                for row, sign, step in ((t, 1.0, scale), (p, -1.0, push)):
+                    W[row, cols] += sign * step * vals
+                    W[row, 0] -= sign * (0.0 if P.bias else step) * _first(R, k)
+                S[:, t] += scale * unit
+                S[:, p] -= push * unit
             mistakes += 1
             start = k + 1
     return mistakes, float(loss)
@@ -325,6 +343,7 @@ def _run_epoch_decayed(P: Patterns, W: np.ndarray, order, eta: float, alpha: flo
         yb = P.y[idx]
         tb = P.threshold[idx] if binary else None
         sb = None if P.weight is None else P.weight[idx]
+        pb = sb if P.push is None else P.push[idx]
         start, found, length = 0, 0, end - pos
         while start < length:
             # pattern j is scored with the scale before its own shrinkage: c shrink^j
@@ -357,8 +376,12 @@ def _run_epoch_decayed(P: Patterns, W: np.ndarray, order, eta: float, alpha: flo
             else:
                 loss += S[i, pred[i]] - S[i, yb[k]]
                 V[yb[k]] += z[1:] / c
-                V[pred[i]] -= z[1:] / c
                 bias[yb[k]] += z[0]
+                if pb is not sb:  # the push is weighted by the sample weight only
+                    z = _row(R, k) * (eta * pb[k])
+                    if not P.bias:
+                        z[0] = 0.0
+                V[pred[i]] -= z[1:] / c
                 bias[pred[i]] -= z[0]
             norm2 = float(np.sum(V * V))
             found += 1

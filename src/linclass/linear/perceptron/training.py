@@ -1,6 +1,7 @@
-"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron.rule.run_epoch` until
-the stopping rule holds, with the pocket variant and scikit-learn's stopping options
-(:class:`StoppingRule`)."""
+"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron.rule.run_epoch` (with an
+L1 part in the penalty, or where every visit counts:
+:func:`linclass.linear.perceptron.truncated.run_epoch_penalised`) until the stopping rule holds, with the
+pocket variant and scikit-learn's stopping options (:class:`StoppingRule`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from linclass.linear.perceptron.rule import Patterns, run_epoch
+from linclass.linear.perceptron.truncated import new_state, run_epoch_penalised
 
 __all__ = ["PerceptronFit", "StoppingRule", "make_rng", "train"]
 
@@ -48,11 +50,12 @@ class StoppingRule:
     """When training stops besides ``max_epochs`` (scikit-learn's ``tol`` / ``n_iter_no_change`` /
     ``early_stopping``).
 
-    ``tol=None`` (Rosenblatt's rule): stop after the first epoch without a mistake.  With ``tol``: also
-    stop once ``n_iter_no_change`` epochs in a row fail to improve on the best so far by more than
-    ``tol`` -- the epoch's mean objective (perceptron criterion per pattern visited, plus
-    :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` with the L2 penalty) must fall below ``best - tol`` or, with a
-    ``validation`` set (early stopping), the validation accuracy must rise above ``best + tol``.
+    ``tol=None`` (Rosenblatt's rule): stop after the first epoch without a mistake (without a
+    penalty, which would still move the weights).  With ``tol`` (scikit-learn's rule, whose epochs
+    run on after a clean one): stop once ``n_iter_no_change`` epochs in a row fail to improve on the
+    best so far by more than ``tol`` -- the epoch's mean objective (perceptron criterion per pattern
+    visited, plus the penalty at each visit) must fall below ``best - tol`` or, with a ``validation``
+    set (early stopping), the validation accuracy must rise above ``best + tol``.
 
     Attributes
     ----------
@@ -93,9 +96,11 @@ def train(
     pocket: bool = False,
     eta: float = 1.0,
     alpha: float = 0.0,
+    l1_ratio: float = 0.0,
     bias: bool = True,
     stopping: StoppingRule | None = None,
     report=None,
+    push: np.ndarray | None = None,
 ) -> PerceptronFit:
     """Run the perceptron rule until its stopping rule holds or ``max_epochs`` epochs have run.
 
@@ -105,7 +110,8 @@ def train(
     y : ndarray of shape (n_samples,), intp, class indices in [0, n_classes)
     n_classes : int >= 2
     sample_weight : ndarray of shape (n_samples,) or None
-        Each update is multiplied by the pattern's weight; zero-weight patterns never update.
+        Each update is multiplied by the pattern's weight (for K > 2, the pull towards its class;
+        sample weight times class weight); zero-weight patterns never update.
     coef, intercept : starting weights (default zero), shapes as in :class:`PerceptronFit`; not modified
     max_epochs : int
     shuffle : bool
@@ -118,13 +124,19 @@ def train(
     eta : float
         Learning rate (1: Rosenblatt's rule).
     alpha : float
-        L2 penalty strength (0: none); the weights shrink by :math:`1-\\eta\\alpha` per visit.
+        Penalty strength (0: none).
+    l1_ratio : float
+        The L1 share of the penalty (0: L2, whose weights shrink by :math:`1-\\eta\\alpha` per
+        visit; 1: L1, the truncated rule of :mod:`linclass.linear.perceptron.truncated`).
     bias : bool
         Learn the bias :math:`w_0` (else it stays at its start, zero).
     stopping : StoppingRule or None
         None: Rosenblatt's rule.
     report : callable or None
         ``report(epoch, mistakes, loss)`` after each epoch (verbose output).
+    push : ndarray of shape (n_samples,) or None
+        K > 2 with class weights: the weight of the push away from the wrongly predicted class (the
+        sample weight alone; see :mod:`linclass.linear.perceptron.rule`).
 
     Returns
     -------
@@ -134,26 +146,42 @@ def train(
     # badly when another process holds a core), so the rule runs single-threaded
     with _blas_controller().limit(limits=1, user_api="blas"):
         return _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket,
-                      eta, alpha, bias, stopping or StoppingRule(), report)
+                      eta, alpha, l1_ratio, bias, stopping or StoppingRule(), report, push)
+
+
+def _every_visit_counts(sample_weight, eta, alpha, l1_ratio, rule) -> bool:
+    """Whether the epochs need the rule in which every visit counts: an L1 part in the penalty, an
+    L2 shrinkage to 0, or patterns of zero weight whose visits shrink the weights (a penalty) or
+    whose loss ``tol`` reads."""
+    zero_weights = sample_weight is not None and not np.all(sample_weight > 0)
+    return bool(alpha) and (l1_ratio > 0 or (1.0 - l1_ratio) * eta * alpha >= 1.0 or zero_weights) or (
+        zero_weights and rule.tol is not None)
 
 
 def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket, eta,
-           alpha, bias, rule, report):
-    P = Patterns.build(Phi, y, n_classes, sample_weight, bias=bias)
+           alpha, l1_ratio, bias, rule, report, push):
+    general = _every_visit_counts(sample_weight, eta, alpha, l1_ratio, rule)
+    P = Patterns.build(Phi, y, n_classes, sample_weight, bias=bias, push=push, keep_all=general)
     W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
     if coef is not None:
         W[:, 0], W[:, 1:] = intercept, coef
+    state = new_state(W) if general else None
     best = (P.error(W), W.copy()) if pocket else None
     mistakes, losses, held_out, stopped = [], [], [], False
     for epoch in range(max_epochs):
         order = P.visit_order(rng.permutation(P.n_samples)) if shuffle else None
-        made, objective = run_epoch(P, W, order, eta=eta, alpha=alpha)
+        if general:
+            made, objective = run_epoch_penalised(
+                P, W, state, order, eta=eta, alpha=alpha, l1_ratio=l1_ratio,
+                objective=rule.tol is not None or report is not None)
+        else:
+            made, objective = run_epoch(P, W, order, eta=eta, alpha=alpha)
         loss = objective / P.Z.shape[0]  # scikit-learn's mean objective over the patterns visited
         mistakes.append(made)
         losses.append(loss)
         if report is not None:
             report(epoch + 1, made, loss)
-        if made == 0 and not alpha and rule.validation is None:
+        if made == 0 and not alpha and rule.validation is None and rule.tol is None:
             stopped = True  # nothing can change any more (Rosenblatt's rule)
             break
         if pocket:
