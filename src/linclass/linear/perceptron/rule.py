@@ -29,7 +29,9 @@ so that a heavily weighted class wins its region.
 scikit-learn's SGD options change the rule as follows (all off by default, which is Rosenblatt's rule):
 a learning rate :math:`\\eta` multiplies every update; an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`
 shrinks the weights (not the bias) by :math:`1-\\eta\\alpha` at every pattern visited, before its
-update (stochastic gradient descent on :math:`E_P + \\tfrac\\alpha2\\lVert w\\rVert^2`); without a bias
+update (stochastic gradient descent on :math:`E_P + \\tfrac\\alpha2\\lVert w\\rVert^2`; the L1 and
+elastic-net penalties, and the L2 one where every visit counts, are
+:mod:`linclass.linear.perceptron.truncated`); without a bias
 the activation is :math:`w^T\\phi` alone.  Each epoch also reports its perceptron criterion
 :math:`\\sum_{n\\in\\mathcal M} -a_nt_n` (weighted; for K classes :math:`a_{p}-a_{t}`), measured at each
 pattern's visit, which scikit-learn's ``tol`` stopping rule reads.
