@@ -60,9 +60,11 @@ def _reference(case):
 
 
 def _cv(X, y, w, folds, Cs, **params):
-    # the folds' lambda = 1/(C W) is glmnet's; tight tol so that the fits are the optimum to ~1e-10
-    model = LogisticRegressionCV(Cs=Cs, penalty="l1", cv=PredefinedSplit(folds - 1), tol=1e-10,
-                                 max_iter=500, **params)
+    # the folds' lambda = 1/(C W) is glmnet's; tight tol so that the fits are the optimum to ~1e-10;
+    # glmnet's deviance is twice the log-loss
+    model = LogisticRegressionCV(Cs=Cs, l1_ratios=(1.0,), scoring="neg_log_loss",
+                                 use_legacy_attributes=False, cv=PredefinedSplit(folds - 1),
+                                 tol=1e-10, max_iter=500, **params)
     return model.fit(X, y, sample_weight=w)
 
 
@@ -76,8 +78,9 @@ def test_binary_cv_statistics_and_choice_are_cv_glmnets(case, fold, fold_penalty
     ref = _reference(case)[1.0]
     lam = ref["lambda"]  # decreasing: C increasing
     weight = y.size if fold_penalty == "lambda" else y.size * 3 / 4
+    # (without a refit, scikit-learn's rule averages each fold's own best C with fold_penalty='C')
     model = _cv(X, y, None, columns[fold].astype(int), 1.0 / (lam * weight),
-                fold_penalty=fold_penalty, refit_rule=rule, refit=False)
+                fold_penalty=fold_penalty, refit_rule=rule, refit=fold_penalty == "C")
     np.testing.assert_allclose(-2.0 * model.cv_mean_[0], ref["cvm"], atol=TOL)
     np.testing.assert_allclose(2.0 * model.cv_se_[0], ref["cvsd"], atol=TOL)
     i_min, i_1se = np.flatnonzero(ref["min"])[0], np.flatnonzero(ref["1se"])[0]

@@ -35,13 +35,14 @@ def test_glmnets_grid_is_one_option_away(penalty):
     X, y = problem(2, seed=22)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridEdgeWarning)
-        cv = LogisticRegressionCV(Cs=6, grid="glmnet", penalty=penalty, cv=3, min_ratio=1e-3).fit(X, y)
+        cv = LogisticRegressionCV(Cs=6, grid="glmnet", penalty=penalty, cv=3, min_ratio=1e-3,
+                                  use_legacy_attributes=False).fit(X, y)
     path = logistic_path(X, y, Cs=6, penalty=penalty, min_ratio=1e-3)
     np.testing.assert_allclose(cv.Cs_, path.Cs, rtol=1e-12)
     np.testing.assert_allclose(cv.Cs_[-1] / cv.Cs_[0], 1e3)
     if penalty == "l1":  # the grid starts where every coefficient vanishes
-        assert not np.any(cv.coefs_paths_[:, :, 0])
-        assert np.any(cv.coefs_paths_[:, :, 1])
+        assert not np.any(cv.coefs_paths_[:, :, 0, :, :-1])  # (the last column: the intercepts)
+        assert np.any(cv.coefs_paths_[:, :, 1, :, :-1])
 
 
 def test_min_ratio_without_glmnets_grid_is_said_to_be_ignored():
@@ -111,11 +112,12 @@ def test_the_default_grid_chooses_scikit_learns_c_on_real_data(load, rows):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scikit-learn's lbfgs fallbacks and deprecations
         theirs = _scikit_learn_cv(X, y, folds)
-    ours = LogisticRegressionCV(cv=folds, tol=1e-9, max_iter=1000).fit(X, y)
+    ours = LogisticRegressionCV(cv=folds, l1_ratios=(0.0,), scoring="neg_log_loss",
+                                use_legacy_attributes=False, tol=1e-9, max_iter=1000).fit(X, y)
     np.testing.assert_array_equal(ours.Cs_, np.ravel(theirs.Cs_))
     assert ours.C_ == pytest.approx(float(np.ravel(theirs.C_)[0]), rel=1e-12)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-6)
-    assert ours.score(X, y) == np.mean(theirs.predict(X) == y)
+    assert ours.score(X, y) == pytest.approx(theirs.score(X, y), abs=1e-6)  # the scoring's
     # the refit is the plain penalised fit at the chosen C
     plain = LogisticRegression(C=ours.C_, tol=1e-10, max_iter=1000).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), plain.predict_proba(X), atol=1e-6)

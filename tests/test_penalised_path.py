@@ -67,7 +67,8 @@ def _fold_log_loss(X, y, train, test, C, penalty, l1_ratio):
 def test_cv_scores_are_the_folds_held_out_log_likelihood(n_classes, penalty, l1_ratios):
     X, y = problem(n_classes, seed=11)
     cv = LogisticRegressionCV(Cs=6, penalty=penalty, l1_ratios=l1_ratios, cv=4, tol=1e-10,
-                              max_iter=500).fit(X, y)
+                              max_iter=500, scoring="neg_log_loss",
+                              use_legacy_attributes=False).fit(X, y)
     ratios = [None] if l1_ratios is None else l1_ratios
     assert cv.scores_.shape == (4, len(ratios), 6)
     folds = list(StratifiedKFold(4).split(X, y))
@@ -78,7 +79,7 @@ def test_cv_scores_are_the_folds_held_out_log_likelihood(n_classes, penalty, l1_
                 assert cv.scores_[f, r, c] == pytest.approx(expected, abs=1e-7)
     mean = cv.scores_.mean(axis=0)
     r, c = np.unravel_index(np.argmax(mean), mean.shape)
-    assert cv.C_ == cv.Cs_[c] and cv.l1_ratio_ == cv.l1_ratios_[r]
+    assert cv.C_ == cv.Cs_[c] and cv.l1_ratio_ == (1.0 if l1_ratios is None else cv.l1_ratios_[r])
     assert cv.C_1se_ <= cv.C_
     refit = LogisticRegression(penalty=penalty, l1_ratio=None if l1_ratios is None else cv.l1_ratio_,
                                C=cv.C_, tol=1e-10, max_iter=500).fit(X, y)
@@ -89,20 +90,25 @@ def test_cv_scores_are_the_folds_held_out_log_likelihood(n_classes, penalty, l1_
 def test_cv_with_a_scorer_and_without_refit():
     X, y = problem(2, seed=12)
     cv = LogisticRegressionCV(Cs=[0.01, 0.1, 1.0], penalty="l1", scoring="accuracy", refit=False,
-                              cv=3).fit(X, y)
+                              cv=3, use_legacy_attributes=False).fit(X, y)
     assert np.all((cv.scores_ >= 0) & (cv.scores_ <= 1))
-    c = list(cv.Cs_).index(cv.C_)
-    np.testing.assert_allclose(cv.coef_, cv.coefs_paths_[:, 0, c].mean(axis=0))
+    # scikit-learn's rule: each fold's own best C (the first of ties), coefficients averaged
+    best = cv.scores_[:, 0].argmax(axis=1)
+    assert cv.C_ == pytest.approx(cv.Cs_[best].mean(), rel=1e-12)
+    paths = cv.coefs_paths_[np.arange(3), 0, best]  # (folds, rows, features + intercept)
+    np.testing.assert_allclose(cv.coef_, paths[..., :-1].mean(axis=0))
+    np.testing.assert_allclose(cv.intercept_, paths[..., -1].mean(axis=0))
 
 
 def test_cv_refuses_what_it_cannot_choose():
     X, y = problem(2)
-    with pytest.raises(ValueError, match="penalty=None"):
+    with pytest.raises(ValueError, match="'penalty' parameter"):
         LogisticRegressionCV(penalty=None).fit(X, y)
-    with pytest.raises(ValueError, match="needs l1_ratios"):
+    with pytest.raises(ValueError, match="l1_ratios must be an array-like of numbers"):
         LogisticRegressionCV(penalty="elasticnet").fit(X, y)
-    with pytest.raises(ValueError, match="l1_ratios"):
-        LogisticRegressionCV(penalty="l1", l1_ratios=[0.2, 0.5]).fit(X, y)
+    # scikit-learn's: the ratios of penalty='l1' are ignored (each is the lasso), with a warning
+    with pytest.warns(UserWarning, match="l1_ratios parameter is only used when penalty is"):
+        LogisticRegressionCV(penalty="l1", l1_ratios=[0.2, 0.5], Cs=3, cv=3).fit(X, y)
 
 
 def vocabulary_problem(n=2000, d=2_000_000, per_row=30, seed=0):

@@ -85,6 +85,10 @@ def expected_failures(estimator):
             # the intercept-only start is already its optimum, so that fit takes 0 iterations (a
             # ridge fit takes at least one)
             failures["check_non_transformer_estimators_n_iter"] = "the path's first fit needs 0 iterations"
+        if estimator.cv is None:
+            # the check's 9 rows hold 3 per class, too few for the default 5 stratified folds
+            # (scikit-learn runs its own LogisticRegressionCV's checks with cv=3)
+            failures["check_sparsify_coefficients"] = "3 rows per class for 5 stratified folds"
         return failures
     if isinstance(estimator, LogisticRegression) and not estimator.fit_intercept:
         # the check weights one class 1000:0.0001 on blobs far from the origin and expects it to be

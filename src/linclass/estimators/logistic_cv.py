@@ -2,8 +2,11 @@
 regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules),
 relaxes it when asked (:mod:`linclass.linear.fitting.relax`), scores each C on the held-out rows,
 and the best C (and l1_ratio, and relax), or the most penalised within one standard error of it, is
-refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue: the folds' paths and scores
-are :mod:`linclass.estimators.logistic_cv_folds`, cv.glmnet's statistics and choice rule
+refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue: scikit-learn 1.9's reading of
+the parameters is :mod:`linclass.estimators.logistic_cv_params`, the folds' paths and scores
+:mod:`linclass.estimators.logistic_cv_folds`, ``score`` and metadata routing
+:mod:`linclass.estimators.logistic_cv_scoring`, the fitted attributes' two layouts
+:mod:`linclass.estimators.logistic_cv_layout`, cv.glmnet's statistics and the choice rules
 :mod:`linclass.selection.cv_rule`.
 """
 
@@ -14,9 +17,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import check_scoring
+from sklearn.linear_model._base import SparseCoefMixin
+from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import check_cv
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import metadata_routing
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from linclass.linear.fitting.choice import SKLEARN_SOLVERS
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
@@ -26,64 +31,109 @@ from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolv
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.logistic_cv_folds import (
+    fold_average,
+    fold_design,
     fold_path,
     fold_relaxer,
     relaxed_scores,
+    report_folds,
     warn_on_edge,
 )
-from linclass.selection.cv_rule import choose, cv_statistics
+from linclass.estimators.logistic_cv_layout import NoneArray, fitted_layout
+from linclass.estimators.logistic_cv_params import resolve
+from linclass.estimators.logistic_cv_scoring import CVScoring
+from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
 
 __all__ = ["LogisticRegressionCV"]
 
 
-class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
+class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, ClassifierMixin,
+                           BaseEstimator):
     """Penalised logistic / softmax regression with C (and ``l1_ratio``) chosen by cross-validation.
 
     For each fold and each ``l1_ratio``, the whole path of C is fitted on the training rows
     (warm-started from the strongest penalty down, with strong-rule screening: each fold costs about
     one path, as in glmnet's ``cv.glmnet``), and every C is scored on the held-out rows.  The C with
-    the best mean score (glmnet's ``lambda.min``) is refitted on all rows, or with
-    ``refit_rule='1se'`` the most penalised C whose mean score is within one standard error of the
-    best (glmnet's ``lambda.1se``, Hastie, Tibshirani and Friedman 2009, *The Elements of
-    Statistical Learning*, sec. 7.10); the latter is reported as ``C_1se_`` either way.  With
-    ``relax`` below 1 (or a list of values) each fit of the path is the relaxed lasso, and the
-    relaxation is chosen along with C, as glmnet's ``cv.glmnet(relax=TRUE, gamma=...)`` does.
+    the best score (scikit-learn's: the largest sum over the folds; glmnet's ``lambda.min`` with
+    ``fold_penalty='lambda'``) is refitted on all rows, or with ``refit_rule='1se'`` the most
+    penalised C whose mean score is within one standard error of the best (glmnet's
+    ``lambda.1se``, Hastie, Tibshirani and Friedman 2009, *The Elements of Statistical Learning*,
+    sec. 7.10); the latter is reported as ``C_1se_`` either way.  With ``relax`` below 1 (or a
+    list of values) each fit of the path is the relaxed lasso, and the relaxation is chosen along
+    with C, as glmnet's ``cv.glmnet(relax=TRUE, gamma=...)`` does.
+
+    The parameters up to ``use_legacy_attributes`` are scikit-learn 1.9's, in its order and with its
+    defaults but ``solver`` and ``tol``, and with its warnings: a ``FutureWarning`` for ``penalty``
+    (deprecated: ``l1_ratios`` says it), for ``l1_ratios=None``, and for leaving ``l1_ratios``,
+    ``scoring`` or ``use_legacy_attributes`` at their defaults, whose meaning scikit-learn changes
+    in 1.10 and 1.11 (:mod:`linclass.estimators.logistic_cv_params`).
 
     Parameters
     ----------
     Cs : int or array-like, default=10
         An int: that many values laid out by ``grid``; by default scikit-learn's grid,
         ``np.logspace(-4, 4, Cs)``.  An array: these values.
-    l1_ratios : array-like of float in [0, 1] or None, default=None
-        Mixings to try with penalty='elasticnet' (None: the penalty's own, 1 for 'l1', 0 for 'l2').
+    l1_ratios : array-like of float in [0, 1] or None, default='warn'
+        The mixings tried (0: L2, 1: L1, between: the elastic net); the penalty follows from them
+        when ``penalty`` is left alone (all 0: L2, all 1: L1, else the elastic net).  The default
+        (a ``FutureWarning``) and None (another) mean L2 without an l1_ratios axis in the legacy
+        attributes; scikit-learn 1.10 will default to ``(0.0,)`` and refuse None.
     fit_intercept : bool, default=True
     cv : int, cross-validation generator or iterable, default=None
         As in scikit-learn (None: 5-fold stratified).
-    penalty : {'l2', 'l1', 'elasticnet'}, default='l2'
-    scoring : str, callable or None, default=None
-        A scikit-learn scorer; None is minus the held-out mean log-loss (glmnet's deviance, computed
-        in log space without scikit-learn's clipping of probabilities; scikit-learn's default is
-        accuracy until its 1.11, then 'neg_log_loss').
+    dual : bool, default=False
+        liblinear's dual formulation: accepted with ``solver='liblinear'`` and the L2 penalty, whose
+        optimum is the primal one (the primal is solved); refused elsewhere, as scikit-learn does.
+    penalty : {'l2', 'l1', 'elasticnet'}, default='deprecated'
+        Deprecated in scikit-learn 1.8 (a ``FutureWarning``): ``l1_ratios=(0,)`` is 'l2',
+        ``(1,)`` 'l1', values in between 'elasticnet'.  Given, it fixes the penalty and an
+        ``l1_ratios`` of 'l1' or 'l2' is ignored with a warning (its length still counts).
+    scoring : str, callable or None, default='warn'
+        A scikit-learn scorer for the held-out rows and :meth:`score`; None is accuracy, and so
+        is the default, with a ``FutureWarning``: scikit-learn 1.11 changes it to
+        'neg_log_loss'.  'accuracy' and 'neg_log_loss' are computed from the held-out scores
+        (the same values as scikit-learn's scorers, without a prediction per C); with
+        'neg_log_loss', ``-2 * cv_mean_`` is glmnet's binomial / multinomial deviance.
     solver : str, default='auto'
-        The path is always fitted by proximal Newton with coordinate descent ('cd'); scikit-learn's
-        solver names are accepted (each reaches the same optima).
+        The path is always fitted by proximal Newton with coordinate descent ('cd', linclass's,
+        as 'auto'), which reaches the optimum of every penalty.  scikit-learn's names are accepted
+        with scikit-learn's refusals: 'lbfgs', 'newton-cg', 'newton-cholesky' and 'sag' take the
+        L2 penalty only, 'liblinear' L1 or L2 (two classes; its intercept is penalised, see
+        ``intercept_scaling``), 'saga' every penalty.  scikit-learn's default is 'lbfgs', which
+        would refuse ``l1_ratios=(1,)``.
     tol : float, default=1e-6
         Each fit stops when the largest optimality violation per unit of sample weight is at most
-        ``tol``.
-    max_iter : int, default=100
+        ``tol`` (scikit-learn's default is 1e-4, in each solver's own criterion).
+    max_iter : int >= 0, default=100
         Outer iterations per fit.
     class_weight : dict, 'balanced' or None, default=None
     n_jobs : int or None, default=None
         Folds fitted in parallel threads (the compiled loops release the GIL).
+    verbose : int, default=0
+        > 0: one line per fold and l1_ratio (its C values, iterations and best held-out score),
+        and one for the refit.
     refit : bool, default=True
-        Refit at the best C on all rows; False: average the folds' coefficients at the best C.
+        Refit at the chosen C on all rows.  False: scikit-learn's rule, the average of each fold's
+        coefficients at its own best C (and l1_ratio), with ``C_`` (and ``l1_ratio_``) the mean
+        of those; with ``refit_rule='1se'``, several ``relax`` or ``fold_penalty='lambda'``, the
+        average of the folds' (relaxed) coefficients at the chosen candidate.
+    intercept_scaling : float > 0, default=1.0
+        solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
+        feature of this value and is penalised like the coefficients, in every fold and in the
+        refit (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise it.
+    random_state : ignored (present for scikit-learn compatibility)
+    use_legacy_attributes : bool, default='warn'
+        The layout of ``coefs_paths_``, ``scores_``, ``n_iter_``, ``C_`` and ``l1_ratio_``
+        (:mod:`linclass.estimators.logistic_cv_layout`): True, scikit-learn 1.9's legacy
+        dictionaries and repeated values; False, the arrays scikit-learn 1.10 will default to.
+        The default is True, with a ``FutureWarning``.
     grid : {'logspace', 'glmnet'}, default='logspace'
         How an int ``Cs`` is laid out, for every penalty.
 
         - 'logspace': scikit-learn's ``np.logspace(-4, 4, Cs)``, so that the same folds choose the
           same C as scikit-learn's ``LogisticRegressionCV``.
         - 'glmnet': glmnet's data-driven grid (``cv.glmnet``'s), from the largest C at which every
-          coefficient is zero (computed on all rows; for penalty='l2', glmnet's stand-in with
+          coefficient is zero (computed on all rows; for the L2 penalty, glmnet's stand-in with
           ``l1_ratio=1e-3``) up by the factor ``1 / min_ratio``.
 
         The default is scikit-learn's for L1 and elastic net too, deliberately.  glmnet's grid
@@ -103,82 +153,101 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         Keep every fold's coefficients at every C in ``coefs_paths_`` (memory: folds x ratios x Cs x
         rows x features floats).
     refit_rule : {'min', '1se'}, default='min'
-        Which C is refitted (and set as ``C_``): 'min' the best mean score (glmnet's
-        ``lambda.min``); '1se' the most penalised C (and, among relaxations, the largest ``relax``)
-        whose mean score is within one standard error of the best (glmnet's ``lambda.1se``),
-        ``cv_mean_ >= max(cv_mean_) - cv_se_`` at the best.  ``l1_ratio_`` is the best's either way.
+        Which C is refitted (and set as ``C_``): 'min' the best score; '1se' the most penalised C
+        (and, among relaxations, the largest ``relax``) whose mean score is within one standard
+        error of the best mean (glmnet's ``lambda.1se``), ``cv_mean_ >= max(cv_mean_) - cv_se_``
+        at the best.  ``l1_ratio_`` is the best's either way.
     relax : float in [0, 1] or array-like of them, default=1.0
         The relaxed lasso (:class:`LogisticRegression`'s ``relax``; glmnet's ``gamma``): every fit
         of the path is blended with the unpenalised refit on its support before it is scored.
-        Several values: each is scored and the best (with C) is refitted (``relax_``), as
-        ``cv.glmnet(relax=TRUE, gamma=...)`` chooses; ties go to the larger value.  Below 1 it
-        needs an L1 part (penalty='l1', or 'elasticnet' with every l1_ratio > 0).  Where the classes
-        are separated on a support, its refit does not exist (its coefficients stop at some large
+        Several values: each is scored and the best (with C, by cv.glmnet's rule) is refitted
+        (``relax_``), as ``cv.glmnet(relax=TRUE, gamma=...)`` chooses; ties go to the larger
+        value.  Below 1 it needs an L1 part (``l1_ratios`` all above 0).  Where the classes are
+        separated on a support, its refit does not exist (its coefficients stop at some large
         finite values, as glmnet's do) and such a candidate scores poorly; a
         :class:`~linclass.SeparationWarning` is raised only when the chosen candidate is one.
     fold_penalty : {'C', 'lambda'}, default='C'
-        How strongly each fold is penalised at a candidate C.  'C' (scikit-learn's): at that C,
-        added to the summed loss of the fold's training rows.  'lambda' (``cv.glmnet``'s): at the
-        same glmnet :math:`\\lambda = 1/(CW)` per unit of weight (W the total weight of all rows),
-        that is at :math:`C\\,W/W_k` for a fold whose training rows weigh :math:`W_k`, so that the
-        penalty per row is the same in every fold and in the refit; with the same folds and
+        How strongly each fold is penalised at a candidate C, and how the best is chosen.  'C'
+        (scikit-learn's): at that C, added to the summed loss of the fold's training rows, and the
+        best C has the largest sum of the folds' scores.  'lambda' (``cv.glmnet``'s): at the same
+        glmnet :math:`\\lambda = 1/(CW)` per unit of weight (W the total weight of all rows), that
+        is at :math:`C\\,W/W_k` for a fold whose training rows weigh :math:`W_k`, so that the
+        penalty per row is the same in every fold and in the refit, and the best C has the largest
+        ``cv_mean_`` (folds weighted by their held-out weight); with the same folds and
         :math:`\\lambda` grid, ``cv_mean_``, ``cv_se_``, ``C_`` and ``C_1se_`` are cv.glmnet's
-        ``cvm``, ``cvsd``, ``lambda.min`` and ``lambda.1se`` (to their convergence).
-        With folds of equal training weight the two agree up to the scale of the grid.
-    random_state : ignored (present for scikit-learn compatibility)
+        ``cvm``, ``cvsd``, ``lambda.min`` and ``lambda.1se`` (to their convergence).  With folds of
+        equal training weight the two agree up to the scale of the grid.
     penalty_factor, lower_bounds, upper_bounds, multinomial_penalty
         As :class:`LogisticRegression`'s (glmnet's ``penalty.factor``, ``lower.limits``,
         ``upper.limits``, ``type.multinomial``, which ``cv.glmnet`` passes to every fold), in every
         fold and in the refit; with unpenalised features (factor 0) glmnet's grid starts where
-        every penalised coefficient vanishes, the unpenalised ones fitted.
+        every penalised coefficient vanishes, the unpenalised ones fitted.  Not with
+        ``solver='liblinear'``.
 
     Attributes
     ----------
     Cs_ : ndarray of shape (n_Cs,)
     l1_ratios_ : ndarray of shape (n_l1_ratios,)
-    scores_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
-        Held-out score of each fold at each ratio and C (scikit-learn's layout without its legacy
-        dictionaries), at ``relax_``.
+        ``l1_ratios`` as given; ``[None]`` without it.
+    coefs_paths_ : dict or ndarray
+        Every fold's coefficients at every C (n_dof = n_features, + 1 with the intercept, last),
+        in the layout ``use_legacy_attributes`` selects: a dict of class -> ndarray of shape
+        (n_folds, n_Cs, [n_l1_ratios,] n_dof) (two classes: one key, ``classes_[1]``), or an
+        ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows, n_dof) (n_rows = 1 for two
+        classes, else n_classes).  The penalised (not relaxed) fits; with
+        ``fold_penalty='lambda'`` fold k's are at :math:`C\\,W/W_k`.
+    scores_ : dict or ndarray
+        Held-out score of each fold at each ratio and C, at ``relax_``: a dict of class ->
+        ndarray of shape (n_folds, n_Cs, [n_l1_ratios]) (the same for every class), or an ndarray
+        of shape (n_folds, n_l1_ratios, n_Cs).
+    n_iter_ : ndarray
+        Outer iterations of each fit: shape (1, n_folds, n_Cs, [n_l1_ratios]) or (n_folds,
+        n_l1_ratios, n_Cs).
+    C_, l1_ratio_ : ndarray of shape (n_rows,) or float
+        The chosen C (by ``refit_rule``) and l1_ratio, repeated per row (legacy) or a float.
+    intercepts_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows)
+        The folds' intercepts (linclass's layout, whatever ``use_legacy_attributes``).
     cv_mean_, cv_se_ : ndarrays of shape (n_l1_ratios, n_Cs)
         glmnet's ``cvm`` and ``cvsd`` at ``relax_``, on the scale of the score (higher is better):
         the folds' scores averaged with the folds' held-out weights :math:`w_k` (sample weight
         times class weight; the row counts without weights) as weights, and its standard error
         :math:`\\sqrt{\\sum_k w_k(s_k - \\bar s)^2 / \\sum_k w_k / (K - 1)}` over the K folds
-        (:func:`linclass.selection.cv_rule.cv_statistics`).  With the default scoring (minus the held-out mean log-loss),
+        (:func:`linclass.selection.cv_rule.cv_statistics`).  With ``scoring='neg_log_loss'``,
         glmnet's deviance ``cvm`` is ``-2 * cv_mean_`` and its ``cvsd`` is ``2 * cv_se_`` (the
-        deviance of a row is twice its log-loss; the choice of C is the same on either scale).
-        glmnet floors held-out probabilities at 1e-5 in its deviance; linclass does not.
+        deviance of a row is twice its log-loss).  glmnet floors held-out probabilities at 1e-5
+        in its deviance; linclass does not.
     relax_grid_ : ndarray of shape (n_relax,)
         The values of ``relax`` tried, increasing.
     relax_scores_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_relax)
-        Held-out scores at every value of ``relax`` (``scores_`` is its slice at ``relax_``).
-    n_iter_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs)
-    coefs_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows, n_features)
-    intercepts_paths_ : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows)
-        The penalised (not relaxed) fits; with ``fold_penalty='lambda'`` fold k's are at
-        :math:`C\\,W/W_k`.
-    C_, l1_ratio_, relax_ : float
-        The chosen values (``C_`` and ``relax_`` by ``refit_rule``).
+        Held-out scores at every value of ``relax``, in linclass's layout.
+    relax_ : float
+        The chosen relaxation (by ``refit_rule``).
     C_1se_, relax_1se_ : float
-        The smallest C (strongest penalty) at ``l1_ratio_`` whose mean score is within one standard
-        error of the best, and the largest ``relax`` at that C within it (glmnet's ``lambda.1se``
-        and ``gamma.1se``), whatever ``refit_rule``.
+        The smallest C (strongest penalty) at the chosen l1_ratio whose mean score is within one
+        standard error of the best, and the largest ``relax`` at that C within it (glmnet's
+        ``lambda.1se`` and ``gamma.1se``), whatever ``refit_rule``.
     classes_, coef_, intercept_ : as in :class:`LogisticRegression`
     violation_, converged_, loss_curve_, log_likelihood_ : of the refit (with ``refit=True``)
+    n_features_in_, feature_names_in_ : as in scikit-learn
     """
 
+    __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
+    l1_ratios_ = NoneArray()  # [None] without l1_ratios, as scikit-learn's
+    l1_ratio_ = NoneArray()
     _parameter_constraints: dict = {
         **{k: LogisticRegression._parameter_constraints[k]
-           for k in ("fit_intercept", "tol", "class_weight", "random_state")},
-        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+           for k in ("dual", "fit_intercept", "intercept_scaling", "class_weight", "random_state",
+                     "max_iter", "verbose", "n_jobs")},
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), Hidden(StrOptions({"deprecated"}))],
         "Cs": [Interval(Integral, 1, None, closed="left"), "array-like"],
-        "l1_ratios": ["array-like", None],
+        "l1_ratios": ["array-like", None, Hidden(StrOptions({"warn"}))],
         "cv": ["cv_object"],
-        "scoring": [StrOptions(set()), callable, str, None],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None,
+                    Hidden(StrOptions({"warn"}))],
         "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
-        "n_jobs": [Integral, None],
         "refit": ["boolean"],
+        "use_legacy_attributes": ["boolean", Hidden(StrOptions({"warn"}))],
         "grid": [StrOptions(set(GRIDS))],
         "min_ratio": [Interval(Real, 0, 1, closed="neither"), None],
         "store_paths": ["boolean"],
@@ -189,16 +258,18 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
            for k in ("penalty_factor", "lower_bounds", "upper_bounds", "multinomial_penalty")},
     }
 
-    def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, penalty="l2",
-                 scoring=None, solver="auto", tol=1e-6, max_iter=100, class_weight=None,
-                 n_jobs=None, refit=True, grid="logspace", min_ratio=None, store_paths=True,
-                 refit_rule="min", relax=1.0, fold_penalty="C", random_state=None,
+    def __init__(self, *, Cs=10, l1_ratios="warn", fit_intercept=True, cv=None, dual=False,
+                 penalty="deprecated", scoring="warn", solver="auto", tol=1e-6, max_iter=100,
+                 class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0,
+                 random_state=None, use_legacy_attributes="warn", grid="logspace",
+                 min_ratio=None, store_paths=True, refit_rule="min", relax=1.0, fold_penalty="C",
                  penalty_factor=None, lower_bounds=None, upper_bounds=None,
                  multinomial_penalty="ungrouped"):
         self.Cs = Cs
         self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept
         self.cv = cv
+        self.dual = dual
         self.penalty = penalty
         self.scoring = scoring
         self.solver = solver
@@ -206,14 +277,17 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.class_weight = class_weight
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.refit = refit
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+        self.use_legacy_attributes = use_legacy_attributes
         self.grid = grid
         self.min_ratio = min_ratio
         self.store_paths = store_paths
         self.refit_rule = refit_rule
         self.relax = relax
         self.fold_penalty = fold_penalty
-        self.random_state = random_state
         self.penalty_factor = penalty_factor
         self.lower_bounds = lower_bounds
         self.upper_bounds = upper_bounds
@@ -229,18 +303,7 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         """The ratio the objective is built with (the candidate being fitted)."""
         return getattr(self, "_ratio", None)
 
-    def _ratios(self) -> list:
-        if self.l1_ratios is None:
-            return [{"l1": 1.0, "l2": 0.0}.get(self.penalty)] if self.penalty != "elasticnet" else []
-        ratios = [float(r) for r in np.asarray(self.l1_ratios, dtype=np.float64).reshape(-1)]
-        if not ratios or any(not 0.0 <= r <= 1.0 for r in ratios):
-            raise ValueError(f"l1_ratios must be numbers in [0, 1]; got {self.l1_ratios!r}.")
-        if self.penalty != "elasticnet" and any(r != ratios[0] for r in ratios):
-            raise ValueError(f"Several l1_ratios need penalty='elasticnet'; got penalty="
-                             f"{self.penalty!r}.")
-        return ratios
-
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **params):
         """Cross-validate the path of C (and each l1_ratio and relax), then refit at the chosen.
 
         Parameters
@@ -248,6 +311,9 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+        **params : dict
+            Metadata for the splitter and the scorer (with scikit-learn's metadata routing
+            enabled; refused otherwise, as scikit-learn does).
 
         Returns
         -------
@@ -256,26 +322,32 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         from joblib import Parallel, delayed
 
         self._validate_params()
-        if self.penalty is None:
-            raise ValueError("LogisticRegressionCV chooses a penalty's strength; penalty=None has "
-                             "none. Use LogisticRegression(penalty=None).")
-        ratios = self._ratios()
-        if not ratios:
-            raise ValueError("penalty='elasticnet' needs l1_ratios, e.g. l1_ratios=[0.1, 0.5, 0.9].")
+        settings = resolve(self)
+        split_params, score_params = self._fit_metadata(sample_weight, params)
+        ratios = settings.ratios
         relaxes = relax_values(self.relax, make_penalty("elasticnet", 1.0, min(ratios)))
-        self._ratio = ratios[0] if self.penalty == "elasticnet" else None
+        self._ratio = ratios[0]
         objective, data = penalised_objective(self, X, y, sample_weight)
+        design = fold_design(self, data.classes.size)
+        if design.scaling is not None:  # liblinear's [X, s 1] without intercept
+            objective = design.objective(data.X, data.y, data.classes.size, objective.sw,
+                                         objective.penalty)
         if self.min_ratio is not None and (self.grid != "glmnet" or not isinstance(self.Cs, Integral)):
             warnings.warn(f"min_ratio={self.min_ratio!r} is ignored: it sets the range of glmnet's "
                           "grid (grid='glmnet' with an int Cs).", UserWarning, stacklevel=2)
-        grid = np.sort(resolve_grid(self.Cs, objective, ratios, self.min_ratio, self.grid))
-        folds = list(check_cv(self.cv, data.classes[data.y], classifier=True).split(
-            np.zeros((data.y.size, 1)), data.y))
+        values = resolve_grid(self.Cs, objective, ratios, self.min_ratio, self.grid)
+        # the paths run from the strongest penalty up; the attributes follow Cs as given
+        order = np.argsort(values, kind="stable")
+        grid, rank = values[order], np.argsort(order)  # Cs[i] is grid[rank[i]]
+        Cs = values if isinstance(self.Cs, Integral) else np.asarray(self.Cs).reshape(-1)
+        labels = data.classes[data.y]
+        folds = list(check_cv(self.cv, labels, classifier=True).split(data.X, labels,
+                                                                      **split_params))
         # glmnet's lambda per unit of weight: fold k at C W / W_k (fold_penalty='lambda')
         scale = [objective.total / max(objective.sw[train].sum(), np.finfo(float).tiny)
                  if self.fold_penalty == "lambda" else 1.0 for train, _ in folds]
-        scorer = None if self.scoring is None else check_scoring(self, self.scoring)
-        jobs = (delayed(fold_path)(self, objective, data, train, test, grid * k, rho, scorer)
+        jobs = (delayed(fold_path)(self, design, objective, data, train, test, grid * k, rho,
+                                   settings.scoring, score_params)
                 for (train, test), k in zip(folds, scale) for rho in ratios)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
         shape = (len(folds), len(ratios), grid.size)
@@ -284,62 +356,85 @@ class LogisticRegressionCV(LogisticPredictions, ClassifierMixin, BaseEstimator):
         warn_unconverged("LogisticRegressionCV (the folds' paths)",
                          np.broadcast_to(grid, converged.shape), converged, violation, n_iter,
                          self.max_iter, self.tol)
-        self.Cs_, self.l1_ratios_, self.relax_grid_ = grid, np.asarray(ratios), relaxes
-        self.n_iter_ = n_iter.reshape(shape)
-        coefs = coefs.reshape(shape + (objective.m, objective.d))
+        if self.verbose:
+            report_folds(scores, n_iter, ratios)
+        coefs = coefs.reshape(shape + (objective.m, data.X.shape[1]))
         intercepts = intercepts.reshape(shape + (objective.m,))
-        if self.store_paths:
-            self.coefs_paths_, self.intercepts_paths_ = coefs, intercepts
         relaxers = {}  # (fold, ratio) -> the refits of that fold's supports
-        self.relax_scores_ = relaxed_scores(self, objective, data, folds, scores.reshape(shape),
-                                             coefs, intercepts, relaxes, scorer, relaxers)
+        relaxed = relaxed_scores(self, objective, data, folds, scores.reshape(shape), coefs,
+                                 intercepts, relaxes, settings.scoring, score_params, relaxers)
         weights = np.array([objective.sw[test].sum() for _, test in folds])
-        mean, se = cv_statistics(self.relax_scores_, weights)
+        mean, se = cv_statistics(relaxed, weights)
         (r, c, g), (c1, g1) = choose(mean, se)
+        sklearn_rule = self.fold_penalty == "C" and relaxes.size == 1
+        if sklearn_rule:  # scikit-learn's: the best summed score (ties: the first C given)
+            r, i = summed_best(np.take(relaxed[..., 0], rank, axis=2))
+            c = rank[i]
         self.C_1se_, self.relax_1se_ = float(grid[c1]), float(relaxes[g1])
-        self.l1_ratio_ = float(ratios[r])
-        warn_on_edge(grid, c, coefs[:, r, c], self.l1_ratio_,
-                      self.grid == "glmnet" and isinstance(self.Cs, Integral))
+        warn_on_edge(grid, c, coefs[:, r, c], ratios[r],
+                     self.grid == "glmnet" and isinstance(self.Cs, Integral),
+                     relaxed[:, r, :, g].sum(axis=0))
         if self.refit_rule == "1se":
             c, g = c1, g1
-        self.C_, self.relax_ = float(grid[c]), float(relaxes[g])
+        C, ratio, self.relax_ = float(grid[c]), ratios[r], float(relaxes[g])
+        C_ = Cs[order[c]]  # the value as given (scikit-learn keeps an int C an int)
         if self.relax_ < 1.0:  # the folds' refits of the chosen candidate (others score poorly)
-            warn_refits(f"LogisticRegressionCV at the chosen C_={self.C_:.3g}, relax_="
+            warn_refits(f"LogisticRegressionCV at the chosen C_={C:.3g}, relax_="
                         f"{self.relax_:g} (the folds' refits)",
                         [fold_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
                          for f in range(len(folds))])
-        self.scores_ = self.relax_scores_[..., g]
-        self.cv_mean_, self.cv_se_ = mean[..., g], se[..., g]
-        self._ratio = self.l1_ratio_ if self.penalty == "elasticnet" else None
+        self._ratio = ratios[r]
         self.classes_ = data.classes
         self.solver_ = "cd"
         if self.refit:
-            fit = self._refit(objective, grid[: c + 1], self.l1_ratio_, data.classes)
-            warn_unconverged("LogisticRegressionCV (the refit)", [self.C_], [fit.converged],
-                             [fit.violation], [fit.n_iter], self.max_iter, self.tol)
+            self._set_refit(objective, data, design, grid[: c + 1], ratios[r], C)
+        elif sklearn_rule and self.refit_rule == "min":  # scikit-learn's: each fold's own best
+            rs, cs = fold_bests(np.take(relaxed[..., 0], rank, axis=2))
+            every = np.arange(len(folds))
+            self.coef_ = coefs[every, rs, rank[cs]].mean(axis=0)
+            self.intercept_ = intercepts[every, rs, rank[cs]].mean(axis=0)
+            C_, ratio = float(np.mean(values[cs])), float(np.mean(np.asarray(ratios)[rs]))
+        else:  # the folds' (relaxed) coefficients at the chosen candidate, averaged
+            self.coef_, self.intercept_ = fold_average(self, objective, data, folds, r, c, coefs,
+                                                       intercepts, relaxers)
+        # every attribute along Cs as given
+        self.Cs_ = Cs
+        self.relax_grid_, self.relax_scores_ = relaxes, np.take(relaxed, rank, axis=2)
+        self.cv_mean_, self.cv_se_ = (np.take(a[..., g], rank, axis=1) for a in (mean, se))
+        coefs, intercepts = (np.take(a, rank, axis=2) for a in (coefs, intercepts))
+        if self.store_paths:
+            self.intercepts_paths_ = intercepts
+        layout = fitted_layout(scores=self.relax_scores_[..., g],
+                               n_iter=np.take(n_iter.reshape(shape), rank, axis=2),
+                               coefs=coefs, intercepts=intercepts, classes=data.classes,
+                               fit_intercept=self.fit_intercept, given=settings.given,
+                               legacy=settings.legacy, C=C_, r=r, l1_ratio=ratio,
+                               penalty=self.penalty, refit=self.refit,
+                               store_paths=self.store_paths)
+        for name, value in layout.items():
+            setattr(self, name, value)
+        return self
+
+    def _set_refit(self, objective, data, design, grid, rho, C):
+        """The refit on all rows at the chosen C: the path up to it (warm starts make it cost about
+        one fit), relaxed at ``relax_``."""
+        fit = None
+        for _, fit in path_fits(objective, grid, rho, data.classes, tol=self.tol,
+                                max_iter=self.max_iter):
+            pass
+        warn_unconverged("LogisticRegressionCV (the refit)", [C], [fit.converged],
+                         [fit.violation], [fit.n_iter], self.max_iter, self.tol)
+        if self.verbose:
+            print(f"LogisticRegressionCV refit at C={C:.6g}, l1_ratio={rho:g}: {fit.n_iter} "
+                  f"iterations, violation {fit.violation:.3g}")
+        self.converged_, self.violation_ = fit.converged, fit.violation
+        self.loss_curve_, self.log_likelihood_ = fit.history, fit.log_likelihood
+        if self.relax_ < 1.0:
             problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes,
                                       weight=objective.sw, fit_intercept=self.fit_intercept)
             fit = relax_fit(fit, problem, self.relax_, tol=self.tol, max_iter=self.max_iter,
                             what="LogisticRegressionCV's refit", penalty=objective.penalty)
-            self.coef_, self.intercept_ = fit.coef, fit.intercept
             self.converged_, self.violation_ = fit.converged, fit.violation
-            self.loss_curve_ = fit.history
-            self.log_likelihood_ = fit.log_likelihood
-            if self.relax_ < 1.0:
-                self.solver_ = fit.solver
-        elif self.relax_ == 1.0:  # scikit-learn's rule: the folds' coefficients at the C, averaged
-            self.coef_ = coefs[:, r, c].mean(axis=0)
-            self.intercept_ = intercepts[:, r, c].mean(axis=0)
-        else:  # the same with the folds' relaxed coefficients (their refits are kept)
-            relaxed = [fold_relaxer(self, objective, data, folds, f, r, relaxers).coefficients(
-                coefs[f, r, c], intercepts[f, r, c], self.relax_) for f in range(len(folds))]
-            self.coef_ = np.mean([a for a, _ in relaxed], axis=0)
-            self.intercept_ = np.mean([b for _, b in relaxed], axis=0)
-        return self
-
-    def _refit(self, objective, grid, rho, classes):
-        """The path on all rows up to the chosen C (warm starts make it cost about one fit)."""
-        fit = None
-        for _, fit in path_fits(objective, grid, rho, classes, tol=self.tol, max_iter=self.max_iter):
-            pass
-        return fit
+            self.loss_curve_, self.log_likelihood_ = fit.history, fit.log_likelihood
+            self.solver_ = fit.solver
+        self.coef_, self.intercept_ = design.coefficients(fit.coef, fit.intercept)

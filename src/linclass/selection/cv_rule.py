@@ -1,12 +1,13 @@
 """cv.glmnet's statistics of cross-validated scores and its choice of penalty (the best mean, and
 the one-standard-error rule), for :class:`~linclass.LogisticRegressionCV` (Friedman, Hastie and
-Tibshirani 2010, sec. 6; Hastie, Tibshirani and Friedman 2009, sec. 7.10)."""
+Tibshirani 2010, sec. 6; Hastie, Tibshirani and Friedman 2009, sec. 7.10), and scikit-learn's
+choice (the best sum of the folds' scores)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["choose", "cv_statistics"]
+__all__ = ["choose", "cv_statistics", "fold_bests", "summed_best"]
 
 
 def cv_statistics(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -64,3 +65,25 @@ def choose(mean: np.ndarray, se: np.ndarray) -> tuple[tuple[int, int, int], tupl
     c1 = int(np.flatnonzero(within.any(axis=1)).min())
     g1 = int(np.flatnonzero(within[c1]).max())
     return (r, c, g), (c1, g1)
+
+
+def summed_best(scores: np.ndarray) -> tuple[int, int]:
+    """scikit-learn's choice on the folds' scores of shape (n_folds, n_l1_ratios, n_Cs), higher
+    better: ``(r, c)`` of the largest sum over the folds (every fold counts the same, whatever its
+    size); ties go to the smallest C, then the first ratio (``argmax`` over the C-major
+    (n_Cs, n_l1_ratios) table).  ``cv.glmnet`` weighs the folds instead (:func:`choose`)."""
+    total = np.asarray(scores).sum(axis=0).T  # (n_Cs, n_l1_ratios)
+    if not np.any(np.isfinite(total)):
+        raise ValueError("Every held-out score is NaN or infinite: the scoring cannot compare "
+                         "the candidates (check the scoring function on these data).")
+    c, r = np.unravel_index(np.argmax(total), total.shape)
+    return int(r), int(c)
+
+
+def fold_bests(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's choice of each fold without a refit: for each fold of the scores of shape
+    (n_folds, n_l1_ratios, n_Cs), the ``(r, c)`` of its own best score (ties as in
+    :func:`summed_best`); returns the arrays ``(r, c)`` of shape (n_folds,)."""
+    table = np.swapaxes(np.asarray(scores), 1, 2).reshape(len(scores), -1)  # (folds, Cs * ratios)
+    c, r = np.unravel_index(np.argmax(table, axis=1), np.shape(scores)[2:0:-1])
+    return r, c

@@ -17,7 +17,7 @@ import numpy as np
 
 from linclass.core.posterior import log_posterior
 
-__all__ = ["SCORINGS", "check_scoring", "row_values", "weighted_mean"]
+__all__ = ["SCORINGS", "check_scoring", "held_out_value", "row_values", "weighted_mean"]
 
 SCORINGS = ("neg_log_loss", "accuracy", "log_likelihood")
 
@@ -41,3 +41,23 @@ def row_values(scores: np.ndarray, y: np.ndarray, scoring: str) -> np.ndarray:
 
 def weighted_mean(values: np.ndarray, sample_weight: np.ndarray | None) -> float:
     return float(np.average(values, weights=sample_weight))
+
+
+def held_out_value(scores: np.ndarray, y: np.ndarray, scoring: str,
+                   sample_weight: np.ndarray | None) -> float:
+    """scikit-learn's ``'accuracy'`` or ``'neg_log_loss'`` scorer's value from class scores of
+    shape (n_samples, n_classes) (two classes: ``[0, s]``, s the log-odds) and class indices y.
+
+    Accuracy takes the first most probable class (for two classes class 1 exactly when s > 0, as
+    ``predict``).  Minus the log-loss is computed in log space, clipped where scikit-learn clips
+    the probabilities (to :math:`[\\epsilon, 1 - \\epsilon]`, :math:`\\epsilon` float64's machine
+    epsilon):
+
+    .. math:: \\frac{1}{\\sum_i w_i}\\sum_i w_i\\,\\mathrm{clip}\\big(\\ln p(y_i\\mid x_i),
+              \\ln\\epsilon, \\ln(1-\\epsilon)\\big)
+    """
+    values = row_values(scores, y, scoring)
+    if scoring == "neg_log_loss":
+        eps = np.finfo(np.float64).eps
+        values = np.clip(values, np.log(eps), np.log1p(-eps))
+    return weighted_mean(values, sample_weight)

@@ -194,6 +194,18 @@ def _spread(y: np.ndarray, pitch: float) -> np.ndarray:
     return y
 
 
+def _chosen_ratio(model) -> int:
+    """The row of ``cv_mean_`` of the chosen l1_ratio (``l1_ratios_`` may be ``[None]`` and
+    ``l1_ratio_`` a float or an array, as ``use_legacy_attributes`` lays them out)."""
+    ratios = np.ravel(model.l1_ratios_)
+    if ratios.size == 1:
+        return 0
+    chosen = np.ravel(model.l1_ratio_)[0]
+    found = [i for i, v in enumerate(ratios) if v is not None and chosen is not None
+             and np.isclose(float(v), float(chosen))]
+    return found[0] if found else 0
+
+
 def cv_curve(model: Any, *, ax=None, path=None):
     """The mean held-out score against :math:`\\log_{10} C` with a band of one standard error of
     the mean over the folds (glmnet's ``plot(cv.glmnet)``), the chosen ``C_`` and the most
@@ -211,27 +223,35 @@ def cv_curve(model: Any, *, ax=None, path=None):
         The mean score is a line with gid ``'curve'``, the band around it has gid ``'band'``.
     """
     path = canvas.begin(path)
-    scores = getattr(model, "scores_", None)
+    scores = getattr(model, "relax_scores_", getattr(model, "scores_", None))
     if scores is None:
         raise ValueError("cv_curve needs a fitted LogisticRegressionCV (scores_ is missing).")
-    r = int(np.flatnonzero(np.asarray(model.l1_ratios_) == model.l1_ratio_)[0])
+    C = float(np.ravel(model.C_)[0])  # a float, or repeated per class (use_legacy_attributes)
+    r = _chosen_ratio(model)
     if hasattr(model, "cv_mean_"):  # cv.glmnet's cvm / cvsd (folds weighted by their weights)
         mean, se = model.cv_mean_[r], model.cv_se_[r]
     else:  # a model file of an earlier version
         folds = scores[:, r, :]
         mean = folds.mean(axis=0)
         se = folds.std(axis=0, ddof=1) / np.sqrt(folds.shape[0]) if folds.shape[0] > 1 else 0 * mean
-    x = np.log10(model.Cs_)
+    order = np.argsort(np.asarray(model.Cs_, dtype=float))  # Cs as given may be in any order
+    x, mean, se = np.log10(np.asarray(model.Cs_, dtype=float))[order], mean[order], np.asarray(se)[order]
     fig, ax = canvas.new_axes(ax)
     band = ax.fill_between(x, mean - se, mean + se, alpha=0.25, color="C0")
     band.set_gid("band")
     (line,) = ax.plot(x, mean, marker="o", markersize=3, color="C0")
     line.set_gid("curve")
-    ax.axvline(np.log10(model.C_), color="C3", linestyle="--", label=f"C_ = {model.C_:.3g}")
+    ax.axvline(np.log10(C), color="C3", linestyle="--", label=f"C_ = {C:.3g}")
     ax.axvline(np.log10(model.C_1se_), color="C2", linestyle=":",
                label=f"C_1se_ = {model.C_1se_:.3g}")
     ax.set_xlabel("log10 C  (weaker penalty to the right)")
-    ax.set_ylabel("held-out score" if model.scoring is not None else "held-out mean log-likelihood")
+    scoring = model.scoring
+    if not isinstance(scoring, str) and scoring is not None:
+        ax.set_ylabel("held-out score")
+    elif scoring == "neg_log_loss":
+        ax.set_ylabel("held-out mean log-likelihood")
+    else:
+        ax.set_ylabel(f"held-out {'accuracy' if scoring in (None, 'warn') else scoring}")
     ax.set_title(f"{scores.shape[0]}-fold cross-validation, mean ± 1 standard error")
     ax.legend(loc="best", fontsize=8)
     ax.grid(True, alpha=0.3)

@@ -1,0 +1,140 @@
+"""What the parameters of :class:`~linclass.LogisticRegressionCV` mean before a fit, as scikit-learn
+1.9 reads them: the deprecations it announces (``FutureWarning`` for ``penalty``, ``l1_ratios=None``
+and the defaults of ``l1_ratios``, ``scoring`` and ``use_legacy_attributes``), the penalty it
+derives from ``l1_ratios``, and the solver / penalty / ``dual`` combinations it refuses
+(``ValueError``, with scikit-learn's messages).  Glue, no mathematics.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from linclass.linear.fitting.choice import SKLEARN_SMOOTH
+
+__all__ = ["CVSettings", "check_solver", "resolve"]
+
+
+@dataclass(frozen=True)
+class CVSettings:
+    """The settings of one cross-validation.
+
+    Attributes
+    ----------
+    penalty : {'l2', 'l1', 'elasticnet'}
+        Given, or derived from ``l1_ratios`` (all 0: 'l2', all 1: 'l1', else 'elasticnet').
+    ratios : list of float
+        The l1_ratio of each candidate (the penalty's own for 'l1' and 'l2').
+    given : ndarray or None
+        ``l1_ratios`` as given (None when not given): ``l1_ratios_``, and whether the fitted
+        attributes have an l1_ratios axis.
+    scoring : str, callable or None
+        The scoring of the held-out rows (None: accuracy, scikit-learn 1.9's default).
+    legacy : bool
+        scikit-learn's legacy layout of the fitted attributes.
+    """
+
+    penalty: str
+    ratios: list
+    given: object
+    scoring: object
+    legacy: bool
+
+
+def check_solver(solver: str, penalty: str, dual: bool) -> None:
+    """scikit-learn's refusals of solver / penalty / ``dual`` combinations (``ValueError``).
+    linclass's own solvers ('auto', 'cd') fit every penalty."""
+    if solver in SKLEARN_SMOOTH and penalty not in ("l2", None):
+        raise ValueError(f"Solver {solver} supports only 'l2' or None penalties, got {penalty} "
+                         "penalty (use solver='saga', or linclass's 'cd' / 'auto', for an L1 part).")
+    if solver != "liblinear" and dual:
+        raise ValueError(f"Solver {solver} supports only dual=False, got dual={dual} (the dual "
+                         "formulation is liblinear's, for the L2 penalty).")
+    if penalty == "elasticnet" and solver not in ("saga", "auto", "cd"):
+        raise ValueError(f"Only 'saga' solver supports elasticnet penalty, got solver={solver} "
+                         "(linclass's 'cd' and 'auto' fit it too).")
+    if solver == "liblinear" and dual and penalty != "l2":
+        raise ValueError(f"solver='liblinear' with dual=True takes the L2 penalty only, got "
+                         f"{penalty} penalty (liblinear's dual problem is that of the L2 penalty).")
+
+
+def _derived_penalty(l1_ratios) -> str:
+    """scikit-learn's penalty of ``l1_ratios`` when ``penalty`` is left alone."""
+    if l1_ratios is None:
+        return "l2"
+    try:
+        values = np.asarray(l1_ratios, dtype=np.float64)
+    except (TypeError, ValueError):
+        return "elasticnet"  # refused below, naming l1_ratios
+    if np.all(values == 0):
+        return "l2"
+    if np.all(values == 1):
+        return "l1"
+    return "elasticnet"
+
+
+def _check_ratios(l1_ratios) -> None:
+    if l1_ratios is None or len(l1_ratios) == 0 or any(
+            not isinstance(r, numbers.Number) or isinstance(r, bool) or not 0 <= r <= 1
+            for r in l1_ratios):
+        raise ValueError("l1_ratios must be an array-like of numbers between 0 and 1; got "
+                         f"(l1_ratios={l1_ratios!r}).")
+
+
+def resolve(model) -> CVSettings:
+    """The :class:`CVSettings` of ``model``'s parameters, with scikit-learn 1.9's warnings and
+    refusals, in its order."""
+    l1_ratios = model.l1_ratios
+    if isinstance(l1_ratios, str) and l1_ratios == "warn":
+        l1_ratios = None
+        warnings.warn("The default value for l1_ratios will change from None to (0.0,) in "
+                      "version 1.10 of scikit-learn, whose LogisticRegressionCV this follows: "
+                      "None will be refused. To avoid this warning, set a value, e.g. "
+                      "l1_ratios=(0,).", FutureWarning, stacklevel=3)
+    if model.penalty == "deprecated":
+        if model.l1_ratios is None:
+            warnings.warn("'l1_ratios=None' was deprecated in scikit-learn 1.8 and will be refused "
+                          "in 1.10. Use an array-like of values in [0, 1] instead, e.g. "
+                          "l1_ratios=(0,).", FutureWarning, stacklevel=3)
+        penalty = _derived_penalty(l1_ratios)
+    else:
+        penalty = model.penalty
+        warnings.warn("'penalty' was deprecated in scikit-learn 1.8 and will be removed in 1.10. "
+                      "To avoid this warning, leave 'penalty' at its default and use 'l1_ratios' "
+                      "and 'Cs' instead: l1_ratios=(0,) for penalty='l2', l1_ratios=(1,) for "
+                      "penalty='l1', l1_ratios of floats between 0 and 1 for "
+                      "penalty='elasticnet'.", FutureWarning, stacklevel=3)
+    scoring = model.scoring
+    if isinstance(scoring, str) and scoring == "warn":
+        scoring = None
+        warnings.warn("The default value of the parameter 'scoring' will change from None, i.e. "
+                      "accuracy, to 'neg_log_loss' in scikit-learn 1.11. To silence this warning, "
+                      "set it: scoring='neg_log_loss' for the new default, scoring='accuracy' or "
+                      "scoring=None for the old one.", FutureWarning, stacklevel=3)
+    legacy = model.use_legacy_attributes
+    if isinstance(legacy, str) and legacy == "warn":
+        legacy = True
+        warnings.warn("The fitted attributes of LogisticRegressionCV will be simplified in "
+                      "scikit-learn 1.10. Set use_legacy_attributes=False for the new layout now, "
+                      "or True to keep the legacy one and silence this warning; the default "
+                      "changes from True to False in 1.10 (see the docstring of "
+                      "LogisticRegressionCV).", FutureWarning, stacklevel=3)
+    check_solver(model.solver, penalty, model.dual)
+    if penalty == "elasticnet":
+        _check_ratios(l1_ratios)
+        ratios = [float(r) for r in l1_ratios]
+    else:
+        if l1_ratios is not None and model.penalty != "deprecated":
+            warnings.warn(f"l1_ratios parameter is only used when penalty is 'elasticnet'. Got "
+                          f"(penalty={penalty}).", UserWarning, stacklevel=3)
+        if l1_ratios is not None and len(l1_ratios) == 0:
+            raise ValueError("l1_ratios must be an array-like of numbers between 0 and 1; got "
+                             "an empty one.")
+        own = 1.0 if penalty == "l1" else 0.0
+        ratios = [own] * (1 if l1_ratios is None else len(l1_ratios))
+    given = None if l1_ratios is None else np.asarray(l1_ratios)
+    return CVSettings(penalty=penalty, ratios=ratios, given=given, scoring=scoring,
+                      legacy=bool(legacy))
