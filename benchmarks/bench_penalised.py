@@ -316,7 +316,9 @@ def path_rows(scale, use_r, budget, targets, rows):
         print(f"\n5-fold cross-validation of the L1 path  (n={n:,}, d={d:,}, 100 values)")
         foldid = np.arange(n) % 5
         folds = [(np.flatnonzero(foldid != f), np.flatnonzero(foldid == f)) for f in range(5)]
-        seconds, cv = timed(lambda: LogisticRegressionCV(Cs=Cs, penalty="l1", cv=folds).fit(X, y))
+        seconds, cv = timed(lambda: LogisticRegressionCV(  # scored as cv.glmnet, by the deviance
+            Cs=Cs, l1_ratios=(1.0,), scoring="neg_log_loss", use_legacy_attributes=False,
+            cv=folds).fit(X, y))
         print(f"    linclass LogisticRegressionCV  {seconds:9.3f} s   (C_ = {cv.C_:.4g})")
         if use_r:
             out = glmnet(X, y, Cs, 1.0, mode="cv", foldid=foldid)
