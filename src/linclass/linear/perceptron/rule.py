@@ -27,21 +27,16 @@ weighting, where each class's own patterns carry its weight and the other classe
 so that a heavily weighted class wins its region.
 
 scikit-learn's SGD options change the rule as follows (all off by default, which is Rosenblatt's rule):
-a learning rate :math:`\\eta` multiplies every update; an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`
-shrinks the weights (not the bias) by :math:`1-\\eta\\alpha` at every pattern visited, before its
-update (stochastic gradient descent on :math:`E_P + \\tfrac\\alpha2\\lVert w\\rVert^2`; the L1 and
-elastic-net penalties, and the L2 one where every visit counts, are
-:mod:`linclass.linear.perceptron.truncated`); without a bias
-the activation is :math:`w^T\\phi` alone.  Each epoch also reports its perceptron criterion
+a learning rate :math:`\\eta` multiplies every update; without a bias the activation is :math:`w^T\\phi`
+alone; the penalties ('l2', 'l1', 'elasticnet') move every weight at every visit and are
+:mod:`linclass.linear.perceptron.truncated`.  Each epoch also reports its perceptron criterion
 :math:`\\sum_{n\\in\\mathcal M} -a_nt_n` (weighted; for K classes :math:`a_{p}-a_{t}`), measured at each
 pattern's visit, which scikit-learn's ``tol`` stopping rule reads.
 
 The rule is sequential, but most patterns are classified correctly and leave w unchanged, so
 :func:`run_epoch` scores a block of upcoming patterns with one matrix product, applies the update of the
 first misclassified one and rescans the rest of the block with the new weights.  The sequence of updates
-is exactly that of the per-sample loop; only the summation order inside each dot product differs.  With
-the L2 penalty the weights are kept as :math:`c\\,v` (a scalar times a vector): the shrinkage of each visit
-multiplies c, so a block's activations are still one product, :math:`c_k\\,(\\phi_k^Tv) + w_0`.
+is exactly that of the per-sample loop; only the summation order inside each dot product differs.
 """
 
 from __future__ import annotations
@@ -176,8 +171,8 @@ def _row(R, k: int) -> np.ndarray:
     return R[k].toarray().ravel() if sp.issparse(R) else R[k]
 
 
-def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *, eta: float = 1.0,
-              alpha: float = 0.0) -> tuple[int, float]:
+def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *,
+              eta: float = 1.0) -> tuple[int, float]:
     """One pass of the perceptron rule over the patterns, updating the weights W in place.
 
     Block-wise but exactly sequential: score the next block of patterns with the current weights (one
@@ -193,20 +188,14 @@ def run_epoch(P: Patterns, W: np.ndarray, order: np.ndarray | None = None, *, et
         Positions in ``P.Z`` in the order to visit them (None: stored order).
     eta : float
         Learning rate: each update is :math:`\\eta\\,\\phi_nt_n` (times the pattern's weight).
-    alpha : float
-        Strength of an L2 penalty :math:`\\tfrac\\alpha2\\lVert w\\rVert^2`: the weights (not the bias)
-        shrink by :math:`1 - \\eta\\alpha` at every visit, after the pattern is scored and before its
-        update (scikit-learn's order).
 
     Returns
     -------
     (int, float)
         The number of misclassified patterns met (updates made), and the epoch's objective summed
         over the visits as scikit-learn's stopping rule reads it: each pattern's perceptron criterion
-        at its visit (unweighted), plus :math:`\\tfrac\\alpha2\\lVert w\\rVert^2` at each visit.
+        at its visit (unweighted).
     """
-    if alpha:
-        return _run_epoch_decayed(P, W, order, eta, alpha)
     if sp.issparse(P.Z):
         return _run_epoch_sparse(P, W, order, eta)
     Z, n = P.Z, P.Z.shape[0] if order is None else order.size
@@ -324,76 +313,3 @@ def _first(R, k: int) -> float:
     """The bias component z_k0 of row k of a CSR block (the first stored entry, column 0)."""
     lo_ = R.indptr[k]
     return float(R.data[lo_]) if R.indptr[k + 1] > lo_ and R.indices[lo_] == 0 else 0.0
-
-
-def _run_epoch_decayed(P: Patterns, W: np.ndarray, order, eta: float, alpha: float):
-    """:func:`run_epoch` with the L2 shrinkage: W's weights are c V (V held here), the bias apart."""
-    shrink = 1.0 - eta * alpha
-    if shrink <= 0:
-        raise ValueError(f"eta0 * alpha = {eta * alpha:g} >= 1: the L2 shrinkage 1 - eta0 * alpha would "
-                         "zero or flip the weights at every step; lower eta0 or alpha.")
-    Z, n = P.Z, P.Z.shape[0] if order is None else order.size
-    binary = P.threshold is not None
-    bias, V, c = W[:, 0].copy(), W[:, 1:].copy(), 1.0
-    norm2 = float(np.sum(V * V))
-    lo, hi = _block_bounds(*W.shape[::-1])
-    size, pos, mistakes, loss, penalty = lo, 0, 0, 0.0, 0.0
-    while pos < n:
-        end = min(pos + size, n)
-        idx = slice(pos, end) if order is None else order[pos:end]
-        R = Z[idx]
-        yb = P.y[idx]
-        tb = P.threshold[idx] if binary else None
-        sb = None if P.weight is None else P.weight[idx]
-        pb = sb if P.push is None else P.push[idx]
-        start, found, length = 0, 0, end - pos
-        while start < length:
-            # pattern j is scored with the scale before its own shrinkage: c shrink^j
-            pre = c * shrink ** np.arange(length - start)
-            feats, ones = R[start:, 1:], R[start:, 0]
-            ones = np.asarray(ones.todense()).ravel() if sp.issparse(R) else ones
-            if binary:
-                margin = pre * np.asarray(feats @ V[0]).ravel() + ones * bias[0]
-                wrong = margin < tb[start:]
-            else:
-                S = pre[:, None] * np.asarray(feats @ V.T) + np.abs(ones)[:, None] * bias
-                pred = S.argmax(axis=1)
-                wrong = pred != yb[start:]
-            i = int(wrong.argmax())
-            if not wrong[i]:
-                penalty += norm2 * float(pre @ pre)
-                c = float(pre[-1]) * shrink
-                break
-            penalty += norm2 * float(pre[: i + 1] @ pre[: i + 1])
-            k = start + i
-            c = float(pre[i]) * shrink
-            weight = 1.0 if sb is None else sb[k]
-            z = _row(R, k) * (eta * weight)
-            if not P.bias:
-                z[0] = 0.0
-            if binary:
-                loss -= margin[i]
-                V[0] += z[1:] / c
-                bias[0] += z[0]
-            else:
-                loss += S[i, pred[i]] - S[i, yb[k]]
-                V[yb[k]] += z[1:] / c
-                bias[yb[k]] += z[0]
-                if pb is not sb:  # the push is weighted by the sample weight only
-                    z = _row(R, k) * (eta * pb[k])
-                    if not P.bias:
-                        z[0] = 0.0
-                V[pred[i]] -= z[1:] / c
-                bias[pred[i]] -= z[0]
-            norm2 = float(np.sum(V * V))
-            found += 1
-            start = k + 1
-        if c < 1e-100:  # fold the scale into the weights before it underflows
-            V *= c
-            norm2 *= c * c
-            c = 1.0
-        mistakes += found
-        size = _next_block(size, length, found, lo, hi)
-        pos = end
-    W[:, 0], W[:, 1:] = bias, c * V
-    return mistakes, float(loss + 0.5 * alpha * penalty)

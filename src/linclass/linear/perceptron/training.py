@@ -1,7 +1,7 @@
-"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron.rule.run_epoch` (with an
-L1 part in the penalty, or where every visit counts:
-:func:`linclass.linear.perceptron.truncated.run_epoch_penalised`) until the stopping rule holds, with the
-pocket variant and scikit-learn's stopping options (:class:`StoppingRule`)."""
+"""The perceptron's training loop: epochs of :func:`linclass.linear.perceptron.rule.run_epoch` (with a
+penalty, or where every visit counts: :func:`linclass.linear.perceptron.truncated.run_epoch_penalised`)
+until the stopping rule holds, with the pocket variant and scikit-learn's stopping options
+(:class:`StoppingRule`)."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def train(
         Penalty strength (0: none).
     l1_ratio : float
         The L1 share of the penalty (0: L2, whose weights shrink by :math:`1-\\eta\\alpha` per
-        visit; 1: L1, the truncated rule of :mod:`linclass.linear.perceptron.truncated`).
+        visit; 1: L1, the truncated rule; :mod:`linclass.linear.perceptron.truncated`).
     bias : bool
         Learn the bias :math:`w_0` (else it stays at its start, zero).
     stopping : StoppingRule or None
@@ -149,18 +149,17 @@ def train(
                       eta, alpha, l1_ratio, bias, stopping or StoppingRule(), report, push)
 
 
-def _every_visit_counts(sample_weight, eta, alpha, l1_ratio, rule) -> bool:
-    """Whether the epochs need the rule in which every visit counts: an L1 part in the penalty, an
-    L2 shrinkage to 0, or patterns of zero weight whose visits shrink the weights (a penalty) or
-    whose loss ``tol`` reads."""
+def _every_visit_counts(sample_weight, alpha, rule) -> bool:
+    """Whether the epochs need the rule in which every visit counts
+    (:mod:`linclass.linear.perceptron.truncated`): a penalty, which moves the weights at every visit,
+    or patterns of zero weight whose loss ``tol`` reads."""
     zero_weights = sample_weight is not None and not np.all(sample_weight > 0)
-    return bool(alpha) and (l1_ratio > 0 or (1.0 - l1_ratio) * eta * alpha >= 1.0 or zero_weights) or (
-        zero_weights and rule.tol is not None)
+    return bool(alpha) or (zero_weights and rule.tol is not None)
 
 
 def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket, eta,
            alpha, l1_ratio, bias, rule, report, push):
-    general = _every_visit_counts(sample_weight, eta, alpha, l1_ratio, rule)
+    general = _every_visit_counts(sample_weight, alpha, rule)
     P = Patterns.build(Phi, y, n_classes, sample_weight, bias=bias, push=push, keep_all=general)
     W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
     if coef is not None:
@@ -175,7 +174,7 @@ def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffl
                 P, W, state, order, eta=eta, alpha=alpha, l1_ratio=l1_ratio,
                 objective=rule.tol is not None or report is not None)
         else:
-            made, objective = run_epoch(P, W, order, eta=eta, alpha=alpha)
+            made, objective = run_epoch(P, W, order, eta=eta)
         loss = objective / P.Z.shape[0]  # scikit-learn's mean objective over the patterns visited
         mistakes.append(made)
         losses.append(loss)
