@@ -2,28 +2,27 @@
 
 validate -> basis functions (:mod:`linclass.linear.perceptron.basis_functions`) -> the perceptron rule
 (:mod:`linclass.linear.perceptron.rule`, epochs and stopping in
-:mod:`linclass.linear.perceptron.training`) -> ``coef_`` / ``intercept_``.  No mathematics here.
+:mod:`linclass.linear.perceptron.training`; the settings turned into their arguments in
+:mod:`linclass.estimators.perceptron_setup`) -> ``coef_`` / ``intercept_``.  No mathematics here.
 """
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
+from linclass.estimators import perceptron_setup as setup
 from linclass.linear.perceptron import rule as perceptron
 from linclass.linear.perceptron import training
 from linclass.linear.perceptron.basis_functions import basis_features
-from linclass.linear.logistic.class_weights import weight_by_class
 
 __all__ = ["Perceptron"]
 
@@ -194,15 +193,6 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
                 "pocket": self.pocket, "shuffle": self.shuffle,
                 "report": self._report if self.verbose else None}
 
-    def _weights(self, data):
-        """The weight of each pattern's update (sample weight times class weight) and, for K > 2
-        classes with class weights, that of the push (the sample weight alone)."""
-        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
-        if self.class_weight is None or data.classes.size == 2:
-            return weight, None
-        push = data.sample_weight if data.sample_weight is not None else np.ones(data.y.size)
-        return weight, push
-
     def _report(self, epoch: int, mistakes: int, loss: float) -> None:
         print(f"-- Epoch {epoch}: {mistakes} mistakes, mean objective {loss:.6g}")
 
@@ -239,59 +229,22 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             self.warm_start and hasattr(self, "coef_")) else None
         data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None)
         check_magnitude(self, data.X)  # activations are sums of products of X's values
-        weight, push = self._weights(data)
+        weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=False)
         K = data.classes.size
-        coef, intercept = self._start(coef_init, intercept_init, previous, data.classes, Phi.shape[1])
+        coef, intercept = setup.start_weights(coef_init, intercept_init, previous, data.classes,
+                                              Phi.shape[1])
         self._rng = training.make_rng(self.random_state)
-        stopping, Phi, y_idx, weight, push = self._stopping(Phi, data.y, K, weight, push)
+        stopping, Phi, y_idx, weight, push = setup.stopping_rule(self, Phi, data.y, K, weight, push,
+                                                                  self._rng)
         result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept, push=push,
                                 max_epochs=self._epochs(), rng=self._rng, stopping=stopping, **options)
         self.classes_ = data.classes
         self._store(result, previous=None, n_rows=data.X.shape[0])
         # (with tol=None and a penalty, every epoch runs: an epoch without mistakes is convergence)
         if not result.converged and (self.tol is not None or result.mistakes[-1] > 0):
-            self._warn(result, weighted=weight is not None)
+            setup.warn_not_converged(self, result, self._epochs(), weighted=weight is not None)
         return self
-
-    def _start(self, coef_init, intercept_init, previous, classes, n_basis):
-        """Starting weights: ``coef_init`` / ``intercept_init``, else the previous fit's (warm start,
-        same classes and shape), else None (zeros)."""
-        rows = 1 if classes.size == 2 else classes.size
-        if coef_init is None and intercept_init is None:
-            if previous is not None and np.array_equal(previous[0], classes) and (
-                    previous[1].shape == (rows, n_basis)):
-                return previous[1], previous[2]
-            return None, None
-        coef = np.zeros((rows, n_basis)) if coef_init is None else np.asarray(coef_init, dtype=np.float64)
-        intercept = np.zeros(rows) if intercept_init is None else np.asarray(intercept_init, np.float64)
-        if rows == 1 and coef.shape == (n_basis,):  # scikit-learn also takes a vector for two classes
-            coef = coef[None, :]
-        intercept = intercept.reshape(-1)
-        if coef.shape != (rows, n_basis) or intercept.shape != (rows,):
-            raise ValueError(f"coef_init must have shape ({rows}, {n_basis}) and intercept_init ({rows},) "
-                             f"for {classes.size} classes and {n_basis} basis functions; got "
-                             f"{np.shape(coef_init)} and {np.shape(intercept_init)}.")
-        return coef, intercept
-
-    def _stopping(self, Phi, y, K, weight, push):
-        """The stopping rule and, with early stopping, the training part of the rows."""
-        if not self.early_stopping:
-            return training.StoppingRule(self.tol, self.n_iter_no_change), Phi, y, weight, push
-        from sklearn.model_selection import StratifiedShuffleSplit
-
-        seed = int(self._rng.integers(np.iinfo(np.int32).max))
-        split = StratifiedShuffleSplit(1, test_size=self.validation_fraction, random_state=seed)
-        try:
-            train, held = next(split.split(np.zeros((y.size, 1)), y))
-        except ValueError as exc:
-            raise ValueError(f"early_stopping: validation_fraction={self.validation_fraction} cannot "
-                             f"hold out every class ({exc}); use a larger fraction or more rows.") from None
-        part = (lambda w, rows: None if w is None else w[rows])
-        validation = perceptron.Patterns.build(Phi[held], y[held], K, part(weight, held),
-                                               bias=self.fit_intercept)
-        rule = training.StoppingRule(self.tol, self.n_iter_no_change, validation)
-        return rule, Phi[train], y[train], part(weight, train), part(push, train)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch of the perceptron rule over a batch, starting from the current weights.
@@ -335,7 +288,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             accept_sparse=self.basis is None,
         )
         check_magnitude(self, data.X)
-        weight, push = self._weights(data)
+        weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=not first)
         if first:
             self._rng = training.make_rng(self.random_state)
@@ -359,33 +312,6 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = int(result.mistakes.size)  # of this call, as scikit-learn's
         self.t_ = float(t + result.mistakes.size * n_rows)
         self.converged_ = bool(result.converged)
-
-    def _warn(self, result, weighted: bool) -> None:
-        if self.tol is not None:
-            watched = "validation accuracy" if self.early_stopping else "training objective"
-            warnings.warn(
-                f"Perceptron did not converge in max_iter={self._epochs()} epochs: the {watched} still "
-                f"changed by more than tol={self.tol:g} within n_iter_no_change="
-                f"{self.n_iter_no_change} epochs. Increase max_iter (or tol).",
-                ConvergenceWarning, stacklevel=3,
-            )
-            return
-        kept = "the pocket weights" if self.pocket else "the last weights"
-        hint = (
-            "a richer basis (e.g. basis='poly')"
-            if self.pocket
-            else "pocket=True to keep the weights with the fewest training errors, or a richer basis "
-            "(e.g. basis='poly')"
-        )
-        warnings.warn(
-            f"Perceptron did not converge in max_iter={self._epochs()} epochs: every epoch still "
-            f"misclassified some training patterns ({result.mistakes[-1]} in the last one), and "
-            f"{kept} misclassify {result.error:g} training samples"
-            f"{' (total sample weight)' if weighted else ''}. The data may not be "
-            f"linearly separable in this basis; try {hint}.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
 
     # ------------------------------------------------------------------ prediction
     def _activations(self, X) -> np.ndarray:
