@@ -65,7 +65,7 @@ def test_every_case_gets_the_estimator_checks():
 
 
 @pytest.mark.parametrize("test", [test_bad_inputs.test_bad_input,
-                                  test_bad_inputs.test_float32_input_is_computed_in_float64])
+                                  test_bad_inputs.test_float32_input])
 def test_every_case_meets_the_bad_inputs(test):
     names = parametrized(test, "name")
     for case in CASES:

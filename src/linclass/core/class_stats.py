@@ -36,6 +36,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
+from linclass.core.scatter_float32 import needs_float64
 from linclass.core.scatter_passes import (
     cancels, centred_pass, class_order, class_sums, diag_scatter, indicator, safe_means, tied_scatter,
 )
@@ -62,7 +64,8 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, None, moments)
     delta = safe_means(sums, counts)
     corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2)):
+    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
+               low=is_low(X)):
         refs = safe_means(sums, counts) + refs
         refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, refs, moments)
         delta = safe_means(sums, counts)
@@ -74,6 +77,17 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     means = refs + delta
     means[counts <= 0] = 0.0
     return means, corrected, fourth, third
+
+
+def _float32_pays(X, kind: str, n_classes: int) -> bool:
+    """Whether a float32 X is read in float32 (:mod:`linclass.core.dtype_policy`): dense, large
+    (``LOW_PRECISION_MIN`` entries), with at least ten rows per feature in each product (fewer
+    rows make a covariance that is singular or nearly so, which float32 sums cannot give, and its
+    condition check would cost as much as the pass)."""
+    if sp.issparse(X) or kind == "mean" or X.size < LOW_PRECISION_MIN:
+        return False
+    per_product = X.shape[0] / (n_classes if kind == "full" else 1)
+    return per_product >= 10 * X.shape[1]
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,9 +138,14 @@ class ClassStats:
     ) -> ClassStats:
         """Statistics of one batch.
 
+        The statistics are float64 whatever X's dtype; a large float32 X is read in float32
+        (:mod:`linclass.core.scatter_float32`), and again as float64 where float32 products are not
+        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).
+
         Parameters
         ----------
-        X : ndarray of shape (n_samples, n_features), float64 (or scipy.sparse for kind 'mean')
+        X : ndarray of shape (n_samples, n_features), float64 or float32 (or scipy.sparse for kind
+            'mean')
         y : ndarray of shape (n_samples,), int
             Class index of each row into ``classes``.
         classes : ndarray of shape (n_classes,)
@@ -139,6 +158,8 @@ class ClassStats:
             raise ValueError(f"kind must be one of {KINDS}; got {kind!r}.")
         if moments and kind != "full":
             raise ValueError("fourth-moment statistics are collected only with kind='full'.")
+        if is_low(X) and not _float32_pays(X, kind, len(classes)):
+            X = X.astype(np.float64)
         n_classes = len(classes)
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
@@ -155,6 +176,10 @@ class ClassStats:
             means, scatter, fourth, third = _full_scatter(
                 X, y, sample_weight, counts, n_rows, n_classes, moments
             )
+        if is_low(X) and needs_float64(kind, means,
+                                       *(a for a in (scatter, fourth, third) if a is not None)):
+            return cls.from_batch(X.astype(np.float64), y, classes, sample_weight, kind=kind,
+                                  moments=moments)
         return cls(np.asarray(classes), counts, n_rows, means, scatter, kind, fourth, third)
 
     # ------------------------------------------------------------------ shape

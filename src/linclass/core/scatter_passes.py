@@ -5,12 +5,18 @@ Each is one pass over X in row blocks of ``_BLOCK`` rows (temporaries stay in ca
 are one sparse product with the (weighted) class indicators, and no pass forms a d x d product that
 its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
 afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
+
+A float32 X is read in float32 (:mod:`linclass.core.scatter_float32` for the pooled and diagonal
+kinds; :func:`centred_pass` keeps its blocks in X's dtype and its sums in float64).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+from linclass.core import scatter_float32
+from linclass.core.dtype_policy import is_low
 
 __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "diag_scatter", "indicator",
            "safe_means", "tied_scatter"]
@@ -34,9 +40,12 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
     return np.asarray(indicator(y, n_classes, w) @ X)
 
 
-def cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
-    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere."""
-    return bool(np.any(centred * _CANCELLATION < raw))
+def cancels(raw: np.ndarray, centred: np.ndarray, low: bool = False) -> bool:
+    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere
+    (``low``: sums of float32 products, which have fewer digits to lose:
+    :data:`linclass.core.scatter_float32.CANCELLATION`)."""
+    limit = scatter_float32.CANCELLATION if low else _CANCELLATION
+    return bool(np.any(centred * limit < raw))
 
 
 def safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -54,6 +63,8 @@ def tied_scatter(X, y, w, counts, n_classes):
     (large offsets relative to the within-class spread) the scatter is recomputed exactly from
     centred blocks (two-pass algorithm).
     """
+    if is_low(X):
+        return scatter_float32.tied_scatter(X, y, w, counts, n_classes)
     Xs = X if w is None else X * np.sqrt(w)[:, None]
     gram = Xs.T @ Xs
     means = safe_means(class_sums(X, y, w, n_classes), counts)
@@ -73,6 +84,8 @@ def diag_scatter(X, y, w, counts, n_classes):
     """Means and per-class diagonal scatter from one blocked pass of raw first and second moments
     (no d x d product: the squares of a block, in cache, summed per class by the sparse indicator),
     recomputed from centred blocks when the subtraction cancels."""
+    if is_low(X):
+        return scatter_float32.diag_scatter(X, y, w, counts, n_classes)
     n, d = X.shape
     sums = np.zeros((n_classes, d))
     squares = np.zeros((n_classes, d))
@@ -106,28 +119,31 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     class's first block mean).
 
     Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
-    :math:`\\sum_i w_i (x_i - r_k)`."""
+    :math:`\\sum_i w_i (x_i - r_k)`.  A float32 X is centred and multiplied in float32 about refs
+    rounded to float32 (their subtraction from nearby values is exact); the sums are float64."""
     n_classes, d = n_rows.size, X.shape[1]
+    dtype = X.dtype if is_low(X) else np.dtype(np.float64)
     given = refs is not None
-    refs = np.array(refs) if given else np.zeros((n_classes, d))
+    refs = np.array(refs).astype(dtype).astype(np.float64) if given else np.zeros((n_classes, d))
     sums = np.zeros((n_classes, d))
     scatter = np.zeros((n_classes, d, d))
     fourth = np.zeros(n_classes) if moments else None
     third = np.zeros((n_classes, d)) if moments else None
     stops = np.cumsum(n_rows)
-    work = np.empty((min(X.shape[0], _BLOCK), d))
-    ones = np.ones(min(X.shape[0], _BLOCK))
+    work = np.empty((min(X.shape[0], _BLOCK), d), dtype=dtype)
+    ones = np.ones(min(X.shape[0], _BLOCK), dtype=dtype)
     for k in range(n_classes):
         first = stops[k] - n_rows[k]
         for start in range(first, stops[k], _BLOCK):
             idx = order[start : min(start + _BLOCK, stops[k])]
             # mode='clip' skips the bounds check (the indices are a permutation of the rows)
             R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
-            wk = ones[: idx.size] if w is None else w[idx]
+            wk = ones[: idx.size] if w is None else w[idx].astype(dtype, copy=False)
             if start == first and not given:
-                total = float(wk.sum())
-                refs[k] = (wk @ R) / total if total > 0 else R.mean(axis=0)
-            R -= refs[k]
+                total = float(wk.sum(dtype=np.float64))
+                ref = (wk @ R) / total if total > 0 else R.mean(axis=0)
+                refs[k] = ref.astype(dtype)
+            R -= refs[k].astype(dtype)
             sums[k] += wk @ R
             if moments:
                 r2 = np.einsum("ij,ij->i", R, R)

@@ -5,7 +5,9 @@ Every estimator calls :func:`validate_fit` / :func:`validate_predict`; nothing e
 inspects raw user input.  Errors are :class:`ValueError` (or :class:`TypeError` for the wrong kind of
 object) whose message says what was wrong and how to fix it.
 
-Dtype policy: X is converted to C-contiguous float64 (no copy when it already is).
+Dtype policy: X is converted to C-contiguous float64 (no copy when it already is); an estimator that
+keeps float32 as scikit-learn does passes ``keep_float32=True``, and a float32 X then stays float32
+(:mod:`linclass.core.dtype_policy`).
 
 Finiteness: ``validate_*(..., check_finite=True)`` scans X for NaN / infinity at once (one sum);
 with ``check_finite=False`` the caller checks the results it computes from X instead
@@ -45,8 +47,8 @@ class FitData:
 
     Attributes
     ----------
-    X : ndarray of shape (n_samples, n_features), float64, C-contiguous (or scipy.sparse CSR / CSC
-        when the estimator accepts it)
+    X : ndarray of shape (n_samples, n_features), float64 (or float32, see ``keep_float32``),
+        C-contiguous (or scipy.sparse CSR / CSC when the estimator accepts it)
     y : ndarray of shape (n_samples,), intp
         Index of each sample's class in ``classes``.
     classes : ndarray of shape (n_classes,)
@@ -144,7 +146,8 @@ def _refuse_factors(X, estimator) -> None:
     )
 
 
-def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False):
+def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False,
+               keep_float32: bool = False):
     _refuse_dask(X, estimator)
     _check_2d(X, estimator)
     _refuse_factors(X, estimator)
@@ -152,7 +155,7 @@ def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse:
         estimator,
         X,
         reset=reset,
-        dtype=np.float64,
+        dtype=[np.float64, np.float32] if keep_float32 else np.float64,
         order="C",
         accept_sparse=("csr", "csc") if accept_sparse else False,
         ensure_all_finite=False,
@@ -291,6 +294,7 @@ def validate_fit(
     min_classes: int = 2,
     check_finite: bool = True,
     accept_sparse: bool = False,
+    keep_float32: bool = False,
 ) -> FitData:
     """Check and convert training data.
 
@@ -313,8 +317,11 @@ def validate_fit(
         results computed from X.
     accept_sparse : bool
         Accept scipy.sparse X (kept sparse, CSR or CSC).
+    keep_float32 : bool
+        Keep a float32 X in float32 (dense or sparse); other dtypes become float64.
     """
-    X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse)
+    X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse,
+                   keep_float32=keep_float32)
     y = validate_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
@@ -358,12 +365,15 @@ def validate_classes(classes) -> np.ndarray:
     return unique
 
 
-def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False):
+def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False,
+                     keep_float32: bool = False):
     """Check X at predict / transform time: same number (and names) of features as at fit.
 
-    With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`.
+    With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`;
+    ``keep_float32`` as in :func:`validate_fit`.
     """
-    return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse)
+    return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse,
+                      keep_float32=keep_float32)
 
 
 def validate_priors(priors, n_classes: int, *, renormalize: bool = False,

@@ -168,6 +168,8 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
 
     _fixed_covariance_type = "full"
     _on_singular = "raise"  # scikit-learn's QDA: a LinAlgError
+    _keeps_float32 = True  # scikit-learn 1.9's QDA: float32 means and covariances, float64 outputs
+    _float32_attributes = ("means_", "covariance_")
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         **_SKLEARN_COVARIANCE,
@@ -214,9 +216,10 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     def _principal_axes(self) -> list:
         check_is_fitted(self)
         axes = []
+        dtype = self.means_.dtype  # float32 after a float32 fit; the eigh is float64
         for sigma in self.model_.covariance:
-            evals, evecs = np.linalg.eigh(sigma)
-            axes.append((np.maximum(evals[::-1], 0.0), evecs[:, ::-1]))
+            evals, evecs = np.linalg.eigh(sigma.astype(np.float64))
+            axes.append((np.maximum(evals[::-1], 0.0).astype(dtype), evecs[:, ::-1].astype(dtype)))
         return axes
 
     @property

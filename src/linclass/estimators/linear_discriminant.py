@@ -153,6 +153,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     """
 
     _fixed_covariance_type = "tied"
+    _keeps_float32 = True
+    _output_attribute = "coef_"
     _parameter_constraints = {
         **_GaussianBase._parameter_constraints,
         **_SKLEARN_COVARIANCE,
@@ -191,6 +193,14 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self.covariance_estimator = covariance_estimator
         self.unbiased = unbiased
         self.var_smoothing = var_smoothing
+
+    def _float32_names(self) -> tuple:
+        """scikit-learn 1.9's LDA on float32 X: 'svd' keeps every attribute float32 but the
+        covariance; 'lsqr' and 'eigen' only the priors and means (their solve is float64)."""
+        if self.solver == "svd":
+            return ("priors_", "means_", "xbar_", "_projection_centre", "explained_variance_ratio_",
+                    "scalings_", "coef_", "intercept_")
+        return ("priors_", "means_", "xbar_")
 
     def _stores_covariance(self) -> bool:
         return bool(self.store_covariance) or self.solver != "svd"
@@ -260,7 +270,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        X = validate_predict(self, X)
+        X = validate_predict(self, X, keep_float32=True)  # float32 out for float32 X and axes
         # a model saved before the projection followed the solver holds no _projection_centre: it
         # projected (X - xbar_) with every solver, and still does
         centre = getattr(self, "_projection_centre", self.xbar_)

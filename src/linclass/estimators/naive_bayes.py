@@ -69,6 +69,10 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
     """
 
     _fixed_covariance_type = "diag"
+    _keeps_float32 = True  # scikit-learn 1.9's GaussianNB: every fitted float is float32
+    _float32_attributes = ("priors_", "class_prior_", "class_count_", "theta_", "means_", "var_",
+                           "covariance_", "epsilon_")
+    _output_attribute = "var_"
 
     def __init__(self, *, priors=None, var_smoothing: float = 1e-9, unbiased: bool = False):
         self.priors = priors

@@ -13,6 +13,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from linclass.core.dtype_policy import cast_fitted, is_low, output_dtype
 from linclass.core.finiteness import explain_non_finite, explain_underflow
 from linclass.core.validation import (
     validate_classes,
@@ -39,7 +40,10 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     ``_joint_log_likelihood(m, X)`` class scores of shape (n_samples, n_classes)
     ``_describe(model)``            fitted attributes under their usual names
 
-    and set ``_accept_sparse`` when scipy.sparse input is supported.  A model whose estimate needs
+    and set ``_accept_sparse`` when scipy.sparse input is supported.  Those that keep a float32 X in
+    float32, as scikit-learn's estimator of the same name does (:mod:`linclass.core.dtype_policy`),
+    set ``_keeps_float32``, name in ``_float32_attributes`` the fitted attributes that are then
+    float32, and in ``_output_attribute`` the one whose dtype the outputs take.  A model whose estimate needs
     the rows themselves (not only statistics that merge) says so in ``_needs_rows()`` and computes
     that part in ``_row_estimates(X, data, stats)``, passed to ``_estimate(stats, priors, rows)``;
     ``partial_fit`` and chunked fits then refuse it.
@@ -48,6 +52,13 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     _accept_sparse = False
     _single_class_ok = False  # naive Bayes, as scikit-learn's, fits a single class
     _partial_fit_needs_classes = False  # naive Bayes, as scikit-learn's: `classes` on the first call
+    _keeps_float32 = False  # a float32 X is fitted and scored in float32
+    _float32_attributes: tuple = ()  # ... and these fitted attributes are float32 (scikit-learn's)
+    _output_attribute = "priors_"  # outputs are float32 when X and this attribute are
+
+    def _float32_names(self) -> tuple:
+        """The fitted attributes that a fit on float32 X leaves in float32."""
+        return self._float32_attributes
 
     def _prepare(self, X):
         return X
@@ -99,7 +110,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             return self._fit_source(DaskSource(X, y, sample_weight))
         data = validate_fit(
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
-            min_classes=1 if self._single_class_ok else 2,
+            min_classes=1 if self._single_class_ok else 2, keep_float32=self._keeps_float32,
         )
         self._check_training_rows(data)
         return self._absorb(data)
@@ -172,7 +183,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             return self._fit_source(DaskSource(X, y, sample_weight), first=first)
         data = validate_fit(
             self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
-            check_finite=False, accept_sparse=self._accept_sparse,
+            check_finite=False, accept_sparse=self._accept_sparse, keep_float32=self._keeps_float32,
         )
         return self._absorb(data)
 
@@ -186,7 +197,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         explain_non_finite(self, data.X, *batch.arrays())
         # (an estimate that needs the rows is refused by partial_fit and chunks: this is fit)
         rows = self._row_estimates(X, data, batch) if self._needs_rows() is not None else None
-        return self._install(batch, rows)
+        return self._install(batch, rows, low=is_low(data.X))
 
     def _fit_source(self, source, *, first: bool = True):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
@@ -210,10 +221,14 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             require_two_classes(self, batch)
         return self._install(batch)
 
-    def _install(self, batch, rows=None):
+    def _install(self, batch, rows=None, low: bool = False):
         """Merge ``batch`` into the running statistics and derive every fitted attribute (``rows``:
-        the estimate's part computed from the rows, on ``fit``)."""
-        stats = batch if not hasattr(self, "stats_") else self.stats_.merge(batch)
+        the estimate's part computed from the rows, on ``fit``; ``low``: the batch was float32 X,
+        and the model is a float32 one if every batch so far was)."""
+        first = not hasattr(self, "stats_")
+        stats = batch if first else self.stats_.merge(batch)
+        if self._keeps_float32:  # (the others are float64 models whatever X was)
+            self._float32 = bool(low and (first or getattr(self, "_float32", False)))
         if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
             explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         # the batch is absorbed even when the statistics so far do not determine a model yet (one
@@ -235,6 +250,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         self.class_count_ = stats.counts
         self.priors_ = np.exp(model.log_priors)
         self._describe(model)
+        cast_fitted(self, self._float32_names(), getattr(self, "_float32", False))
         return self
 
     def _describe_linear(self, coef: np.ndarray, intercept: np.ndarray) -> None:
@@ -256,11 +272,14 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                 "partial_fit so far do not determine one (see the error of the last call). Give "
                 "more data with partial_fit."
             )
-        X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse)
+        X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse,
+                             keep_float32=self._keeps_float32)
+        if is_low(X) and output_dtype(X, getattr(self, self._output_attribute)) != X.dtype:
+            X = X.astype(np.float64)  # a float64 output is computed in float64
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
             scores = self._joint_log_likelihood(self.model_, self._prepare(X))
         explain_non_finite(self, X, scores)
-        return scores
+        return scores.astype(X.dtype, copy=False) if is_low(X) else scores
 
     @lazy_on_dask
     def decision_function(self, X):

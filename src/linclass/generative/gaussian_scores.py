@@ -3,8 +3,9 @@ log-densities :math:`\\ln p(x, C_k)` of every covariance structure, and the quad
 per-class models.
 
 Linear types (``'tied'``, ``'tied_diag'``): :math:`a_k(x) = w_k^Tx + w_{k0}` (Bishop 2006 eqs.
-4.68-4.70), one product.  ``'full'``: the per-class Mahalanobis distances by triangular whitening,
-a few products per row block.  ``'diag'`` and ``'spherical'``: the quadratic form expanded into two
+4.68-4.70), one product (float32 scores for a float32 X, computed in float64 by blocks).
+``'full'``: the per-class Mahalanobis distances by triangular whitening, a few products per row
+block.  ``'diag'`` and ``'spherical'``: the quadratic form expanded into two
 products per row block, on centred data.
 """
 
@@ -40,10 +41,13 @@ def _blocks(n: int):
 
 def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     """:math:`(x - c)^T w_k` + centred intercept.  When the training data sit near the origin (relative
-    to their spread) the centring is folded into the intercept and X is used as it is: one product."""
-    if not model.centre_first:
+    to their spread) the centring is folded into the intercept and X is used as it is: one product.
+    A float32 X is scored by blocks, each centred and multiplied in float64 (float32 products would
+    round at the scale of :math:`|x||w|`, far above the scores' own rounding), into float32 scores."""
+    low = X.dtype == np.float32
+    if not model.centre_first and not low:
         return X @ model.coef.T + (model.centred_intercept - model.coef @ model.center)
-    out = np.empty((X.shape[0], model.coef.shape[0]))
+    out = np.empty((X.shape[0], model.coef.shape[0]), dtype=X.dtype if low else np.float64)
     for block in _blocks(X.shape[0]):
         out[block] = (X[block] - model.center) @ model.coef.T + model.centred_intercept
     return out
