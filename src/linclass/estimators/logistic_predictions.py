@@ -23,17 +23,23 @@ class LogisticPredictions(ScorePredictions):
     """``decision_function``, ``predict_proba``, ``predict_log_proba`` and ``predict`` from
     ``coef_`` (shape (1, d) for two classes, else (K, d)) and ``intercept_``; X dense or sparse.
     Each takes the rows' ``offset`` (shape (n_samples,) for two classes, (n_samples, n_classes)
-    for K: the known terms of the scores, as ``fit(..., offset=)``; None is zero)."""
+    for K: the known terms of the scores, as ``fit(..., offset=)``; None is zero).  The outputs
+    are float32 when X and the coefficients are (``_keeps_float32``: a float32 X is not converted;
+    :mod:`linclass.core.dtype_policy`)."""
+
+    _keeps_float32 = False
 
     def _scores(self, X, offset=None) -> np.ndarray:
         check_is_fitted(self)
-        X = validate_predict(self, X, check_finite=False, accept_sparse=True)
+        X = validate_predict(self, X, check_finite=False, accept_sparse=True,
+                             keep_float32=self._keeps_float32)
         with np.errstate(invalid="ignore", over="ignore"):
+            # float32 X and coefficients: a float32 product (numpy's promotion, scikit-learn's dtype)
             S = X @ self.coef_.T  # coef_ may be scipy.sparse after sparsify(), X as well
             S = (S.toarray() if sp.issparse(S) else np.asarray(S)) + self.intercept_
         explain_non_finite(self, X, S)
         S = offset_scores(S, check_offset(offset, X.shape[0], len(self.classes_), self.classes_))
-        return np.column_stack([np.zeros(S.shape[0]), S[:, 0]]) if S.shape[1] == 1 else S
+        return np.column_stack([np.zeros(S.shape[0], S.dtype), S[:, 0]]) if S.shape[1] == 1 else S
 
     @lazy_on_dask
     def decision_function(self, X, offset=None):

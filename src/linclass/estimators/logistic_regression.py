@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from linclass.core.dtype_policy import cast_fitted, is_low
 from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
@@ -300,6 +301,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.multinomial_penalty = multinomial_penalty
         self.weight_type = weight_type
 
+    _keeps_float32 = True  # float32 X: float32 coef_, intercept_ and outputs (but with 'liblinear')
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -344,7 +347,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         options = self._options(penalty)
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
-                            accept_sparse=penalty.name != "firth")
+                            accept_sparse=penalty.name != "firth",
+                            keep_float32=self.solver != "liblinear")  # as scikit-learn's
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
         self._fit_record.update(offset=fingerprint(score_offset),
@@ -356,7 +360,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                                                options.penalty)))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
-        return self._set_fitted(fit, options.task)
+        return self._set_fitted(fit, options.task, low=is_low(data.X))
 
     @with_callbacks
     def fit_source(self, source):
@@ -448,10 +452,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             except (TypeError, KeyError, ValueError, AttributeError):
                 pass
 
-    def _set_fitted(self, fit, task):
-        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`."""
+    def _set_fitted(self, fit, task, low: bool = False):
+        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`
+        (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
         self.classes_ = fit.classes
         self.coef_, self.intercept_ = fit.coef, fit.intercept
+        cast_fitted(self, ("coef_", "intercept_"), low)
         self.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
         self.converged_ = fit.converged
         self.violation_ = fit.violation

@@ -23,6 +23,7 @@ from linclass.linear.compiled.descent import cd_gram, cd_naive
 from linclass.linear.compiled.sample_terms import (
     binary_loss,
     binary_loss_change,
+    binary_residuals,
     binary_terms,
     softmax_loss,
     softmax_loss_change,
@@ -32,6 +33,7 @@ from linclass.linear.compiled.sample_terms import (
 __all__ = [
     "binary_loss",
     "binary_loss_change",
+    "binary_residuals",
     "binary_terms",
     "cd_gram",
     "cd_naive",

@@ -10,8 +10,8 @@ from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
 
-__all__ = ["binary_loss", "binary_loss_change", "binary_terms", "softmax_loss", "softmax_loss_change",
-           "softmax_terms"]
+__all__ = ["binary_loss", "binary_loss_change", "binary_residuals", "binary_terms", "softmax_loss",
+           "softmax_loss_change", "softmax_terms"]
 
 
 @njit(inline="always")
@@ -42,6 +42,35 @@ def binary_terms(s, y, sw, g, h):
         g[i] = wi * (mu - y[i])
         h[i] = wi * mu * (1.0 - mu)
     return total
+
+
+@njit(**_JIT)
+def binary_residuals(s, y, sw, sure, mu, r):
+    """Into mu the probabilities :math:`\\mu_i = \\sigma(s_i)` and into r the residuals
+    :math:`w_i(\\mu_i - y_i)` (labels y in {0, 1}; weights sw, or an empty array for unit
+    weights); returns the summed weighted log-loss and the number of rows of positive weight whose
+    own-class probability exceeds ``1 - sure`` (one pass over the rows)."""
+    total = 0.0
+    perfect = 0
+    weighted = sw.shape[0] > 0
+    for i in range(s.shape[0]):
+        si = s[i]
+        if si > 0.0:
+            e = np.exp(-si)
+            m = 1.0 / (1.0 + e)
+            loss = si + np.log1p(e)
+        else:
+            e = np.exp(si)
+            m = e / (1.0 + e)
+            loss = np.log1p(e)
+        wi = sw[i] if weighted else 1.0
+        total += wi * (loss - y[i] * si)
+        mu[i] = m
+        r[i] = wi * (m - y[i])
+        own = m if y[i] == 1.0 else 1.0 - m
+        if wi > 0.0 and own > 1.0 - sure:
+            perfect += 1
+    return total, perfect
 
 
 @njit(**_JIT)

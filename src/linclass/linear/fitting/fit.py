@@ -22,6 +22,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
+from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
+from linclass.core.scatter_float32 import CONDITION_LIMIT, standardized_condition
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
 from linclass.linear.fitting.choice import (
@@ -34,6 +36,7 @@ from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
                                             inference_hessian)
 from linclass.linear.logistic.aliasing import aliased_columns
+from linclass.linear.logistic.design import Design
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
@@ -152,7 +155,8 @@ def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         warnings.simplefilter("always")
         fit = _fit(problem, options)
     if getattr(fit.inference, "reason", None) == SINGULAR and fit.separation is None:
-        aliased = aliased_columns(problem.X, problem.weight, problem.fit_intercept)
+        X = problem.X.astype(np.float64) if is_low(problem.X) else problem.X  # a float64 QR
+        aliased = aliased_columns(X, problem.weight, problem.fit_intercept)
         if aliased.any() and not aliased.all():
             return _without_aliased(problem, options, aliased, fit)
     for w in caught:  # the fit's own warnings, where the fit raised them
@@ -214,14 +218,34 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
                            max_iter=options.max_iter)
     if solver == "cd" and problem.fit_intercept and problem.sparse:
         check_finite(problem.X, feature_names=getattr(owner, "feature_names_in_", None))
+    problem = _working_precision(problem, penalty, solver)
     with np.errstate(invalid="ignore", over="ignore"):
         objective = penalty.objective(problem, proximal=solver == "cd")
     shift = objective.design.shift if solver == "cd" else objective.offset
     explain_non_finite(owner, problem.X, shift)
-    check_magnitude(owner, problem.X)  # the Gram matrix and Hessians square X
+    if not is_low(problem.X):  # (float32 values square within float64's range)
+        check_magnitude(owner, problem.X)  # the Gram matrix and Hessians square X
     if solver == "cd":
         return _proximal(problem, options, objective)
     return _smooth(problem, options, objective, solver)
+
+
+def _working_precision(problem: LogisticProblem, penalty, solver: str) -> LogisticProblem:
+    """The problem as the fit reads it: a large float32 X (``LOW_PRECISION_MIN`` entries or more)
+    is fitted as it is by the smooth solvers on dense rows with the elastic net's L2 part (float32
+    products, float64 sums: :mod:`linclass.linear.logistic.objective`, which turns to float64
+    products should float32 ones overflow); every other fit of a float32 X reads a float64 copy (a
+    small X, whose float64 products cost little, sparse X, coordinate descent, SGD, Firth's and
+    liblinear's objectives)."""
+    X = problem.X
+    if not is_low(X):
+        return problem
+    if (not problem.sparse and X.size >= LOW_PRECISION_MIN
+            and solver in ("auto", "newton", "bohning", "lbfgs")
+            and isinstance(penalty, ElasticNet) and not getattr(penalty, "per_feature", False)
+            and penalty.l1 == 0.0):
+        return problem
+    return replace(problem, X=X.astype(np.float64))
 
 
 def _warm(options: FitOptions, classes, shape) -> tuple | None:
@@ -276,6 +300,8 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if penalty.final_step and options.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
+        if _refine_exactly(objective, hessian):
+            objective.exact_products()  # the last step with float64 products (see there)
         if not stopped() and result.n_iter < budget:  # a stopped fit stays where it was stopped
             stepped = final_newton_step(objective, result, hessian)
             if task is not None and stepped.n_iter > result.n_iter:  # that step is an iteration
@@ -301,6 +327,16 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     )
 
 
+def _refine_exactly(objective, hessian) -> bool:
+    """Whether the last Newton step of a fit in float32 products is taken with float64 products:
+    when the Hessian is ill-conditioned enough (standardized, above
+    :data:`~linclass.core.scatter_float32.CONDITION_LIMIT`) that the float32 gradient's rounding
+    would move the optimum visibly.  One step of this iterative refinement makes it the float64
+    optimum."""
+    return (hessian is not None and getattr(objective, "products", None) == "float32"
+            and standardized_condition(hessian) > CONDITION_LIMIT)
+
+
 def _smooth_message(options, penalty, solver, result) -> str:
     """The ConvergenceWarning of a smooth fit, in the words of the penalty's stationarity condition
     (``penalty.score``: the gradient, or Firth's modified score)."""
@@ -321,6 +357,9 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
     """Continue the fit, for at most ``budget`` iterations (each reported by ``observer(name)``),
     until the duality gap of its penalised objective is at most ``tol`` times the objective
     (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
+    if is_low(problem.X):  # the gap's two products with X in float32 too (no float64 copy)
+        problem = replace(problem, X=Design(problem.X, center=problem.fit_intercept,
+                                            keep_float32=True))
     penalised = penalty.objective(problem, proximal=True)
 
     def gap_at(theta):

@@ -16,6 +16,10 @@ fly (a rank-one correction in products, a subtraction inside the compiled loops)
 :math:`X - \\mathbf 1c^T`.  Sparse columns are not shifted (``shift`` is zero): the solvers centre
 them implicitly by profiling the intercept out of each quadratic model instead, which needs only the
 weighted column sums (:mod:`linclass.linear.compiled`).
+
+A dense float32 X is kept as it is when asked (``keep_float32``: the duality gap that certifies a
+smooth fit on float32 X, :mod:`linclass.linear.fitting.fit`): ``gradient`` and ``scores`` are then
+float32 products with float64 results, and the compiled loops read a float64 copy.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dsyrk, ssyrk
 
+# entries of a Hessian's data product from which it is formed in float32
+from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
 from linclass.linear import compiled
 
 __all__ = ["Design", "LOW_PRECISION_MIN"]
 
-LOW_PRECISION_MIN = 2_000_000  # entries of a Hessian's data product above which it is formed in float32
 
 
 def _csc(X) -> sp.csc_matrix:
@@ -52,9 +57,11 @@ class Design:
         what coordinate descent reads) without densifying.
     center : bool
         Shift dense columns by their mean (the model has an intercept).
+    keep_float32 : bool
+        Keep a dense float32 X as it is (see the module docstring).
     """
 
-    def __init__(self, X, *, center: bool):
+    def __init__(self, X, *, center: bool, keep_float32: bool = False):
         self.sparse = sp.issparse(X)
         self.n, self.d = X.shape
         if self.sparse:
@@ -65,8 +72,13 @@ class Design:
             rows = self.X.indices.view(np.uint32 if self.X.indices.itemsize == 4 else np.uint64)
             self._storage = (self.X.indptr.astype(np.int64), rows, self.X.data)
         else:
-            self.X = np.asarray(X, dtype=np.float64)
-            self.shift = self.X.mean(axis=0) if center and self.n else np.zeros(self.d)
+            self.X = X if keep_float32 and is_low(X) else np.asarray(X, dtype=np.float64)
+            if not (center and self.n):
+                self.shift = np.zeros(self.d)
+            elif is_low(self.X):  # any nearby point centres: one float32 product, no copy
+                self.shift = (np.ones(self.n, dtype=self.X.dtype) @ self.X).astype(np.float64) / self.n
+            else:
+                self.shift = self.X.mean(axis=0)
             self._storage = None  # Fortran-order copy, made when a compiled loop needs columns
         self.all_columns = np.arange(self.d, dtype=np.int64)
 
@@ -75,7 +87,7 @@ class Design:
     def kernel_X(self):
         """X in the storage of :mod:`linclass.linear.compiled`: CSC arrays, or dense Fortran order."""
         if self._storage is None:
-            self._storage = np.asfortranarray(self.X)
+            self._storage = np.asfortranarray(self.X, dtype=np.float64)
         return self._storage
 
     @property
@@ -97,7 +109,8 @@ class Design:
             out = np.empty((cols.size, V.shape[0]))
             compiled.gradient(self._storage, self.shift, V, cols, out)
             return out
-        G = (V @ self.X).T  # BLAS over the whole of X: one read
+        G = (V.astype(self.X.dtype, copy=False) @ self.X).T  # BLAS over the whole of X: one read
+        G = G.astype(np.float64, copy=False)
         G -= np.outer(self.shift, V.sum(axis=1))
         return G if cols is None else G[cols]
 
@@ -112,11 +125,12 @@ class Design:
             for k in range(W.shape[0]):
                 compiled.step_scores(self._storage, self.shift, cols, W[k], out[k])
             return out
+        Wx = W.astype(self.X.dtype, copy=False)
         if cols is not None and cols.size < self.d // 4:
-            S = W[:, cols] @ self.X[:, cols].T
+            S = Wx[:, cols] @ self.X[:, cols].T
         else:
-            S = W @ self.X.T
-        return S - (W @ self.shift)[:, None]
+            S = Wx @ self.X.T
+        return S.astype(np.float64, copy=False) - (W @ self.shift)[:, None]
 
     def step(self, delta: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """:math:`z = \\tilde X\\delta` of shape (n,) for a step non-zero on ``cols`` at most."""
@@ -141,7 +155,7 @@ class Design:
                 Q -= np.outer(hx, hx) / H
             return Q, hx
         low = self.n * cols.size >= LOW_PRECISION_MIN
-        X = np.ascontiguousarray(self.X)
+        X = np.ascontiguousarray(self.X, dtype=np.float64)
         A = np.empty((self.n, cols.size), dtype=np.float32 if low else np.float64)
         compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
         # A^T A by syrk on A^T (Fortran order, no copy): one triangle, half a general product's work

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
+# entries of X from which Newton's Hessian (and every product over a float32 X) may be float32
+from linclass.core.dtype_policy import LOW_PRECISION_MIN
 from linclass.linear.logistic import losses
 
 __all__ = ["DENSE_BOUND_MAX", "LOW_PRECISION_MIN", "ObjectiveLayout", "contrast_basis"]
 
-LOW_PRECISION_MIN = 2_000_000  # entries of X above which Newton's Hessian may be formed in float32
 DENSE_BOUND_MAX = 4000  # rows of theta above which L-BFGS whitens with the bound's diagonal only
 
 

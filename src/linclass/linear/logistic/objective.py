@@ -31,6 +31,16 @@ share of the Hessian (:mod:`linclass.linear.logistic.curvature`).  No n x d work
 last evaluation is kept, so that a Hessian, a value or a separation count asked for at the point just
 evaluated costs no second pass over the scores.
 
+A float32 X is read as it is: per block the two products with X are float32 (the coefficients and
+the residuals rounded to float32; a block far from the origin centred at a float32 point first),
+and their results are float64 from there on (losses, residuals, the sums over blocks), as are the
+Hessian's block sums, whose products are float32 on large X.  Each block's gradient is then within
+a few float32 roundings of each product's size, and the blocks' float64 sum keeps the summed
+gradient's error near :math:`10^{-7}\\sqrt n` times a typical term, far below any ``tol`` on the
+mean gradient.  What float32 products leave of the optimum's error on an ill-conditioned problem,
+one last Newton step with float64 products removes (:meth:`exact_products`, chosen in
+:mod:`linclass.linear.fitting.fit`), and float32 products that overflow turn to float64 ones.
+
 Hessians, with :math:`\\tilde X = [X - \\mathbf{1}m^T, \\mathbf{1}]` and :math:`\\tilde I` the identity
 without the intercept entry:
 
@@ -51,16 +61,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.class_stats import ClassStats
+from linclass.core.dtype_policy import is_low
+from linclass.core.scatter_float32 import reference_point
+from linclass.linear import compiled
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
 from linclass.linear.logistic.offsets import null_fit
-from linclass.linear.logistic.separation import suspicious_rows
+from linclass.linear.logistic.separation import SURE, suspicious_rows
 
 __all__ = ["LinearObjective"]
 
 _START_ROWS, _START_ROWS_PER_COLUMN = 20_000, 200  # rows of the Gaussian start's sample
 _METRIC_ROWS, _METRIC_ROWS_PER_COLUMN = 2_000, 100  # rows of curvature_metric's sample
+_NO_WEIGHTS = np.empty(0)  # unit weights, for the compiled loops
 
 
 class LinearObjective(ObjectiveLayout):
@@ -68,7 +82,7 @@ class LinearObjective(ObjectiveLayout):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float64
+    X : ndarray of shape (n_samples, n_features), float64 or float32 (see the module docstring)
     y : ndarray of shape (n_samples,), int
         Class index of each row, in ``range(n_classes)``.
     n_classes : int
@@ -97,12 +111,21 @@ class LinearObjective(ObjectiveLayout):
         total = float(n if sample_weight is None else sample_weight.sum())
         if offset is None:
             if fit_intercept:
-                weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
+                if is_low(X) and not self.sparse:  # one float32 product (any nearby point centres)
+                    weights = np.ones(n, X.dtype) if sample_weight is None else sample_weight
+                    weighted = weights.astype(X.dtype) @ X
+                else:
+                    weighted = X.sum(axis=0) if sample_weight is None else X.T @ sample_weight
                 offset = np.asarray(weighted, dtype=np.float64).reshape(-1) / total
             else:
                 offset = np.zeros(d)
         super().__init__(d, n_classes, total=total, offset=offset, l2=l2, fit_intercept=fit_intercept,
                          class_weight=np.bincount(y, weights=sample_weight, minlength=n_classes))
+        # a float32 X far from the origin is centred block by block at a float32 point (its float32
+        # products would round at the scale of its offset)
+        self._centre = reference_point(X) if is_low(X) and not self.sparse else None
+        #: the products over X: float32 for a dense float32 X (until :meth:`exact_products`)
+        self.products = "float32" if is_low(X) and not self.sparse else "float64"
         self._target = y.astype(np.float64) if n_classes == 2 else None
         self.score_offset = score_offset
         self._null = None  # the null model with the score offset, (theta, value), when first needed
@@ -220,6 +243,14 @@ class LinearObjective(ObjectiveLayout):
         diag = np.maximum(diag, 0.0)
         return np.append(diag, total) if self.fit_intercept else diag
 
+    @property
+    def rounding(self) -> float:
+        """How far an evaluation of :math:`f` may be off, relative to :math:`f`: float64 products
+        1e-13; float32 products 1e-6 (each score rounds at about 1e-7 of its terms, and on a few
+        hundred rows their mean does not average that out: 4e-8 measured on raw wine).  The line
+        searches and the final Newton step accept a step that lowers the gradient within it."""
+        return 1e-6 if self.products == "float32" else 1e-13
+
     # ------------------------------------------------------------------ evaluation
     def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
         """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
@@ -231,22 +262,32 @@ class LinearObjective(ObjectiveLayout):
 
     def _block_terms(self, coef, intercept, rows):
         """Losses, residuals :math:`R = \\mathrm{diag}(w)(\\mu - Y)` (shape (b, 1) or (b, K)),
-        probabilities and the count of rows fitted with probability one, for the rows ``rows``."""
+        probabilities and the count of rows fitted with probability one, for the rows ``rows``;
+        the rows are returned as the products used them (a float32 X far from the origin: less the
+        float32 centre, which :meth:`_uncentred` adds back to their products)."""
         X, y = self.X[rows], self.y[rows]
-        S = X @ coef.T + intercept
+        if is_low(X) and self.products == "float64":
+            X = X.astype(np.float64)  # the block in float64 (in cache), exact products
+        if is_low(X):  # a float32 product (about the float32 centre), float64 scores
+            if self._centre is not None:
+                X = X - self._centre
+                intercept = intercept + coef @ self._centre.astype(np.float64)
+            S = (X @ coef.T.astype(X.dtype)).astype(np.float64) + intercept
+        else:
+            S = X @ coef.T + intercept
         if self.score_offset is not None:
             S += self.score_offset[rows]
-        if self.basis is None:
-            target = self._target[rows]
-            loss, mu = losses.binary(S[:, 0], target)
-            R = (mu - target)[:, None]
-            own = np.where(y == 1, mu, 1.0 - mu)
-        else:
-            loss, mu = losses.softmax(S, y)
-            R = mu.copy()
-            R[np.arange(y.size), y] -= 1.0
-            own = mu[np.arange(y.size), y]
         w = None if self.w is None else self.w[rows]
+        if self.basis is None:  # losses.binary and its residuals in one compiled pass
+            mu, R = np.empty(y.size), np.empty((y.size, 1))
+            loss, perfect = compiled.binary_residuals(
+                np.ascontiguousarray(S[:, 0]), self._target[rows], _NO_WEIGHTS if w is None else w,
+                SURE, mu, R[:, 0])
+            return X, float(loss), R, mu, w, int(perfect)
+        loss, mu = losses.softmax(S, y)
+        R = mu.copy()
+        R[np.arange(y.size), y] -= 1.0
+        own = mu[np.arange(y.size), y]
         if w is not None:
             loss = loss * w
             R *= w[:, None]
@@ -264,23 +305,45 @@ class LinearObjective(ObjectiveLayout):
         coef, intercept = self.coefficients(theta)
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
-        acc = CurvatureSum(d, self.shape[1], self.offset, self.fit_intercept, low) if curvature else None
+        centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
+        about = self.offset - self._centre if centred else self.offset
+        acc = CurvatureSum(d, self.shape[1], about, self.fit_intercept, low) if curvature else None
         step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
         value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
         for start in range(0, n, step):
             rows = slice(start, start + step)
             X, loss, R, mu, w, count = self._block_terms(coef, intercept, rows)
             value += loss
-            XtR += X.T @ R
+            XtR += X.T @ (R.astype(X.dtype) if is_low(X) else R)
             rsum += R.sum(axis=0)
             perfect += count
             if acc is not None:
                 acc.add(X, curvature_weights(mu, self.basis, w))
+        XtR = self._uncentred(XtR, rsum)
         H = None if acc is None else acc.total()
+        finite = np.isfinite(value) and np.all(np.isfinite(XtR))
+        if self.products == "float32" and not (finite and (H is None or np.all(np.isfinite(H)))):
+            self.exact_products()  # float32 products overflowed (X is finite): float64 from now on
+            return self._evaluate(theta, curvature, low)
         if acc is not None:
             self.hessian_dtype = acc.dtype
         self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
         return value, XtR, rsum, H, perfect
+
+    def _uncentred(self, XtR, rsum) -> np.ndarray:
+        """:math:`X^TR` from the products of the centred float32 rows: :math:`(X - c)^TR +
+        cR^T\\mathbf 1` (float64; float64 products are of the rows as they are)."""
+        if self._centre is None or self.products == "float64":
+            return XtR
+        return XtR + np.outer(self._centre, rsum)
+
+    def exact_products(self) -> None:
+        """Evaluate with float64 products from now on (a float32 X is converted block by block, in
+        cache): the last Newton step of a fit on an ill-conditioned float32 X refines the optimum
+        of its float32 products to the float64 one (:mod:`linclass.linear.fitting.fit`)."""
+        if self.products != "float64":
+            self.products = "float64"
+            self._last = None
 
     def _data_gradient(self, XtR, rsum) -> np.ndarray:
         """:math:`(X - \\mathbf 1 m^T)^T R P` and :math:`P^T R^T\\mathbf 1` (no penalty, no scale), from
@@ -349,7 +412,8 @@ class LinearObjective(ObjectiveLayout):
             return np.zeros(self.shape)
         coef, intercept = self.coefficients(theta)
         X, _, R, _, _, _ = self._block_terms(coef, intercept, rows)
-        G = self._data_gradient(X.T @ R, R.sum(axis=0))
+        rsum = R.sum(axis=0)
+        G = self._data_gradient(self._uncentred(X.T @ R, rsum), rsum)
         return self._finish_gradient(theta, G, 1.0 / weight)
 
     # ------------------------------------------------------------------ curvature
@@ -359,13 +423,16 @@ class LinearObjective(ObjectiveLayout):
         At a point with zero coefficients every row has the same probabilities, so the Hessian is
         :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
         the data products in float32 when X is large (for Newton steps; the gradient, and therefore
-        the optimum, stay float64).  The pass that forms it also evaluates the value and gradient at
+        the optimum, stay float64); a large float32 X has them in float32 in every Hessian (its
+        block sums are float64).  The pass that forms it also evaluates the value and gradient at
         theta (kept for the next call).
         """
         theta = theta.reshape(self.shape)
         p, m = self.shape
         d = self.n_features
-        low = low_precision and not self.sparse and self.X.size >= LOW_PRECISION_MIN
+        # float32 products on large X: for Newton steps, and always when X itself is float32
+        low = ((low_precision or is_low(self.X)) and not self.sparse
+               and self.X.size >= LOW_PRECISION_MIN)
         if self.score_offset is None and not np.any(theta[:d]) and (self._gram is not None
                                                                     or not low):
             H = np.kron(self.gram, self._curvature_weights_at_constant(theta))

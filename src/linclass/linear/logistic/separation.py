@@ -26,15 +26,15 @@ from scipy.optimize import linprog
 
 from linclass.exceptions import SeparationWarning
 
-__all__ = ["check_separation", "separation", "suspicious_rows"]
+__all__ = ["SURE", "check_separation", "separation", "suspicious_rows"]
 
-_SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perfectly"
+SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perfectly"
 _LP_MAX_NONZEROS = 20_000_000  # larger linear programmes are not attempted
 
 
 def suspicious_rows(proba_own: np.ndarray) -> int:
     """Number of rows whose own-class probability is numerically one (a symptom of separation)."""
-    return int(np.sum(proba_own > 1.0 - _SURE))
+    return int(np.sum(proba_own > 1.0 - SURE))
 
 
 def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,

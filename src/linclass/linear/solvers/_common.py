@@ -103,15 +103,17 @@ class Iterations:
 def backtrack(objective, theta: np.ndarray, step: np.ndarray, f: float, g: np.ndarray, slope: float):
     """Armijo backtracking along ``step`` (the shape of theta) from the full step, halving:
     ``(t, f_new, g_new)`` of the first point with :math:`f_{new} \\le f + 10^{-4}\\,t\\,g^Ts`, or, at
-    the optimum where the decrease is below rounding, with no rise beyond rounding and a smaller
-    gradient; None when 40 halvings find none (no progress possible at this precision)."""
+    the optimum where the decrease is below rounding, with no rise beyond rounding (the objective's
+    ``rounding``, relative: 1e-13 unless it says otherwise) and a smaller gradient; None when 40
+    halvings find none (no progress possible at this precision)."""
     gnorm = gradient_norm(g)
+    rounding = max(getattr(objective, "rounding", 1e-13), 1e-13) * abs(f)  # f's own rounding
     t = 1.0
     for _ in range(_MAX_HALVINGS):
         f_new, g_new = objective.value_gradient(theta + t * step)
         if np.isfinite(f_new) and (
             f_new <= f + _ARMIJO * t * slope
-            or (f_new <= f + 1e-13 * abs(f) and gradient_norm(g_new) < gnorm)
+            or (f_new <= f + rounding and gradient_norm(g_new) < gnorm)
         ):
             return t, f_new, g_new
         t *= 0.5

@@ -65,7 +65,8 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
     # at a converged point the gradient measures progress: f itself rounds by more than the predicted
     # decrease on data far from the origin (every score rounds at the offset's scale), so a rise
     # below the decrement or 1e-10 of f is that rounding, not a worse fit
-    if not (np.isfinite(f_new) and f_new <= f + max(decrement, 1e-10 * abs(f))
+    rounding = max(1e-10, getattr(objective, "rounding", 0.0))  # float32 products round more
+    if not (np.isfinite(f_new) and f_new <= f + max(decrement, rounding * abs(f))
             and gradient_norm(g_new) <= 0.5 * gradient_norm(g)):
         return result
     return replace(result, theta=candidate, gradient_norm=gradient_norm(g_new), value=f_new,
