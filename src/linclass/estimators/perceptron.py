@@ -17,6 +17,7 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from linclass.core.dtype_policy import cast_fitted, float64_data, is_low
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
 from linclass.estimators import perceptron_setup as setup
@@ -227,7 +228,9 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         options = self._rule_options()
         previous = (self.classes_, self._dense_coef(), self.intercept_) if (
             self.warm_start and hasattr(self, "coef_")) else None
-        data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None)
+        data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None,
+                            keep_float32=self.basis is None)  # float32 weights, as scikit-learn's
+        low, data = is_low(data.X), float64_data(data)  # the rule runs in float64
         check_magnitude(self, data.X)  # activations are sums of products of X's values
         weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=False)
@@ -240,7 +243,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept, push=push,
                                 max_epochs=self._epochs(), rng=self._rng, stopping=stopping, **options)
         self.classes_ = data.classes
-        self._store(result, previous=None, n_rows=data.X.shape[0])
+        self._store(result, previous=None, n_rows=data.X.shape[0], low=low)
         # (with tol=None and a penalty, every epoch runs: an epoch without mistakes is convergence)
         if not result.converged and (self.tol is not None or result.mistakes[-1] > 0):
             setup.warn_not_converged(self, result, self._epochs(), weighted=weight is not None)
@@ -285,8 +288,9 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         options = self._rule_options()
         data = validate_fit(
             self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1,
-            accept_sparse=self.basis is None,
+            accept_sparse=self.basis is None, keep_float32=self.basis is None,
         )
+        low, data = is_low(data.X), float64_data(data)
         check_magnitude(self, data.X)
         weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=not first)
@@ -300,12 +304,14 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = data.classes
         # (models saved by the first release have no t_: their count starts again at 1)
         previous = None if first else (self.errors_, getattr(self, "t_", 1))
-        self._store(result, previous=previous, n_rows=Phi.shape[0])
+        self._store(result, previous=previous, n_rows=Phi.shape[0], low=low)
         return self
 
-    def _store(self, result, previous, n_rows: int) -> None:
+    def _store(self, result, previous, n_rows: int, low: bool = False) -> None:
         self.coef_ = result.coef
         self.intercept_ = result.intercept
+        # after float32 X, scikit-learn's dtypes: float32 weights, a float64 bias for two classes
+        cast_fitted(self, ("coef_", "intercept_") if self.coef_.shape[0] > 1 else ("coef_",), low)
         errors, t = (np.zeros(0, dtype=np.intp), 1) if previous is None else previous
         self.errors_ = np.concatenate([errors, result.mistakes])
         self.n_epochs_ = int(self.errors_.size)
@@ -318,7 +324,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         # a basis function sees X itself, so X is scanned first; else the activations tell
         X = validate_predict(self, X, check_finite=self.basis is not None,
-                             accept_sparse=self.basis is None)
+                             accept_sparse=self.basis is None, keep_float32=self.basis is None)
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
             S = np.asarray(perceptron.scores(self._features(X, fitted=True), self._dense_coef(),
                                              self.intercept_))

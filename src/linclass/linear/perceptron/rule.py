@@ -51,9 +51,7 @@ __all__ = ["Patterns", "predict_index", "run_epoch", "scores"]
 
 def scores(Phi: np.ndarray, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
     """Activations :math:`a = w^T\\phi + w_0` of shape (n_samples, n_rows of coef)."""
-    S = Phi @ coef.T
-    S += intercept
-    return S
+    return Phi @ coef.T + intercept  # (float32 weights and a float64 bias: float64, as scikit-learn)
 
 
 def predict_index(S: np.ndarray) -> np.ndarray:
