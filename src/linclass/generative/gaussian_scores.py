@@ -87,16 +87,31 @@ def mahalanobis(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     return out
 
 
+_CANCELLATION = 1e6  # expansion's size / result above which a row's form is summed directly
+
+
 def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     """:math:`-\\tfrac12\\sum_j (x_j-\\mu_{kj})^2/\\sigma_{kj}^2` expanded into two products per row block
-    (on centred data, so the expansion does not cancel for data far from the origin)."""
+    (on centred data, so the expansion does not cancel for data far from the origin).
+
+    The expansion rounds to about machine epsilon times its positive part
+    :math:`\\sum_j (x_j^2 + \\mu_{kj}^2)/\\sigma_{kj}^2`, which can exceed the form itself by many
+    orders of magnitude for a row near its class mean with tiny variances (a feature nearly constant
+    within the class): where the positive part is over :data:`_CANCELLATION` times the result, the
+    form of that row is summed directly, as the squares of the differences."""
     M, P = model.offsets, model.inv_var
     MP = (M * P).T
     tail = np.einsum("kj,kj->k", M * M, P)
     out = np.empty((X.shape[0], P.shape[0]))
     for block in _blocks(X.shape[0]):
         Xc = X[block] - model.center
-        out[block] = model.const - 0.5 * ((Xc * Xc) @ P.T - 2.0 * (Xc @ MP) + tail)
+        positive = (Xc * Xc) @ P.T + tail
+        quad = positive - 2.0 * (Xc @ MP)
+        rows = np.flatnonzero(np.any(positive > _CANCELLATION * np.abs(quad), axis=1))
+        if rows.size:
+            D = Xc[rows, None, :] - M[None, :, :]
+            quad[rows] = np.einsum("rkj,rkj,kj->rk", D, D, P)
+        out[block] = model.const - 0.5 * quad
     return out
 
 
