@@ -12,16 +12,14 @@ here.
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.estimators.diagnostics import diagnostics as _diagnostics
 from linclass.estimators.formula import FormulaClassifier
-from linclass.estimators.model_comparison import _rank, _table
+from linclass.estimators.model_comparison import _table, drop1_row, drop1_table
 from linclass.estimators.model_comparison import drop1 as _drop1
 from linclass.estimators.model_comparison import lr_test as _lr_test
-from linclass.linear.inference.hypotheses import likelihood_ratio_test
 
 __all__ = ["diagnostics", "drop1", "lr_test"]
 
@@ -67,35 +65,20 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
         return _drop1(model, X, y, sample_weight, **kwargs)
     if kwargs:
         raise TypeError(f"drop1 of a formula model takes no {sorted(kwargs)}.")
-    import pandas as pd
-
     from linclass.formula.terms import droppable, term_columns
 
     check_is_fitted(model)
     full = model.estimator_
     rows, labels, weights = model.training_rows(X, y, sample_weight)
     table = _table(full, "model")  # (an unpenalised logistic fit, or a message saying why not)
-    out = {"<none>": [np.nan, table.deviance, table.aic, np.nan, np.nan]}
+    out = {"<none>": drop1_row(full, table, None)}
     owned = term_columns(model.encoding_)
+    extra = dict(model._offset(X), **({} if weights is None else {"sample_weight": weights}))
     for term in droppable(model.encoding_):
         drop = set(owned[term])
         keep = [j for j in range(rows.shape[1]) if j not in drop]
-        if not keep:  # the intercept-only model
-            if not model.encoding_.intercept:
-                continue
-            k = table.coef.shape[0]
-            test = likelihood_ratio_test(table.llnull, table.llf, _rank(table) - k)
-            out[term] = [test.df, -2 * table.llnull, -2 * table.llnull + 2 * k, test.statistic,
-                         test.pvalue]
+        if not keep and not model.encoding_.intercept:
             continue
-        reduced = clone(full)
-        extra = dict(model._offset(X), **({} if weights is None else {"sample_weight": weights}))
-        reduced.fit(rows.iloc[:, keep], labels, **extra)
-        small = reduced.summary()
-        if _rank(small) == _rank(table):  # aliased columns: dropping them changes nothing (R: Df 0)
-            out[term] = [0, small.deviance, small.aic, 0.0, np.nan]
-            continue
-        test = _lr_test(reduced, full)
-        out[term] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
-    return pd.DataFrame.from_dict(out, orient="index",
-                                  columns=["Df", "Deviance", "AIC", "LRT", "Pr(>Chi)"])
+        reduced = clone(full).fit(rows.iloc[:, keep], labels, **extra) if keep else None
+        out[term] = drop1_row(full, table, reduced, dropped=True)
+    return drop1_table(out)

@@ -70,32 +70,47 @@ def drop1(model, X, y, sample_weight=None, offset=None):
     pandas DataFrame indexed by ``'<none>'`` and the feature names, with columns ``Df``,
     ``Deviance``, ``AIC``, ``LRT``, ``Pr(>Chi)``.
     """
-    import pandas as pd
-
     full = _table(model, "model")
     names = _names(model)
     if len(names) != getattr(X, "shape", (0, 0))[1]:
         raise ValueError(f"X has {getattr(X, 'shape', ('?', '?'))[1]} features; the model was "
                          f"fitted on {len(names)}.")
-    rows = {"<none>": [np.nan, full.deviance, full.aic, np.nan, np.nan]}
+    rows = {"<none>": drop1_row(model, full, None)}
     for j, name in enumerate(names):
         keep = [k for k in range(len(names)) if k != j]
-        Xj = X.iloc[:, keep] if hasattr(X, "iloc") else np.asarray(X)[:, keep]
         if not keep and not model.fit_intercept:
             continue
-        reduced = clone(model)
-        if not keep:  # the intercept-only model
-            test = likelihood_ratio_test(full.llnull, full.llf, _rank(full) - full.coef.shape[0])
-            rows[name] = [test.df, -2 * full.llnull, -2 * full.llnull + 2 * full.coef.shape[0],
-                          test.statistic, test.pvalue]
-            continue
-        reduced.fit(Xj, y, sample_weight=sample_weight, offset=offset)
-        small = reduced.summary()
-        if _rank(small) == _rank(full):  # an aliased column: dropping it changes nothing (R: Df 0)
-            rows[name] = [0, small.deviance, small.aic, 0.0, np.nan]
-            continue
-        test = lr_test(reduced, model)
-        rows[name] = [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
+        reduced = None  # the intercept-only model
+        if keep:
+            Xj = X.iloc[:, keep] if hasattr(X, "iloc") else np.asarray(X)[:, keep]
+            reduced = clone(model).fit(Xj, y, sample_weight=sample_weight, offset=offset)
+        rows[name] = drop1_row(model, full, reduced, dropped=True)
+    return drop1_table(rows)
+
+
+def drop1_row(model, full, reduced, dropped: bool = False) -> list:
+    """One row of a drop1 table: ``[Df, Deviance, AIC, LRT, Pr(>Chi)]`` of the fitted ``reduced``
+    model against ``model`` (whose summary is ``full``), or of the intercept-only model when
+    ``reduced`` is None and ``dropped``; the full model's own row (``'<none>'``) when not
+    ``dropped``.  A reduced model of the same rank (an aliased column dropped) changes nothing: Df
+    0, as R reports it."""
+    if not dropped:
+        return [np.nan, full.deviance, full.aic, np.nan, np.nan]
+    if reduced is None:
+        k = full.coef.shape[0]
+        test = likelihood_ratio_test(full.llnull, full.llf, _rank(full) - k)
+        return [test.df, -2 * full.llnull, -2 * full.llnull + 2 * k, test.statistic, test.pvalue]
+    small = reduced.summary()
+    if _rank(small) == _rank(full):
+        return [0, small.deviance, small.aic, 0.0, np.nan]
+    test = lr_test(reduced, model)
+    return [test.df, small.deviance, small.aic, test.statistic, test.pvalue]
+
+
+def drop1_table(rows: dict):
+    """The drop1 table of ``{label: row}`` (:func:`drop1_row`), R's columns."""
+    import pandas as pd
+
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["Df", "Deviance", "AIC", "LRT", "Pr(>Chi)"])
 
