@@ -22,6 +22,16 @@ def _log1pexp(s):
     return np.log1p(np.exp(s))
 
 
+@njit(inline="always")
+def _sigmoid_log1pexp(s):
+    """:math:`(\\sigma(s), \\ln(1 + e^s))` from one exponential, without overflow."""
+    if s > 0.0:
+        e = np.exp(-s)
+        return 1.0 / (1.0 + e), s + np.log1p(e)
+    e = np.exp(s)
+    return e / (1.0 + e), np.log1p(e)
+
+
 @njit(**_JIT)
 def binary_terms(s, y, sw, g, h):
     """Summed weighted log-loss at scores s (labels y in {0, 1}, weights sw), and into g and h the
@@ -29,14 +39,7 @@ def binary_terms(s, y, sw, g, h):
     total = 0.0
     for i in range(s.shape[0]):
         si = s[i]
-        if si > 0.0:
-            e = np.exp(-si)
-            mu = 1.0 / (1.0 + e)
-            loss = si + np.log1p(e)
-        else:
-            e = np.exp(si)
-            mu = e / (1.0 + e)
-            loss = np.log1p(e)
+        mu, loss = _sigmoid_log1pexp(si)
         wi = sw[i]
         total += wi * (loss - y[i] * si)
         g[i] = wi * (mu - y[i])
@@ -55,14 +58,7 @@ def binary_residuals(s, y, sw, sure, mu, r):
     weighted = sw.shape[0] > 0
     for i in range(s.shape[0]):
         si = s[i]
-        if si > 0.0:
-            e = np.exp(-si)
-            m = 1.0 / (1.0 + e)
-            loss = si + np.log1p(e)
-        else:
-            e = np.exp(si)
-            m = e / (1.0 + e)
-            loss = np.log1p(e)
+        m, loss = _sigmoid_log1pexp(si)
         wi = sw[i] if weighted else 1.0
         total += wi * (loss - y[i] * si)
         mu[i] = m
