@@ -202,9 +202,9 @@ def to_onnx(model, X_sample=None, *, zipmap: bool | str = False, target_opset: i
                           options={id(model): {"zipmap": zipmap}}, target_opset=target_opset)
     from onnx.helper import set_model_props
 
-    from linclass import __version__
+    from linclass.io.persistence.format import linclass_version
 
-    onx.doc_string = f"linclass {__version__} {type(model).__name__}"
+    onx.doc_string = f"linclass {linclass_version()} {type(model).__name__}"
     names = getattr(model, "feature_names_in_", None)
     if names is not None:  # the columns of X, in order, for whoever feeds the graph
         set_model_props(onx, {"feature_names": json.dumps([str(n) for n in names])})
