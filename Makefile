@@ -46,6 +46,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_loo_rda.py
 	$(BIN)/python benchmarks/bench_naive_bayes.py
 	$(BIN)/python benchmarks/bench_logistic.py
+	$(BIN)/python benchmarks/bench_float32.py
 	$(BIN)/python benchmarks/bench_penalised.py
 	$(BIN)/python benchmarks/bench_penalty_columns.py
 	$(BIN)/python benchmarks/bench_perceptron.py
