@@ -1,0 +1,89 @@
+"""Sphinx configuration of linclass's documentation site (``make docs``).
+
+The site is built offline: MathJax comes from the ``sphinx-mathjax-offline`` package, the gallery's
+examples (``examples/``) run at build time with sphinx-gallery, and ``-W`` turns every warning into an
+error (the Makefile passes it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+
+import linclass  # noqa: E402
+
+project = "linclass"
+author = "the linclass developers"
+copyright = "the linclass developers"
+release = version = linclass.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.viewcode",
+    "sphinx-mathjax-offline",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "linclass_capabilities",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
+                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.json",
+                    "auto_examples/*.md5", "auto_examples/*.codeobj.json"]
+templates_path = ["_templates"]
+
+# the API reference: one page per public name, generated from the docstrings
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+autoclass_content = "class"
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+napoleon_use_rtype = False
+napoleon_use_ivar = True
+napoleon_preprocess_types = False
+
+# MyST: $...$ and $$...$$ for the mathematics pages, heading anchors for links into sections
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+math_number_all = False
+
+# no network at build time: intersphinx reads nothing unless an inventory is cached
+intersphinx_mapping: dict = {}
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(HERE.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib",),
+    "abort_on_example_error": True,
+    "plot_gallery": os.environ.get("LINCLASS_DOCS_GALLERY", "True"),
+    "show_memory": False,
+    "within_subsection_order": "FileNameSortKey",
+}
+
+html_theme = "furo"
+html_title = f"linclass {release}"
+html_static_path: list = []
+html_show_sourcelink = False
+nitpicky = False
+suppress_warnings = ["config.cache"]
