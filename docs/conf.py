@@ -46,9 +46,15 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
 templates_path = ["_templates"]
 
 # the API reference: one page per public name, generated from the docstrings
+# a summary table's line is the docstring's first sentence: "Bishop 2006 sec. 4.2" does not end one
+import sphinx.ext.autosummary as _autosummary  # noqa: E402
+
+_autosummary.WELL_KNOWN_ABBREVIATIONS = (*_autosummary.WELL_KNOWN_ABBREVIATIONS, " sec.", " eq.", " cf.")
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+# (which inherited members a class page shows is the class template's choice: a default given here as
+# True / False would replace the template's option rather than combine with it)
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 autoclass_content = "class"
@@ -56,6 +62,16 @@ napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_rtype = False
 napoleon_use_ivar = True
+# Attributes read like Parameters (a list of name (type) -- description), which also takes the numpy
+# style's "a_, b_ : type" lines that ``:ivar:`` fields cannot; the records' split attribute sections too
+napoleon_custom_sections = [
+    ("Attributes", "params_style"),
+    ("Attributes (statsmodels' names)", "params_style"),
+    ("Attributes (statsmodels' names; R's in brackets)", "params_style"),
+    ("Attributes (MASS's names; pandas objects, NumPy arrays of the same shapes without pandas)",
+     "params_style"),
+    ("Attributes (the record's own)", "params_style"),
+]
 napoleon_preprocess_types = False
 
 # MyST: $...$ and $$...$$ for the mathematics pages, heading anchors for links into sections
@@ -77,6 +93,9 @@ sphinx_gallery_conf = {
     "reset_modules": ("matplotlib",),
     "abort_on_example_error": True,
     "plot_gallery": os.environ.get("LINCLASS_DOCS_GALLERY", "True"),
+    # each API page lists the examples that use its object (the minigallery of the autosummary templates)
+    "backreferences_dir": "api/generated/backreferences",
+    "doc_module": ("linclass",),
     "show_memory": False,
     "within_subsection_order": "FileNameSortKey",
 }

@@ -89,6 +89,13 @@ class Entry:
         return self.cls.__name__
 
     def can(self, capability: str) -> bool:
+        """Whether the estimator has ``capability``.
+
+        Parameters
+        ----------
+        capability : str
+            One of :data:`CAPABILITIES` (any other name raises ValueError).
+        """
         if capability not in CAPABILITIES:
             raise ValueError(f"unknown capability {capability!r}; known: {sorted(CAPABILITIES)}")
         return capability in self.capabilities

@@ -49,7 +49,10 @@ class CategoricalNB(_DiscreteNB):
     feature_log_prob_ : list of n_features ndarrays of shape (n_classes, m_j)
         :math:`\\ln\\theta_{kjc}`.
     class_log_prior_, classes_, class_count_, priors_ : per class
-    stats_ : ClassStats of the indicators; model_ : DiscreteModel (``event_model='categorical'``)
+    stats_ : ClassStats
+        The class statistics of the one-hot indicators.
+    model_ : DiscreteModel
+        The fitted model (``event_model='categorical'``).
     n_features_in_, feature_names_in_ : as in scikit-learn
     """
 
@@ -117,12 +120,13 @@ class CategoricalNB(_DiscreteNB):
 
     @property
     def category_count_(self) -> list:
-        """:math:`N_{kjc}`: one array of shape (n_classes, m_j) per feature."""
+        """The counts :math:`N_{kjc}`, one array of shape (n_classes, m_j) per feature."""
         return categorical.regroup(self.stats_.sums(), self.n_categories_)
 
     @property
     def feature_log_prob_(self) -> list:
-        """:math:`\\ln\\theta_{kjc}`: one array of shape (n_classes, m_j) per feature."""
+        """The log-probabilities :math:`\\ln\\theta_{kjc}`, one array of shape (n_classes, m_j) per
+        feature."""
         return categorical.regroup(self.model_.log_params, self.n_categories_)
 
     def __sklearn_tags__(self):

@@ -41,7 +41,8 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
     unbiased : bool, default=False
         False divides scatter by :math:`n` (pooled) / :math:`n_k` (per class), the maximum-likelihood
         estimate (docs/derivations.md#maximum-likelihood-class-statistics); True by :math:`n-K` /
-    :math:`n_k-1`. shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
+        :math:`n_k-1`.
+    shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
         Shrink the covariance towards :math:`(\\mathrm{tr}\\Sigma/d)I` ('tied' and 'full' only), in
         the units of X: standardize features of very different scales first.
     reg_param : float in [0, 1], default=0.0
@@ -224,12 +225,12 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
 
     @property
     def rotations_(self) -> list:
-        """Eigenvectors of each class covariance, columns by decreasing eigenvalue: a list of
-        n_classes arrays of shape (n_features, n_features) (computed on access)."""
+        """Eigenvectors of each class covariance, columns by decreasing eigenvalue (a list of
+        n_classes arrays of shape (n_features, n_features), computed on access)."""
         return [U for _, U in self._principal_axes()]
 
     @property
     def scalings_(self) -> list:
-        """Eigenvalues of each class covariance, decreasing: a list of n_classes arrays of shape
-        (n_features,) (computed on access)."""
+        """Eigenvalues of each class covariance, decreasing (a list of n_classes arrays of shape
+        (n_features,), computed on access)."""
         return [lam for lam, _ in self._principal_axes()]

@@ -241,6 +241,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         whose data are separated (where the Firth estimate exists all the same).
     n_features_in_, feature_names_in_ : as in scikit-learn
 
+    Notes
+    -----
     With scikit-learn >= 1.9, ``set_callbacks(...)`` takes scikit-learn's callbacks, with every
     solver (scikit-learn 1.9 reports 'lbfgs' only): each solver iteration is a subtask of the fit,
     followed by one empty subtask, as scikit-learn's L-BFGS reports them, and a subtask's
@@ -323,7 +325,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         offset : array-like of shape (n_samples,) or (n_samples, n_classes), default=None
             Known terms added to the linear predictor with coefficient one, as R's
             ``glm(..., offset=)`` and statsmodels' ``Logit(..., offset=)``: the log-odds are
-            :math:`o_i + \theta^Tx_i + b` (two classes; shape (n_samples,)); for K classes one
+            :math:`o_i + \\theta^Tx_i + b` (two classes; shape (n_samples,)); for K classes one
             column per class in the order of ``classes_`` (a term shared by every class would
             cancel).  The null model of the summary is then the intercept-only fit with the offset,
             as R's null deviance.  Pass the new rows' offsets to ``predict_proba(X, offset=)`` and

@@ -264,8 +264,10 @@ class MultinomialNB(_CountNB):
 
     Attributes
     ----------
-    feature_count_, feature_log_prob_ (:math:`\\ln\\theta_{kj}`), class_log_prior_, coef_, intercept_,
-    classes_, class_count_, priors_, stats_, model_ : as in BernoulliNB
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        :math:`\\ln\\theta_{kj}`.
+    feature_count_, class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_
+        As in :class:`BernoulliNB`.
     """
 
     _event_model = "multinomial"
@@ -288,8 +290,10 @@ class PoissonNB(_CountNB):
     ----------
     rates_ : ndarray of shape (n_classes, n_features)
         :math:`\\lambda_{kj}`.
-    feature_count_, feature_log_prob_ (:math:`\\ln\\lambda_{kj}`), class_log_prior_, coef_, intercept_,
-    classes_, class_count_, priors_, stats_, model_ : as in BernoulliNB
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        :math:`\\ln\\lambda_{kj}`.
+    feature_count_, class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_
+        As in :class:`BernoulliNB`.
     """
 
     _event_model = "poisson"

@@ -121,8 +121,9 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        source : a chunk source (:class:`linclass.core.chunks.ChunkSource`: a
-            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...)
+        source : ChunkSource
+            A chunk source (:class:`linclass.core.chunks.ChunkSource`): a
+            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
 
         Returns
         -------

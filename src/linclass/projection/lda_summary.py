@@ -70,7 +70,7 @@ class LDASummary:
     # ------------------------------------------------------------------------------ MASS's names
     @property
     def discriminants(self) -> list:
-        """'LD1', 'LD2', ...: the names of the scaling's columns."""
+        """The names of the scaling's columns ('LD1', 'LD2', ...)."""
         return [f"LD{j + 1}" for j in range(self.coefficients.shape[1])]
 
     @property

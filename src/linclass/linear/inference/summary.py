@@ -162,14 +162,14 @@ class Summary:
 
     @property
     def df_null(self) -> float:
-        """The null model's residual degrees of freedom: observations (the sum of the frequency
+        """The null model's residual degrees of freedom, the observations (the sum of the frequency
         weights, as statsmodels' ``freq_weights``) less its parameters (one intercept per
         equation; none without an intercept)."""
         return float(self.n_obs - (len(self.equations) if CONSTANT in self.names else 0))
 
     @property
     def aliased(self) -> list:
-        """The names of the parameters R reports as NA (aliased: linear combinations of the
+        """The names of the parameters R reports as NA (aliased, i.e. linear combinations of the
         columns before them; empty for a full-rank fit)."""
         bad = np.isnan(self.coef).any(axis=0)
         return [name for name, b in zip(self.names, bad) if b]
