@@ -1,8 +1,9 @@
 """Kernel Fisher discriminant analysis (``linclass.kernel_fisher`` and
 ``KernelFisherDiscriminantAnalysis``) against quantities computed independently here.
 
-* An independent dense implementation of the dual equation (docs/derivations.md): with C = HKH and Pi =
-  diag(n_k), the ridge directions are eigenvectors of (CC + sigma I)^{-1} C E Pi^{-1} E^T C (sigma relative
+* An independent dense implementation of the dual equation
+  (docs/math/kernel_fisher.md#kernel-fisher-discriminant-in-dual-form): with C = HKH and Pi = diag(n_k),
+  the ridge directions are eigenvectors of (CC + sigma I)^{-1} C E Pi^{-1} E^T C (sigma relative
   to trace(C)^2), the pinv ones of (CC)^+ C E Pi^{-1} E^T C; the training projections are C Psi and a new
   point projects to Psi^T H (k(X, x0) - K 1/n).  Eigenvalues and projections (up to sign and scale)
   must agree.

@@ -4,7 +4,7 @@
   n.
 * Bishop 2006 sec. 4.2.1: binary LDA is sigma(theta^T x + theta_0) with theta = Sigma^-1 (mu_1 - mu_0) and
   theta_0 = log(phi/(1-phi)) + 1/2 (mu_0^T Sigma^-1 mu_0 - mu_1^T Sigma^-1 mu_1).
-* docs/derivations.md: naive Bayes with one shared per-feature variance
+* docs/math/gaussian.md#one-shared-variance-per-feature: naive Bayes with one shared per-feature variance
   sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2, whose posterior is a sigmoid of a linear function.
 * QDA / spherical / diagonal models against scipy.stats densities.
 * scikit-learn's LDA, QDA, GaussianNB and covariance shrinkage estimators on the toy data sets.
@@ -144,7 +144,8 @@ def test_gaussian_model_in_logistic_form(make, seed):
 
 
 def shared_variances(X, y, K):
-    """sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2 (docs/derivations.md)."""
+    """sigma_j^2 = (1/n) sum_i (x_ij - mu_{y_i j})^2
+    (docs/math/gaussian.md#one-shared-variance-per-feature)."""
     means = np.array([X[y == k].mean(axis=0) for k in range(K)])
     return means, np.mean((X - means[y]) ** 2, axis=0)
 

@@ -9,7 +9,7 @@ numbers.  For a class :math:`k` with (frequency-)weighted samples :math:`\\{(x_i
     n_k = \\sum_i w_i, \\qquad \\mu_k = \\frac{1}{n_k} \\sum_i w_i x_i, \\qquad
     S_k = \\sum_i w_i (x_i - \\mu_k)(x_i - \\mu_k)^T
 
-which are the maximum-likelihood building blocks of docs/derivations.md#maximum-likelihood-class-statistics.
+which are the maximum-likelihood building blocks of docs/math/gaussian.md#maximum-likelihood-class-statistics.
 
 Three kinds of scatter are kept, chosen by what the model needs:
 

@@ -2,7 +2,7 @@
 
 The raw statistics are never modified; every regularisation below returns a new matrix.
 
-* Maximum likelihood (docs/derivations.md#maximum-likelihood-class-statistics, the default): pooled
+* Maximum likelihood (docs/math/gaussian.md#maximum-likelihood-class-statistics, the default): pooled
   :math:`\\Sigma = S_W / n` (Bishop 2006 eq. 4.78), per class :math:`\\Sigma_k = S_k / n_k`.
 * Unbiased: pooled :math:`S_W / (n - K)`, per class :math:`S_k / (n_k - 1)`.
 * Shrinkage towards the scaled identity :math:`(1-\\alpha)\\Sigma + \\alpha\\,(\\mathrm{tr}\\Sigma/d)\\,I`

@@ -134,7 +134,7 @@ def gaussian_discriminants(means: np.ndarray, log_priors: np.ndarray, whiten, un
                w_{k0} = -\\tfrac12 \\lVert H^T(\\mu_k - c)\\rVert^2 + \\ln p(C_k),
 
     the scores :math:`w_k^T(x - c) + w_{k0}`; two classes give the logistic form
-    :math:`\\theta = w_1 - w_0` (docs/derivations.md#two-class-gaussian-model-in-logistic-form).
+    :math:`\\theta = w_1 - w_0` (docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form).
     ``whiten`` / ``unwhiten`` (:func:`whitening`) carry the caller's rule for a singular
     :math:`\\Sigma`: the pseudo-inverse on its range for the fitted models
     (:func:`precision_root`), none for a solver's starting point, which refuses a singular one.

@@ -12,7 +12,7 @@ __all__ = ["class_log_priors"]
 
 
 def class_log_priors(stats: ClassStats, priors: np.ndarray | None) -> np.ndarray:
-    """MLE priors :math:`\\phi_k = n_k / n` (docs/derivations.md#maximum-likelihood-class-statistics) or the
+    """MLE priors :math:`\\phi_k = n_k / n` (docs/math/gaussian.md#maximum-likelihood-class-statistics) or the
     user's, in log space; classes without training weight get :math:`-\\infty`."""
     present = stats.counts > 0
     p = stats.counts / stats.total if priors is None else priors

@@ -33,15 +33,15 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
         'full': one full covariance per class (QDA; Bishop 2006 sec. 4.2.1);
         'diag': per-class diagonal covariance (Gaussian naive Bayes);
         'tied_diag': one diagonal covariance shared by all classes (naive Bayes with a shared
-        variance, docs/derivations.md#naive-bayes-with-one-shared-variance-per-feature, whose decision
-        function is linear);
+        variance, whose decision function is linear: :doc:`/math/gaussian`, section "One shared
+        variance per feature");
         'spherical': per-class :math:`\\sigma_k^2 I`.
     priors : array-like of shape (n_classes,), default=None
         Class priors; None estimates them by maximum likelihood (:math:`n_k/n`).
     unbiased : bool, default=False
         False divides scatter by :math:`n` (pooled) / :math:`n_k` (per class), the maximum-likelihood
-        estimate (docs/derivations.md#maximum-likelihood-class-statistics); True by :math:`n-K` /
-        :math:`n_k-1`.
+        estimate (:doc:`/math/gaussian`, section "Maximum-likelihood class statistics"); True by
+        :math:`n-K` / :math:`n_k-1`.
     shrinkage : None, float in [0, 1], 'ledoit-wolf' or 'oas', default=None
         Shrink the covariance towards :math:`(\\mathrm{tr}\\Sigma/d)I` ('tied' and 'full' only), in
         the units of X: standardize features of very different scales first.

@@ -34,7 +34,8 @@ class KernelFisherDiscriminantAnalysis(
     in the feature space of a kernel, and a classifier on the projection.
 
     Solves :math:`CE\\Pi^{-1}E^TC\\Psi = CC\\Psi\\Lambda` with :math:`C = HKH` by one of three
-    methods (docs/derivations.md#kernel-fisher-discriminant-in-dual-form) and projects a new point by
+    methods (:doc:`/math/kernel_fisher`, section "Kernel Fisher discriminant in dual form") and projects a
+    new point by
     :math:`\\Psi^TH(k(X, x_0) - K1/n)` (see :mod:`linclass.kernel_fisher`).  Classes are then predicted from
     Gaussian class densities on the projection with a shared covariance and the priors (the nearest projected
     class mean in the Mahalanobis sense, plus :math:`\\ln p(C_k)`); ``predict_proba`` is their posterior.

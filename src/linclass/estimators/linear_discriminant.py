@@ -37,9 +37,9 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
     Linear discriminant analysis (Bishop 2006 sec. 4.2.1-4.2.2;
     ``GaussianDiscriminantAnalysis(covariance_type='tied')``), with scikit-learn 1.9's LDA interface.  For
     two classes ``coef_`` and ``intercept_`` are exactly :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)` and
-    :math:`\\theta_0` of docs/derivations.md#two-class-gaussian-model-in-logistic-form, and ``predict_proba``
-    is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's discriminant directions
-    (:math:`S_B v = \\lambda \\Sigma v`, Bishop 2006 sec. 4.1.4-4.1.6).
+    :math:`\\theta_0` of :doc:`/math/gaussian` (section "Two-class Gaussian model in logistic form"), and
+    ``predict_proba`` is :math:`\\sigma(\\theta^Tx + \\theta_0)`.  ``transform`` projects on Fisher's
+    discriminant directions (:math:`S_B v = \\lambda \\Sigma v`, Bishop 2006 sec. 4.1.4-4.1.6).
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ For every covariance structure the classifier is :math:`\\arg\\max_k p(x\\mid C_
 :math:`p(x \\mid C_k) = \\mathcal N(x; \\mu_k, \\Sigma_k)` (Bishop 2006 sec. 4.2.1-4.2.2).
 
 ``'tied'`` (LDA), one full :math:`\\Sigma`: the quadratic term cancels and the scores are linear
-(Bishop 2006 eqs. 4.68-4.70; for two classes, docs/derivations.md#two-class-gaussian-model-in-logistic-form:
+(Bishop 2006 eqs. 4.68-4.70; for two classes, docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form:
 :math:`\\theta = \\Sigma^{-1}(\\mu_1-\\mu_0)`, :math:`\\theta_0 = \\log\\frac{\\phi}{1-\\phi} +
 \\tfrac12(\\mu_0^T\\Sigma^{-1}\\mu_0 - \\mu_1^T\\Sigma^{-1}\\mu_1)`):
 
@@ -19,7 +19,7 @@ made in deriving it; the correct bias, implemented here, is
 :math:`-\\tfrac12(\\mu_1-\\mu_0)^T\\Sigma^{-1}(\\mu_1+\\mu_0) + \\log\\frac{\\pi}{1-\\pi}`.
 
 ``'tied_diag'``, one shared per-feature variance :math:`\\sigma_j^2`
-(docs/derivations.md#naive-bayes-with-one-shared-variance-per-feature,
+(docs/math/gaussian.md#one-shared-variance-per-feature,
 :math:`\\hat\\sigma_j^2 = \\frac1n\\sum_i (x_{ij}-\\hat\\mu_{y_i j})^2`): linear as well, with
 :math:`\\Sigma = \\mathrm{diag}(\\sigma^2)`.  (Each row contributes :math:`\\log\\sigma_j`, not
 :math:`\\tfrac12\\log\\sigma_j`, to the negative log-likelihood; the estimate is as above either way.)

@@ -7,7 +7,7 @@ Pure functions over fitted models; nothing here changes a model.
   2006 sec. 4.1.1-4.1.2).
 * :func:`signed_distance`: :math:`r = y(x)/\\lVert w\\rVert` (Bishop eqs. 4.4-4.7).
 * :func:`generative_to_logistic`: :math:`\\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0)` and :math:`\\theta_0`
-  (docs/derivations.md#two-class-gaussian-model-in-logistic-form), from the means, covariance and priors.
+  (docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form), from the means, covariance and priors.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def _tied_model(model) -> None:
 
 def generative_to_logistic(model) -> tuple[np.ndarray, float]:
     """The logistic form of a binary tied-covariance Gaussian model (Bishop 2006 sec. 4.2.1;
-    docs/derivations.md#two-class-gaussian-model-in-logistic-form):
+    docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form):
 
     .. math::  P(y=1\\mid x) = \\sigma(\\theta^Tx + \\theta_0),\\qquad
                \\theta = \\Sigma^{-1}(\\mu_1 - \\mu_0),\\qquad

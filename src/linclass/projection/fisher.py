@@ -7,7 +7,7 @@ two classes the single direction is :math:`w \\propto S_W^{-1}(m_2 - m_1)` (eq. 
 most K-1 eigenvalues are non-zero (:math:`S_B` has rank K-1).  The same problem can be written with the
 total scatter, :math:`S_b A = S_t A \\Lambda`; since :math:`S_t = S_b + S_W` the directions are the same
 and its eigenvalues are :math:`\\lambda / (1 + \\lambda)`, the squared canonical correlations
-(docs/derivations.md#fisher-directions-with-the-total-scatter).
+(docs/math/fisher.md#fisher-directions-with-the-total-scatter).
 
 Here :math:`S_W` is the pooled within-class covariance (scatter / n, the MLE) and
 :math:`S_B = \\sum_k (n_k/n)(m_k - \\bar m)(m_k - \\bar m)^T`, both computed from

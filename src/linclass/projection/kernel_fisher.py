@@ -7,7 +7,7 @@ with :math:`\\hat A = \\Phi^TH\\Psi`, becomes
 
 .. math::  C E \\Pi^{-1} E^T C \\Psi = C C \\Psi \\Lambda, \\qquad C = HKH
 
-(derived in docs/derivations.md#kernel-fisher-discriminant-in-dual-form).
+(derived in docs/math/kernel_fisher.md#kernel-fisher-discriminant-in-dual-form).
 
 Note on :math:`\\Pi`: with the class proportions, :math:`\\Pi = \\mathrm{diag}(\\pi_1..\\pi_c)`,
 :math:`\\hat S_b = \\Phi^THE\\Pi^{-1}E^TH\\Phi = n\\sum_k n_k(\\bar\\phi_k - \\bar\\phi)(\\cdot)^T`, n times the

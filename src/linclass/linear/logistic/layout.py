@@ -6,7 +6,7 @@ Coefficient layout
     m = K - 1 for K > 2.  Softmax coefficients live in an orthonormal basis :math:`P` (K x (K-1)) of
     the sum-to-zero subspace, :math:`\\Theta = \\theta P^T`, which is the constraint
     :math:`\\sum_j\\theta_j = 0` built in: the constraint does not change the
-    likelihood's optimum (docs/derivations.md#the-sum-to-zero-constraint-of-softmax-regression),
+    likelihood's optimum (docs/math/logistic.md#the-sum-to-zero-constraint-of-softmax-regression),
     and it removes the one direction in which the softmax Hessian is singular.
     Because :math:`P^TP = I`, :math:`\\lVert\\Theta\\rVert_F = \\lVert\\theta\\rVert_F` and the penalty is the
     symmetric one of the K-vector model.

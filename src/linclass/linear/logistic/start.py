@@ -1,8 +1,8 @@
 """Where a logistic / softmax fit starts: the shared-covariance Gaussian model, which has the logistic
 form exactly.
 
-Bishop 2006 sec. 4.2.1 (docs/derivations.md#two-class-gaussian-model-in-logistic-form): Gaussian classes with
-one covariance :math:`\\Sigma` give
+Bishop 2006 sec. 4.2.1 (docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form): Gaussian classes
+with one covariance :math:`\\Sigma` give
 
 .. math::  p(C_k \\mid x) = \\frac{e^{a_k(x)}}{\\sum_j e^{a_j(x)}}, \\qquad
            a_k(x) = (\\Sigma^{-1}\\mu_k)^T x - \\tfrac12\\mu_k^T\\Sigma^{-1}\\mu_k + \\ln\\pi_k,

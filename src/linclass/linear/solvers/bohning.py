@@ -1,6 +1,6 @@
 """The bounded-Hessian (Böhning-Lindsay) iteration.
 
-Böhning and Lindsay (1988), Böhning (1992); docs/derivations.md#the-bounded-hessian-iteration: since
+Böhning and Lindsay (1988), Böhning (1992); docs/math/logistic.md#the-bounded-hessian-iteration: since
 :math:`\\mu(1-\\mu) \\le \\frac14`, :math:`H \\preceq \\frac14 X^TX` and
 
 .. math::  \\theta^{(t+1)} = \\theta^{(t)} + 4(X^TX)^{-1}X^T(y - \\mu)
