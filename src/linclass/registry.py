@@ -186,7 +186,13 @@ _BY_ALIAS = {e.alias: e for e in ENTRIES if e.alias is not None}
 
 
 def entries(*capabilities: str) -> tuple[Entry, ...]:
-    """The entries that have every one of ``capabilities`` (all entries when none is given)."""
+    """The entries that have every one of ``capabilities`` (all entries when none is given).
+
+    Parameters
+    ----------
+    *capabilities : str
+        Names from :data:`CAPABILITIES`.
+    """
     return tuple(e for e in ENTRIES if all(e.can(c) for c in capabilities))
 
 

@@ -35,7 +35,25 @@ def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
     """Case diagnostics of a fitted unpenalised binary logistic model over its training rows, as
     :func:`linclass.estimators.diagnostics.diagnostics`; for a formula model ``X`` is its training
     frame (``y`` defaults to the response, ``sample_weight`` may name a column), and the rows keep
-    the frame's index.  Other keywords go to that function."""
+    the frame's index.  Other keywords go to that function.
+
+    Parameters
+    ----------
+    model : LogisticRegression or FormulaClassifier
+        Fitted, unpenalised, on two classes.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The training rows (the model does not keep them); a formula model's training frame.
+    y : array-like of shape (n_samples,), default=None
+        Their labels; for a formula model, the response by default.
+    sample_weight : array-like of shape (n_samples,) or str, default=None
+        The fit's sample weights; for a formula model, may name a column of ``X``.
+    **kwargs
+        Passed on to :func:`linclass.estimators.diagnostics.diagnostics` (``offset``).
+
+    Returns
+    -------
+    :class:`~linclass.linear.inference.diagnostics.Diagnostics`
+    """
     if not isinstance(model, FormulaClassifier):
         return _diagnostics(model, X, y, sample_weight, **kwargs)
     check_is_fitted(model)
@@ -46,7 +64,18 @@ def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
 def lr_test(smaller, larger):
     """The likelihood-ratio test of ``smaller`` nested in ``larger``, as
     :func:`linclass.estimators.model_comparison.lr_test` (formula models are compared through
-    their fitted estimators, whose features are the coded columns)."""
+    their fitted estimators, whose features are the coded columns).
+
+    Parameters
+    ----------
+    smaller, larger : LogisticRegression or FormulaClassifier
+        Fitted unpenalised models on the same rows, ``smaller`` nested in ``larger``.
+
+    Returns
+    -------
+    :class:`~linclass.linear.inference.hypotheses.LikelihoodRatioTest` (``statistic``, ``df``,
+    ``pvalue``, ``deviance_small``, ``deviance_large``)
+    """
     return _lr_test(_inner(smaller), _inner(larger))
 
 
@@ -55,6 +84,20 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
     (all of its columns at once; ``X`` is the training frame, ``y`` defaults to the response,
     ``sample_weight`` may name a column); for other models, one row per feature
     (:func:`linclass.estimators.model_comparison.drop1`).
+
+    Parameters
+    ----------
+    model : LogisticRegression or FormulaClassifier
+        Fitted, unpenalised.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The training rows (the model does not keep them); a formula model's training frame.
+    y : array-like of shape (n_samples,), default=None
+        Their labels; for a formula model, the response by default.
+    sample_weight : array-like of shape (n_samples,) or str, default=None
+        The fit's sample weights; for a formula model, may name a column of ``X``.
+    **kwargs
+        For other models, passed on to :func:`linclass.estimators.model_comparison.drop1`
+        (``offset``); a formula model takes none.
 
     Returns
     -------

@@ -66,7 +66,7 @@ def weights_record(sample_weight, weight) -> dict:
 
 def _weight_notes(model, table):
     """The table as ``weight_type`` reads the weights (variance weights: one observation per row of
-    positive weight), and the notes that say which weights the fit used and how."""
+    positive weight), and the table's notes that say which weights the fit used and how."""
     record = getattr(model, "_fit_record", None)
     record = record if isinstance(record, dict) else {}
     kind, n_rows = record.get("weights", "none"), record.get("n_rows")
@@ -170,7 +170,7 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
 
 def _titled(model, title: str) -> str:
     """The table's title, naming the penalty of a smooth penalised fit first (its estimates are
-    shrunk and its tests are not frequentist inference; the notes say so): "L2-penalised logistic
+    shrunk and its tests are not frequentist inference; the table's notes say so): "L2-penalised logistic
     regression (C=1): ..." rather than a title that reads as the maximum-likelihood fit's."""
     try:
         penalty = model._penalty()

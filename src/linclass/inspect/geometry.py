@@ -160,6 +160,11 @@ def hyperplanes(model) -> Hyperplanes:
     LogisticRegression, Perceptron (without basis functions), the discrete naive Bayes models
     (BernoulliNB: in the space of the binarized features) and FisherDiscriminantAnalysis.
 
+    Parameters
+    ----------
+    model : fitted classifier
+        One of the linear models above, or one of the wrappers of one.
+
     Raises
     ------
     TypeError

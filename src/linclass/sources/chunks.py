@@ -39,7 +39,18 @@ def fit_chunked(estimator, source):
     """Fit ``estimator`` on a chunk source (a :class:`linclass.sources.files.FileSource`, a
     :class:`linclass.sources.dask.DaskSource`, or any :class:`ChunkSource`) by its
     :meth:`ChunkFittable.fit_source`; the result equals ``estimator.fit`` on all rows at once.
-    Returns the estimator.
+
+    Parameters
+    ----------
+    estimator : estimator with ``fit_source``
+        A :class:`ChunkFittable` estimator (the registry's ``chunks`` capability).
+    source : ChunkSource
+        Where the rows come from.
+
+    Returns
+    -------
+    estimator
+        The estimator, fitted.
 
     Raises
     ------
