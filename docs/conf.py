@@ -46,11 +46,11 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
 templates_path = ["_templates"]
 
 # the API reference: one page per public name, generated from the docstrings
+autosummary_generate = True
 # a summary table's line is the docstring's first sentence: "Bishop 2006 sec. 4.2" does not end one
 import sphinx.ext.autosummary as _autosummary  # noqa: E402
 
 _autosummary.WELL_KNOWN_ABBREVIATIONS = (*_autosummary.WELL_KNOWN_ABBREVIATIONS, " sec.", " eq.", " cf.")
-autosummary_generate = True
 autosummary_imported_members = True
 # (which inherited members a class page shows is the class template's choice: a default given here as
 # True / False would replace the template's option rather than combine with it)
@@ -62,6 +62,7 @@ napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_rtype = False
 napoleon_use_ivar = True
+napoleon_preprocess_types = False
 # Attributes read like Parameters (a list of name (type) -- description), which also takes the numpy
 # style's "a_, b_ : type" lines that ``:ivar:`` fields cannot; the records' split attribute sections too
 napoleon_custom_sections = [
@@ -72,7 +73,6 @@ napoleon_custom_sections = [
      "params_style"),
     ("Attributes (the record's own)", "params_style"),
 ]
-napoleon_preprocess_types = False
 
 # MyST: $...$ and $$...$$ for the mathematics pages, heading anchors for links into sections
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
@@ -93,11 +93,11 @@ sphinx_gallery_conf = {
     "reset_modules": ("matplotlib",),
     "abort_on_example_error": True,
     "plot_gallery": os.environ.get("LINCLASS_DOCS_GALLERY", "True"),
+    "show_memory": False,
+    "within_subsection_order": "FileNameSortKey",
     # each API page lists the examples that use its object (the minigallery of the autosummary templates)
     "backreferences_dir": "api/generated/backreferences",
     "doc_module": ("linclass",),
-    "show_memory": False,
-    "within_subsection_order": "FileNameSortKey",
 }
 
 html_theme = "furo"

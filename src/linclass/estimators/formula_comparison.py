@@ -73,8 +73,8 @@ def lr_test(smaller, larger):
 
     Returns
     -------
-    :class:`~linclass.linear.inference.hypotheses.LikelihoodRatioTest` (``statistic``, ``df``,
-    ``pvalue``, ``deviance_small``, ``deviance_large``)
+    :class:`~linclass.linear.inference.hypotheses.LikelihoodRatioTest`
+        ``statistic``, ``df``, ``pvalue``, ``deviance_small``, ``deviance_large``.
     """
     return _lr_test(_inner(smaller), _inner(larger))
 
@@ -101,8 +101,9 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
 
     Returns
     -------
-    pandas DataFrame indexed by ``'<none>'`` and the terms, with columns ``Df``, ``Deviance``,
-    ``AIC``, ``LRT``, ``Pr(>Chi)``.
+    DataFrame
+        pandas DataFrame indexed by ``'<none>'`` and the terms, with columns ``Df``, ``Deviance``,
+        ``AIC``, ``LRT``, ``Pr(>Chi)``.
     """
     if not isinstance(model, FormulaClassifier):
         return _drop1(model, X, y, sample_weight, **kwargs)

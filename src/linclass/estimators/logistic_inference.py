@@ -28,6 +28,10 @@ class LogisticInferenceMethods:
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
 
+        A fit by solver 'cd' (every fit with an L1 part) reports what it honestly can instead: the
+        selected (non-zero) coefficients, the penalty, the log-likelihood and the optimality
+        violation, without standard errors (inference after selection is not valid).
+
         Parameters
         ----------
         alpha : float, default=0.05
@@ -63,15 +67,12 @@ class LogisticInferenceMethods:
             Softmax fits: the class the others are contrasted with (None: ``classes_[0]``, as
             statsmodels' MNLogit); the covariance is mapped to the new contrasts.
 
-        A fit by solver 'cd' (every fit with an L1 part) reports what it honestly can instead: the
-        selected (non-zero) coefficients, the penalty, the log-likelihood and the optimality
-        violation, without standard errors (inference after selection is not valid).
-
         Returns
         -------
-        :class:`linclass.linear.inference.summary.Summary` or
-        :class:`linclass.linear.inference.penalised_summary.PenalisedSummary` (print as tables;
-        ``.to_frame()`` for pandas)
+        Summary or PenalisedSummary
+            :class:`linclass.linear.inference.summary.Summary` or
+            :class:`linclass.linear.inference.penalised_summary.PenalisedSummary`; print them as
+            tables, ``.to_frame()`` for pandas.
         """
         check_is_fitted(self)
         return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,

@@ -336,8 +336,9 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (:math:`a \\ge 0` predicts ``classes_[1]``), else
-        (n_samples, n_classes) (the largest predicts).
+        ndarray
+            Of shape (n_samples,) for two classes (:math:`a \\ge 0` predicts ``classes_[1]``), else
+            (n_samples, n_classes) (the largest predicts).
         """
         S = self._activations(X)
         return S[:, 0] if S.shape[1] == 1 else S

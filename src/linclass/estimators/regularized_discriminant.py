@@ -124,6 +124,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
     rank-one downdates, :mod:`linclass.selection.regularized_loo`) or K-fold, each training fold's
     statistics being the full statistics minus the fold's (:mod:`linclass.selection.regularized_cv`).
     Both are exact: the score of a grid point equals refitting the model for every left-out part.
+    The refitted model has every attribute of :class:`RegularizedDiscriminantAnalysis` too.
 
     Parameters
     ----------
@@ -152,7 +153,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
     cv_scores_ : ndarray of shape (n_poolings, n_shrinkages)
         The criterion at every grid point (``-inf`` where a left-out fit is singular).
     best_score_ : float
-    (and every attribute of RegularizedDiscriminantAnalysis)
+        The criterion at the chosen grid point.
     """
 
     _parameter_constraints = {

@@ -288,9 +288,10 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (score of ``classes_[1]`` minus that of
-        ``classes_[0]``, i.e. :math:`\\theta^T x + \\theta_0` for linear models), else
-        (n_samples, n_classes).
+        ndarray
+            Of shape (n_samples,) for two classes (score of ``classes_[1]`` minus that of
+            ``classes_[0]``, i.e. :math:`\\theta^T x + \\theta_0` for linear models), else
+            (n_samples, n_classes).
         """
         scores = self._scores(X)
         if scores.shape[1] == 2:

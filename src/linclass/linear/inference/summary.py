@@ -202,8 +202,9 @@ class Summary:
 
         Returns
         -------
-        pandas DataFrame indexed (rows and columns) by parameter, or by (equation, parameter) for
-        softmax; without pandas an ndarray in the same order.
+        DataFrame or ndarray
+            pandas DataFrame indexed (rows and columns) by parameter, or by (equation, parameter) for
+            softmax; without pandas an ndarray in the same order.
         """
         if self.covariance is None:
             raise ValueError("This table holds no covariance matrix (made before it was recorded).")
@@ -244,9 +245,10 @@ class Summary:
 
         Returns
         -------
-        pandas DataFrame with columns 0 (lower) and 1 (upper), indexed by parameter (two classes)
-        or by (equation, parameter) (softmax); without pandas an ndarray of shape (n_names, 2) or
-        (n_equations * n_names, 2) in the same order.
+        DataFrame or ndarray
+            pandas DataFrame with columns 0 (lower) and 1 (upper), indexed by parameter (two classes)
+            or by (equation, parameter) (softmax); without pandas an ndarray of shape (n_names, 2) or
+            (n_equations * n_names, 2) in the same order.
         """
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
