@@ -9,8 +9,8 @@ check, in well under a second:
 * every entry imports (a stale name would make the build fail later, and less clearly);
 * the capabilities extension (``docs/_ext/linclass_capabilities.py``) has a phrase for every capability
   of :data:`linclass.registry.CAPABILITIES`, and no phrase for an unknown one;
-* no docstring under ``src/linclass`` cites the course notes the first derivations came from (the
-  derivations are the documentation's mathematics pages now);
+* no docstring under ``src/linclass`` cites the course notes the first derivations came from, or
+  ``docs/derivations.md`` (the derivations are the documentation's mathematics pages now);
 * each documented class and function has a docstring, with a ``Parameters`` section when it takes
   parameters (a record, a dataclass or an exception, documents its fields under ``Attributes``).
 """
@@ -136,7 +136,7 @@ def _docstrings(path: Path):
                 yield getattr(node, "name", path.stem), getattr(node, "lineno", 1), doc
 
 
-_SEED_NOTES = re.compile(r"lecture notes|\bthe notes\b|cs\s?229", re.IGNORECASE)
+_SEED_NOTES = re.compile(r"lecture notes|\bthe notes\b|cs\s?229|derivations\.md", re.IGNORECASE)
 
 
 def test_no_docstring_cites_the_course_notes():
