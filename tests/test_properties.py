@@ -415,11 +415,33 @@ def test_partial_fit_with_a_chunk_missing_is_detected(name):
 
 
 # ------------------------------------------------------------------------- 5. reproducible refits
-@pytest.mark.parametrize("name", applies("R"))
+#: the cross-validated models fit a whole grid of folds per fit (4 fits an example): fewer examples
+CROSS_VALIDATED = ("LogisticRegressionCV", "RegularizedDiscriminantAnalysisCV")
+
+
+def refit_cases(cross_validated: bool):
+    return [case for case in applies("R")
+            if (getattr(case, "values", [case])[0].startswith(CROSS_VALIDATED)) == cross_validated]
+
+
+@pytest.mark.parametrize("name", refit_cases(False))
 @settings(**SETTINGS)
 @given(**data_shapes, other_seed=st.integers(0, 2**32 - 1), other_K=st.integers(2, 4),
        other_d=st.integers(1, 4))
 def test_refit_is_reproducible(name, seed, K, d, n_per_class, other_seed, other_K, other_d):
+    check_refit_is_reproducible(name, seed, K, d, n_per_class, other_seed, other_K, other_d)
+
+
+@pytest.mark.parametrize("name", refit_cases(True))
+@settings(**dict(SETTINGS, max_examples=4))
+@given(**data_shapes, other_seed=st.integers(0, 2**32 - 1), other_K=st.integers(2, 4),
+       other_d=st.integers(1, 4))
+def test_cross_validated_refit_is_reproducible(name, seed, K, d, n_per_class, other_seed, other_K,
+                                               other_d):
+    check_refit_is_reproducible(name, seed, K, d, n_per_class, other_seed, other_K, other_d)
+
+
+def check_refit_is_reproducible(name, seed, K, d, n_per_class, other_seed, other_K, other_d):
     kind = ESTIMATORS[name][1]
     X, y, X_test = blobs(kind, seed, K, d, n_per_class)
     X_other, y_other, _ = blobs(kind, other_seed, other_K, other_d, 15)

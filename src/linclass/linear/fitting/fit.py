@@ -285,6 +285,12 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     # max_iter=i is the i-th iterate of the fit with more (scikit-learn's callback contract)
     budget = options.max_iter
     result = SOLVERS[solver](objective, theta0, **settings, on_iteration=observer(solver))
+    certify = _certifiable(problem, penalty, solver, options)
+    if certify and result.converged and not stopped():
+        result = _certified(problem, penalty, objective, result, options,
+                            budget - result.n_iter, observer)
+    # an L-BFGS run of 'auto' that did not converge, or met the gradient test on its last allowed
+    # iteration with a duality gap still too large, goes on with Newton (and is certified again)
     if continues_with_newton(options.solver, solver, result, objective) and not stopped():
         if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
             objective.with_hessian = True
@@ -294,9 +300,9 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         result = replace(more, n_iter=result.n_iter + more.n_iter,
                          history=np.concatenate([result.history, more.history[1:]]))
         solver = "lbfgs+newton"
-    if _certifiable(problem, penalty, solver, options) and result.converged and not stopped():
-        result = _certified(problem, penalty, objective, result, options,
-                            budget - result.n_iter, observer)
+        if certify and result.converged and not stopped():
+            result = _certified(problem, penalty, objective, result, options,
+                                budget - result.n_iter, observer)
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if penalty.final_step and options.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
@@ -341,6 +347,12 @@ def _smooth_message(options, penalty, solver, result) -> str:
     """The ConvergenceWarning of a smooth fit, in the words of the penalty's stationarity condition
     (``penalty.score``: the gradient, or Firth's modified score)."""
     advice = "" if len(penalty.solvers) == 1 else ", or use solver='newton'"
+    if result.gradient_norm <= options.tol:  # the gradient test met, the duality gap not
+        return (f"{options.name} (solver={solver!r}, penalty={penalty.name!r}) did not converge in "
+                f"max_iter={options.max_iter} iterations: the largest entry of the {penalty.score} "
+                f"is {result.gradient_norm:.3g} <= tol={options.tol:g}, but the duality gap is "
+                f"still above tol times the objective (not yet at the optimum). Increase "
+                f"max_iter{advice}.")
     return (f"{options.name} (solver={solver!r}, penalty={penalty.name!r}) did not converge in "
             f"max_iter={options.max_iter} iterations: the largest entry of the {penalty.score} is "
             f"{result.gradient_norm:.3g} > tol={options.tol:g}. Increase max_iter{advice}.")
