@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test quick bench clean
+.PHONY: demo test quick bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,15 @@ $(VENV)/.demo: pyproject.toml | $(BIN)/python
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+# headless Chromium (Debian's package) for the documentation's screenshot test
+$(VENV)/.chromium: scripts/install_chromium.sh | $(BIN)/python
+	bash scripts/install_chromium.sh
+	touch $@
+
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@
 
 $(VENV)/.bench: pyproject.toml $(VENV)/.test
@@ -33,13 +42,19 @@ demo: $(VENV)/.demo
 	$(BIN)/linclass plot --model qda --dataset iris --kind contours --features 2 3 --out demo/gaussian_contours.png
 	$(BIN)/linclass plot --model logistic --dataset breast_cancer --kind curve --out demo/training_curve.png
 
-test: $(VENV)/.test
-	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
+test: $(VENV)/.test $(VENV)/.chromium
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider
 
 # the suite without the tests marked slow (subprocesses of the command, a Dask cluster, memory
 # ceilings, the bit-flip sweep, the slowest property runs): for a quick check while working
 quick: $(VENV)/.test
-	$(BIN)/python -m pytest -n 2 -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider -m "not slow"
+
+# the documentation site, offline, warnings as errors: docs/_build/html/index.html (the gallery's
+# examples run during the build)
+docs: $(VENV)/.docs
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_gaussian.py
@@ -55,4 +70,4 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_out_of_core.py
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist .pytest_cache .hypothesis docs/_build docs/api/generated docs/auto_examples
