@@ -1,8 +1,9 @@
 """Kernel Fisher discriminant analysis as a scikit-learn transformer and classifier.
 
-validate -> :mod:`linclass.kernels` (Gram matrix or Nystroem features) -> :mod:`linclass.kernel_fisher`
-(centring, solver) -> projection -> :func:`linclass.gaussian.estimate` on the projected class
-statistics -> :mod:`linclass.posterior`.  No mathematics lives here.
+validate -> :mod:`linclass.projection.kernels` (Gram matrix or Nystroem features) ->
+:mod:`linclass.projection.kernel_fisher` (centring, solver) -> projection ->
+:func:`linclass.generative.gaussian.estimate` on the projected class statistics ->
+:mod:`linclass.core.posterior`.  No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class KernelFisherDiscriminantAnalysis(
     Solves :math:`CE\\Pi^{-1}E^TC\\Psi = CC\\Psi\\Lambda` with :math:`C = HKH` by one of three
     methods (:doc:`/math/kernel_fisher`, section "Kernel Fisher discriminant in dual form") and projects a
     new point by
-    :math:`\\Psi^TH(k(X, x_0) - K1/n)` (see :mod:`linclass.kernel_fisher`).  Classes are then predicted from
+    :math:`\\Psi^TH(k(X, x_0) - K1/n)` (see :mod:`linclass.projection.kernel_fisher`).  Classes are then predicted from
     Gaussian class densities on the projection with a shared covariance and the priors (the nearest projected
     class mean in the Mahalanobis sense, plus :math:`\\ln p(C_k)`); ``predict_proba`` is their posterior.
 

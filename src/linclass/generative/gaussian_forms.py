@@ -86,8 +86,9 @@ def warn_singular(what: str, rank, d: int, action: str) -> None:
     warnings.warn(
         f"The {what} is singular (rank {rank} of {d}): some features are constant or collinear"
         f"{' within a class' if 'class' in what else ''}, or there are fewer samples than features. "
-        f"{action} Set shrinkage (e.g. shrinkage='ledoit-wolf'), reg_param or var_smoothing to "
-        "regularise instead.",
+        f"{action} To regularise instead, set the model's shrinkage (a float in [0, 1]; LDA and "
+        "GaussianDiscriminantAnalysis also take 'ledoit-wolf' or 'oas'), reg_param (QDA) or "
+        "var_smoothing (GaussianNB).",
         SingularCovarianceWarning,
         stacklevel=4,
     )

@@ -18,7 +18,7 @@ Here :math:`S_W` is the pooled within-class covariance (scatter / n, the MLE) an
 ``'svd'``    whitening on the range of :math:`S_W` (eigenvalues above ``tol`` times the largest), then
              the SVD of the whitened, weighted class means: never forms :math:`S_B`.  Directions in the
              null space of :math:`S_W` are lost.
-``'gsvd'``   Howland and Park's LDA/GSVD: the generalized SVD of the pair
+``'gsvd'``   Howland, Jeon and Park's LDA/GSVD: the generalized SVD of the pair
              :math:`(H_b, H_w)` with :math:`H_b^TH_b = S_B`, :math:`H_w^TH_w = S_W`, through the SVD of
              the stacked matrix :math:`[H_b; H_w]`.  Handles singular :math:`S_W` and d > n without a
              ridge; a direction in the null space of :math:`S_W` that separates the classes gets
@@ -142,7 +142,7 @@ def _solve_svd(Hb: np.ndarray, Sw: np.ndarray, tol: float, warn: bool = True):
 
 
 def _solve_gsvd(Hb: np.ndarray, Sw: np.ndarray, tol: float):
-    """Howland-Park LDA/GSVD (SIAM J. Matrix Anal. Appl. 25, 2003, Algorithm 2).
+    """Howland-Jeon-Park LDA/GSVD (SIAM J. Matrix Anal. Appl. 25, 2003, Algorithm 2).
 
     :math:`H_w` (r x d) with :math:`H_w^TH_w = S_W` comes from the eigendecomposition of :math:`S_W`.
     With the thin SVD :math:`[H_b; H_w] = P\\Sigma Q^T` (rank t) and the SVD of the top block
