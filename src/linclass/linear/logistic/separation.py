@@ -113,9 +113,23 @@ def check_separation(objective, theta, X=None, y=None, sample_weight=None, *,
             kind = "suspected"
     if kind is None:
         return None
+    if kind == "suspected":  # the symptom only: the linear programme that decides was not run
+        warnings.warn(
+            "The classes are apparently separated: "
+            + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
+               "the solver stopped before it reached the boundary")
+            + ". Whether a hyperplane separates them was not checked (that linear programme needs "
+            "the rows in memory, at most a few million entries); rows far from the boundary give "
+            "the same symptom on data that is not separated. If the classes are separated, the "
+            "maximum-likelihood estimate does not exist and the coefficients, standard errors and "
+            "p-values are meaningless; to decide, fit the rows in memory, or compare with a fit "
+            "with a larger max_iter (diverging coefficients grow), or use a finite C.",
+            SeparationWarning, stacklevel=5,  # the caller of fit
+        )
+        return kind
     what = {"complete": "completely separated by a hyperplane",
             "quasi": "quasi-completely separated (a hyperplane separates them with some rows on it)",
-            "suspected": "apparently separated"}[kind]
+            }[kind]
     warnings.warn(
         f"The classes are {what}: "
         + (f"{perfect} training row(s) are fitted with probability 1" if perfect else
