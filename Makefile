@@ -43,12 +43,12 @@ demo: $(VENV)/.demo
 	$(BIN)/linclass plot --model logistic --dataset breast_cancer --kind curve --out demo/training_curve.png
 
 test: $(VENV)/.test $(VENV)/.chromium
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
 
 # the suite without the tests marked slow (subprocesses of the command, a Dask cluster, memory
 # ceilings, the bit-flip sweep, the slowest property runs): for a quick check while working
 quick: $(VENV)/.test
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider -m "not slow"
 
 # the documentation site, offline, warnings as errors: docs/_build/html/index.html (the gallery's
 # examples run during the build)

@@ -89,6 +89,7 @@ def test_every_case_has_its_properties_tested():
              "W": suite.test_duplicated_rows_equal_integer_sample_weight,
              "C": suite.test_chunked_partial_fit_equals_fit}
     run = {prop: set(parametrized(test, "name")) for prop, test in tests.items()}
+    run["R"] |= set(parametrized(suite.test_cross_validated_refit_is_reproducible, "name"))
     for case in CASES:
         _, _, props = suite.ESTIMATORS[case.id]
         assert "R" in props, case.id
