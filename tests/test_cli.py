@@ -340,6 +340,8 @@ def test_help_and_refusals_come_from_the_registry(files, tmp_path, monkeypatch, 
     ("pocket=True", ("pocket", True)), ("shrinkage=None", ("shrinkage", None)), ("C=inf", ("C", np.inf)),
     ("solver=lbfgs", ("solver", "lbfgs")), ("priors=[0.3, 0.7]", ("priors", [0.3, 0.7])),
     ("tol=1e-8", ("tol", 1e-8)), ("shrinkage=auto", ("shrinkage", "auto")), ("n=-3", ("n", -3)),
+    ("solver='newton'", ("solver", "newton")), ('solver="lbfgs"', ("solver", "lbfgs")),
+    ("name='1'", ("name", "1")), ("solver='", ("solver", "'")),
 ])
 def test_parse_param(text, expected):
     assert parse_param(text) == expected

@@ -56,12 +56,15 @@ def model_name(text: str) -> str:
 
 
 def parse_param(text: str) -> tuple[str, object]:
-    """``'C=0.5'`` -> ``('C', 0.5)``: the value as None, bool, int, float, JSON list/dict, else str."""
+    """``'C=0.5'`` -> ``('C', 0.5)``: the value as None, bool, int, float, JSON list/dict, else str;
+    a value in matching quotes (``solver='newton'``, as a Python literal) is the string inside."""
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
         raise argparse.ArgumentTypeError(f"--param {text!r} is not of the form key=value (e.g. C=0.5)")
     value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return key, value[1:-1]
     lowered = value.lower()
     if lowered in ("none", "null"):
         return key, None
