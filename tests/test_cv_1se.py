@@ -86,6 +86,7 @@ def test_binary_cv_statistics_and_choice_are_cv_glmnets(case, fold, fold_penalty
     i_min, i_1se = np.flatnonzero(ref["min"])[0], np.flatnonzero(ref["1se"])[0]
     assert i_1se < i_min  # the rule picks a stronger penalty here: the test can tell them apart
     assert model.C_1se_ == model.Cs_[i_1se]
+    assert model.C_min_ == model.Cs_[i_min]  # lambda.min, whatever the rule
     assert model.C_ == model.Cs_[i_min if rule == "min" else i_1se]
     assert model.relax_ == model.relax_1se_ == 1.0
 
@@ -102,6 +103,7 @@ def test_weighted_multinomial_cv_statistics_and_choice_are_cv_glmnets():
     assert i_1se < i_min
     assert model.C_ == model.C_1se_ == model.Cs_[i_1se]
     assert np.argmax(model.cv_mean_[0]) == i_min
+    assert model.C_min_ == model.Cs_[i_min]
 
 
 def test_relaxed_cv_chooses_lambda_and_gamma_as_cv_glmnet():

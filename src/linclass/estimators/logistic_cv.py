@@ -222,6 +222,9 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         Held-out scores at every value of ``relax``, in linclass's layout.
     relax_ : float
         The chosen relaxation (by ``refit_rule``).
+    C_min_, relax_min_ : float
+        The best C and ``relax`` (glmnet's ``lambda.min`` and ``gamma.min``; with scikit-learn's
+        rule, the best summed score), whatever ``refit_rule``: ``C_`` unless ``refit_rule='1se'``.
     C_1se_, relax_1se_ : float
         The smallest C (strongest penalty) at the chosen l1_ratio whose mean score is within one
         standard error of the best, and the largest ``relax`` at that C within it (glmnet's
@@ -374,6 +377,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         warn_on_edge(grid, c, coefs[:, r, c], ratios[r],
                      self.grid == "glmnet" and isinstance(self.Cs, Integral),
                      relaxed[:, r, :, g].sum(axis=0))
+        self.C_min_, self.relax_min_ = float(grid[c]), float(relaxes[g])
         if self.refit_rule == "1se":
             c, g = c1, g1
         C, ratio, self.relax_ = float(grid[c]), ratios[r], float(relaxes[g])

@@ -208,8 +208,9 @@ def _chosen_ratio(model) -> int:
 
 def cv_curve(model: Any, *, ax=None, path=None):
     """The mean held-out score against :math:`\\log_{10} C` with a band of one standard error of
-    the mean over the folds (glmnet's ``plot(cv.glmnet)``), the chosen ``C_`` and the most
-    penalised C within one standard error of it (``C_1se_``) marked.
+    the mean over the folds (glmnet's ``plot(cv.glmnet)``), the best C (``C_min_``: glmnet's
+    ``lambda.min``) and the most penalised C within one standard error of it (``C_1se_``) marked;
+    ``C_`` is one of the two (``refit_rule``).
 
     Parameters
     ----------
@@ -226,7 +227,8 @@ def cv_curve(model: Any, *, ax=None, path=None):
     scores = getattr(model, "relax_scores_", getattr(model, "scores_", None))
     if scores is None:
         raise ValueError("cv_curve needs a fitted LogisticRegressionCV (scores_ is missing).")
-    C = float(np.ravel(model.C_)[0])  # a float, or repeated per class (use_legacy_attributes)
+    # the best C: C_min_ (a model file of an earlier version: C_, a float or repeated per class)
+    C = float(getattr(model, "C_min_", np.ravel(model.C_)[0]))
     r = _chosen_ratio(model)
     if hasattr(model, "cv_mean_"):  # cv.glmnet's cvm / cvsd (folds weighted by their weights)
         mean, se = model.cv_mean_[r], model.cv_se_[r]
@@ -241,7 +243,7 @@ def cv_curve(model: Any, *, ax=None, path=None):
     band.set_gid("band")
     (line,) = ax.plot(x, mean, marker="o", markersize=3, color="C0")
     line.set_gid("curve")
-    ax.axvline(np.log10(C), color="C3", linestyle="--", label=f"C_ = {C:.3g}")
+    ax.axvline(np.log10(C), color="C3", linestyle="--", label=f"best C = {C:.3g}")
     ax.axvline(np.log10(model.C_1se_), color="C2", linestyle=":",
                label=f"C_1se_ = {model.C_1se_:.3g}")
     ax.set_xlabel("log10 C  (weaker penalty to the right)")
