@@ -185,7 +185,8 @@ class OneVsOneClassifier(MulticlassBase):
 
 
 class KClassDiscriminant(MulticlassBase):
-    """The single K-class discriminant (Bishop 2006 sec. 4.1.2, eq. 4.9):
+    """The single K-class discriminant (Bishop 2006 sec. 4.1.2, eq. 4.9), one linear score per class
+    and the largest wins.
 
     .. math::  y_k(x) = w_k^Tx + w_{k0},\\qquad x \\mapsto \\arg\\max_k y_k(x)
 

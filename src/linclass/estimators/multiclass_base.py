@@ -32,7 +32,19 @@ _TINY = np.finfo(np.float64).tiny  # smallest positive normal float: floor that 
 
 @dataclass(frozen=True)
 class MulticlassSummary:
-    """How a multi-class scheme treats a data set: how many points fall in an ambiguous region."""
+    """How a multi-class scheme treats a data set: how many points fall in an ambiguous region.
+
+    Attributes
+    ----------
+    strategy : str
+        The scheme's name.
+    n_classes, n_estimators : int
+        Classes, and estimators fitted.
+    n_samples, n_ambiguous : int
+        Rows summarised, and how many of them lie in an ambiguous region.
+    fraction_ambiguous : float
+        ``n_ambiguous / n_samples``.
+    """
 
     strategy: str
     n_classes: int

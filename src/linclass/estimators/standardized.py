@@ -50,7 +50,7 @@ def _on_z(method: str, doc: str):
 
 
 class StandardizedClassifier(ClassifierMixin, BaseEstimator):
-    """Standardise every feature on the training rows, then fit ``estimator`` on the result:
+    """Standardise every feature on the training rows, then fit ``estimator`` on the result.
 
     .. math::  z = (x - m) / s, \\qquad \\hat y(x) = \\text{estimator}(z)
 

@@ -85,7 +85,19 @@ def wald_test(params: np.ndarray, covariance: np.ndarray, R, q=None) -> WaldTest
 class LikelihoodRatioTest:
     """A likelihood-ratio test of a smaller model nested in a larger one (R's ``anova(small,
     large, test="Chisq")``): :math:`LR = 2(\\ell_{large} - \\ell_{small}) = D_{small} - D_{large}
-    \\sim \\chi^2_{df}`, df the difference in parameters (Wilks 1938)."""
+    \\sim \\chi^2_{df}`, df the difference in parameters (Wilks 1938).
+
+    Attributes
+    ----------
+    statistic : float
+        :math:`LR`, the drop in deviance (never negative).
+    df : int
+        The difference in the number of estimated parameters.
+    p_value : float
+        :math:`P(\\chi^2_{df} > LR)`; also ``pvalue``.
+    deviance_small, deviance_large : float
+        The residual deviances of the two models.
+    """
 
     statistic: float
     df: int
