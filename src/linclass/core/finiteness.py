@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_finite", "check_magnitude", "explain_non_finite", "explain_underflow"]
+__all__ = ["check_column_magnitude", "check_finite", "check_magnitude", "explain_non_finite",
+           "explain_underflow"]
 
 
 def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
@@ -148,7 +149,13 @@ def check_magnitude(estimator, X: np.ndarray) -> None:
     magnitude = np.maximum(np.abs(high), np.abs(low))
     if not np.all(np.isfinite(magnitude)):
         check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
-    limit = np.sqrt(np.finfo(np.float64).max / (X.shape[0] * X.shape[1]))
+    check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1])
+
+
+def check_column_magnitude(estimator, magnitude: np.ndarray, n_entries: int) -> None:
+    """:func:`check_magnitude`'s test on the largest absolute value of each column (finite) of an X
+    of ``n_entries`` entries (gathered chunk by chunk for a chunked fit)."""
+    limit = np.sqrt(np.finfo(np.float64).max / n_entries)
     if np.any(magnitude > limit):
         raise ValueError(
             f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "

@@ -3,7 +3,8 @@
 validate -> :mod:`linclass.projection.kernels` (Gram matrix or Nystroem features) ->
 :mod:`linclass.projection.kernel_fisher` (centring, solver) -> projection ->
 :func:`linclass.generative.gaussian.estimate` on the projected class statistics ->
-:mod:`linclass.core.posterior`.  No mathematics lives here.
+:mod:`linclass.core.posterior`.  Nystroem fits from chunks (Dask collections, files) go through
+:mod:`linclass.projection.kernel_fisher_chunks` to the same solver.  No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.generative import gaussian, gaussian_scores
 from linclass.projection import fisher
-from linclass.projection import kernel_fisher
-from linclass.core.finiteness import check_magnitude
+from linclass.projection import kernel_fisher, kernel_fisher_chunks
+from linclass.core.finiteness import check_column_magnitude, check_magnitude
 from linclass.core.validation import validate_fit, validate_priors
-from linclass.projection.kernels import NAMES, make_kernel, select_landmarks
+from linclass.projection.kernels import (
+    NAMES, choose_landmarks, gamma_from_variance, make_kernel, select_landmarks,
+)
+from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.projected import checked_projection
@@ -81,6 +85,19 @@ class KernelFisherDiscriminantAnalysis(
         uniformly at random).
     random_state : int, RandomState or None, default=None
         Landmark selection.
+
+    Notes
+    -----
+    With ``approximation='nystroem'`` the model also fits from chunks: Dask collections passed to
+    ``fit``, and any chunk source through ``fit_source`` (:func:`linclass.sources.chunks.fit_chunked`,
+    the command's ``--chunksize``), with the in-memory answer.  The landmarks are the rows at the
+    global row indices that the in-memory fit would draw for the same ``random_state`` (the rows are
+    counted in a first pass, then those rows gathered; 'kmeans++' gathers its pool of candidates, at
+    most 200,000 rows); then each chunk gives the class statistics of its kernel values against the
+    landmarks, merged, and the small problem is solved as in memory
+    (:mod:`linclass.projection.kernel_fisher_chunks`).  The exact fit (``approximation=None``) needs
+    every row in memory and refuses chunks.  On a Dask collection, ``transform``, ``predict``,
+    ``predict_proba``, ``predict_log_proba`` and ``decision_function`` return lazy Dask arrays.
 
     Attributes
     ----------
@@ -175,6 +192,14 @@ class KernelFisherDiscriminantAnalysis(
         """
         self._validate_params()
         clear_fitted_state(self)  # no stale attributes from an earlier fit (landmark_indices_)
+        if is_dask_collection(X, y):
+            refusal = self._chunks_refusal()
+            if refusal is not None:
+                raise TypeError(f"{type(self).__name__} does not work on Dask collections as set: "
+                                f"{refusal} Otherwise call X.compute() first if the data fit in memory.")
+            from linclass.sources.dask import DaskSource
+
+            return self._fit_source(DaskSource(X, y))
         data = validate_fit(self, X, y)
         X, y, classes = data.X, data.y, data.classes
         n = X.shape[0]
@@ -211,6 +236,92 @@ class KernelFisherDiscriminantAnalysis(
             settings["sigma"] = self.sigma_ = self._sigma(n, idx.size)
             model = kernel_fisher.fit_nystroem(X, y, classes, kernel, idx, **settings)
             self.landmark_indices_ = idx
+        return self._install(model, classes, priors, kernel)
+
+    def _chunks_refusal(self) -> str | None:
+        """Why these settings cannot fit from chunks (:func:`linclass.sources.chunks.chunks_refusal`),
+        or None."""
+        if self.approximation is None:
+            return (f"{type(self).__name__} needs all rows in memory in its exact form "
+                    "(approximation=None solves an n x n kernel problem); use "
+                    "approximation='nystroem' to fit from chunks.")
+        if self.kernel == "precomputed":
+            return ("approximation='nystroem' needs the kernel function, not kernel='precomputed', "
+                    "and a precomputed kernel matrix needs all rows in memory.")
+        return None
+
+    def fit_source(self, source):
+        """Fit the Nystroem approximation from a chunk source
+        (:class:`linclass.sources.chunks.ChunkFittable`); the result equals ``fit`` on all rows at
+        once with the same ``random_state``.
+
+        Three passes: the rows counted (with the variance of X for ``gamma=None``), the landmark
+        rows gathered (the in-memory rule's row indices), the class statistics of the kernel values
+        against the landmarks (:mod:`linclass.projection.kernel_fisher_chunks`).
+
+        Parameters
+        ----------
+        source : ChunkSource
+            A chunk source (:class:`linclass.core.chunks.ChunkSource`): a
+            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            With ``approximation=None`` (the exact fit needs every row in memory).
+        """
+        self._validate_params()
+        clear_fitted_state(self)
+        return self._fit_source(source)
+
+    def _fit_source(self, source):
+        from linclass.sources.chunks import record_features
+
+        refusal = self._chunks_refusal()
+        if refusal is not None:
+            raise ValueError(refusal)
+        record_features(self, source)
+        summary = kernel_fisher_chunks.summarise_rows(source)
+        n = summary.n_samples
+        check_column_magnitude(self, summary.magnitude, summary.entries)  # as check_magnitude
+        gamma = self.gamma
+        if gamma is None and not callable(self.kernel):
+            gamma = gamma_from_variance(summary.variance, source.n_features)
+        kernel = make_kernel(self.kernel, None, gamma, self.degree, self.coef0)
+        rng = check_random_state(self.random_state)
+        gathered = {}  # kmeans++: the pool's rows, which hold the landmarks
+
+        def rows(at):
+            gathered["at"], gathered["rows"] = at, kernel_fisher_chunks.gather_rows(source, summary, at)
+            return gathered["rows"]
+
+        idx = choose_landmarks(n, self.n_landmarks, self.landmarks, kernel, rng, rows)
+        if gathered:
+            landmarks = gathered["rows"][np.searchsorted(gathered["at"], idx)]
+        else:
+            landmarks = kernel_fisher_chunks.gather_rows(source, summary, idx)
+        stats = kernel_fisher_chunks.source_landmark_stats(self, source, kernel, landmarks)
+        classes = stats.classes
+        limit = classes.size - 1
+        if self.n_components is not None and self.n_components > limit:
+            raise ValueError(
+                f"n_components={self.n_components} cannot be larger than n_classes - 1 = {limit}."
+            )
+        priors = validate_priors(self.priors, classes.size)
+        self.sigma_ = self._sigma(n, idx.size)
+        model = kernel_fisher.solve_nystroem(
+            stats, kernel, landmarks, solver=self.solver, sigma=self.sigma_, tol=self.tol,
+            n_components=self.n_components,
+        )
+        self.landmark_indices_ = idx
+        return self._install(model, classes, priors, kernel)
+
+    def _install(self, model, classes, priors, kernel):
+        """Set every fitted attribute from the fitted projection ``model``."""
         zstats = model.projected_stats
         self.model_ = model
         self.classifier_ = gaussian.estimate(zstats, "tied", priors=priors, var_smoothing=1e-9)
@@ -233,6 +344,7 @@ class KernelFisherDiscriminantAnalysis(
         return float(self.sigma)
 
     # ------------------------------------------------------------------------------------------ use
+    @lazy_on_dask
     def transform(self, X):
         """Project X on the kernel Fisher directions.
 
@@ -249,20 +361,24 @@ class KernelFisherDiscriminantAnalysis(
         Z = self.transform(X)
         return gaussian_scores.joint_log_likelihood(self.classifier_, Z)
 
+    @lazy_on_dask
     def decision_function(self, X):
         """Class scores on the projection; for two classes the score of ``classes_[1]`` minus that of
         ``classes_[0]``, shape (n_samples,), else (n_samples, n_classes)."""
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
+    @lazy_on_dask
     def predict_log_proba(self, X):
         """Log posterior of each class, shape (n_samples, n_classes)."""
         return log_posterior(self._scores(X))
 
+    @lazy_on_dask
     def predict_proba(self, X):
         """Posterior of each class from the Gaussian class densities on the projection."""
         return posterior(self._scores(X))
 
+    @lazy_on_dask
     def predict(self, X):
         """The class with the largest posterior on the projection."""
         scores = self._scores(X)  # checks that the model is fitted first

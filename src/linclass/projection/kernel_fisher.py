@@ -63,7 +63,9 @@ __all__ = [
     "exact_memory",
     "fit_exact",
     "fit_nystroem",
+    "landmark_stats",
     "project",
+    "solve_nystroem",
 ]
 
 SOLVERS = ("ridge", "pinv", "gsvd")
@@ -322,12 +324,31 @@ def fit_nystroem(
     """Nystroem kernel FDA: one pass over X in row blocks, mapping each block to its explicit features
     and merging their class statistics; then the primal problem (r x r)."""
     landmarks = X[landmark_idx]
-    T = nystroem_map(kernel, landmarks, tol)
+    stats = landmark_stats(X, y, classes, kernel, landmarks)
+    return solve_nystroem(stats, kernel, landmarks, solver=solver, sigma=sigma, tol=tol,
+                          n_components=n_components)
+
+
+def landmark_stats(X: np.ndarray, y: np.ndarray, classes: np.ndarray, kernel: Kernel,
+                   landmarks: np.ndarray) -> ClassStats:
+    """Class statistics (kind 'tied') of the kernel values :math:`k(x, L)` of the rows of X, computed
+    in row blocks of bounded memory.  They merge: a chunked fit maps each chunk to them and reduces
+    with ``ClassStats.merge`` (:mod:`linclass.projection.kernel_fisher_chunks`)."""
     stats = None
     blocks = list(row_blocks(X.shape[0], landmarks.shape[0], budget=128 * 2**20))
     for start, stop in progress(blocks, desc="Nystroem features", enabled=X.shape[0] > 50_000):
         part = ClassStats.from_batch(kernel(X[start:stop], landmarks), y[start:stop], classes, kind="tied")
         stats = part if stats is None else stats.merge(part)
+    return stats
+
+
+def solve_nystroem(
+    stats: ClassStats, kernel: Kernel, landmarks: np.ndarray, *, solver: str, sigma: float, tol: float,
+    n_components: int | None,
+) -> KernelFisherModel:
+    """The Nystroem fit from the merged :func:`landmark_stats` of every training row: the map
+    :math:`U_rS_r^{-1/2}`, the feature statistics, the primal problem (r x r), scaling and orientation."""
+    T = nystroem_map(kernel, landmarks, tol)
     if not all(np.all(np.isfinite(a)) for a in stats.arrays()):
         raise ValueError(_OVERFLOW)
     # statistics of k(x, L) -> statistics of the features k(x, L) T (a linear map: means T, T^T S T)

@@ -22,7 +22,7 @@ import numpy as np
 
 from linclass.core.progress import progress
 
-__all__ = ["Kernel", "make_kernel", "select_landmarks"]
+__all__ = ["Kernel", "choose_landmarks", "gamma_from_variance", "make_kernel", "select_landmarks"]
 
 NAMES = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 _BLOCK_BYTES = 64 * 2**20  # temporaries per block
@@ -113,8 +113,13 @@ def resolve_gamma(gamma, X: np.ndarray) -> float:
     """``None`` -> :math:`1/(d\\,\\mathrm{Var}(X))` (or :math:`1/d` for constant X)."""
     if gamma is not None:
         return float(gamma)
-    var = float(X.var()) if X.size else 0.0
-    d = max(X.shape[1], 1)
+    return gamma_from_variance(float(X.var()) if X.size else 0.0, X.shape[1])
+
+
+def gamma_from_variance(var: float, n_features: int) -> float:
+    """``gamma=None``'s value, :math:`1/(d\\,\\mathrm{Var}(X))` (or :math:`1/d` for constant X), from the
+    variance of every entry of X (computed in memory by :func:`resolve_gamma`, or merged over chunks)."""
+    d = max(n_features, 1)
     return 1.0 / (d * var) if var > 0 else 1.0 / d
 
 
@@ -128,20 +133,29 @@ def make_kernel(kernel, X: np.ndarray, gamma=None, degree=3, coef0=1.0) -> Kerne
 
 
 def select_landmarks(X: np.ndarray, n_landmarks: int, method: str, kernel: Kernel, rng) -> np.ndarray:
-    """Row indices of the Nystroem landmarks.
+    """Row indices of the Nystroem landmarks among the rows of X (:func:`choose_landmarks`)."""
+    return choose_landmarks(X.shape[0], n_landmarks, method, kernel, rng, lambda idx: X[idx])
+
+
+def choose_landmarks(n: int, n_landmarks: int, method: str, kernel: Kernel, rng, rows) -> np.ndarray:
+    """Row indices of the Nystroem landmarks among n rows.
 
     ``'random'``: uniform without replacement.  ``'kmeans++'``: the k-means++ seeding of Arthur and
     Vassilvitskii (2007) with the kernel-induced distance
     :math:`\\lVert\\phi(x)-\\phi(c)\\rVert^2 = k(x,x) + k(c,c) - 2k(x,c)`: each new landmark is drawn
     with probability proportional to its squared distance to the nearest landmark so far.  On more than
     200,000 rows the seeding runs on a uniform subsample of that size.
+
+    The row indices drawn depend only on n and ``rng``; ``rows(idx)`` returns the rows at the sorted
+    indices ``idx`` (``X[idx]`` in memory; gathered from the chunks of a chunked fit, which thus picks
+    the same landmarks as the in-memory fit for the same ``rng``).  It is called only by 'kmeans++',
+    once, for the pool the seeding runs on (every row, or the subsample).
     """
-    n = X.shape[0]
     m = min(n_landmarks, n)
     if method == "random" or m == n:
         return np.sort(rng.choice(n, size=m, replace=False))
     pool = np.arange(n) if n <= 200_000 else np.sort(rng.choice(n, size=200_000, replace=False))
-    P = X[pool]
+    P = rows(pool)
     self_sim = kernel.diag(P)
     chosen = [int(rng.randint(P.shape[0]))]
     dist = np.full(P.shape[0], np.inf)

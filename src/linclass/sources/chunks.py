@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from linclass.core.chunks import ChunkSource
 
-__all__ = ["ChunkFittable", "fit_chunked", "record_features", "supports_chunks"]
+__all__ = ["ChunkFittable", "chunks_refusal", "fit_chunked", "record_features", "supports_chunks"]
 
 
 @runtime_checkable
@@ -30,9 +30,18 @@ class ChunkFittable(Protocol):
 
 
 def supports_chunks(estimator) -> bool:
-    """Whether ``estimator`` fits from a chunk source (implements :class:`ChunkFittable`: the
-    statistics models and LogisticRegression)."""
-    return isinstance(estimator, ChunkFittable)
+    """Whether ``estimator``, with its settings, fits from a chunk source: it implements
+    :class:`ChunkFittable` (the statistics models, LogisticRegression, and
+    KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`)."""
+    return isinstance(estimator, ChunkFittable) and chunks_refusal(estimator) is None
+
+
+def chunks_refusal(estimator) -> str | None:
+    """Why ``estimator``'s settings need every row in memory, for an estimator that fits from chunks
+    with other settings (its ``_chunks_refusal()``: KernelFisherDiscriminantAnalysis fits chunks
+    with approximation='nystroem' only); None when they do not, or when it has no such method."""
+    refusal = getattr(estimator, "_chunks_refusal", None)
+    return refusal() if callable(refusal) else None
 
 
 def fit_chunked(estimator, source):
@@ -55,12 +64,17 @@ def fit_chunked(estimator, source):
     Raises
     ------
     TypeError
-        When the estimator does not implement :class:`ChunkFittable`.
+        When the estimator does not implement :class:`ChunkFittable`, or its settings need every
+        row in memory (:func:`chunks_refusal`).
     """
-    if not supports_chunks(estimator):
+    if not isinstance(estimator, ChunkFittable):
         raise TypeError(f"{type(estimator).__name__} needs all rows in memory; chunked fits work for "
-                        "the Gaussian models, naive Bayes, FisherDiscriminantAnalysis and "
-                        "LogisticRegression.")
+                        "the Gaussian models, naive Bayes, FisherDiscriminantAnalysis, "
+                        "LogisticRegression and KernelFisherDiscriminantAnalysis(approximation="
+                        "'nystroem').")
+    refusal = chunks_refusal(estimator)
+    if refusal is not None:
+        raise TypeError(refusal)
     return estimator.fit_source(source)
 
 
