@@ -126,3 +126,22 @@ def test_exact_kernel_fisher_refuses_chunks_naming_nystroem(tmp_path):
     with pytest.raises(TypeError, match="kernel='precomputed'"):
         lc.KernelFisherDiscriminantAnalysis("precomputed", approximation="nystroem").fit(Xd, yd)
 
+
+def test_command_fits_nystroem_from_chunks_and_refuses_the_exact_fit(tmp_path, capsys, monkeypatch):
+    from linclass.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    X, y = blobs(3)
+    pd.DataFrame(X, columns=list("abcd")).assign(label=y).to_csv("d.csv", index=False)
+    base = ["fit", "--model", "kfda", "--data", "d.csv", "--target", "label", "--chunksize", "64"]
+    assert main(base + ["--out", "never.linclass"]) == 2
+    err = capsys.readouterr().err
+    assert "needs all rows in memory" in err and "--param approximation=nystroem" in err
+    params = ["--param", "approximation=nystroem", "--param", "n_landmarks=25", "--param",
+              "random_state=7"]
+    assert main(base + params + ["--out", "kfda.linclass"]) == 0
+    in_memory = model().fit(pd.read_csv("d.csv").drop(columns="label"), y)
+    loaded = lc.load("kfda.linclass")
+    features = pd.read_csv("d.csv").drop(columns="label")
+    np.testing.assert_allclose(loaded.predict_proba(features), in_memory.predict_proba(features),
+                               atol=TOL, rtol=0)

@@ -36,15 +36,18 @@ def _fit_streaming(args, model):
     """--chunksize: fit from the file a chunk at a time (bounded memory), then one more pass for the
     training accuracy.  Returns (seconds, accuracy, description)."""
     from linclass.sources.files import FileSource
-    from linclass.sources.chunks import fit_chunked, supports_chunks
+    from linclass.sources.chunks import chunks_refusal, fit_chunked, supports_chunks
 
     if args.data is None:
         raise UsageError("--chunksize goes with --data FILE (a bundled --dataset is small)")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN (the column of class labels)")
     if not supports_chunks(model):
-        raise UsageError(f"--chunksize: {type(model).__name__} needs all rows in memory; chunked "
-                         f"fits work for {', '.join(models_that('chunks'))}")
+        refusal = chunks_refusal(model)  # the model fits chunks with other settings: say which
+        why = (f"{type(model).__name__} needs all rows in memory" if refusal is None
+               else command_line(refusal, parameter_names()).rstrip("."))
+        raise UsageError(f"--chunksize: {why}; chunked fits work for "
+                         f"{', '.join(models_that('chunks'))}")
     source = FileSource(args.data, args.target, args.chunksize, features=chosen_file_features(args))
     start = time.perf_counter()
     with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
