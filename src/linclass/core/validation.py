@@ -82,11 +82,33 @@ def _check_2d(X, estimator) -> None:
 
 def _refuse_dask(X, estimator) -> None:
     if type(X).__module__.split(".")[0] == "dask" and hasattr(X, "__dask_graph__"):
+        where = _called_as() or f"{type(estimator).__name__}.fit"
+        chunked = getattr(type(estimator), "fit_source", None) is not None
         raise TypeError(
-            f"{type(estimator).__name__} does not work on Dask collections. The Gaussian models, "
-            "naive Bayes, FisherDiscriminantAnalysis and LogisticRegression (newton / bohning / "
-            "lbfgs) do; for this estimator call X.compute() first if the data fit in memory."
+            f"{where} does not work on Dask collections"
+            + (f" (it needs the rows in memory, although {type(estimator).__name__}.fit takes "
+               "Dask collections)" if chunked and not where.endswith(".fit") else
+               ": the Gaussian models, naive Bayes, FisherDiscriminantAnalysis and "
+               "LogisticRegression (newton / bohning / lbfgs) fit on them")
+            + ". Call X.compute() first if the data fit in memory."
         )
+
+
+def _called_as() -> str | None:
+    """The linclass function or method the user called (the outermost linclass frame of the
+    stack), as ``name`` or ``Class.method``, to name the function that refuses the input."""
+    import sys
+
+    frame, found = sys._getframe(2), None
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").split(".")[0] == "linclass":
+            owner = frame.f_locals.get("self")
+            found = (f"{type(owner).__name__}.{frame.f_code.co_name}" if owner is not None
+                     else frame.f_code.co_name)
+        elif found is not None:
+            return found
+        frame = frame.f_back
+    return found
 
 
 def _non_numeric_columns(X) -> dict:
