@@ -2,7 +2,9 @@
 
 validate -> :class:`~linclass.core.class_stats.ClassStats` (one fit of a clone) ->
 :func:`linclass.selection.leave_one_out.loo_joint_log_likelihood` (rank-one downdates) ->
-:mod:`linclass.core.posterior`.  No mathematics lives here.
+:mod:`linclass.core.posterior`.  On Dask collections the fit is the chunked one (one pass, the
+statistics merged) and the downdates run block by block with the global statistics
+(:mod:`linclass.selection.chunked`).  No mathematics lives here.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
+from linclass.selection import chunked
 from linclass.selection import scoring as scoring_
+from linclass.sources.dask import is_dask_collection
 from linclass.core.posterior import log_posterior
 from linclass.core.validation import validate_fit
 from linclass.exceptions import SingularCovarianceWarning
@@ -27,8 +31,8 @@ def _gaussian(estimator) -> bool:
     return isinstance(estimator, _GaussianBase)
 
 
-def _loo_scores(estimator, X, y, sample_weight):
-    """Leave-one-out class scores :math:`\\ln p^{(-i)}(x_i, C_j)` and the validated data."""
+def _model(estimator):
+    """An unfitted clone of a Gaussian ``estimator``, its parameters checked."""
     if not _gaussian(estimator):
         raise TypeError(
             f"loo_predict_proba needs a Gaussian model fitted from class statistics "
@@ -39,18 +43,23 @@ def _loo_scores(estimator, X, y, sample_weight):
         )
     model = clone(estimator)
     model._validate_params()
-    data = validate_fit(model, X, y, sample_weight)
-    if data.sample_weight is not None:
-        totals = np.bincount(data.y, data.sample_weight, data.classes.size)
-        if np.any(totals <= 0):
-            raise ValueError(
-                f"Class(es) {data.classes[totals <= 0].tolist()} have no weight (every row's "
-                "sample_weight is 0): leave-one-out has nothing to leave out of them. Drop those "
-                "rows."
-            )
+    return model
+
+
+def _check_weights(classes, totals) -> None:
+    if np.any(totals <= 0):
+        raise ValueError(
+            f"Class(es) {classes[totals <= 0].tolist()} have no weight (every row's "
+            "sample_weight is 0): leave-one-out has nothing to leave out of them. Drop those "
+            "rows."
+        )
+
+
+def _fit_non_singular(model, fit) -> None:
+    """``fit()`` (the model's fit on all rows), a singular covariance being an error."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SingularCovarianceWarning)
-        model._absorb(data)
+        fit()
     for w in caught:
         if issubclass(w.category, SingularCovarianceWarning):
             raise ValueError(
@@ -59,7 +68,32 @@ def _loo_scores(estimator, X, y, sample_weight):
                 "(shrinkage, reg_param or var_smoothing)."
             )
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _loo_scores(estimator, X, y, sample_weight):
+    """Leave-one-out class scores :math:`\\ln p^{(-i)}(x_i, C_j)` and the validated data."""
+    model = _model(estimator)
+    data = validate_fit(model, X, y, sample_weight)
+    if data.sample_weight is not None:
+        _check_weights(data.classes, np.bincount(data.y, data.sample_weight, data.classes.size))
+    _fit_non_singular(model, lambda: model._absorb(data))
     return model._loo_scores(data), data
+
+
+def _fitted_on_chunks(estimator, X, y, sample_weight):
+    """The model fitted on the Dask collections (one pass: the chunked fit) and their source."""
+    from linclass.sources.dask import DaskSource
+
+    model = _model(estimator)
+    source = DaskSource(X, y, sample_weight)
+
+    def fit():
+        model._start_fit()
+        model._fit_source(source)
+
+    _fit_non_singular(model, fit)
+    _check_weights(model.stats_.classes, model.stats_.counts)
+    return model, source
 
 
 def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
@@ -77,22 +111,30 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
     ----------
     estimator : a Gaussian model (LDA, QDA, GaussianNB, GaussianDiscriminantAnalysis of any
         ``covariance_type``, RegularizedDiscriminantAnalysis); fitted or not, it is not modified
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+    X : array-like of shape (n_samples, n_features), or a Dask array or data frame
+    y : array-like of shape (n_samples,) (a Dask array or series with Dask X)
     sample_weight : array-like of shape (n_samples,), default=None
         Frequency weights: leaving a row out removes all of its weight.
 
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
-        Columns in the order of the sorted labels (the ``classes_`` of a fit on all rows).
+        Columns in the order of the sorted labels (the ``classes_`` of a fit on all rows).  For
+        Dask collections X (y and sample_weight as the estimators' ``fit`` takes them): a lazy
+        ``dask.array.Array`` whose row chunks are X's partitions (of unknown sizes for a data
+        frame); the statistics are computed here (one pass over the data, as the chunked fit),
+        the downdates when the result is computed (a second pass), block by block.
 
     Raises
     ------
     ValueError
         When a class has a single row, or when a covariance (of the full data, or without some
-        row) is singular, so that no downdate reproduces a refit.
+        row) is singular, so that no downdate reproduces a refit.  On Dask collections the
+        errors of the second pass are raised when the result is computed.
     """
+    if is_dask_collection(X, y, sample_weight):
+        model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
+        return source.map_rows(chunked.loo_proba, model.classes_.size, np.float64, model)
     return np.exp(log_posterior(_loo_scores(estimator, X, y, sample_weight)[0]))
 
 
@@ -112,7 +154,14 @@ def loo_score(estimator, X, y, sample_weight=None, *, scoring: str = "accuracy")
     Returns
     -------
     float (higher is better)
+        On Dask collections: computed in two passes over the data (the statistics, then each
+        block's sums of the criterion).
     """
     scoring_.check_scoring(scoring)
+    if is_dask_collection(X, y, sample_weight):
+        model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
+        total, weight = source.map_reduce(chunked.loo_criterion_sums, chunked.add_sums, model,
+                                          scoring)
+        return total / weight
     scores, data = _loo_scores(estimator, X, y, sample_weight)
     return scoring_.weighted_mean(scoring_.row_values(scores, data.y, scoring), data.sample_weight)

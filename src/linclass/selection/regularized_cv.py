@@ -26,7 +26,7 @@ from linclass.selection.downdate import without
 from linclass.core.priors import class_log_priors
 from linclass.selection.regularized_loo import loo_scores
 
-__all__ = ["grid", "grid_scores"]
+__all__ = ["grid", "grid_scores", "loo_grid_mean", "loo_grid_sums"]
 
 _LOG_2PI = np.log(2 * np.pi)
 _SINGULAR = 1e-10
@@ -63,16 +63,46 @@ def grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, 
     priors : ndarray or None (None: learned on each training part)
     """
     if cv is None:
-        out = np.full((poolings.size, shrinkages.size), -np.inf)
-        for a, lam in enumerate(poolings):
-            for g, scores in enumerate(loo_scores(stats, X, y, sample_weight, lam, shrinkages,
-                                                  priors=priors)):
-                if scores is not None:
-                    out[a, g] = scoring_.weighted_mean(scoring_.row_values(scores, y, scoring),
-                                                       sample_weight)
-        return out
+        return loo_grid_mean(*loo_grid_sums(stats, X, y, sample_weight, poolings, shrinkages,
+                                            scoring=scoring, priors=priors))
     return _kfold(stats, X, y, sample_weight, poolings, shrinkages, _splits(cv, X, y), scoring,
                   priors)
+
+
+def loo_grid_sums(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, poolings,
+                  shrinkages, *, scoring: str = "neg_log_loss", priors=None) -> tuple:
+    """The leave-one-out criterion's weighted sums over rows ``X`` (all rows of ``stats``, or a
+    block of them: each row's score needs only the row and the statistics of all rows).
+
+    Returns
+    -------
+    sums : ndarray of shape (n_poolings, n_shrinkages)
+        :math:`\\sum_i w_i v_i` at every grid point (:func:`linclass.selection.scoring.row_values`).
+    weight : float
+        :math:`\\sum_i w_i`.
+    singular : ndarray of shape (n_poolings, n_shrinkages), bool
+        Where some row's left-out fit is singular.
+
+    Added over row blocks, :func:`loo_grid_mean` of the totals is :func:`grid_scores` with
+    ``cv=None``.
+    """
+    sums = np.zeros((poolings.size, shrinkages.size))
+    singular = np.zeros(sums.shape, dtype=bool)
+    for a, lam in enumerate(poolings):
+        for g, scores in enumerate(loo_scores(stats, X, y, sample_weight, lam, shrinkages,
+                                              priors=priors)):
+            if scores is None:
+                singular[a, g] = True
+            else:
+                sums[a, g] = scoring_.weighted_sum(scoring_.row_values(scores, y, scoring),
+                                                   sample_weight)[0]
+    return sums, scoring_.weighted_sum(np.zeros(y.size), sample_weight)[1], singular
+
+
+def loo_grid_mean(sums: np.ndarray, weight: float, singular: np.ndarray) -> np.ndarray:
+    """The criterion at every grid point, from the totals over all rows of what
+    :func:`loo_grid_sums` returns; ``-inf`` where singular."""
+    return np.where(singular, -np.inf, sums / weight if weight > 0 else np.nan)
 
 
 def _splits(cv, X, y):

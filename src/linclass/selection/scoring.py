@@ -17,7 +17,8 @@ import numpy as np
 
 from linclass.core.posterior import log_posterior
 
-__all__ = ["SCORINGS", "check_scoring", "held_out_value", "row_values", "weighted_mean"]
+__all__ = ["SCORINGS", "check_scoring", "held_out_value", "row_values", "weighted_mean",
+           "weighted_sum"]
 
 SCORINGS = ("neg_log_loss", "accuracy", "log_likelihood")
 
@@ -41,6 +42,16 @@ def row_values(scores: np.ndarray, y: np.ndarray, scoring: str) -> np.ndarray:
 
 def weighted_mean(values: np.ndarray, sample_weight: np.ndarray | None) -> float:
     return float(np.average(values, weights=sample_weight))
+
+
+def weighted_sum(values: np.ndarray, sample_weight: np.ndarray | None) -> tuple:
+    """``(sum of w_i v_i, sum of w_i)`` of per-row values of shape (n_samples,) (w = 1 without
+    weights): the two sums of :func:`weighted_mean` (the same products, summed the same way), to
+    add over row blocks: their ratio is the mean over all the rows."""
+    if sample_weight is None:
+        return float(values.sum()), float(values.shape[0])
+    w = np.asarray(sample_weight, dtype=np.float64)
+    return float((values * w).sum()), float(w.sum())
 
 
 def held_out_value(scores: np.ndarray, y: np.ndarray, scoring: str,

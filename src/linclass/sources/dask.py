@@ -110,12 +110,14 @@ class DaskSource:
             if joined is not None:  # one graph: each partition holds its own y and weights
                 frame, split = joined
                 self._blocks = [(part, None, None, None, split) for part in frame.to_delayed()]
+                self._rows = (math.nan,) * len(self._blocks)  # not counted: no pass needed
                 return
             parts, rows = _counted_partitions(X)
             ys = _aligned(y, rows, "y")
             ws = _aligned(sample_weight, rows, "sample_weight")
             starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
             self._blocks = [(x, ys[i], ws[i], starts[i], None) for i, x in enumerate(parts)]
+            self._rows = rows
             return
         if not isinstance(X, da.Array):
             X = da.from_array(np.asarray(X), chunks=(max(1, len(X) // 8 or 1), -1))
@@ -131,6 +133,7 @@ class DaskSource:
         ws = _aligned(sample_weight, rows, "sample_weight")
         starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
         self._blocks = [(x, ys[i], ws[i], starts[i], None) for i, x in enumerate(X.to_delayed().ravel())]
+        self._rows = tuple(int(r) for r in rows)
 
     def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(Chunk, *args)`` for every block, as one Dask computation."""
@@ -145,6 +148,21 @@ class DaskSource:
             parts = [group(combine, *parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
         (result,) = dask.compute(parts[0])
         return result
+
+
+    def map_rows(self, fn, n_columns: int, dtype, *args):
+        """``fn(Chunk, *args)`` (an array of shape (rows, n_columns) for the chunk's rows) for every
+        block, as one lazy ``dask.array.Array`` whose row chunks are X's blocks (of unknown sizes
+        where X is a data frame whose rows were not counted).  ``args`` travel once, shared by
+        every task: the global statistics a per-row computation needs."""
+        import dask.array as da
+        from dask import delayed
+
+        shared = delayed(args, traverse=False)
+        blocks = [da.from_delayed(delayed(_apply, pure=True)(fn, x, y, w, i, start, split, shared),
+                                  shape=(self._rows[i], n_columns), dtype=dtype)
+                  for i, (x, y, w, start, split) in enumerate(self._blocks)]
+        return da.concatenate(blocks, axis=0)
 
 
 def _same_frame(frame, *series) -> bool:
