@@ -226,6 +226,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         Mean objective at the start and after each iteration (epoch).
     log_likelihood_ : float
         Log-likelihood of the training data at the fitted parameters (without the penalty).
+    n_passes_ : int
+        Passes over the data of a fit on Dask collections or a chunk source (the first, for the
+        labels, class totals and centring, included); absent after a fit on rows in memory.
     aliased_ : ndarray of shape (n_features,), bool
         The features an unpenalised fit left out because they are linear combinations of the
         features before them (R's aliased coefficients, NA in its summary and in :meth:`summary`;
@@ -372,8 +375,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         ``source`` is any :class:`linclass.core.chunks.ChunkSource` (a
         :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`,
         ...).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
-        solver iteration; the solvers and penalties that need the rows at once ('sgd', 'cd', an L1
-        part, Firth's, liblinear's intercept) are refused
+        solver iteration (an L1 part, or 'cd': proximal Newton on the model's Hessian, up to
+        ``MAX_PARAMS`` parameters); the solvers and penalties that need the rows at once ('sgd',
+        Firth's, liblinear's intercept, per-feature factors or bounds, the grouped penalty,
+        ``relax``) are refused
         (:data:`linclass.linear.fitting.choice.SOLVER_DESIGNS`).  An earlier fit is forgotten first
         (``warm_start`` does not apply).  Returns the fitted estimator.
         """
@@ -388,6 +393,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self._validate_params()
         options = self._options(self._penalty())
         check_chunked(self.solver, options.penalty)  # before the source is read
+        if float(self.relax) != 1.0:
+            raise ValueError("relax needs the rows in memory (its refits read the selected "
+                             "columns); fit on arrays, or leave relax=1.0 on Dask or file input.")
         record_features(self, source)
         problem = LogisticProblem(source=source, class_weight=self.class_weight,
                                   fit_intercept=self.fit_intercept)
@@ -470,6 +478,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.aliased_ = (np.zeros(self.coef_.shape[1], dtype=bool) if fit.aliased is None
                          else fit.aliased)
         self._inference = fit.inference  # a record of linclass.linear.fitting.records
+        if fit.passes is not None:  # a fit on a chunk source
+            self.n_passes_ = fit.passes
+        elif hasattr(self, "n_passes_"):
+            del self.n_passes_
         if task is not None:
             task.end()
         if self.verbose:

@@ -29,8 +29,10 @@ from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
+    check_chunked_width,
     choose_solver,
     continues_with_newton,
+    sklearn_name,
 )
 from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
@@ -125,6 +127,9 @@ class LogisticFit:
         The features left out of an unpenalised fit as linear combinations of the ones before them
         (:mod:`linclass.linear.logistic.aliasing`; their coefficients are 0 and their summary rows
         NA); None when none is.
+    passes : int or None
+        Passes over the data of a fit on a chunk source (the first, for the labels and totals,
+        included); None for rows in memory.
     """
 
     classes: np.ndarray
@@ -140,6 +145,7 @@ class LogisticFit:
     inference: Any
     stopped: bool = False
     aliased: np.ndarray | None = None
+    passes: int | None = None
 
 
 # ------------------------------------------------------------------------------------ the fit
@@ -205,13 +211,19 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         if problem.offset is not None:
             raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
         check_chunked(options.solver, penalty)  # before the first pass
+        proximal = penalty.sparse or sklearn_name(options.solver) == "cd"
+        if proximal:
+            check_chunked_width(penalty, problem.n_features, None)
         objective = penalty.objective(problem, proximal=False)
         require_two_classes(options.name, objective.stats)
         problem = replace(problem, classes=objective.classes)
         solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
                                n_classes=problem.n_classes, sparse=False, max_iter=options.max_iter)
+        if solver == "cd":  # proximal Newton, one pass per iteration
+            check_chunked_width(penalty, problem.n_features, problem.n_classes)
+            return _proximal_chunked(problem, options, objective)
         objective.with_hessian = solver == "newton"
-        return _smooth(problem, options, objective, solver)
+        return replace(_smooth(problem, options, objective, solver), passes=objective.passes)
     penalty.check(problem)
     solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
                            n_classes=problem.n_classes, sparse=problem.sparse,
@@ -386,9 +398,22 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
 
 
 # ------------------------------------------------------------------------- proximal Newton ('cd')
-def _proximal(problem, options, objective) -> LogisticFit:
-    """Proximal Newton with coordinate descent on the penalised objective."""
-    from linclass.linear.solvers.coordinate_descent import coordinate_descent  # numba on first use
+def _proximal_chunked(problem, options, smooth) -> LogisticFit:
+    """Proximal Newton on a chunk source (:mod:`linclass.linear.solvers.prox_newton_chunked`),
+    from the first pass's ``smooth`` objective; the fit reports its passes over the data."""
+    from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
+    from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
+
+    objective = ChunkedPenalised(smooth, options.penalty)
+    fit = _proximal(problem, options, objective, solve=prox_newton_chunked)
+    return replace(fit, passes=objective.passes)
+
+
+def _proximal(problem, options, objective, solve=None) -> LogisticFit:
+    """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
+    coordinate descent on rows in memory)."""
+    if solve is None:
+        from linclass.linear.solvers.coordinate_descent import coordinate_descent as solve
 
     W, b = objective.null_start()
     warm = _warm(options, problem.classes, (W.shape[0], problem.n_features))
@@ -402,8 +427,8 @@ def _proximal(problem, options, objective) -> LogisticFit:
 
         task.start("cd-iter", (W, b), attributes)
         on_iteration = task.observer("cd-iter", attributes)
-    result = coordinate_descent(objective, W, b, tol=options.tol, max_iter=options.max_iter,
-                                on_iteration=on_iteration)
+    result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
+                   on_iteration=on_iteration)
     fit = penalised_fit(objective, result, objective.penalty, problem.classes)
     if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
         return replace(fit, stopped=True)
