@@ -14,7 +14,7 @@ One pass (:meth:`ChunkedPenalised.evaluate`) at the current point :math:`(W, b)`
 
 * the change of the summed loss :math:`\\sum_i w_i[\\ell(s_i + tz_i) - \\ell(s_i)]` at each
   requested step length t, summed row by row (near the optimum a step's decrease is far below the
-  rounding of the loss itself, and only the differences resolve it, as in the in-memory line search);
+  rounding of the loss itself, and only the differences resolve it, as in memory);
 * optionally, at the first of those step lengths, the quadratic model's terms: the summed loss, its
   gradient in the augmented columns :math:`a_i = (x_i - c, 1)`, :math:`G = V^TA` of shape
   (m, d + 1), and the Hessian of shape (m(d + 1), m(d + 1)), class-major,
