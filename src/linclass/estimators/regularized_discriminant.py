@@ -112,7 +112,8 @@ class RegularizedDiscriminantAnalysis(_GaussianBase):
 
 
 def _search_only(self) -> bool:
-    """partial_fit and chunked fits need the rows of every fold: not available with a search."""
+    """partial_fit: a search over the grid needs the statistics of all rows before it scores
+    any row, so there is no running model to update (a fit on Dask collections makes two passes)."""
     return False
 
 
@@ -181,10 +182,36 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         return self.pooling_, self.shrinkage_
 
     def _fit_source(self, source, *, first: bool = True):
-        raise ValueError(
-            f"{type(self).__name__} cross-validates on the rows themselves: fit it on arrays in "
-            "memory (or fit RegularizedDiscriminantAnalysis with chosen parameters on chunks)."
-        )
+        """``fit`` on Dask collections: the closed-form leave-one-out (``cv=None``) in two passes,
+        the class statistics merged, then each block's sums of the criterion at every grid point
+        (:mod:`linclass.selection.chunked`); K-fold needs the rows of every fold and is refused."""
+        from linclass.core.chunks import class_stats, require_two_classes
+        from linclass.selection import chunked
+        from linclass.sources.chunks import record_features
+
+        if self.cv is not None:
+            raise ValueError(
+                f"{type(self).__name__}.fit with cv={self.cv!r} (K-fold) needs the rows of every "
+                "fold in memory: on Dask collections only cv=None (the closed-form leave-one-out, "
+                "exact from the "
+                "class statistics) is implemented. Use cv=None, call .compute() first if the rows "
+                "fit in memory, or fit RegularizedDiscriminantAnalysis with chosen parameters on "
+                "chunks."
+            )
+        record_features(self, source)
+        kind, _ = self._stats_request()
+        stats = class_stats(source, None, kind=kind)
+        require_two_classes(self, stats)
+        explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
+        poolings, shrinkages, priors = self._grid(stats)
+        totals = source.map_reduce(chunked.loo_grid_sums, chunked.add_sums, stats, poolings,
+                                   shrinkages, self.scoring, priors)
+        return self._choose(stats, poolings, shrinkages, regularized_cv.loo_grid_mean(*totals))
+
+    def _grid(self, stats):
+        poolings = regularized_cv.grid(self.poolings, "poolings")
+        shrinkages = regularized_cv.grid(self.shrinkages, "shrinkages")
+        return poolings, shrinkages, validate_priors(self.priors, stats.n_classes)
 
     def _absorb(self, data):
         kind, _ = self._stats_request()
@@ -192,13 +219,15 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
             stats = ClassStats.from_batch(data.X, data.y, data.classes, data.sample_weight, kind=kind)
         explain_non_finite(self, data.X, *stats.arrays())
         explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
-        poolings = regularized_cv.grid(self.poolings, "poolings")
-        shrinkages = regularized_cv.grid(self.shrinkages, "shrinkages")
-        priors = validate_priors(self.priors, stats.n_classes)
+        poolings, shrinkages, priors = self._grid(stats)
         scores = regularized_cv.grid_scores(
             stats, data.X, data.y, data.sample_weight, poolings, shrinkages, cv=self.cv,
             scoring=self.scoring, priors=priors,
         )
+        return self._choose(stats, poolings, shrinkages, scores)
+
+    def _choose(self, stats, poolings, shrinkages, scores):
+        """The first best grid point, then the refit on all rows' statistics."""
         if not np.any(np.isfinite(scores)):
             raise ValueError(
                 "Every grid point has a singular covariance once rows are left out; include "

@@ -1,0 +1,129 @@
+"""Leave-one-out and regularised discriminant analysis's leave-one-out search on Dask collections
+(linclass.selection.chunked): the same numbers as in memory, block by block, with the global class
+statistics shipped to each block.  Dask's synchronous scheduler, no cluster."""
+
+import numpy as np
+import pytest
+
+import linclass as lc
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
+
+CHUNKS = (37, 90, 13, 100)  # uneven row blocks, one small
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def problem(seed=3, n=sum(CHUNKS), d=5):
+    """Three Gaussian classes with different covariances (RDA-CV picks an interior point)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    A = rng.normal(size=(3, d, d)) * 0.4 + np.eye(d)
+    X = np.einsum("kij,nj->ni", A[y], rng.normal(size=(n, d))) + 0.8 * y[:, None]
+    return X, y, rng.uniform(0.5, 2.0, n)
+
+
+def as_array(X, y, w):
+    rows = (CHUNKS,)
+    return (da.from_array(X, chunks=(CHUNKS, X.shape[1])), da.from_array(y, chunks=rows),
+            None if w is None else da.from_array(w, chunks=rows))
+
+
+def as_frame(X, y, w):
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["label"] = np.array(["a", "b", "c"])[y]
+    frame["weight"] = 1.0 if w is None else w
+    parts = dd.from_pandas(frame, npartitions=3)
+    return (parts.drop(columns=["label", "weight"]), parts["label"],
+            None if w is None else parts["weight"])
+
+
+MODELS = [
+    lc.LinearDiscriminantAnalysis(),
+    lc.LinearDiscriminantAnalysis(shrinkage="ledoit-wolf"),
+    lc.QuadraticDiscriminantAnalysis(),
+    lc.QuadraticDiscriminantAnalysis(reg_param=0.1),
+    lc.GaussianNB(),
+    lc.GaussianDiscriminantAnalysis(covariance_type="diag"),
+    lc.RegularizedDiscriminantAnalysis(),
+]  # (LDA, QDA, GaussianNB and RDA also on a data frame: MODELS[::2])
+
+
+CASES = [(e, as_array) for e in MODELS] + [(e, as_frame) for e in MODELS[::2]]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("estimator, collection", CASES,
+                         ids=[f"{e!r}-{c.__name__}" for e, c in CASES])
+def test_loo_predict_proba_on_dask_equals_in_memory(estimator, collection, weighted):
+    X, y, w = problem()
+    w = w if weighted else None
+    labels = y if collection is as_array else np.array(["a", "b", "c"])[y]
+    expected = lc.loo_predict_proba(estimator, X, labels, w)
+    Xd, yd, wd = collection(X, y, w)
+    lazy = lc.loo_predict_proba(estimator, Xd, yd, wd)
+    assert isinstance(lazy, da.Array)
+    if collection is as_array:
+        assert lazy.chunks == (CHUNKS, (3,))  # aligned with X's row blocks
+    np.testing.assert_allclose(lazy.compute(), expected, rtol=0, atol=1e-8)
+    scoring = ("accuracy", "neg_log_loss", "log_likelihood")[MODELS.index(estimator) % 3]
+    assert lc.loo_score(estimator, Xd, yd, wd, scoring=scoring) == pytest.approx(
+        lc.loo_score(estimator, X, labels, w, scoring=scoring), rel=0, abs=1e-8)
+
+
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "accuracy", "log_likelihood"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("collection", [as_array, as_frame], ids=["array", "frame"])
+def test_rda_cv_on_dask_equals_in_memory(collection, weighted, scoring):
+    X, y, w = problem()
+    w = w if weighted else None
+    labels = y if collection is as_array else np.array(["a", "b", "c"])[y]
+    grid = dict(poolings=5, shrinkages=[0.0, 0.05, 0.2, 0.5, 1.0], scoring=scoring)
+    memory = lc.RegularizedDiscriminantAnalysisCV(**grid).fit(X, labels, w)
+    chunked = lc.RegularizedDiscriminantAnalysisCV(**grid).fit(*collection(X, y, w))
+    if scoring == "neg_log_loss":  # the data give an interior choice
+        assert 0 < memory.pooling_ < 1 and 0 < memory.shrinkage_ < 1
+    assert (chunked.pooling_, chunked.shrinkage_) == (memory.pooling_, memory.shrinkage_)
+    assert np.array_equal(np.isfinite(chunked.cv_scores_), np.isfinite(memory.cv_scores_))
+    finite = np.isfinite(memory.cv_scores_)
+    np.testing.assert_allclose(chunked.cv_scores_[finite], memory.cv_scores_[finite], rtol=0,
+                               atol=1e-8)
+    assert chunked.best_score_ == pytest.approx(memory.best_score_, rel=0, abs=1e-8)
+    np.testing.assert_array_equal(chunked.classes_, memory.classes_)
+    np.testing.assert_allclose(chunked.covariance_, memory.covariance_, rtol=0, atol=1e-10)
+
+
+def test_refusals_name_the_function():
+    X, y, w = problem()
+    Xd, yd, _ = as_array(X, y, None)
+    with pytest.raises(ValueError, match=r"RegularizedDiscriminantAnalysisCV\.fit with cv=3 "
+                                         r"\(K-fold\).*only cv=None"):
+        lc.RegularizedDiscriminantAnalysisCV(cv=3).fit(Xd, yd)
+    with pytest.raises(TypeError, match="loo_predict_proba needs a Gaussian model"):
+        lc.loo_predict_proba(lc.LogisticRegression(), Xd, yd)
+    with pytest.raises(TypeError, match=r"^Perceptron\.fit does not work on Dask collections"):
+        lc.Perceptron().fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"shrinkage='auto'.*cannot be fitted by chunks"):
+        lc.loo_predict_proba(lc.LinearDiscriminantAnalysis(shrinkage="auto"), Xd, yd)
+
+
+def test_loo_on_dask_errors_as_in_memory():
+    X, y, w = problem()
+    y = y.copy()
+    y[5] = 3  # a class of one row: nothing left once it is left out
+    Xd, yd, _ = as_array(X, y, None)
+    with pytest.raises(ValueError, match=r"single row"):
+        lc.loo_predict_proba(lc.QuadraticDiscriminantAnalysis(reg_param=0.1), Xd, yd).compute()
+    y[5] = 0
+    w = np.ones(y.size)
+    w[y == 2] = 0
+    Xd, yd, wd = as_array(X, y, w)
+    with pytest.raises(ValueError, match=r"have no weight"):
+        lc.loo_predict_proba(lc.LinearDiscriminantAnalysis(), Xd, yd, wd)
