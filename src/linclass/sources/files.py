@@ -4,26 +4,29 @@ peak memory is a few blocks whatever the file's size (:func:`linclass.sources.ch
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-
 import numpy as np
 
 from linclass.core.chunks import Chunk, combine_all
+from linclass.sources.file_sets import data_files, describe_files
 from linclass.sources.tables import DataError, read_chunks
 
 __all__ = ["FileSource"]
 
 
 class FileSource:
-    """A CSV or Parquet file read ``chunksize`` rows at a time: a chunk source for
+    """A CSV or Parquet file (or several, read as one table) read ``chunksize`` rows at a time: a
+    chunk source for
     :mod:`linclass.core.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
 
-    Every pass (labels, class statistics, each logistic iteration) rereads the file; the warning
+    Every pass (labels, class statistics, each logistic iteration) rereads the files; the warning
     that an unnamed first CSV column is read as a row index is given once, when the source is made.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like, or a list of them
+        A file, a directory of files, a glob pattern (``'parts/*.parquet'``) or a list of these:
+        several files are read in turn as one table (see :mod:`linclass.sources.file_sets`); the
+        pattern and the directory are read once, when the source is made.
     target : str
         The label column.
     chunksize : int
@@ -38,19 +41,22 @@ class FileSource:
     """
 
     def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None):
-        self.path, self.target, self.chunksize = Path(path), target, chunksize
+        self.files = data_files(path)
+        self.path = self.files[0] if len(self.files) == 1 and not isinstance(path, (list, tuple)) \
+            else self.files
+        self.target, self.chunksize = target, chunksize
         self.features = None if features is None else list(features)
-        for X, _, names in read_chunks(self.path, target, chunksize, features=features):
+        for X, _, names in read_chunks(self.files, target, chunksize, features=features):
             break  # the first chunk gives the columns
         else:
-            raise DataError(f"{str(path)!r} holds no rows.")
+            raise DataError(f"{describe_files(path)!r} holds no rows.")
         self.n_features = X.shape[1]
         self.feature_names = np.asarray(names, dtype=object)
 
     def chunks(self) -> Iterator:
         """The :class:`linclass.core.chunks.Chunk` pieces of the file, in order."""
         start = 0
-        blocks = read_chunks(self.path, self.target, self.chunksize, features=self.features,
+        blocks = read_chunks(self.files, self.target, self.chunksize, features=self.features,
                              warn_index=False)  # said once, by __init__
         for i, (X, y, _) in enumerate(blocks):
             yield Chunk(X, y, None, i, start)

@@ -39,18 +39,46 @@ def parquet_blocks(path: Path, chunksize):
     index = _pandas_index(parquet.schema_arrow, header)
 
     def blocks():
-        if chunksize is None:
-            table = parquet.read()
-            if table.num_rows:
-                yield 0, [_arrow_column(table.column(j)) for j in range(len(header))]
-            return
-        start = 0
-        for batch in parquet.iter_batches(batch_size=chunksize, use_threads=False):
-            if batch.num_rows:
-                yield start, [_arrow_column(batch.column(j)) for j in range(len(header))]
-                start += batch.num_rows
+        # a row group at a time, so that a page that does not decode is named by its row group
+        start, groups = 0, parquet.num_row_groups
+        for group in range(groups):
+            if chunksize is None:
+                pieces = _pieces(lambda: iter([parquet.read_row_group(group, use_threads=False)]))
+            else:
+                pieces = _pieces(lambda: parquet.iter_batches(batch_size=chunksize, row_groups=[group],
+                                                              use_threads=False))
+            try:
+                for piece in pieces:
+                    if piece.num_rows:
+                        yield start, [_arrow_column(piece.column(j)) for j in range(len(header))]
+                        start += piece.num_rows
+            except _Damaged as exc:
+                message = " ".join(str(exc.__cause__).split())
+                raise DataError(f"{str(path)!r} is damaged: row group {group + 1} of {groups} "
+                                f"(after row {start}) cannot be decoded: {message}") from None
 
     return header, index, blocks()
+
+
+class _Damaged(Exception):
+    """pyarrow's error while decoding a piece of the file (its cause)."""
+
+
+def _pieces(make):
+    """The tables or batches of ``make()``, pyarrow's errors raised as :class:`_Damaged` (so that
+    they are told apart from the errors of the caller's own code)."""
+    try:
+        pieces = make()
+        while True:
+            try:
+                piece = next(pieces)
+            except StopIteration:
+                return
+            yield piece
+    except (OSError, ValueError, EOFError) as exc:  # ArrowInvalid, ArrowIOError ("Corrupt snappy ...")
+        if isinstance(exc, DataError):
+            raise
+        raise _Damaged() from exc
 
 
 def _pandas_index(schema, header: list[str]) -> list[int]:

@@ -32,6 +32,7 @@ import numpy as np
 
 from linclass.exceptions import DataError
 from linclass.sources.csv_blocks import csv_blocks, csv_header, csv_index
+from linclass.sources.file_sets import data_files
 from linclass.sources.parquet_blocks import parquet_blocks
 
 __all__ = ["DataError", "feature_columns", "read_chunks", "read_table"]
@@ -42,14 +43,18 @@ _TRUE_FALSE = {"true": True, "false": False}
 
 
 def read_table(path, target: str | None, *, chunksize: int | None = None,
-               features: Sequence[str] | None = None, engine: str | None = None):
+               features: Sequence[str] | None = None, engine: str | None = None,
+               carry: str | None = None):
     """Read a CSV or Parquet file into features and labels.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like, or a list of them
         ``.csv`` / ``.csv.gz`` (comma), ``.tsv`` / ``.tsv.gz`` (tab), with a header row; or
-        ``.parquet`` / ``.pq`` (needs pyarrow: ``pip install linclass[parquet]``).
+        ``.parquet`` / ``.pq`` (needs pyarrow: ``pip install linclass[parquet]``).  Several files
+        (a list, a directory of them, or a glob pattern such as ``'parts/*.parquet'``: see
+        :mod:`linclass.sources.file_sets`) are read in turn as one table; each needs the same
+        columns.  Errors name the file and the row in it.
     target : str or None
         The label column (any position).  None: no labels; ``y`` is None.
     chunksize : int, default=None
@@ -61,6 +66,8 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
         checked (and warned about) either way.
     engine : {'pandas', 'csv'}, default=None
         CSV reader: pandas when installed, else the standard library.  Ignored for Parquet.
+    carry : str, default=None
+        A column returned as it is read, as a fourth item (see :func:`read_chunks`).
 
     Returns
     -------
@@ -72,7 +79,9 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     Raises
     ------
     DataError
-        Missing file, unknown file type, unknown column (the message lists the columns), a feature
+        Missing file, unknown file type, a damaged file (a Parquet page that does not decode: the
+        file and its row group), files whose columns differ, an empty directory or a glob that
+        matches nothing, unknown column (the message lists the columns), a feature
         column that is not numeric (its name and the first bad value and row), a missing or infinite
         value (column and row), an empty file, an unnamed CSV column that is not a row index, a
         CSV row with more or fewer fields than the header (the row, its line, both counts).
@@ -83,17 +92,20 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
         When an unnamed first CSV column is read as the row index pandas wrote, not as a feature.
     """
     if chunksize is not None:
-        return read_chunks(path, target, chunksize, features=features, engine=engine)
-    chunks = _chunks(path, target, None, features, engine, warn_index=True)
-    parts = list(chunks)
-    X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-    y = None if target is None else (np.concatenate([p[1] for p in parts]) if len(parts) > 1
-                                     else parts[0][1])
-    return X, y, parts[0][2]
+        return read_chunks(path, target, chunksize, features=features, engine=engine, carry=carry)
+    parts = list(_chunks(path, target, None, features, engine, warn_index=True, carry=carry))
+
+    def joined(k):
+        return np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k]
+
+    X = joined(0)
+    y = None if target is None else joined(1)
+    return (X, y, parts[0][2]) if carry is None else (X, y, parts[0][2], joined(3))
 
 
 def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[str] | None = None,
-                engine: str | None = None, warn_index: bool = True) -> Iterator[tuple]:
+                engine: str | None = None, warn_index: bool = True,
+                carry: str | None = None) -> Iterator[tuple]:
     """:func:`read_table` with ``chunksize``: an iterator of ``(X, y, feature_names)`` tuples of at
     most ``chunksize`` rows each.
 
@@ -105,29 +117,77 @@ def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[
         Warn that an unnamed first CSV column is read as a row index (the column is checked either
         way).  False for the later passes of a reader that reads the file many times (each pass of
         a chunked fit), so that the warning is given once.
+    carry : str, default=None
+        A column whose values are passed through as they are read (any type, missing values
+        included: None or NaN), as a fourth item of each tuple: an identifier for the
+        predictions, say.
 
     Raises
     ------
     DataError
         As :func:`read_table`, when the file is opened or as the rows are read.
     """
-    return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index)
+    return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index, carry)
 
 
-def _chunks(path, target, chunksize, features, engine, warn_index: bool) -> Iterator[tuple]:
+def _chunks(path, target, chunksize, features, engine, warn_index: bool,
+            carry: str | None = None) -> Iterator[tuple]:
+    """The blocks of every file of ``path`` (one file, or several read as one table: see
+    :mod:`linclass.sources.file_sets`), converted.  Every file is opened, its columns checked
+    against the first file's and the target and features found before a row is read, so that a
+    mistake is reported at once."""
     if engine not in (None, "pandas", "csv"):
         raise ValueError(f"engine must be 'pandas', 'csv' or None; got {engine!r}.")
-    path = Path(path)
-    kind = _file_kind(path)
-    if kind == "parquet":
-        header, index, blocks = parquet_blocks(path, chunksize)
-    else:
-        header, index, blocks = csv_blocks(path, _CSV_SUFFIXES[kind], chunksize, engine)
-    target_index, feature_index = _select(path, header, target, features, index)
-    # an unnamed CSV column is never a feature (it cannot be named): whichever columns are read, it
-    # is the row index pandas wrote, or the file is refused
-    counted = [] if kind == "parquet" else [j for j in index if j != target_index]
-    return _convert(path, header, blocks, target_index, feature_index, counted, warn_index)
+    files = data_files(path)
+    opened = []
+    for n, file in enumerate(files):
+        kind = _file_kind(file)
+        if kind == "parquet":
+            header, index, blocks = parquet_blocks(file, chunksize)
+        else:
+            header, index, blocks = csv_blocks(file, _CSV_SUFFIXES[kind], chunksize, engine)
+        if n:
+            _same_columns(files[0], opened[0][1], opened[0][2], file, header, index)
+        target_index, feature_index = _select(file, header, target, features, index)
+        carry_index = None if carry is None else _position(file, header, carry)
+        # an unnamed CSV column is never a feature (it cannot be named): whichever columns are
+        # read, it is the row index pandas wrote, or the file is refused
+        counted = [] if kind == "parquet" else [j for j in index if j != target_index]
+        opened.append((file, header, index, blocks, target_index, feature_index, counted,
+                       carry_index))
+    return _read_files(opened, warn_index)
+
+
+def _read_files(opened, warn_index: bool) -> Iterator[tuple]:
+    rows, warned = 0, not warn_index
+    for file, header, _, blocks, target_index, feature_index, counted, carry_index in opened:
+        # the row index warning: once, for the first file that has one
+        for piece in _convert(file, header, blocks, target_index, feature_index, counted,
+                              not warned, carry_index):
+            rows += piece[0].shape[0]
+            yield piece
+        warned = warned or bool(counted)
+    if not rows:
+        what = (f"{str(opened[0][0])!r} has" if len(opened) == 1
+                else f"none of the {len(opened)} files ({str(opened[0][0])!r}, ...) has")
+        raise DataError(f"{what} column names but no data rows.")
+
+
+def _same_columns(first: Path, first_header, first_index, path: Path, header, index) -> None:
+    """Refuse a file whose named columns (less a row index pandas wrote) are not the first file's."""
+    def named(h, ix):
+        return [name for j, name in enumerate(h) if name and j not in ix]
+
+    expected, found = named(first_header, first_index), named(header, index)
+    if set(expected) == set(found):
+        return
+    missing = [c for c in expected if c not in found]
+    extra = [c for c in found if c not in expected]
+    said = "; ".join(part for part in (
+        missing and f"it lacks {', '.join(map(repr, missing))}",
+        extra and f"it has {', '.join(map(repr, extra))} besides") if part)
+    raise DataError(f"{str(path)!r} has other columns than {str(first)!r}, the first file: {said}. "
+                    "The files of one data set need the same columns.")
 
 
 def feature_columns(path, target: str | None = None) -> list[str]:
@@ -139,7 +199,7 @@ def feature_columns(path, target: str | None = None) -> list[str]:
     DataError
         As :func:`read_table` for the file and the target.
     """
-    path = Path(path)
+    path = data_files(path)[0]
     kind = _file_kind(path)
     if kind == "parquet":
         header, index, _ = parquet_blocks(path, None)
@@ -177,6 +237,13 @@ def _file_kind(path: Path) -> str:
     return suffix
 
 
+def _position(path: Path, header: list[str], name: str) -> int:
+    if name not in header or not name:
+        raise DataError(f"{str(path)!r} has no column {name!r}; its columns are: "
+                        f"{', '.join(repr(h) for h in header if h)}.")
+    return header.index(name)
+
+
 def _select(path: Path, header: list[str], target, features, index=()) -> tuple[int | None, list[int]]:
     """Column positions of the target and of the features, checked against the header; the columns
     ``index`` (a row index pandas wrote) are features only when named in ``features``."""
@@ -203,10 +270,21 @@ def _select(path: Path, header: list[str], target, features, index=()) -> tuple[
 # A block is (first_row, columns): columns[j] is either a numpy array of numbers / booleans whose
 # missing entries are NaN, or an object array of str (None where missing). first_row counts from 0.
 def _convert(path, header, blocks, target_index, feature_index, counted=(),
-             warn_index: bool = True) -> Iterator[tuple]:
+             warn_index: bool = True, carry_index: int | None = None) -> Iterator[tuple]:
     names = [header[j] for j in feature_index]
     seen = False
-    for start, columns in blocks:
+    blocks, end = iter(blocks), 0
+    while True:
+        try:
+            start, columns = next(blocks)
+        except StopIteration:
+            break
+        except DataError:
+            raise
+        except (OSError, EOFError, ValueError) as exc:  # a damaged file: pyarrow's ArrowInvalid...
+            message = " ".join(str(exc).split())
+            raise DataError(f"{str(path)!r} is damaged: reading the rows after row {end} failed: "
+                            f"{message}") from None
         for j in counted:
             _row_index(path, j, columns[j], start, warn=warn_index and not seen)
         seen = True
@@ -215,9 +293,8 @@ def _convert(path, header, blocks, target_index, feature_index, counted=(),
             X[:, k] = _numeric(path, header[j], columns[j], start)
         y = None if target_index is None else _labels(path, header[target_index],
                                                       columns[target_index], start)
-        yield X, y, names
-    if not seen:
-        raise DataError(f"{str(path)!r} has column names but no data rows.")
+        end = start + X.shape[0]
+        yield (X, y, names) if carry_index is None else (X, y, names, columns[carry_index])
 
 
 def _row_index(path, j: int, values: np.ndarray, start: int, *, warn: bool) -> None:
