@@ -283,9 +283,10 @@ def test_predict_in_chunks_writes_as_it_goes_and_atomically(table, lda_model, tm
     real = tables.read_table
     reads = []
 
-    def spy(path, target, *, chunksize=None, features=None, engine=None):
+    def spy(path, target, *, chunksize=None, features=None, engine=None, carry=None):
         assert chunksize == 50  # never the whole file
-        for i, block in enumerate(real(path, target, chunksize=chunksize, features=features)):
+        for i, block in enumerate(real(path, target, chunksize=chunksize, features=features,
+                                       carry=carry)):
             reads.append(sys.stdout.tell() if hasattr(sys.stdout, "tell") else None)
             if i == 3:
                 raise tables.DataError("row 151 holds rubbish")

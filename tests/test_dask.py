@@ -376,7 +376,8 @@ def test_cli_fit_with_chunksize(tmp_path):
         assert whole.returncode == 0, whole.stderr
         for data in ("d.csv", "d.parquet") if model == "lda" else ("d.parquet",):
             chunked = run_cli("fit", "--model", model, "--data", data, "--target", "label",
-                              "--chunksize", "64", "--out", "b.linclass", cwd=tmp_path)
+                              "--chunksize", "64", "--train-score", "--out", "b.linclass",
+                              cwd=tmp_path)
             assert chunked.returncode == 0, chunked.stderr
             assert "read 64 rows at a time" in chunked.stdout
             a, b = lc.load(tmp_path / "a.linclass"), lc.load(tmp_path / "b.linclass")

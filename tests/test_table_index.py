@@ -227,6 +227,6 @@ def test_fit_in_chunks_says_it_skipped_the_index_once(tmp_path, capsys):
                      "--chunksize", "16", "--out", str(tmp_path / "m.linclass")])
         out, err = capsys.readouterr()
         assert code == 0, err
-        assert "(60 rows, 2 features, read 16 rows at a time)" in out
+        assert "(60 rows, 2 features, read 16 rows at a time; " in out and "over the data)" in out
         lines = [line for line in err.splitlines() if "row index" in line]
         assert len(lines) == 1, err

@@ -33,8 +33,10 @@ _MAX_CONFUSION_CLASSES = 20  # evaluate prints the full confusion matrix up to t
 _TOP_CONFUSIONS = 15  # ... and above it, this many of the most frequent confusions
 
 def _fit_streaming(args, model):
-    """--chunksize: fit from the file a chunk at a time (bounded memory), then one more pass for the
-    training accuracy.  Returns (seconds, accuracy, description)."""
+    """--chunksize: fit from the files a chunk at a time (bounded memory); with --train-score, one
+    more pass for the training accuracy.  Returns (seconds, accuracy or None, description)."""
+    from linclass.cli.passes import CountedSource
+    from linclass.sources.file_sets import describe_files
     from linclass.sources.files import FileSource
     from linclass.sources.chunks import chunks_refusal, fit_chunked, supports_chunks
 
@@ -48,7 +50,8 @@ def _fit_streaming(args, model):
                else command_line(refusal, parameter_names()).rstrip("."))
         raise UsageError(f"--chunksize: {why}; chunked fits work for "
                          f"{', '.join(models_that('chunks'))}")
-    source = FileSource(args.data, args.target, args.chunksize, features=chosen_file_features(args))
+    source = CountedSource(FileSource(args.data, args.target, args.chunksize,
+                                      features=chosen_file_features(args)), verbose=args.verbose)
     start = time.perf_counter()
     with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
         warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
@@ -60,12 +63,17 @@ def _fit_streaming(args, model):
             raise UsageError(f"--chunksize: {command_line(one_line(exc), parameter_names())} Leave "
                              "out --chunksize to fit on the whole file in memory.") from None
         seconds = time.perf_counter() - start
-        right = rows = 0
-        for chunk in source.chunks():
-            right += accuracy(model.predict(chunk.X), chunk.y) * chunk.X.shape[0]
-            rows += chunk.X.shape[0]
-    return seconds, right / rows, (f"{args.data} ({rows} rows, {source.n_features} features, read "
-                                   f"{args.chunksize} rows at a time)")
+        passes = source.passes
+        score = None
+        if args.train_score:
+            right = rows = 0
+            for chunk in source.chunks():
+                right += accuracy(model.predict(chunk.X), chunk.y) * chunk.X.shape[0]
+                rows += chunk.X.shape[0]
+            score = right / rows
+    return seconds, score, (f"{describe_files(args.data)} ({source.rows} rows, {source.n_features} "
+                            f"features, read {args.chunksize} rows at a time; "
+                            f"{passes} pass{'es' * (passes != 1)} over the data)")
 
 
 def fit(args) -> int:
@@ -74,6 +82,9 @@ def fit(args) -> int:
 
     if args.scale and args.chunksize is not None:
         raise UsageError("--scale needs the rows in memory: it goes without --chunksize")
+    if args.train_score and args.chunksize is None:
+        raise UsageError("--train-score goes with --chunksize (a fit in memory always reports "
+                         "its training accuracy)")
     model = make_model(args.model, args.params, scale=args.scale)
     if args.chunksize is not None:
         seconds, score, described = _fit_streaming(args, model)
@@ -88,8 +99,8 @@ def fit(args) -> int:
         path = save(model, args.out)
     except UnsupportedObjectError as exc:  # e.g. a parameter value that cannot be stored safely
         raise DataError(f"cannot save the model: {exc}") from None
-    print(f"fitted {type(model).__name__} on {described} in {seconds:.3g} s; "
-          f"training accuracy {score:.3f}; saved to {path}")
+    scored = "" if score is None else f"training accuracy {score:.3f}; "
+    print(f"fitted {type(model).__name__} on {described} in {seconds:.3g} s; {scored}saved to {path}")
     return 0
 
 

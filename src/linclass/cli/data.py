@@ -1,4 +1,5 @@
-"""The rows a command works on: ``--dataset NAME`` or ``--data FILE --target COLUMN``, with the
+"""The rows a command works on: ``--dataset NAME`` or ``--data FILE --target COLUMN`` (several files,
+a directory or a glob read as one table), with the
 selections the command offers (``--features`` / ``--drop`` by name or position, ``--classes``)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 
 from linclass.cli.errors import UsageError
 from linclass.io.datasets import load_dataset
+from linclass.sources.file_sets import describe_files
 from linclass.sources.tables import DataError, read_table
 from linclass.sources.tables import feature_columns
 
@@ -59,7 +61,7 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
     if features is None:
         features = chosen_file_features(args)
     X, y, names = read_table(args.data, args.target, features=features)
-    return Data(X, y, names, args.data)
+    return Data(X, y, names, describe_files(args.data))
 
 
 def chosen_file_features(args) -> list[str] | None:

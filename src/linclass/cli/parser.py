@@ -66,12 +66,29 @@ def _dataset_help() -> str:
     return "data sets (--dataset): " + ", ".join(DATASETS)
 
 
+class _Files(argparse.Action):
+    """--data FILE [FILE ...], repeatable: one name stays a str, several make a list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        before = getattr(namespace, self.dest, None) or []
+        files = ([before] if isinstance(before, str) else list(before)) + list(values)
+        setattr(namespace, self.dest, files[0] if len(files) == 1 else files)
+
+
+_DATA_HELP = ("CSV (.csv, .tsv, .csv.gz) or Parquet file; several files, a directory of them or a "
+              "quoted glob ('parts/*.parquet') are read in sorted order as one table")
+
+
 def _add_data(parser, *, target_required_note: str = "required with --data") -> None:
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--data", metavar="FILE", help="CSV (.csv, .tsv, .csv.gz) or Parquet file")
+    source.add_argument("--data", metavar="FILE", nargs="+", action=_Files, help=_DATA_HELP)
     source.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                         help=f"bundled data set: {', '.join(DATASETS)}")
     parser.add_argument("--target", metavar="COL", help=f"label column of --data ({target_required_note})")
+
+
+def _add_verbose(parser, text: str) -> None:
+    parser.add_argument("--verbose", action="store_true", help=text)
 
 
 def _add_columns(parser, *, features_help: str | None = None) -> None:
@@ -122,7 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="MODEL_FILE", required=True, help="where to save the model")
     p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
                    help="read --data this many rows at a time (memory stays bounded whatever the "
-                        f"file's size; for {', '.join(models_that('chunks'))})")
+                        f"file's size; for {', '.join(models_that('chunks'))}); the passes over the "
+                        "data the fit made are printed")
+    p.add_argument("--train-score", action="store_true",
+                   help="with --chunksize: one more pass over the data for the training accuracy "
+                        "(a fit in memory always reports it)")
+    _add_verbose(p, "with --chunksize: a line on stderr for each pass over the data")
 
     p = command("predict", "predict with a saved model (CSV on stdout or --out)",
                 "linclass predict --model-file lda.linclass --data new.csv --proba", models=False)
@@ -135,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
                    help="read --data this many rows at a time and write the predictions as they "
                         "come (memory stays bounded whatever the file's size)")
+    p.add_argument("--id-column", metavar="COL",
+                   help="a column of --data (any type) copied to the output as its first column, "
+                        "to tell which row each prediction is for")
+    _add_verbose(p, "a line on stderr for each block of rows predicted (with --chunksize)")
 
     p = command("evaluate", "cross-validated accuracy, log-loss, confusion matrix, fit time",
                 "linclass evaluate --model logistic --dataset wine --cv 5")
@@ -194,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the cluster column of --data (or a feature of --dataset) for "
                         "--cov-type cluster")
     rows = p.add_mutually_exclusive_group()
-    rows.add_argument("--data", metavar="FILE",
-                      help="the training rows (CSV or Parquet) for --cov-type and --ci profile; the "
+    rows.add_argument("--data", metavar="FILE", nargs="+", action=_Files,
+                      help="the training rows (CSV or Parquet; several files, a directory or a "
+                           "quoted glob as one table) for --cov-type and --ci profile; the "
                            "model's features are read by name")
     rows.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                       help=f"bundled training data set: {', '.join(DATASETS)}")
