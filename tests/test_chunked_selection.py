@@ -78,14 +78,15 @@ def test_loo_predict_proba_on_dask_equals_in_memory(estimator, collection, weigh
         lc.loo_score(estimator, X, labels, w, scoring=scoring), rel=0, abs=1e-8)
 
 
+@pytest.mark.parametrize("cv", [None, 3], ids=["loo", "3-fold"])
 @pytest.mark.parametrize("scoring", ["neg_log_loss", "accuracy", "log_likelihood"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("collection", [as_array, as_frame], ids=["array", "frame"])
-def test_rda_cv_on_dask_equals_in_memory(collection, weighted, scoring):
+def test_rda_cv_on_dask_equals_in_memory(collection, weighted, scoring, cv):
     X, y, w = problem()
     w = w if weighted else None
     labels = y if collection is as_array else np.array(["a", "b", "c"])[y]
-    grid = dict(poolings=5, shrinkages=[0.0, 0.05, 0.2, 0.5, 1.0], scoring=scoring)
+    grid = dict(poolings=5, shrinkages=[0.0, 0.05, 0.2, 0.5, 1.0], scoring=scoring, cv=cv)
     memory = lc.RegularizedDiscriminantAnalysisCV(**grid).fit(X, labels, w)
     chunked = lc.RegularizedDiscriminantAnalysisCV(**grid).fit(*collection(X, y, w))
     if scoring == "neg_log_loss":  # the data give an interior choice
@@ -100,12 +101,39 @@ def test_rda_cv_on_dask_equals_in_memory(collection, weighted, scoring):
     np.testing.assert_allclose(chunked.covariance_, memory.covariance_, rtol=0, atol=1e-10)
 
 
+def test_stratified_fold_rule_is_scikit_learns():
+    """Each row's fold from per-block label counts equals StratifiedKFold's on all rows (classes
+    numbered by first appearance, uneven classes, blocks that miss a class)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from linclass.core.chunks import Chunk
+    from linclass.selection import chunked
+
+    rng = np.random.default_rng(1)
+    y = np.concatenate([[2, 2, 0], rng.choice([0, 1, 2], size=200, p=[0.5, 0.2, 0.3]), [1] * 7])
+    bounds = [0, 3, 50, 51, 140, y.size]
+    blocks = [Chunk(np.zeros((b - a, 1)), y[a:b], None, i, a)
+              for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+    layout = sum((chunked.label_counts(c, 1) for c in blocks), [])
+    for n_splits in (2, 3, 5):
+        rule = chunked.stratified_folds(layout, np.array([0, 1, 2]), n_splits)
+        ours = np.concatenate([rule.of(c.index, c.y) for c in blocks])
+        expected = np.empty(y.size, int)
+        for f, (_, test) in enumerate(StratifiedKFold(n_splits).split(np.zeros((y.size, 1)), y)):
+            expected[test] = f
+        np.testing.assert_array_equal(ours, expected)
+
+
 def test_refusals_name_the_function():
+    from sklearn.model_selection import KFold
+
     X, y, w = problem()
     Xd, yd, _ = as_array(X, y, None)
-    with pytest.raises(ValueError, match=r"RegularizedDiscriminantAnalysisCV\.fit with cv=3 "
-                                         r"\(K-fold\).*only cv=None"):
-        lc.RegularizedDiscriminantAnalysisCV(cv=3).fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"RegularizedDiscriminantAnalysisCV\.fit with cv=KFold"
+                                         r".*needs the rows in memory"):
+        lc.RegularizedDiscriminantAnalysisCV(cv=KFold(3)).fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"cv=200 folds need at least 200 rows of every class"):
+        lc.RegularizedDiscriminantAnalysisCV(cv=200).fit(Xd, yd)
     with pytest.raises(TypeError, match="loo_predict_proba needs a Gaussian model"):
         lc.loo_predict_proba(lc.LogisticRegression(), Xd, yd)
     with pytest.raises(TypeError, match=r"^Perceptron\.fit does not work on Dask collections"):

@@ -8,6 +8,7 @@ QDA's scores -> :mod:`linclass.core.posterior`.  No mathematics lives here.
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,7 +22,8 @@ from linclass.core.validation import validate_priors
 from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
 from linclass.generative import gaussian_scores, regularized
-from linclass.selection import regularized_cv
+from linclass.selection import chunked, regularized_cv
+from linclass.selection.downdate import without
 from linclass.selection import regularized_loo
 
 __all__ = ["RegularizedDiscriminantAnalysis", "RegularizedDiscriminantAnalysisCV"]
@@ -136,7 +138,9 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
     cv : None, int, a scikit-learn splitter or an iterable of (train, test) indices, default=None
         None: leave-one-out in closed form; an int: that many stratified folds (in row order);
         a splitter or given splits: those folds (a training part that is the complement of its
-        test part is obtained by subtracting statistics, any other by its own pass).
+        test part is obtained by subtracting statistics, any other by its own pass).  On Dask
+        collections ``fit`` takes None (two passes over the data) or an int (three; two for
+        'log_likelihood'), with the in-memory result.
     scoring : {'neg_log_loss', 'accuracy', 'log_likelihood'}, default='neg_log_loss'
         The criterion maximised (:mod:`linclass.selection.scoring`): the held-out log posterior of the
         true class (a proper score, smooth in the parameters), the share classified correctly
@@ -182,23 +186,24 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         return self.pooling_, self.shrinkage_
 
     def _fit_source(self, source, *, first: bool = True):
-        """``fit`` on Dask collections: the closed-form leave-one-out (``cv=None``) in two passes,
-        the class statistics merged, then each block's sums of the criterion at every grid point
-        (:mod:`linclass.selection.chunked`); K-fold needs the rows of every fold and is refused."""
+        """``fit`` on Dask collections, from class statistics and per-block sums
+        (:mod:`linclass.selection.chunked`): the closed-form leave-one-out (``cv=None``) in two
+        passes, the statistics then each block's criterion at every grid point; ``cv`` an int
+        (stratified folds in row order) in three, the label counts, every fold's statistics, the
+        held-out rows' sums (two for ``'log_likelihood'``).  Other splitters need the rows."""
         from linclass.core.chunks import class_stats, require_two_classes
-        from linclass.selection import chunked
         from linclass.sources.chunks import record_features
 
-        if self.cv is not None:
+        if self.cv is not None and not isinstance(self.cv, (int, np.integer)):
             raise ValueError(
-                f"{type(self).__name__}.fit with cv={self.cv!r} (K-fold) needs the rows of every "
-                "fold in memory: on Dask collections only cv=None (the closed-form leave-one-out, "
-                "exact from the "
-                "class statistics) is implemented. Use cv=None, call .compute() first if the rows "
-                "fit in memory, or fit RegularizedDiscriminantAnalysis with chosen parameters on "
-                "chunks."
+                f"{type(self).__name__}.fit with cv={self.cv!r} needs the rows in memory: on Dask "
+                "collections cv=None (the closed-form leave-one-out) and an int (stratified folds "
+                "in row order) are implemented. Use one of those, or call .compute() first if the "
+                "rows fit in memory."
             )
         record_features(self, source)
+        if self.cv is not None:
+            return self._fit_folds(source, int(self.cv))
         kind, _ = self._stats_request()
         stats = class_stats(source, None, kind=kind)
         require_two_classes(self, stats)
@@ -207,6 +212,31 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         totals = source.map_reduce(chunked.loo_grid_sums, chunked.add_sums, stats, poolings,
                                    shrinkages, self.scoring, priors)
         return self._choose(stats, poolings, shrinkages, regularized_cv.loo_grid_mean(*totals))
+
+    def _fit_folds(self, source, n_splits: int):
+        from linclass.core.chunk_validation import validate_chunk_labels
+        from linclass.core.chunks import require_two_classes
+
+        layout = source.map_reduce(chunked.label_counts, chunked.merge_lists, source.n_features)
+        classes = validate_chunk_labels(np.unique(np.concatenate([e[1] for e in layout])))
+        rule = chunked.stratified_folds(layout, classes, n_splits)
+        regularized_cv.check_folds(n_splits, rule.totals)
+        parts = source.map_reduce(chunked.fold_stats, chunked.merge_folds, source.n_features,
+                                  classes, rule)
+        stats = functools.reduce(ClassStats.merge, parts)
+        require_two_classes(self, stats)
+        explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
+        poolings, shrinkages, priors = self._grid(stats)
+        folds = [regularized_cv.fold_model(without(stats, part), poolings, shrinkages, priors)
+                 for part in parts]
+        if self.scoring == "log_likelihood":
+            total = sum(regularized_cv.fold_log_likelihood(f, p) for f, p in zip(folds, parts))
+        else:
+            total = source.map_reduce(chunked.fold_sums, np.add, source.n_features, classes, rule,
+                                      folds, self.scoring)
+        total = np.where(np.any([f.singular for f in folds], axis=0), -np.inf, total)
+        held_out = float(sum(part.total for part in parts))
+        return self._choose(stats, poolings, shrinkages, total / held_out)
 
     def _grid(self, stats):
         poolings = regularized_cv.grid(self.poolings, "poolings")

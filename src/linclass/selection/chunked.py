@@ -11,7 +11,13 @@ up to rounding:
     pass 2: chunk + global statistics -> the chunk's rows' leave-one-out scores
             (posteriors row by row, or weighted sums of a criterion, added over chunks)
 
-K-fold cross-validation needs fold statistics and is not done here.
+Regularised discriminant analysis's K-fold criterion (``cv`` an int: stratified folds in row
+order, as scikit-learn's ``StratifiedKFold`` without shuffling) needs each row's fold, which depends
+on the rows before it only through how many of each class there are: a first pass counts the
+labels of every block (:func:`label_counts`), :func:`stratified_folds` turns the counts into each
+block's fold rule, a second pass gives every fold's statistics (:func:`fold_stats`; their merge is
+the statistics of all rows) and a third the held-out rows' sums (:func:`fold_sums`; not needed
+for ``'log_likelihood'``, a function of the statistics).
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from linclass.core.validation import FitData
 from linclass.selection import regularized_cv
 from linclass.selection import scoring as scoring_
 
-__all__ = ["add_sums", "chunk_rows", "loo_criterion_sums", "loo_grid_sums", "loo_proba"]
+__all__ = ["FoldRule", "add_sums", "chunk_rows", "fold_stats", "fold_sums", "label_counts",
+           "loo_criterion_sums", "loo_grid_sums", "loo_proba", "merge_folds", "merge_lists",
+           "stratified_folds"]
 
 
 def chunk_rows(chunk: Chunk, n_features: int, classes: np.ndarray, prepare=None) -> FitData:
@@ -75,3 +83,107 @@ def loo_grid_sums(chunk: Chunk, stats, poolings, shrinkages, scoring: str, prior
 def add_sums(a: tuple, b: tuple) -> tuple:
     """Add two chunks' sums term by term (a boolean term: either)."""
     return tuple(x | y if np.asarray(x).dtype == bool else x + y for x, y in zip(a, b))
+
+
+# ------------------------------------------------------------------------------- K-fold
+def label_counts(chunk: Chunk, n_features: int) -> list:
+    """``[(block index, distinct labels, their row counts, their first row in the block)]``."""
+    _, y, _ = validate_chunk(chunk, n_features)
+    if y is None:
+        raise ValueError(f"{chunk.where()}: y is required for cross-validation.")
+    labels, first, counts = np.unique(y, return_index=True, return_counts=True)
+    return [(chunk.index, labels, counts, first)]
+
+
+def merge_lists(a: list, b: list) -> list:
+    return a + b
+
+
+class FoldRule:
+    """Each row's fold from the per-block label counts, as ``StratifiedKFold(n_splits)`` (without
+    shuffling) assigns it on all rows: classes numbered in order of first appearance, the sorted
+    labels dealt to the folds in turn (``allocation``), and each class's rows, in order, given
+    to the folds in blocks of its allocation.
+
+    Attributes
+    ----------
+    folds : list of ndarray, one per class (in ``classes`` order)
+        The fold of the class's r-th row.
+    offsets : dict of block index -> ndarray of shape (n_classes,)
+        Rows of each class in the blocks before it.
+    """
+
+    def __init__(self, layout: list, classes: np.ndarray, n_splits: int):
+        layout = sorted(layout, key=lambda entry: entry[0])
+        K = classes.size
+        per_block = np.zeros((len(layout), K), dtype=np.int64)
+        first = np.full(K, np.iinfo(np.int64).max)
+        start = 0
+        for b, (_, labels, counts, where) in enumerate(layout):
+            idx = np.searchsorted(classes, labels)
+            per_block[b, idx] = counts
+            first[idx] = np.minimum(first[idx], start + where)
+            start += int(counts.sum())
+        totals = per_block.sum(axis=0)
+        self.totals = totals
+        order = np.argsort(first, kind="stable")  # encoded class e is classes[order[e]]
+        y_order = np.repeat(np.arange(K), totals[order])
+        allocation = np.asarray([np.bincount(y_order[i::n_splits], minlength=K)
+                                 for i in range(n_splits)])
+        self.n_splits = n_splits
+        self.folds = [None] * K
+        for e, j in enumerate(order):
+            self.folds[j] = np.arange(n_splits).repeat(allocation[:, e])
+        before = np.cumsum(per_block, axis=0) - per_block
+        self.offsets = {entry[0]: before[b] for b, entry in enumerate(layout)}
+
+    def of(self, index: int, y: np.ndarray) -> np.ndarray:
+        """The folds of block ``index``'s rows (class indices y)."""
+        out = np.empty(y.size, dtype=np.intp)
+        offsets = self.offsets[index]
+        for j in np.unique(y):
+            rows = np.flatnonzero(y == j)
+            out[rows] = self.folds[j][offsets[j] + np.arange(rows.size)]
+        return out
+
+
+def stratified_folds(layout: list, classes: np.ndarray, n_splits: int) -> FoldRule:
+    """The :class:`FoldRule` of the per-block label counts (:func:`label_counts`)."""
+    return FoldRule(layout, classes, n_splits)
+
+
+def fold_stats(chunk: Chunk, n_features: int, classes: np.ndarray, rule: FoldRule) -> list:
+    """The statistics (kind 'full') of the chunk's rows of every fold, a list of length
+    ``n_splits``; combined by merging fold by fold."""
+    from linclass.core.class_stats import ClassStats
+
+    data = chunk_rows(chunk, n_features, classes)
+    fold = rule.of(chunk.index, data.y)
+    out = []
+    for f in range(rule.n_splits):
+        rows = fold == f
+        w = None if data.sample_weight is None else data.sample_weight[rows]
+        out.append(ClassStats.from_batch(data.X[rows], data.y[rows], classes, w, kind="full"))
+    return out
+
+
+def merge_folds(a: list, b: list) -> list:
+    return [x.merge(y) for x, y in zip(a, b)]
+
+
+def fold_sums(chunk: Chunk, n_features: int, classes: np.ndarray, rule: FoldRule, models: list,
+              scoring: str):
+    """The chunk's held-out sums of the criterion, each row under its fold's models
+    (:func:`linclass.selection.regularized_cv.fold_row_sums`), shape (n_poolings, n_shrinkages);
+    None for no rows."""
+    data = chunk_rows(chunk, n_features, classes)
+    if data.X.shape[0] == 0:
+        return None
+    fold = rule.of(chunk.index, data.y)
+    total = 0.0
+    for f in np.unique(fold):
+        rows = fold == f
+        w = None if data.sample_weight is None else data.sample_weight[rows]
+        total = total + regularized_cv.fold_row_sums(models[f], data.X[rows], data.y[rows], w,
+                                                     scoring)
+    return total

@@ -17,6 +17,8 @@ The criterion is one of :mod:`linclass.selection.scoring`, a weighted mean over 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
@@ -26,7 +28,8 @@ from linclass.selection.downdate import without
 from linclass.core.priors import class_log_priors
 from linclass.selection.regularized_loo import loo_scores
 
-__all__ = ["grid", "grid_scores", "loo_grid_mean", "loo_grid_sums"]
+__all__ = ["FoldModel", "check_folds", "fold_log_likelihood", "fold_model", "fold_row_sums", "grid",
+           "grid_scores", "loo_grid_mean", "loo_grid_sums"]
 
 _LOG_2PI = np.log(2 * np.pi)
 _SINGULAR = 1e-10
@@ -107,20 +110,23 @@ def loo_grid_mean(sums: np.ndarray, weight: float, singular: np.ndarray) -> np.n
 
 def _splits(cv, X, y):
     if isinstance(cv, (int, np.integer)):
-        counts = np.bincount(y)
-        if cv < 2 or cv > counts.min():
-            raise ValueError(
-                f"cv={cv} folds need at least {cv} rows of every class (the smallest class has "
-                f"{counts.min()}) and cv >= 2; use fewer folds, or cv=None for leave-one-out."
-            )
+        check_folds(cv, np.bincount(y))
         return StratifiedKFold(n_splits=int(cv)).split(np.zeros((y.size, 1)), y)
     if hasattr(cv, "split"):
         return cv.split(X, y)
     return cv
 
 
+def check_folds(cv: int, counts: np.ndarray) -> None:
+    """``cv`` stratified folds need ``cv`` rows of every class (``counts``: rows per class)."""
+    if cv < 2 or cv > counts.min():
+        raise ValueError(
+            f"cv={cv} folds need at least {cv} rows of every class (the smallest class has "
+            f"{counts.min()}) and cv >= 2; use fewer folds, or cv=None for leave-one-out."
+        )
+
+
 def _kfold(stats, X, y, w, poolings, shrinkages, splits, scoring, priors):
-    d, K = stats.n_features, stats.n_classes
     total = np.zeros((poolings.size, shrinkages.size))
     held_out = 0.0
     for train_rows, test in splits:
@@ -133,39 +139,88 @@ def _kfold(stats, X, y, w, poolings, shrinkages, splits, scoring, priors):
             train_rows = np.asarray(train_rows)
             train = ClassStats.from_batch(X[train_rows], y[train_rows], stats.classes,
                                           None if w is None else w[train_rows], kind="full")
-        if np.any(train.counts <= 0):
-            raise ValueError("A training fold has a class without weight; use fewer folds.")
         held_out += test.size if wt is None else wt.sum()
-        log_priors = class_log_priors(train, priors)
-        c = train.grand_mean()
-        # every pooling at once: A_j(lambda) and its eigenbasis, shapes (L, K, d, d) and (L, K, d)
-        lam = poolings[:, None, None, None]
-        A = (1.0 - lam) * train.scatter[None] + lam * train.pooled_scatter()[None, None]
-        D = (1.0 - poolings[:, None]) * train.counts[None] + poolings[:, None] * train.total
-        nu, U = np.linalg.eigh((A + np.swapaxes(A, -1, -2)) / 2)
-        traces = np.trace(A, axis1=2, axis2=3)
-        # every shrinkage: Sigma_j = U_j diag(h) U_j^T, h of shape (G, L, K, d)
-        gam = shrinkages[:, None, None, None]
-        h = ((1.0 - gam) * np.maximum(nu, 0.0)[None] + gam * (traces / d)[None, :, :, None])
-        h /= D[None, :, :, None]
-        singular = np.any(h[..., 0] <= _SINGULAR * h[..., -1], axis=2)  # (G, L)
-        h[singular] = 1.0
-        log_det = np.log(h).sum(axis=3)  # (G, L, K)
+        fold = fold_model(train, poolings, shrinkages, priors)
         if scoring == "log_likelihood":
-            total += _heldout_log_likelihood(part, train, U, h, log_det, log_priors).T
+            total += fold_log_likelihood(fold, part)
         else:
-            Xt = X[test] - c
-            for a in range(poolings.size):
-                Z = Xt @ np.concatenate(list(U[a]), axis=1)
-                Z -= np.einsum("kd,kde->ke", train.means - c, U[a]).reshape(-1)
-                Z2 = (Z * Z).reshape(-1, K, d).transpose(1, 0, 2)  # (K, m, d)
-                maha = np.matmul(Z2, (1.0 / h[:, a]).transpose(1, 2, 0))  # (K, m, G)
-                scores = -0.5 * (maha.transpose(2, 1, 0) + (log_det[:, a] + d * _LOG_2PI)[:, None, :])
-                scores += log_priors
-                values = np.stack([scoring_.row_values(S, y[test], scoring) for S in scores])
-                total[a] += values.sum(axis=1) if wt is None else values @ wt
-        total[singular.T] = -np.inf
+            total += fold_row_sums(fold, X[test], y[test], wt, scoring)
+        total[fold.singular] = -np.inf
     return total / held_out
+
+
+@dataclass(frozen=True, eq=False)
+class FoldModel:
+    """The grid's models fitted on one training part, in the eigenbases that score every
+    shrinkage at once: :math:`\\Sigma_j = U_j\\,\\mathrm{diag}(h)\\,U_j^T`.
+
+    Attributes
+    ----------
+    train : ClassStats of the training part
+    U : ndarray of shape (n_poolings, n_classes, d, d)
+    h : ndarray of shape (n_shrinkages, n_poolings, n_classes, d)
+    log_det : ndarray of shape (n_shrinkages, n_poolings, n_classes)
+    log_priors : ndarray of shape (n_classes,)
+    singular : ndarray of shape (n_poolings, n_shrinkages), bool
+    """
+
+    train: ClassStats
+    U: np.ndarray
+    h: np.ndarray
+    log_det: np.ndarray
+    log_priors: np.ndarray
+    singular: np.ndarray
+
+
+def fold_model(train: ClassStats, poolings, shrinkages, priors) -> FoldModel:
+    """Every grid point's model on a training part's statistics (one eigendecomposition per
+    pooling and class)."""
+    d = train.n_features
+    if np.any(train.counts <= 0):
+        raise ValueError("A training fold has a class without weight; use fewer folds.")
+    log_priors = class_log_priors(train, priors)
+    # every pooling at once: A_j(lambda) and its eigenbasis, shapes (L, K, d, d) and (L, K, d)
+    lam = poolings[:, None, None, None]
+    A = (1.0 - lam) * train.scatter[None] + lam * train.pooled_scatter()[None, None]
+    D = (1.0 - poolings[:, None]) * train.counts[None] + poolings[:, None] * train.total
+    nu, U = np.linalg.eigh((A + np.swapaxes(A, -1, -2)) / 2)
+    traces = np.trace(A, axis1=2, axis2=3)
+    # every shrinkage: Sigma_j = U_j diag(h) U_j^T, h of shape (G, L, K, d)
+    gam = shrinkages[:, None, None, None]
+    h = ((1.0 - gam) * np.maximum(nu, 0.0)[None] + gam * (traces / d)[None, :, :, None])
+    h /= D[None, :, :, None]
+    singular = np.any(h[..., 0] <= _SINGULAR * h[..., -1], axis=2)  # (G, L)
+    h[singular] = 1.0
+    log_det = np.log(h).sum(axis=3)  # (G, L, K)
+    return FoldModel(train, U, h, log_det, log_priors, singular.T)
+
+
+def fold_row_sums(fold: FoldModel, X: np.ndarray, y: np.ndarray, w, scoring: str) -> np.ndarray:
+    """:math:`\\sum_i w_i v_i` of held-out rows X (all of a fold's, or a block of them) under
+    every grid point's model, shape (n_poolings, n_shrinkages)."""
+    train = fold.train
+    d, K = train.n_features, train.n_classes
+    L = fold.U.shape[0]
+    out = np.zeros((L, fold.h.shape[0]))
+    c = train.grand_mean()
+    Xt = X - c
+    for a in range(L):
+        Z = Xt @ np.concatenate(list(fold.U[a]), axis=1)
+        Z -= np.einsum("kd,kde->ke", train.means - c, fold.U[a]).reshape(-1)
+        Z2 = (Z * Z).reshape(-1, K, d).transpose(1, 0, 2)  # (K, m, d)
+        maha = np.matmul(Z2, (1.0 / fold.h[:, a]).transpose(1, 2, 0))  # (K, m, G)
+        scores = -0.5 * (maha.transpose(2, 1, 0) + (fold.log_det[:, a] + d * _LOG_2PI)[:, None, :])
+        scores += fold.log_priors
+        values = np.stack([scoring_.row_values(S, y, scoring) for S in scores])
+        out[a] = values.sum(axis=1) if w is None else values @ w
+    return out
+
+
+def fold_log_likelihood(fold: FoldModel, part: ClassStats) -> np.ndarray:
+    """:math:`\\sum_{i \\in F} w_i \\ln p(x_i, y_i)` of a fold's held-out rows from their
+    statistics ``part`` alone, shape (n_poolings, n_shrinkages)."""
+    return _heldout_log_likelihood(part, fold.train, fold.U, fold.h, fold.log_det,
+                                   fold.log_priors).T
 
 
 def _heldout_log_likelihood(part, train, U, h, log_det, log_priors) -> np.ndarray:
