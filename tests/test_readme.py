@@ -2,7 +2,9 @@
 
 Every ``python`` block runs in order, as one reader's session (one namespace), in a temporary working
 directory holding the files the README names (``events/*.parquet`` for the Dask example,
-``train.csv``, ``new.parquet``, ``big.parquet`` for the command).  Where a line ends in a comment that
+``train.csv``, ``new.parquet``, ``big.parquet`` for the command); a block written as a complete
+script (with an ``if __name__ == "__main__":`` guard, as the Dask cluster example must be, which one
+namespace would skip) runs as ``python script.py`` in that directory instead.  Where a line ends in a comment that
 starts with a value (``kfda.score(X_test, y_test)        # 0.992``), the expression's value must be
 that value to the digits shown; a ``text`` block right after a block is what that block prints
 (but for the clock: a summary's Date and Time rows say when the model was fitted).
@@ -18,6 +20,8 @@ import contextlib
 import io
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +29,7 @@ import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+SCRIPT = re.compile(r"^if __name__ == .__main__.:", re.M)  # a block to run as a script
 
 
 def blocks() -> list[tuple[str, str]]:
@@ -108,6 +113,17 @@ def run_python(text: str, namespace: dict, where: str) -> str:
     return out.getvalue()
 
 
+def run_script(text: str, root: Path, where: str) -> str:
+    """Run a block written as a complete script (it has an ``if __name__ == "__main__":`` guard,
+    which one shared namespace would skip) as ``python script.py`` in ``root``; its stdout."""
+    script = root / "readme_script.py"
+    script.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, script.name], cwd=root, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, f"{where}: the script exited {done.returncode}:\n{done.stderr}"
+    return done.stdout
+
+
 def run_shell(text: str, where: str, capsys) -> str:
     from linclass.cli import main
 
@@ -156,7 +172,10 @@ def test_readme_runs_as_one_session(tmp_path, monkeypatch, capsys):
     ran = {"python": 0, "shell": 0}
     for i, (language, text) in enumerate(blocks()):
         where = f"README block {i + 1}"
-        if language == "python":
+        if language == "python" and SCRIPT.search(text):
+            previous = ("python", run_script(text, tmp_path, where))
+            ran["python"] += 1
+        elif language == "python":
             previous = ("python", run_python(text, namespace, where))
             capsys.readouterr()
             ran["python"] += 1

@@ -5,6 +5,7 @@ Subcommands (``linclass COMMAND --help`` for each)::
     linclass fit      --model lda --dataset iris --out iris-lda.linclass
     linclass predict  --model-file iris-lda.linclass --data new.csv --proba --out predictions.csv
     linclass evaluate --model logistic --data train.csv --target label --cv 5
+    linclass fit      --model lda --data 'parts/*.parquet' --target label --chunksize 100000 --out lda.linclass
     linclass compare  --dataset wine --cv 5
     linclass plot     --model qda --dataset iris --kind regions --features 2 3 --out regions.png
     linclass summary  --model-file iris-logistic.linclass
@@ -25,6 +26,7 @@ installed) shows on long work, only when stderr is a terminal.
 ``model_files``  --model-file: loading a saved model, one line for a file that cannot be used
 ``commands``     fit, evaluate, compare, summary; ``prediction`` (predict), ``figures`` (plot) and
                  ``exporting`` (export)
+``passes``       what a chunked fit or prediction says as it reads: passes, --verbose lines, a bar
 """
 
 from __future__ import annotations
