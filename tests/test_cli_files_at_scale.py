@@ -196,3 +196,24 @@ def test_verbose_says_each_pass_and_block_and_is_quiet_otherwise(parts, tmp_path
     said = [line for line in err.splitlines() if line.startswith("linclass: predicted rows")]
     assert said[0].startswith("linclass: predicted rows 1-50 ")  # blocks end at row groups
     assert said[-1].startswith("linclass: predicted rows 341-360 ")
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_csv_id_column_is_carried_as_written(tmp_path, capsys, chunked):
+    """'007' stays '007' (not 7) and a missing ID is an empty field, with either CSV reader."""
+    frame = _frame(5, n=40)
+    _fit(tmp_path, capsys, _write(frame, tmp_path / "train.csv"))
+    frame["key"] = [f"{i:03d}" for i in range(40)]
+    frame.loc[3, "key"] = None
+    path = _write(frame, tmp_path / "new.csv")
+    extra = ["--chunksize", "15"] if chunked else []
+    code, out, err = cli(["predict", "--model-file", tmp_path / "m.linclass", "--data", path,
+                          "--id-column", "key", *extra], capsys)
+    assert code == 0, err
+    got = [row[0] for row in csv.reader(io.StringIO(out))]
+    assert got[:6] == ["key", "000", "001", "002", "", "004"] and got[-1] == "039"
+
+
+def _write(frame, path):
+    frame.to_csv(path, index=False)
+    return path

@@ -65,7 +65,9 @@ def csv_index(header: list[str]) -> list[int]:
     return [0] if len(header) > 1 and not header[0] else []
 
 
-def csv_blocks(path: Path, delimiter: str, chunksize, engine):
+def csv_blocks(path: Path, delimiter: str, chunksize, engine, text: tuple[str, ...] = ()):
+    """The header, its row-index candidates and the blocks; the columns named in ``text`` are read
+    as written (str; None where missing), not as numbers: an ID such as ``007`` stays ``007``."""
     header = csv_header(path, delimiter)
     if engine is None:
         try:
@@ -73,8 +75,9 @@ def csv_blocks(path: Path, delimiter: str, chunksize, engine):
             engine = "pandas"
         except ImportError:
             engine = "csv"
-    reader = _pandas_blocks if engine == "pandas" else _stdlib_blocks
-    return header, csv_index(header), reader(path, delimiter, header, chunksize)
+    if engine == "pandas":
+        return header, csv_index(header), _pandas_blocks(path, delimiter, header, chunksize, text)
+    return header, csv_index(header), _stdlib_blocks(path, delimiter, header, chunksize)
 
 
 def _rows(path: Path, delimiter: str, width: int) -> Iterator[list[str]]:
@@ -118,7 +121,8 @@ def _text_columns(block: list[list[str]], width: int) -> list[np.ndarray]:
     return columns
 
 
-def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> Iterator[tuple]:
+def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize,
+                   text: tuple[str, ...] = ()) -> Iterator[tuple]:
     """The blocks as pandas reads them.  pandas fills a row that is short of fields with missing
     values, which then read as a missing or non-numeric value in the wrong column: a block whose
     last column holds a missing value (as every short row's does) has its rows counted by
@@ -128,6 +132,8 @@ def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> 
     options = dict(sep=delimiter, na_values=sorted(NA_VALUES), keep_default_na=False,
                    skip_blank_lines=True, index_col=False, encoding="utf-8-sig",
                    skipinitialspace=False)
+    if text:
+        options["dtype"] = {j: str for j, name in enumerate(header) if name in text}
     fields = _FieldCheck(path, delimiter, len(header))
     try:
         if chunksize is None:

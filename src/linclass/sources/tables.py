@@ -119,8 +119,8 @@ def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[
         a chunked fit), so that the warning is given once.
     carry : str, default=None
         A column whose values are passed through as they are read (any type, missing values
-        included: None or NaN), as a fourth item of each tuple: an identifier for the
-        predictions, say.
+        included: None or NaN; a CSV column as its text, so ``007`` stays ``007``), as a fourth
+        item of each tuple: an identifier for the predictions, say.
 
     Raises
     ------
@@ -145,7 +145,8 @@ def _chunks(path, target, chunksize, features, engine, warn_index: bool,
         if kind == "parquet":
             header, index, blocks = parquet_blocks(file, chunksize)
         else:
-            header, index, blocks = csv_blocks(file, _CSV_SUFFIXES[kind], chunksize, engine)
+            header, index, blocks = csv_blocks(file, _CSV_SUFFIXES[kind], chunksize, engine,
+                                               text=() if carry is None else (carry,))
         if n:
             _same_columns(files[0], opened[0][1], opened[0][2], file, header, index)
         target_index, feature_index = _select(file, header, target, features, index)
