@@ -53,7 +53,26 @@ from linclass.linear.logistic.design import Design
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
 
-__all__ = ["PenalisedObjective"]
+__all__ = ["PenalisedObjective", "original_coefficients", "internal_coefficients"]
+
+
+def original_coefficients(W: np.ndarray, b: np.ndarray, shift: np.ndarray, fit_intercept: bool,
+                          binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(coef, intercept)`` on the original features from the centred parametrisation ``(W, b)``
+    (rows centred by ``shift``): :math:`b - W c`; softmax intercepts are centred to sum to zero (the
+    loss does not see a common shift)."""
+    intercept = b - W @ shift if fit_intercept else np.zeros(W.shape[0])
+    if not binary and fit_intercept:
+        intercept = intercept - intercept.mean()
+    return W.copy(), intercept
+
+
+def internal_coefficients(coef, intercept, shift: np.ndarray, fit_intercept: bool, m: int,
+                          d: int, feasible=lambda W: W) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`original_coefficients` (warm starts); ``feasible`` projects W first."""
+    W = feasible(np.array(coef, dtype=np.float64).reshape(m, d))
+    b = np.array(intercept, dtype=np.float64).reshape(m)
+    return W, (b + W @ shift if fit_intercept else np.zeros(m))
 
 
 
@@ -180,19 +199,13 @@ class PenalisedObjective:
 
     # ------------------------------------------------------------------ reporting
     def coefficients(self, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(coef, intercept)`` on the original features: :math:`b - Wc`; softmax intercepts are
-        centred to sum to zero (the loss does not see a common shift)."""
-        intercept = b - W @ self.design.shift if self.fit_intercept else np.zeros(self.m)
-        if not self.binary and self.fit_intercept:
-            intercept = intercept - intercept.mean()
-        return W.copy(), intercept
+        """``(coef, intercept)`` on the original features (:func:`original_coefficients`)."""
+        return original_coefficients(W, b, self.design.shift, self.fit_intercept, self.binary)
 
     def internal(self, coef: np.ndarray, intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inverse of :meth:`coefficients` (warm starts)."""
-        W = np.array(coef, dtype=np.float64).reshape(self.m, self.d)
-        b = np.array(intercept, dtype=np.float64).reshape(self.m)
-        W = self._feasible(W)
-        return W, (b + W @ self.design.shift if self.fit_intercept else np.zeros(self.m))
+        return internal_coefficients(coef, intercept, self.design.shift, self.fit_intercept,
+                                     self.m, self.d, self._feasible)
 
     # ------------------------------------------------------------------ certificate
     def best_intercepts(self, W: np.ndarray, b: np.ndarray, max_iter: int = 50) -> np.ndarray:

@@ -37,6 +37,7 @@ from scipy.special import expit, log_expit, logsumexp
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
 from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.penalties.penalised import internal_coefficients, original_coefficients
 
 __all__ = ["ChunkedPenalised"]
 
@@ -164,16 +165,12 @@ class ChunkedPenalised:
     def coefficients(self, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(coef, intercept)`` on the original features (softmax intercepts centred to sum to
         zero), as :meth:`~linclass.linear.penalties.penalised.PenalisedObjective.coefficients`."""
-        intercept = b - W @ self.offset if self.fit_intercept else np.zeros(self.m)
-        if not self.binary and self.fit_intercept:
-            intercept = intercept - intercept.mean()
-        return W.copy(), intercept
+        return original_coefficients(W, b, self.offset, self.fit_intercept, self.binary)
 
     def internal(self, coef: np.ndarray, intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inverse of :meth:`coefficients` (warm starts)."""
-        W = np.array(coef, dtype=np.float64).reshape(self.m, self.d)
-        b = np.array(intercept, dtype=np.float64).reshape(self.m)
-        return W, (b + W @ self.offset if self.fit_intercept else np.zeros(self.m))
+        return internal_coefficients(coef, intercept, self.offset, self.fit_intercept, self.m,
+                                     self.d)
 
     def null_log_likelihood(self) -> float:
         return null_log_likelihood(self.class_totals, self.total, self.fit_intercept)
