@@ -9,14 +9,15 @@
 
 :class:`~linclass.LogisticRegression` validates its input, calls :func:`fit_logistic` and sets its
 attributes from the result once; :func:`path_fits` gives the same :class:`LogisticFit` at every C of
-a penalty path (``logistic_path``, ``LogisticRegressionCV``).
+a penalty path (``logistic_path``, ``LogisticRegressionCV``).  The records are in
+:mod:`linclass.linear.fitting.problem`, the proximal Newton fits in
+:mod:`linclass.linear.fitting.proximal`; this module is the dispatch and the smooth fits.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -26,6 +27,9 @@ from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
 from linclass.core.scatter_float32 import CONDITION_LIMIT, standardized_condition
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
+from linclass.linear.fitting.problem import FitOptions, LogisticFit, LogisticProblem, warm_start
+from linclass.linear.fitting.proximal import (not_converged_message, path_fits, penalised_fit,
+                                              proximal, proximal_chunked, warn_unconverged)
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
@@ -34,7 +38,6 @@ from linclass.linear.fitting.choice import (
     continues_with_newton,
     sklearn_name,
 )
-from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
                                             inference_hessian)
 from linclass.linear.logistic.aliasing import aliased_columns
@@ -45,108 +48,6 @@ from linclass.linear.solvers.final_step import final_newton_step, until_certifie
 
 __all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "fit_logistic", "not_converged_message",
            "path_fits", "penalised_fit", "warn_unconverged"]
-
-
-@dataclass(frozen=True, eq=False)
-class LogisticProblem:
-    """The rows of a fit: in memory (``X`` dense or sparse, ``y`` as class codes, ``classes``,
-    ``weight`` the sample weights times the class weights, ``offset`` the known terms of the
-    scores, shape (n, 1) or (n, K): :mod:`linclass.linear.logistic.offsets`) or a chunk source
-    (``source``, whose class weights ``class_weight`` are applied in its first pass)."""
-
-    X: Any = None
-    y: np.ndarray | None = None
-    classes: np.ndarray | None = None
-    weight: np.ndarray | None = None
-    fit_intercept: bool = True
-    source: Any = None
-    class_weight: Any = None
-    offset: np.ndarray | None = None
-
-    @property
-    def n_classes(self) -> int:
-        return int(self.classes.size)
-
-    @property
-    def n_features(self) -> int:
-        return int(self.source.n_features if self.source is not None else self.X.shape[1])
-
-    @property
-    def sparse(self) -> bool:
-        return self.source is None and hasattr(self.X, "tocsc")
-
-
-@dataclass(frozen=True, eq=False)
-class FitOptions:
-    """How to fit: the penalty object (:mod:`linclass.linear.penalties.table`), the solver as the
-    user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
-    scikit-learn's callback task (:mod:`linclass.estimators.fit_callbacks`), and the estimator
-    ``owner`` whose name and feature names the messages use."""
-
-    penalty: Any
-    solver: str = "auto"
-    tol: float = 1e-6
-    max_iter: int = 100
-    random_state: Any = None
-    batch_size: int = 256
-    eta0: float = 0.5
-    warm: tuple | None = None
-    task: Any = None
-    owner: Any = None
-
-    @property
-    def name(self) -> str:
-        return "LogisticRegression" if self.owner is None else type(self.owner).__name__
-
-
-@dataclass(frozen=True, eq=False)
-class LogisticFit:
-    """The outcome of a fit: what the estimator's fitted attributes are.
-
-    Attributes
-    ----------
-    classes : ndarray
-    coef, intercept : ndarrays of shape (m, d) and (m,)
-    n_iter : int
-        Iterations (epochs for 'sgd'; outer proximal Newton iterations for 'cd'; both runs of
-        'lbfgs+newton').
-    converged : bool
-    violation : float
-        How far from the optimum it stopped (the number ``tol`` bounds).
-    history : ndarray
-        The mean objective at the start and after each iteration.
-    solver : str
-        The linclass solver that ran.
-    separation : str or None
-    log_likelihood : float
-        At the fitted parameters, without the penalty.
-    inference : a record of :mod:`linclass.linear.fitting.records`
-    stopped : bool
-        Whether a callback stopped the fit.
-    aliased : ndarray of shape (d,), bool, or None
-        The features left out of an unpenalised fit as linear combinations of the ones before them
-        (:mod:`linclass.linear.logistic.aliasing`; their coefficients are 0 and their summary rows
-        NA); None when none is.
-    passes : int or None
-        Passes over the data of a fit on a chunk source (the first, for the labels and totals,
-        included); None for rows in memory.
-    """
-
-    classes: np.ndarray
-    coef: np.ndarray
-    intercept: np.ndarray
-    n_iter: int
-    converged: bool
-    violation: float
-    history: np.ndarray
-    solver: str
-    separation: str | None
-    log_likelihood: float
-    inference: Any
-    stopped: bool = False
-    aliased: np.ndarray | None = None
-    passes: int | None = None
-
 
 # ------------------------------------------------------------------------------------ the fit
 def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
@@ -211,8 +112,7 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         if problem.offset is not None:
             raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
         check_chunked(options.solver, penalty)  # before the first pass
-        proximal = penalty.sparse or sklearn_name(options.solver) == "cd"
-        if proximal:
+        if penalty.sparse or sklearn_name(options.solver) == "cd":  # proximal Newton
             check_chunked_width(penalty, problem.n_features, None)
         objective = penalty.objective(problem, proximal=False)
         require_two_classes(options.name, objective.stats)
@@ -221,7 +121,7 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
                                n_classes=problem.n_classes, sparse=False, max_iter=options.max_iter)
         if solver == "cd":  # proximal Newton, one pass per iteration
             check_chunked_width(penalty, problem.n_features, problem.n_classes)
-            return _proximal_chunked(problem, options, objective)
+            return proximal_chunked(problem, options, objective)
         objective.with_hessian = solver == "newton"
         return replace(_smooth(problem, options, objective, solver), passes=objective.passes)
     penalty.check(problem)
@@ -238,7 +138,7 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     if not is_low(problem.X):  # (float32 values square within float64's range)
         check_magnitude(owner, problem.X)  # the Gram matrix and Hessians square X
     if solver == "cd":
-        return _proximal(problem, options, objective)
+        return proximal(problem, options, objective)
     return _smooth(problem, options, objective, solver)
 
 
@@ -260,14 +160,6 @@ def _working_precision(problem: LogisticProblem, penalty, solver: str) -> Logist
     return replace(problem, X=X.astype(np.float64))
 
 
-def _warm(options: FitOptions, classes, shape) -> tuple | None:
-    """The warm start ``(coef, intercept)`` when its classes and shape match the problem's."""
-    warm = options.warm
-    if warm is not None and np.array_equal(warm[0], classes) and np.shape(warm[1]) == shape:
-        return warm[1], warm[2]
-    return None
-
-
 def _smooth(problem, options, objective, solver) -> LogisticFit:
     """A smooth objective by newton / bohning / lbfgs / sgd, certified by the duality gap where the
     penalty has one, and ended by one exact Newton step."""
@@ -277,7 +169,8 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         n_rows = objective.X.shape[0] if problem.source is None else int(objective.stats.n_rows.sum())
         solver = auto_solver(objective, n_rows)
     K = classes.size
-    theta0 = penalty.start(objective, _warm(options, classes, (1 if K == 2 else K, problem.n_features)),
+    theta0 = penalty.start(objective,
+                           warm_start(options, classes, (1 if K == 2 else K, problem.n_features)),
                            options.max_iter)
     settings = {"tol": options.tol, "max_iter": options.max_iter}
     if solver == "sgd":
@@ -395,115 +288,3 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
     result, _ = until_certified(objective, result, gap_at, options.tol, SOLVERS[name], budget,
                                 on_iteration=observer(name))
     return result
-
-
-# ------------------------------------------------------------------------- proximal Newton ('cd')
-def _proximal_chunked(problem, options, smooth) -> LogisticFit:
-    """Proximal Newton on a chunk source (:mod:`linclass.linear.solvers.prox_newton_chunked`),
-    from the first pass's ``smooth`` objective; the fit reports its passes over the data."""
-    from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
-    from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
-
-    objective = ChunkedPenalised(smooth, options.penalty)
-    fit = _proximal(problem, options, objective, solve=prox_newton_chunked)
-    return replace(fit, passes=objective.passes)
-
-
-def _proximal(problem, options, objective, solve=None) -> LogisticFit:
-    """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
-    coordinate descent on rows in memory)."""
-    if solve is None:
-        from linclass.linear.solvers.coordinate_descent import coordinate_descent as solve
-
-    W, b = objective.null_start()
-    warm = _warm(options, problem.classes, (W.shape[0], problem.n_features))
-    if warm is not None:
-        W, b = objective.internal(*warm)
-    task, on_iteration = options.task, None
-    if task is not None:  # each outer iteration a subtask, its fitted attributes those at (W, b)
-        def attributes(state):
-            coef, intercept = objective.coefficients(*state)
-            return {"classes_": problem.classes, "coef_": coef, "intercept_": intercept}
-
-        task.start("cd-iter", (W, b), attributes)
-        on_iteration = task.observer("cd-iter", attributes)
-    result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
-                   on_iteration=on_iteration)
-    fit = penalised_fit(objective, result, objective.penalty, problem.classes)
-    if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
-        return replace(fit, stopped=True)
-    if not fit.converged:
-        warnings.warn(not_converged_message(f"{options.name} (solver='cd')", result,
-                                            options.max_iter, options.tol),
-                      ConvergenceWarning, stacklevel=3)
-    return fit
-
-
-def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
-    """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
-    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`) under ``penalty``."""
-    if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
-        raise FloatingPointError(  # cannot happen with finite X; never return NaN
-            "The fit produced non-finite coefficients; rescale the features or use a smaller C."
-        )
-    coef, intercept = objective.coefficients(result.W, result.b)
-    log_likelihood = -(result.value - penalty.value(result.W))
-    record = PenalisedRecord.of(
-        penalty, objective=result.value, log_likelihood=log_likelihood,
-        null=objective.null_log_likelihood(),
-        n_obs=objective.total, violation=result.violation, converged=result.converged)
-    return LogisticFit(
-        classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
-        converged=bool(result.converged), violation=float(result.violation), history=result.history,
-        solver="cd", separation=None, log_likelihood=float(log_likelihood), inference=record,
-    )
-
-
-def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: int):
-    """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
-    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`), warm-started and screened
-    (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
-    from linclass.linear.fitting.path import path_steps  # numba on first use
-
-    for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
-        yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
-
-
-def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
-    """What a penalised fit that did not converge says: a stall (no step lowers the objective at
-    working precision, so more iterations cannot help) is told apart from running out of
-    iterations, and each names what helps."""
-    if result.stalled:
-        return (f"{what} stopped after {result.n_iter} iterations, short of tol={tol:g}: the largest "
-                f"optimality violation is {result.violation:.3g}, and no step lowers the objective "
-                f"at working precision from this point, so a larger max_iter will not help. "
-                f"Standardise the features (e.g. StandardScaler), use a smaller C (a stronger "
-                f"penalty), or accept tol={result.violation:.2g}.")
-    return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
-            f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
-            f"Increase max_iter.")
-
-
-def warn_unconverged(what: str, Cs, converged, violation, n_iter, max_iter: int, tol: float,
-                     stacklevel: int = 3) -> None:
-    """One :class:`~sklearn.exceptions.ConvergenceWarning` for the fits of a path (or of
-    cross-validation's folds) that did not converge, naming their C and what helps; nothing when
-    all did."""
-    converged = np.asarray(converged, dtype=bool)
-    if converged.all():
-        return
-    Cs = np.broadcast_to(np.asarray(Cs, dtype=float), converged.shape).reshape(-1)
-    converged = converged.reshape(-1)
-    violation = np.asarray(violation, dtype=float).reshape(-1)
-    ran_out = np.asarray(n_iter).reshape(-1) >= max_iter
-    bad = ~converged
-    names = ", ".join(f"{c:.3g}" for c in np.unique(Cs[bad])[:5]) + (" ..." if bad.sum() > 5 else "")
-    advice = ("increase max_iter" if ran_out[bad].all() else
-              "standardise the features or use a smaller C; a larger max_iter will not help the "
-              "fits that stalled" if not ran_out[bad].any() else
-              "increase max_iter (for those that ran out of iterations); standardise the features "
-              "for those that stalled")
-    warnings.warn(f"{what}: {int(bad.sum())} of {converged.size} fits did not converge to "
-                  f"tol={tol:g} (C = {names}; largest optimality violation "
-                  f"{violation[bad].max():.3g}): {advice}.", ConvergenceWarning,
-                  stacklevel=stacklevel)

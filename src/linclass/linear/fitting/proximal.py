@@ -1,0 +1,129 @@
+"""Proximal Newton fits (solver 'cd': an L1 part, per-feature factors or bounds) of a penalised
+logistic objective, in memory or over chunks, the fits along a penalty path, and what an unconverged
+penalised fit says.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from linclass.linear.fitting.problem import LogisticFit, warm_start
+from linclass.linear.inference.penalised_summary import PenalisedRecord
+
+__all__ = ["not_converged_message", "path_fits", "penalised_fit", "proximal", "proximal_chunked",
+           "warn_unconverged"]
+
+
+def proximal_chunked(problem, options, smooth) -> LogisticFit:
+    """Proximal Newton on a chunk source (:mod:`linclass.linear.solvers.prox_newton_chunked`),
+    from the first pass's ``smooth`` objective; the fit reports its passes over the data."""
+    from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
+    from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
+
+    objective = ChunkedPenalised(smooth, options.penalty)
+    fit = proximal(problem, options, objective, solve=prox_newton_chunked)
+    return replace(fit, passes=objective.passes)
+
+
+def proximal(problem, options, objective, solve=None) -> LogisticFit:
+    """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
+    coordinate descent on rows in memory)."""
+    if solve is None:
+        from linclass.linear.solvers.coordinate_descent import coordinate_descent as solve
+
+    W, b = objective.null_start()
+    warm = warm_start(options, problem.classes, (W.shape[0], problem.n_features))
+    if warm is not None:
+        W, b = objective.internal(*warm)
+    task, on_iteration = options.task, None
+    if task is not None:  # each outer iteration a subtask, its fitted attributes those at (W, b)
+        def attributes(state):
+            coef, intercept = objective.coefficients(*state)
+            return {"classes_": problem.classes, "coef_": coef, "intercept_": intercept}
+
+        task.start("cd-iter", (W, b), attributes)
+        on_iteration = task.observer("cd-iter", attributes)
+    result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
+                   on_iteration=on_iteration)
+    fit = penalised_fit(objective, result, objective.penalty, problem.classes)
+    if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
+        return replace(fit, stopped=True)
+    if not fit.converged:
+        warnings.warn(not_converged_message(f"{options.name} (solver='cd')", result,
+                                            options.max_iter, options.tol),
+                      ConvergenceWarning, stacklevel=3)
+    return fit
+
+
+def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
+    """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
+    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`) under ``penalty``."""
+    if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
+        raise FloatingPointError(  # cannot happen with finite X; never return NaN
+            "The fit produced non-finite coefficients; rescale the features or use a smaller C."
+        )
+    coef, intercept = objective.coefficients(result.W, result.b)
+    log_likelihood = -(result.value - penalty.value(result.W))
+    record = PenalisedRecord.of(
+        penalty, objective=result.value, log_likelihood=log_likelihood,
+        null=objective.null_log_likelihood(),
+        n_obs=objective.total, violation=result.violation, converged=result.converged)
+    return LogisticFit(
+        classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
+        converged=bool(result.converged), violation=float(result.violation), history=result.history,
+        solver="cd", separation=None, log_likelihood=float(log_likelihood), inference=record,
+    )
+
+
+def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: int):
+    """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
+    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`), warm-started and screened
+    (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
+    from linclass.linear.fitting.path import path_steps  # numba on first use
+
+    for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
+        yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
+
+
+def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
+    """What a penalised fit that did not converge says: a stall (no step lowers the objective at
+    working precision, so more iterations cannot help) is told apart from running out of
+    iterations, and each names what helps."""
+    if result.stalled:
+        return (f"{what} stopped after {result.n_iter} iterations, short of tol={tol:g}: the largest "
+                f"optimality violation is {result.violation:.3g}, and no step lowers the objective "
+                f"at working precision from this point, so a larger max_iter will not help. "
+                f"Standardise the features (e.g. StandardScaler), use a smaller C (a stronger "
+                f"penalty), or accept tol={result.violation:.2g}.")
+    return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
+            f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
+            f"Increase max_iter.")
+
+
+def warn_unconverged(what: str, Cs, converged, violation, n_iter, max_iter: int, tol: float,
+                     stacklevel: int = 3) -> None:
+    """One :class:`~sklearn.exceptions.ConvergenceWarning` for the fits of a path (or of
+    cross-validation's folds) that did not converge, naming their C and what helps; nothing when
+    all did."""
+    converged = np.asarray(converged, dtype=bool)
+    if converged.all():
+        return
+    Cs = np.broadcast_to(np.asarray(Cs, dtype=float), converged.shape).reshape(-1)
+    converged = converged.reshape(-1)
+    violation = np.asarray(violation, dtype=float).reshape(-1)
+    ran_out = np.asarray(n_iter).reshape(-1) >= max_iter
+    bad = ~converged
+    names = ", ".join(f"{c:.3g}" for c in np.unique(Cs[bad])[:5]) + (" ..." if bad.sum() > 5 else "")
+    advice = ("increase max_iter" if ran_out[bad].all() else
+              "standardise the features or use a smaller C; a larger max_iter will not help the "
+              "fits that stalled" if not ran_out[bad].any() else
+              "increase max_iter (for those that ran out of iterations); standardise the features "
+              "for those that stalled")
+    warnings.warn(f"{what}: {int(bad.sum())} of {converged.size} fits did not converge to "
+                  f"tol={tol:g} (C = {names}; largest optimality violation "
+                  f"{violation[bad].max():.3g}): {advice}.", ConvergenceWarning,
+                  stacklevel=stacklevel)
