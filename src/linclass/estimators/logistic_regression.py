@@ -10,41 +10,26 @@ validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the pena
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
-from numbers import Integral, Real
 
-import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from linclass.core.dtype_policy import cast_fitted, is_low
+from linclass.core.dtype_policy import is_low
 from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic_inference import LogisticInferenceMethods
 from linclass.estimators.logistic_predictions import LogisticPredictions
+from linclass.estimators.logistic_setup import (PARAMETER_CONSTRAINTS, fit_options,
+                                                logistic_penalty, set_fitted)
 from linclass.estimators.logistic_summary import fit_record, weights_record
-from linclass.linear.fitting.choice import (
-    LINCLASS_SOLVERS,
-    SKLEARN_SOLVERS,
-    check_chunked,
-    subtask_bound,
-)
+from linclass.linear.fitting.choice import check_chunked, subtask_bound
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
-from linclass.linear.fitting.relax import check_relax, relax_fit
+from linclass.linear.fitting.relax import relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.logistic.offsets import check_offset, fingerprint
-from linclass.linear.penalties.table import (
-    PENALTIES,
-    grouped,
-    make_penalty,
-    with_columns,
-    with_penalised_intercept,
-)
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 
@@ -253,30 +238,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     (:mod:`linclass.estimators.fit_callbacks`).
     """
 
-    _parameter_constraints: dict = {
-        "penalty": [StrOptions({"auto", "deprecated", *(k for k in PENALTIES if k)}), None],
-        "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
-        "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
-        "dual": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "random_state": ["random_state"],
-        "solver": [StrOptions(set(LINCLASS_SOLVERS) | set(SKLEARN_SOLVERS))],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "verbose": ["verbose"],
-        "warm_start": ["boolean"],
-        "n_jobs": [None, Integral],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "eta0": [Interval(Real, 0, None, closed="neither")],
-        "relax": [Interval(Real, 0, 1, closed="both")],
-        "penalty_factor": [Real, "array-like", None],
-        "lower_bounds": [Real, "array-like", None],
-        "upper_bounds": [Real, "array-like", None],
-        "multinomial_penalty": [StrOptions({"ungrouped", "grouped"})],
-        "weight_type": [StrOptions({"frequency", "variance"})],
-    }
+    _parameter_constraints: dict = PARAMETER_CONSTRAINTS
 
     def __init__(self, penalty="auto", *, C=1.0, l1_ratio=0.0, dual=False, tol=1e-6,
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
@@ -405,51 +367,11 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         return self._set_fitted(fit_logistic(problem, options), options.task)
 
     def _penalty(self):
-        """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear',
-        liblinear's penalised intercept)."""
-        self._warn_deprecated()
-        penalty = make_penalty(self.penalty, self.C, self.l1_ratio)
-        if not (self.penalty_factor is None and self.lower_bounds is None
-                and self.upper_bounds is None):
-            if self.solver == "liblinear":
-                raise ValueError("solver='liblinear' takes no penalty_factor, lower_bounds or "
-                                 "upper_bounds; use solver='cd' (or 'auto').")
-            penalty = with_columns(penalty, self.penalty_factor, self.lower_bounds,
-                                   self.upper_bounds)
-        if self.multinomial_penalty == "grouped":
-            penalty = grouped(penalty)
-        check_relax(self.relax, penalty)
-        if self.dual and not (self.solver == "liblinear" and penalty.l2 > 0):
-            raise ValueError(
-                "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
-                "scikit-learn), where its optimum is the primal one; use dual=False."
-            )
-        if self.solver == "liblinear":
-            penalty = with_penalised_intercept(
-                penalty, float(self.intercept_scaling) if self.fit_intercept else None)
-        return penalty
-
-    def _warn_deprecated(self) -> None:
-        """scikit-learn 1.8's deprecations that linclass follows, with its FutureWarning:
-        ``l1_ratio=None`` under the default penalty, and ``n_jobs`` (no effect).  ``penalty``
-        itself, deprecated there, stays (for 'firth', and the named penalties with it)."""
-        if self.penalty in ("auto", "deprecated") and self.l1_ratio is None:
-            warnings.warn("l1_ratio=None is deprecated (as in scikit-learn 1.8, where it is an error "
-                          "from 1.10): give l1_ratio, a number in [0, 1]; 0, the L2 penalty, is "
-                          "what None meant.", FutureWarning, stacklevel=4)
-        if self.n_jobs is not None:
-            warnings.warn(f"n_jobs has no effect and is deprecated (as in scikit-learn 1.8, which "
-                          f"removes it in 1.10); you gave n_jobs={self.n_jobs!r}: leave it "
-                          "unspecified.", FutureWarning, stacklevel=4)
+        """The penalty object (:func:`linclass.estimators.logistic_setup.logistic_penalty`)."""
+        return logistic_penalty(self)
 
     def _options(self, penalty) -> FitOptions:
-        warm = None
-        if self.warm_start and hasattr(self, "coef_"):
-            coef = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
-            warm = (self.classes_, coef, self.intercept_)
-        return FitOptions(penalty=penalty, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
-                          random_state=self.random_state, batch_size=self.batch_size,
-                          eta0=self.eta0, warm=warm, owner=self)
+        return fit_options(self, penalty)
 
     def _after_load(self):
         """A model file holds the inference record in format version 1's dict form
@@ -463,28 +385,5 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                 pass
 
     def _set_fitted(self, fit, task, low: bool = False):
-        """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`
-        (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
-        self.classes_ = fit.classes
-        self.coef_, self.intercept_ = fit.coef, fit.intercept
-        cast_fitted(self, ("coef_", "intercept_"), low)
-        self.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
-        self.converged_ = fit.converged
-        self.violation_ = fit.violation
-        self.loss_curve_ = fit.history
-        self.solver_ = fit.solver
-        self.separation_ = fit.separation
-        self.log_likelihood_ = fit.log_likelihood
-        self.aliased_ = (np.zeros(self.coef_.shape[1], dtype=bool) if fit.aliased is None
-                         else fit.aliased)
-        self._inference = fit.inference  # a record of linclass.linear.fitting.records
-        if fit.passes is not None:  # a fit on a chunk source
-            self.n_passes_ = fit.passes
-        elif hasattr(self, "n_passes_"):
-            del self.n_passes_
-        if task is not None:
-            task.end()
-        if self.verbose:
-            for i, value in enumerate(fit.history):
-                print(f"LogisticRegression ({fit.solver}) iteration {i}: objective {value:.10g}")
-        return self
+        """The fitted attributes, set once (:func:`linclass.estimators.logistic_setup.set_fitted`)."""
+        return set_fitted(self, fit, task, low)
