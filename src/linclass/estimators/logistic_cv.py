@@ -13,23 +13,19 @@ the parameters is :mod:`linclass.estimators.logistic_cv_params`, the folds' path
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
-from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import check_cv
 from sklearn.utils import metadata_routing
-from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
-from linclass.linear.fitting.choice import SKLEARN_SOLVERS
-from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
-from linclass.linear.fitting.relax import relax_fit, relax_values, warn_refits
+from linclass.linear.fitting.fit import warn_unconverged
+from linclass.linear.fitting.relax import relax_values, warn_refits
 from linclass.linear.penalties.table import make_penalty
-from linclass.estimators.logistic_path import GRIDS, penalised_objective, resolve_grid
+from linclass.estimators.logistic_path import penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_regression import LogisticRegression
 from linclass.estimators.logistic_cv_folds import (
     fold_average,
     fold_design,
@@ -40,7 +36,8 @@ from linclass.estimators.logistic_cv_folds import (
     warn_on_edge,
 )
 from linclass.estimators.logistic_cv_layout import NoneArray, fitted_layout
-from linclass.estimators.logistic_cv_params import resolve
+from linclass.estimators.logistic_cv_refit import set_refit
+from linclass.estimators.logistic_cv_params import CV_PARAMETER_CONSTRAINTS, resolve
 from linclass.estimators.logistic_cv_scoring import CVScoring
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
 
@@ -237,29 +234,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
     l1_ratios_ = NoneArray()  # [None] without l1_ratios, as scikit-learn's
     l1_ratio_ = NoneArray()
-    _parameter_constraints: dict = {
-        **{k: LogisticRegression._parameter_constraints[k]
-           for k in ("dual", "fit_intercept", "intercept_scaling", "class_weight", "random_state",
-                     "max_iter", "verbose", "n_jobs")},
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), Hidden(StrOptions({"deprecated"}))],
-        "Cs": [Interval(Integral, 1, None, closed="left"), "array-like"],
-        "l1_ratios": ["array-like", None, Hidden(StrOptions({"warn"}))],
-        "cv": ["cv_object"],
-        "scoring": [StrOptions(set(get_scorer_names())), callable, None,
-                    Hidden(StrOptions({"warn"}))],
-        "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
-        "refit": ["boolean"],
-        "use_legacy_attributes": ["boolean", Hidden(StrOptions({"warn"}))],
-        "grid": [StrOptions(set(GRIDS))],
-        "min_ratio": [Interval(Real, 0, 1, closed="neither"), None],
-        "store_paths": ["boolean"],
-        "refit_rule": [StrOptions({"min", "1se"})],
-        "relax": [Interval(Real, 0, 1, closed="both"), "array-like"],
-        "fold_penalty": [StrOptions({"C", "lambda"})],
-        **{k: LogisticRegression._parameter_constraints[k]
-           for k in ("penalty_factor", "lower_bounds", "upper_bounds", "multinomial_penalty")},
-    }
+    _parameter_constraints: dict = CV_PARAMETER_CONSTRAINTS
 
     def __init__(self, *, Cs=10, l1_ratios="warn", fit_intercept=True, cv=None, dual=False,
                  penalty="deprecated", scoring="warn", solver="auto", tol=1e-6, max_iter=100,
@@ -391,7 +366,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         self.classes_ = data.classes
         self.solver_ = "cd"
         if self.refit:
-            self._set_refit(objective, data, design, grid[: c + 1], ratios[r], C)
+            set_refit(self, objective, data, design, grid[: c + 1], ratios[r], C)
         elif sklearn_rule and self.refit_rule == "min":  # scikit-learn's: each fold's own best
             rs, cs = fold_bests(np.take(relaxed[..., 0], rank, axis=2))
             every = np.arange(len(folds))
@@ -418,27 +393,3 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         for name, value in layout.items():
             setattr(self, name, value)
         return self
-
-    def _set_refit(self, objective, data, design, grid, rho, C):
-        """The refit on all rows at the chosen C: the path up to it (warm starts make it cost about
-        one fit), relaxed at ``relax_``."""
-        fit = None
-        for _, fit in path_fits(objective, grid, rho, data.classes, tol=self.tol,
-                                max_iter=self.max_iter):
-            pass
-        warn_unconverged("LogisticRegressionCV (the refit)", [C], [fit.converged],
-                         [fit.violation], [fit.n_iter], self.max_iter, self.tol)
-        if self.verbose:
-            print(f"LogisticRegressionCV refit at C={C:.6g}, l1_ratio={rho:g}: {fit.n_iter} "
-                  f"iterations, violation {fit.violation:.3g}")
-        self.converged_, self.violation_ = fit.converged, fit.violation
-        self.loss_curve_, self.log_likelihood_ = fit.history, fit.log_likelihood
-        if self.relax_ < 1.0:
-            problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes,
-                                      weight=objective.sw, fit_intercept=self.fit_intercept)
-            fit = relax_fit(fit, problem, self.relax_, tol=self.tol, max_iter=self.max_iter,
-                            what="LogisticRegressionCV's refit", penalty=objective.penalty)
-            self.converged_, self.violation_ = fit.converged, fit.violation
-            self.loss_curve_, self.log_likelihood_ = fit.history, fit.log_likelihood
-            self.solver_ = fit.solver
-        self.coef_, self.intercept_ = design.coefficients(fit.coef, fit.intercept)

@@ -12,10 +12,14 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.metrics import get_scorer_names
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
-from linclass.linear.fitting.choice import SKLEARN_SMOOTH
+from linclass.estimators.logistic_setup import PARAMETER_CONSTRAINTS
+from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
+from linclass.estimators.logistic_path import GRIDS
 
-__all__ = ["CVSettings", "check_solver", "resolve"]
+__all__ = ["CV_PARAMETER_CONSTRAINTS", "CVSettings", "check_solver", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +142,29 @@ def resolve(model) -> CVSettings:
     given = None if l1_ratios is None else np.asarray(l1_ratios)
     return CVSettings(penalty=penalty, ratios=ratios, given=given, scoring=scoring,
                       legacy=bool(legacy))
+
+
+#: scikit-learn 1.9's constraints of LogisticRegressionCV's parameters, with linclass's additions
+CV_PARAMETER_CONSTRAINTS: dict = {
+    **{k: PARAMETER_CONSTRAINTS[k]
+       for k in ("dual", "fit_intercept", "intercept_scaling", "class_weight", "random_state",
+                 "max_iter", "verbose", "n_jobs")},
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "penalty": [StrOptions({"l2", "l1", "elasticnet"}), Hidden(StrOptions({"deprecated"}))],
+    "Cs": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
+    "l1_ratios": ["array-like", None, Hidden(StrOptions({"warn"}))],
+    "cv": ["cv_object"],
+    "scoring": [StrOptions(set(get_scorer_names())), callable, None,
+                Hidden(StrOptions({"warn"}))],
+    "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
+    "refit": ["boolean"],
+    "use_legacy_attributes": ["boolean", Hidden(StrOptions({"warn"}))],
+    "grid": [StrOptions(set(GRIDS))],
+    "min_ratio": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "store_paths": ["boolean"],
+    "refit_rule": [StrOptions({"min", "1se"})],
+    "relax": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+    "fold_penalty": [StrOptions({"C", "lambda"})],
+    **{k: PARAMETER_CONSTRAINTS[k]
+       for k in ("penalty_factor", "lower_bounds", "upper_bounds", "multinomial_penalty")},
+}
