@@ -1,9 +1,9 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
-validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the penalty object of
+validate -> a :class:`~linclass.linear.fitting.problem.LogisticProblem` and the penalty object of
 ``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.penalties.table`) ->
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
-:class:`~linclass.linear.fitting.fit.LogisticFit`; predictions come from
+:class:`~linclass.linear.fitting.problem.LogisticFit`; predictions come from
 :mod:`linclass.estimators.logistic_predictions`, the summary from
 :mod:`linclass.estimators.logistic_summary`.  No mathematics here.
 """

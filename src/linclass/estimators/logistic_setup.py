@@ -2,8 +2,8 @@
 attributes: the parameter constraints (scikit-learn's declarative validation), the penalty object of
 ``penalty`` / ``C`` / ``l1_ratio`` and the column settings, the fit options, scikit-learn's
 deprecation warnings, and the fitted attributes set once from a
-:class:`~linclass.linear.fitting.fit.LogisticFit`.  Functions of the estimator (``model``), so that the
-class stays glue.
+:class:`~linclass.linear.fitting.problem.LogisticFit`.  Functions of the estimator (``model``), so
+that the class stays glue.
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def fit_options(model, penalty) -> FitOptions:
 
 
 def set_fitted(model, fit, task, low: bool = False):
-    """The fitted attributes, set once from the :class:`~linclass.linear.fitting.fit.LogisticFit`
+    """The fitted attributes, set once from the
+    :class:`~linclass.linear.fitting.problem.LogisticFit`
     (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
     model.classes_ = fit.classes
     model.coef_, model.intercept_ = fit.coef, fit.intercept

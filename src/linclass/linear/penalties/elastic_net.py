@@ -187,7 +187,7 @@ class ElasticNet:
 
     def objective(self, problem, *, proximal: bool):
         """The objective to minimise over ``problem``'s design
-        (:class:`~linclass.linear.fitting.fit.LogisticProblem`): the
+        (:class:`~linclass.linear.fitting.problem.LogisticProblem`): the
         :class:`~linclass.linear.penalties.penalised.PenalisedObjective` of proximal Newton, or
         the smooth :class:`~linclass.linear.logistic.objective.LinearObjective` (in memory) or
         :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (a chunk source) with this
