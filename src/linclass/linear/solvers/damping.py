@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Damping", "Step", "damped_step"]
+__all__ = ["Damping", "Step", "damped_step", "damped_steps", "finish"]
 
 _FLOOR = 1e-6        # the first damping, relative to the model's mean curvature
 _GROWTH = 10.0
@@ -115,6 +115,14 @@ def damped_step(propose, search, damping: Damping, scale: float, f0: float) -> S
     step (a step that is not a descent direction, from a model solved inaccurately, is damped
     like a rejected one).
     """
+    return finish(damped_steps(propose, _asking_nothing(search), damping, scale, f0))
+
+
+def damped_steps(propose, search, damping: Damping, scale: float, f0: float):
+    """:func:`damped_step` as a generator, for a solver whose evaluations are requests answered
+    from outside (:mod:`.prox_newton_chunked`: several fits share each pass over the data).
+    ``search`` is a generator function ``(step, slope)`` whose requests are passed on (``yield
+    from``) and which returns ``(t, value)``; the generator returns the :class:`Step`."""
     sweeps = 0
     for _ in range(_MAX_TRIES):
         step, slope, work = propose(damping.nu)
@@ -127,10 +135,32 @@ def damped_step(propose, search, damping: Damping, scale: float, f0: float) -> S
         if not slope < 0:  # an uphill step: the model is not solved accurately enough, damp it
             damping.raise_(scale)
             continue
-        t, value = search(step, slope)
+        t, value = yield from search(step, slope)
         if t > 0.0:
             nu = damping.nu
             damping.accepted(t, scale)
             return Step(t, value, step, slope, nu, sweeps)
         damping.raise_(scale)
     return Step(0.0, f0, None, 0.0, damping.nu, sweeps)
+
+
+def _asking_nothing(search):
+    """A plain line search ``(step, slope) -> (t, value)`` as a generator function that makes no
+    request."""
+    def steps(step, slope):
+        return search(step, slope)
+        yield  # pragma: no cover  (makes this a generator)
+    return steps
+
+
+def finish(requests, answer=None):
+    """Run the generator ``requests`` to its end, answering each request with ``answer(request)``
+    (no request is expected when ``answer`` is None); returns the generator's value."""
+    try:
+        request = next(requests)
+        while True:
+            if answer is None:
+                raise RuntimeError(f"unexpected request {request!r}")
+            request = requests.send(answer(request))
+    except StopIteration as stop:
+        return stop.value

@@ -24,6 +24,11 @@ with the rows reached only through passes.  Each outer iteration:
    data once; a rejected one tries eight halvings per value-only pass, then one pass for the model
    at the point accepted.  Where no step is accepted the model is damped (:mod:`.damping`).
 
+The iteration is written as a generator of :class:`Evaluation` requests
+(:func:`prox_newton_requests`), answered by one pass each: :func:`prox_newton_chunked` answers them
+from the objective's own passes; a cross-validation answers the requests of every fold's fit (and of
+the fit on all rows) in one pass together (:mod:`linclass.linear.fitting.chunked_path`).
+
 Softmax coefficients take the penalty's best common shift per feature after each step
 (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.best_shift`), which leaves the loss, its
 gradient and its Hessian unchanged.  The Hessian has m(d + 1) rows; wider models are refused by
@@ -32,18 +37,35 @@ the fit (:func:`linclass.linear.fitting.choice.check_chunked`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from linclass.linear.solvers.damping import Damping, damped_step
+from linclass.linear.solvers.damping import Damping, damped_steps, finish
 from linclass.linear.solvers.prox_newton import _FORCING, _MAX_HALVINGS, _SIGMA, MAX_SWEEPS
 from linclass.linear.solvers.prox_newton import PenalisedResult
 from linclass.linear.solvers.prox_newton_coupled import shift_free_inverse
 from linclass.linear.solvers.small_model import solve_small_model
 from linclass.linear.solvers.stopping import Certificate
 
-__all__ = ["prox_newton_chunked"]
+__all__ = ["Evaluation", "prox_newton_chunked", "prox_newton_requests"]
 
 _BATCH = 8  # step lengths tried per value-only pass of a line search
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one pass computes for a fit (the arguments of
+    :meth:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised.evaluate`): the loss
+    changes at ``(W, b) + t (dW, db)`` for each t of ``ts`` and, when ``model``, the terms
+    ``(loss, G, H, ...)`` at the first t; the answer is ``(changes, terms)``."""
+
+    W: np.ndarray
+    b: np.ndarray
+    dW: np.ndarray | None = None
+    db: np.ndarray | None = None
+    ts: tuple = (0.0,)
+    model: bool = True
 
 
 def _profiled(H: np.ndarray, m: int, d: int, intercept: bool, nu: float):
@@ -77,6 +99,25 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
     largest optimality violation per unit of sample weight; ``max_iter`` the outer iterations;
     ``on_iteration(W, b)`` is called after each, a true result stops the run.  The passes over
     the data are counted in ``obj.passes``."""
+    def answer(request: Evaluation):
+        return obj.evaluate(request.W, request.b, request.dW, request.db, ts=request.ts,
+                            model=request.model)
+
+    result, _ = finish(prox_newton_requests(obj, W0, b0, tol=tol, max_iter=max_iter,
+                                            on_iteration=on_iteration), answer)
+    return result
+
+
+def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
+                         on_iteration=None, terms=None):
+    """:func:`prox_newton_chunked` as a generator: yields an :class:`Evaluation` for each pass it
+    needs and is sent the answer ``(changes, terms)``; returns ``(result, terms)``, the
+    :class:`~.prox_newton.PenalisedResult` and the model's terms at its final point (loss,
+    gradient and Hessian there, and whatever else the answers carried).  ``obj`` gives the
+    penalty, the layout (``m``, ``d``, ``binary``, ``fit_intercept``), ``total`` and
+    ``duality_gap``; ``terms``: the terms at ``(W0, b0)`` when already known (a path's previous
+    fit ends where the next starts: a common shift of softmax coefficients per feature leaves
+    them unchanged), which saves the first pass."""
     pen, m, d = obj.penalty, obj.m, obj.d
     N, intercept, softmax = obj.total, obj.fit_intercept, not obj.binary
     shifts = softmax and (pen.l1 + pen.l2 > 0)
@@ -86,7 +127,9 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         W -= pen.best_shift(W)
     pc = pen.columns(d)
     pc_w = np.ascontiguousarray(pc[:, np.tile(np.arange(d), m)])
-    _, (loss, G, H) = obj.evaluate(W, b)
+    if terms is None:
+        _, terms = yield Evaluation(W, b)
+    loss, G, H = terms[:3]
     F = loss + pen.value(W)
     history, sweeps_total, n_iter = [F / N], 0, 0
     converged, stalled = False, False
@@ -122,15 +165,15 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         def search(step, D):
             dW, db = step
             resolution = np.finfo(float).eps * max(abs(F), 1.0)
-            changes, terms = obj.evaluate(W, b, dW, db, ts=(1.0,), model=True)
+            changes, at_step = yield Evaluation(W, b, dW, db, (1.0,), True)
             c = changes[0] + pen.change(W, dW, 1.0, None)
             if (np.isfinite(c) and c <= _SIGMA * D) or (-D <= resolution and c <= resolution):
-                found["terms"] = terms
+                found["terms"] = at_step
                 return 1.0, F + c
             ts = 0.5 ** np.arange(1, _MAX_HALVINGS)
             for start in range(0, ts.size, _BATCH):
                 batch = ts[start:start + _BATCH]
-                changes, _ = obj.evaluate(W, b, dW, db, ts=batch, model=False)
+                changes, _ = yield Evaluation(W, b, dW, db, tuple(batch), False)
                 for t, change in zip(batch, changes):
                     c = change + pen.change(W, dW, t, None)
                     if np.isfinite(c) and c <= _SIGMA * t * D:
@@ -138,7 +181,7 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
             return 0.0, F
 
         scale = float(np.mean(np.diag(_profiled(H, m, d, intercept, 0.0)[0]))) if d else 1.0
-        step = damped_step(propose, search, damping, scale, F)
+        step = yield from damped_steps(propose, search, damping, scale, F)
         sweeps_total += step.sweeps
         if step.t == 0.0:  # no step lowers F at working precision, however damped
             stalled = True
@@ -147,8 +190,9 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         W = W + t * dW
         b = b + t * db
         if "terms" not in found or t != 1.0:
-            _, found["terms"] = obj.evaluate(W, b)
-        loss, G, H = found["terms"]
+            _, found["terms"] = yield Evaluation(W, b)
+        terms = found["terms"]
+        loss, G, H = terms[:3]
         if shifts:  # the loss (and its derivatives) do not see a common shift of the classes
             W -= pen.best_shift(W)
         F = loss + pen.value(W)
@@ -159,4 +203,4 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
     if not converged:  # stalled while tightening for the certificate: the point still meets tol
         converged = stalled and violation <= tol * N
     return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
-                           sweeps_total, G[:, :d], stalled, certificate.gap)
+                           sweeps_total, G[:, :d], stalled, certificate.gap), terms
