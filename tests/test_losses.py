@@ -241,7 +241,20 @@ def test_hessian_matches_central_differences(K, fit_intercept, weighted, l2):
 def test_hessian_equals_projected_k_class_hessian(K, fit_intercept, weighted, l2):
     """H = (P (x) I)^T [sum_i w_i (diag mu_i - mu_i mu_i^T) (x) x~_i x~_i^T] (P (x) I) / N + penalty,
     with x~ the centred rows (the library's coordinates); binary: X^T diag(mu(1-mu)) X."""
-    obj = make_objective(4, K=K, fit_intercept=fit_intercept, weighted=weighted, l2=l2)
+    _check_projected_hessian(make_objective(4, K=K, fit_intercept=fit_intercept, weighted=weighted,
+                                            l2=l2), l2, fit_intercept)
+
+
+@pytest.mark.parametrize("K, d", [(6, 3), (7, 50), (3, 60), (3, 5)])
+def test_hessian_in_every_accumulator_layout(K, d):
+    """The K-class Hessian by the Khatri-Rao square (K >= 6, few columns) and by one weighted Gram
+    product per block (fewer classes, or more columns) is the projected K-space formula."""
+    obj = make_objective(6, K=K, d=d, n=300, weighted=True, l2=0.5)
+    _check_projected_hessian(obj, 0.5, True)
+
+
+def _check_projected_hessian(obj, l2, fit_intercept):
+    K = obj.n_classes
     theta = random_theta(obj, 4)
     mu, Xt, w = full_space(obj, theta)
     p, m = obj.shape
