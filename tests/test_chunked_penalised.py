@@ -126,19 +126,24 @@ def test_default_tolerance_agrees_and_threads():
     np.testing.assert_allclose(b.predict_proba(X), a.predict_proba(X), atol=1e-4)
 
 
-def test_too_wide_models_are_refused_naming_the_limit():
+def test_models_too_wide_for_the_hessian_are_fitted_by_owlqn():
+    """Above MAX_PARAMS parameters proximal Newton's Hessian is not formed: OWL-QN's gradient
+    passes fit the model (tests/test_owlqn_chunked.py compares it with the in-memory fit)."""
     rng = np.random.default_rng(0)
     d = MAX_PARAMS  # d + 1 parameters for two classes
     X = da.from_array(rng.normal(size=(10, d)), chunks=(5, d))
     y = da.from_array(np.arange(10) % 2, chunks=5)
-    with pytest.raises(ValueError, match=f"MAX_PARAMS={MAX_PARAMS}"):
-        lc.LogisticRegression(penalty="l1", l1_ratio=1.0).fit(X, y)
+    model = lc.LogisticRegression(penalty="l1", l1_ratio=1.0, C=0.1).fit(X, y)
+    assert model.solver_ == "owlqn" and model.converged_
     # K classes: K (d + 1) parameters, known after the first pass
     d = MAX_PARAMS // 3
     X = da.from_array(rng.normal(size=(12, d)), chunks=(6, d))
     y = da.from_array(np.arange(12) % 3, chunks=6)
-    with pytest.raises(ValueError, match=f"{3 * (d + 1)} parameters .* MAX_PARAMS={MAX_PARAMS}"):
-        lc.LogisticRegression(penalty="elasticnet", l1_ratio=0.5).fit(X, y)
+    model = lc.LogisticRegression(penalty="elasticnet", l1_ratio=0.5, C=0.1).fit(X, y)
+    assert model.solver_ == "owlqn" and model.converged_ and model.coef_.shape == (3, d)
+    # at most MAX_PARAMS parameters: proximal Newton
+    X = da.from_array(rng.normal(size=(12, 20)), chunks=(6, 20))
+    assert lc.LogisticRegression(penalty="l1", l1_ratio=1.0).fit(X, y).solver_ == "cd"
 
 
 def test_what_still_needs_the_rows_is_refused():

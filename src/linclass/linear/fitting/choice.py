@@ -14,6 +14,13 @@ K residual columns:
 * one Hessian (:mod:`linclass.linear.logistic.curvature`) :math:`p^2m(m+1)/2` (half in float32, which Newton
   uses on large X), and its factorisation :math:`(pm)^3/3` once per iteration.
 
+* one L-BFGS iteration, beside its evaluation, :math:`30\,(pm)^2` for the solve with the start's
+  metric (a triangular solve runs at memory speed, far below a product's) and :math:`4 \cdot 10\,pm`
+  for the two-loop recursion.
+
+The evaluation's :math:`30K` counts the elementwise work of the softmax (exponentials, logarithms,
+normalisation), which runs at memory speed too.
+
 From the Gaussian start (:mod:`linclass.linear.logistic.start`), on the benchmarks and the test problems,
 Newton needs about 4 iterations and L-BFGS (in the metric of a sampled Hessian) about 8 evaluations;
 either ends with the same exact final step.  With those counts Newton wins only when a Hessian costs
@@ -21,17 +28,26 @@ about as little as an evaluation: a handful of features (p up to about 10 for tw
 with more classes).  Measured on n = 100,000-200,000 rows (one BLAS thread, CPU time), L-BFGS was
 1.1x (two classes, d = 5-20) to 2.7x (K = 5, d = 10) faster than Newton, and Newton's margin below
 p = 10 is within the noise.
+
+The start cannot tell an ill-conditioned problem: on raw pixel counts (digits, 64 features, 10
+classes) L-BFGS needs hundreds of iterations where Newton needs about ten (939 against 12 at tol
+1e-9: 2.1 s against 0.5 s).  So 'auto' watches L-BFGS (:class:`HandOver`): once the gradient's
+decrease over the last iterations predicts more work to ``tol`` than a few Newton iterations, the
+fit goes on with Newton from there, when the Hessian is one that the inference table forms anyway
+(at most ``MAX_PARAMS`` parameters).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic.layout import DENSE_BOUND_MAX, LOW_PRECISION_MIN
 
-__all__ = ["AUTO_NEWTON_MAX_PARAMS", "DESIGN_OFFERS", "LINCLASS_SOLVERS", "SKLEARN_SMOOTH",
+__all__ = ["AUTO_NEWTON_MAX_PARAMS", "DESIGN_OFFERS", "HandOver", "LINCLASS_SOLVERS", "SKLEARN_SMOOTH",
            "SKLEARN_SOLVERS", "SOLVER_DESIGNS", "SOLVER_NEEDS", "auto_solver", "check_chunked",
-           "check_chunked_width",
-           "choose_solver", "continues_with_newton", "sklearn_name", "subtask_bound"]
+           "choose_solver", "continues_with_newton", "hand_over", "iteration_costs", "sklearn_name",
+           "subtask_bound"]
 
 #: scikit-learn's solver names -> the linclass solver that reaches the same optimum
 SKLEARN_SOLVERS = {
@@ -68,7 +84,8 @@ DESIGN_OFFERS = {
 SOLVER_DESIGNS = {solver: tuple(d for d, offers in DESIGN_OFFERS.items() if needs <= offers)
                   for solver, needs in SOLVER_NEEDS.items()}
 # 'cd' on a chunked design: proximal Newton on the model's exact Hessian ("hessian"), one pass per
-# iteration (linclass.linear.solvers.prox_newton_chunked), up to MAX_PARAMS parameters
+# iteration (linclass.linear.solvers.prox_newton_chunked), up to MAX_PARAMS parameters; OWL-QN's
+# gradient passes above (linclass.linear.solvers.owlqn)
 SOLVER_DESIGNS["cd"] = (*SOLVER_DESIGNS["cd"], "chunked")
 
 # 'auto' uses newton up to this many parameters, lbfgs above: a softmax Hessian costs K(K-1)/2
@@ -78,21 +95,80 @@ AUTO_NEWTON_MAX_PARAMS = {True: 1000, False: 200}  # keyed by "two classes?"
 _NEWTON_ITERATIONS = 4
 _LBFGS_EVALUATIONS = 8
 _LBFGS_MEMORY = 10
+_METRIC_SOLVE = 30  # flops per entry of the metric's factor, solved at memory speed
+_WINDOW = 10        # L-BFGS iterations over which HandOver measures the rate
+_NEWTON_AFTER = 6   # Newton iterations HandOver expects from L-BFGS's point (raw digits: 7-8,
+                    # standardised: 3-4, from the 20th to the 40th iteration)
 
 
-def auto_solver(objective, n_rows: int) -> str:
-    """'newton' or 'lbfgs' for ``objective`` over ``n_rows`` rows, whichever costs fewer flops."""
+def iteration_costs(objective, n_rows: int) -> tuple[float, float, float]:
+    """``(newton, lbfgs, metric)``: the flops of one Newton iteration and of one L-BFGS iteration
+    of ``objective`` over ``n_rows`` rows, and of L-BFGS's start (its metric on a sample of rows and
+    the factorisation); see the module docstring."""
     p, m = objective.shape
     K = objective.n_classes
     n_params = p * m
     evaluation = 4 * p * (1 if m == 1 else K) + 30 * K
     hessian = p * p * m * (m + 1) / 2 * (0.5 if n_rows * (p - 1) >= LOW_PRECISION_MIN else 1.0)
     factor = n_params**3 / 3
-    newton = _NEWTON_ITERATIONS * (n_rows * (evaluation + hessian) + factor)
+    newton = n_rows * (evaluation + hessian) + factor
+    lbfgs = n_rows * evaluation + 4 * _LBFGS_MEMORY * n_params + _METRIC_SOLVE * n_params**2
     sample = min(n_rows, max(2000, 100 * p))  # LinearObjective.curvature_metric's rows
-    lbfgs = (_LBFGS_EVALUATIONS * (n_rows * evaluation + 4 * _LBFGS_MEMORY * n_params)
-             + sample * p * p * m * (m + 1) / 2 + factor)
-    return "newton" if newton <= lbfgs else "lbfgs"
+    return newton, lbfgs, sample * p * p * m * (m + 1) / 2 + factor
+
+
+def auto_solver(objective, n_rows: int) -> str:
+    """'newton' or 'lbfgs' for ``objective`` over ``n_rows`` rows, whichever costs fewer flops."""
+    newton, lbfgs, metric = iteration_costs(objective, n_rows)
+    return ("newton" if _NEWTON_ITERATIONS * newton <= _LBFGS_EVALUATIONS * lbfgs + metric
+            else "lbfgs")
+
+
+class HandOver:
+    """When 'auto' stops L-BFGS for Newton: called with the largest gradient entry after each
+    L-BFGS iteration, true once the remaining L-BFGS work it predicts exceeds
+    :data:`_NEWTON_AFTER` Newton iterations.
+
+    The prediction: over the last :data:`_WINDOW` iterations the smallest gradient so far fell by
+    ``rate`` decades per iteration; reaching ``tol`` from the smallest gradient now takes
+    :math:`\log_{10}(g/\mathrm{tol}) / \mathrm{rate}` more iterations (L-BFGS converges
+    linearly at best on an ill-conditioned problem; a stall, rate 0, hands over at once).  Each
+    costs :func:`iteration_costs`' L-BFGS iteration, against its Newton iteration.  Checked from
+    the :data:`_WINDOW`-th iteration on, so a well-conditioned fit, done in a few iterations, is
+    never handed over.
+
+    Parameters
+    ----------
+    objective : LinearObjective or ChunkedObjective
+    n_rows : int
+    tol : float
+        The fit's gradient tolerance.
+    """
+
+    def __init__(self, objective, n_rows: int, tol: float):
+        newton, lbfgs, _ = iteration_costs(objective, n_rows)
+        self.ratio = newton / lbfgs  # L-BFGS iterations per Newton iteration, in flops
+        self.tol = float(tol)
+        self.best: list[float] = []  # the smallest gradient entry so far, after each iteration
+        self.handed_over = False
+
+    def __call__(self, gradient: float) -> bool:
+        best = min(gradient, self.best[-1]) if self.best else gradient
+        self.best.append(best)
+        if best <= self.tol or len(self.best) <= _WINDOW:
+            return False
+        rate = np.log10(self.best[-1 - _WINDOW] / best) / _WINDOW
+        left = np.log10(best / self.tol)
+        self.handed_over = bool(left > rate * _NEWTON_AFTER * self.ratio)
+        return self.handed_over
+
+
+def hand_over(requested: str, solver: str, objective, n_rows: int, tol: float) -> HandOver | None:
+    """The :class:`HandOver` of an L-BFGS run that 'auto' chose, when Newton may go on from it (at
+    most ``MAX_PARAMS`` parameters: :func:`continues_with_newton`); None otherwise."""
+    if sklearn_name(requested) != "auto" or solver != "lbfgs" or objective.n_params > MAX_PARAMS:
+        return None
+    return HandOver(objective, n_rows, tol)
 
 
 def sklearn_name(solver: str) -> str:
@@ -175,8 +251,8 @@ def check_chunked(solver: str, penalty) -> None:
     """What a chunked design (Dask, files) cannot fit: every pass reads the data once, so the
     solvers and penalties that need the rows at once are refused with what works.  An L1 part (and
     solver 'cd') is fitted by proximal Newton on the model's Hessian, one pass per iteration
-    (:mod:`linclass.linear.solvers.prox_newton_chunked`), up to :data:`MAX_PARAMS` parameters
-    (:func:`check_chunked_width`)."""
+    (:mod:`linclass.linear.solvers.prox_newton_chunked`), up to :data:`MAX_PARAMS` parameters, and
+    by OWL-QN's gradient passes above (:mod:`linclass.linear.solvers.owlqn`)."""
     if getattr(penalty, "grouped", False):
         raise ValueError("multinomial_penalty='grouped' needs the rows in memory; on Dask or file "
                          "input use multinomial_penalty='ungrouped'.")
@@ -204,24 +280,10 @@ def check_chunked(solver: str, penalty) -> None:
                          "once).")
 
 
-def check_chunked_width(penalty, n_features: int, n_classes: int | None) -> None:
-    """Proximal Newton on a chunked design forms the Hessian of m (d + 1) parameters (m = 1 for
-    two classes, K for K) in every pass: refused above :data:`MAX_PARAMS` (``n_classes`` None:
-    before the classes are known, two assumed)."""
-    m = 1 if n_classes is None or n_classes == 2 else n_classes
-    n_params = m * (n_features + 1)
-    if n_params > MAX_PARAMS:
-        what = f"penalty={penalty.kind!r}" if penalty.sparse else "solver='cd'"
-        raise ValueError(
-            f"{what} on Dask or file input is fitted by proximal Newton, which forms the Hessian "
-            f"of all {n_params} parameters ({m} x ({n_features} features + 1)) in each pass, at "
-            f"most MAX_PARAMS={MAX_PARAMS}. Fit on arrays in memory (solver='cd' reads columns), "
-            "select fewer features, or use penalty='l2' with solver='lbfgs'.")
-
-
 def continues_with_newton(requested: str, solver: str, result, objective) -> bool:
-    """'auto': an L-BFGS run that stopped at ``max_iter`` (an ill-conditioned problem, such as
-    unscaled pixel counts) goes on with Newton from where it stopped, when the Hessian is one
-    that the inference table forms anyway (at most ``MAX_PARAMS`` parameters)."""
+    """'auto': an L-BFGS run that stopped at ``max_iter`` or was handed over (:class:`HandOver`:
+    an ill-conditioned problem, such as unscaled pixel counts) goes on with Newton from where it
+    stopped, when the Hessian is one that the inference table forms anyway (at most
+    ``MAX_PARAMS`` parameters)."""
     return (sklearn_name(requested) == "auto" and solver == "lbfgs" and not result.converged
             and objective.n_params <= MAX_PARAMS)

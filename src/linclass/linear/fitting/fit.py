@@ -33,10 +33,9 @@ from linclass.linear.fitting.proximal import (not_converged_message, path_fits, 
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
-    check_chunked_width,
     choose_solver,
     continues_with_newton,
-    sklearn_name,
+    hand_over,
 )
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
                                             inference_hessian)
@@ -112,17 +111,16 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         if problem.offset is not None:
             raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
         check_chunked(options.solver, penalty)  # before the first pass
-        if penalty.sparse or sklearn_name(options.solver) == "cd":  # proximal Newton
-            check_chunked_width(penalty, problem.n_features, None)
         objective = penalty.objective(problem, proximal=False)
         require_two_classes(options.name, objective.stats)
         problem = replace(problem, classes=objective.classes)
         solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
                                n_classes=problem.n_classes, sparse=False, max_iter=options.max_iter)
-        if solver == "cd":  # proximal Newton, one pass per iteration
-            check_chunked_width(penalty, problem.n_features, problem.n_classes)
+        if solver == "cd":  # proximal Newton (OWL-QN when wide), one pass per iteration
             return proximal_chunked(problem, options, objective)
         objective.with_hessian = solver == "newton"
+        if hasattr(objective, "settle_below"):  # Firth's lagged scores are read exactly below tol
+            objective.settle_below = options.tol
         return replace(_smooth(problem, options, objective, solver), passes=objective.passes)
     penalty.check(problem)
     solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
@@ -165,8 +163,8 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     penalty has one, and ended by one exact Newton step."""
     penalty, task = options.penalty, options.task
     classes = problem.classes
+    n_rows = objective.X.shape[0] if problem.source is None else int(objective.stats.n_rows.sum())
     if solver == "auto":  # dense X: the solver with the lower predicted cost
-        n_rows = objective.X.shape[0] if problem.source is None else int(objective.stats.n_rows.sum())
         solver = auto_solver(objective, n_rows)
     K = classes.size
     theta0 = penalty.start(objective,
@@ -176,6 +174,9 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     if solver == "sgd":
         settings.update(random_state=options.random_state, batch_size=options.batch_size,
                         eta0=options.eta0)
+    handing = hand_over(options.solver, solver, objective, n_rows, options.tol)
+    if handing is not None:  # 'auto' stops an L-BFGS run that Newton would finish sooner
+        settings["hand_over"] = handing
 
     def attributes(theta):  # the fitted attributes at theta (a callback's fitted_estimator)
         coef, intercept = penalty.coefficients(objective, theta)
@@ -194,8 +195,9 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     if certify and result.converged and not stopped():
         result = _certified(problem, penalty, objective, result, options,
                             budget - result.n_iter, observer)
-    # an L-BFGS run of 'auto' that did not converge, or met the gradient test on its last allowed
-    # iteration with a duality gap still too large, goes on with Newton (and is certified again)
+    # an L-BFGS run of 'auto' that did not converge (handed over, or at max_iter), or met the
+    # gradient test on its last allowed iteration with a duality gap still too large, goes on with
+    # Newton (and is certified again)
     if continues_with_newton(options.solver, solver, result, objective) and not stopped():
         if hasattr(objective, "with_hessian"):  # a chunked objective forms it only when asked
             objective.with_hessian = True

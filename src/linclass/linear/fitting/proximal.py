@@ -20,16 +20,24 @@ __all__ = ["not_converged_message", "path_fits", "penalised_fit", "proximal", "p
 
 def proximal_chunked(problem, options, smooth) -> LogisticFit:
     """Proximal Newton on a chunk source (:mod:`linclass.linear.solvers.prox_newton_chunked`),
-    from the first pass's ``smooth`` objective; the fit reports its passes over the data."""
+    from the first pass's ``smooth`` objective, or OWL-QN (:mod:`linclass.linear.solvers.owlqn`:
+    gradient passes only, ``solver_`` 'owlqn') for models of more than
+    :data:`~linclass.linear.inference.wald.MAX_PARAMS` parameters, whose Hessian proximal Newton
+    would form in every pass; the fit reports its passes over the data."""
+    from linclass.linear.inference.wald import MAX_PARAMS
     from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
+    from linclass.linear.solvers.owlqn import owlqn_chunked
     from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
 
     objective = ChunkedPenalised(smooth, options.penalty)
-    fit = proximal(problem, options, objective, solve=prox_newton_chunked)
-    return replace(fit, passes=objective.passes)
+    wide = objective.n_params > MAX_PARAMS
+    fit = proximal(problem, options, objective,
+                   solve=owlqn_chunked if wide else prox_newton_chunked,
+                   name="owlqn" if wide else "cd")
+    return replace(fit, passes=objective.passes, solver="owlqn" if wide else fit.solver)
 
 
-def proximal(problem, options, objective, solve=None) -> LogisticFit:
+def proximal(problem, options, objective, solve=None, name: str = "cd") -> LogisticFit:
     """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
     coordinate descent on rows in memory)."""
     if solve is None:
@@ -53,7 +61,7 @@ def proximal(problem, options, objective, solve=None) -> LogisticFit:
     if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
         return replace(fit, stopped=True)
     if not fit.converged:
-        warnings.warn(not_converged_message(f"{options.name} (solver='cd')", result,
+        warnings.warn(not_converged_message(f"{options.name} (solver={name!r})", result,
                                             options.max_iter, options.tol),
                       ConvergenceWarning, stacklevel=3)
     return fit

@@ -51,7 +51,7 @@ def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
 
 
 def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, theta, step, ts,
-                model):
+                model, hessian=True):
     """One chunk's share of :meth:`ChunkedPenalised.evaluate` (None for a chunk without weight)."""
     X, y, w = validate_chunk(chunk, n_features, again=True)
     n = X.shape[0]
@@ -82,12 +82,16 @@ def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, th
     if binary:
         mu = expit(S[:, 0])
         G = ((w * (mu - target)) @ A)[None, :]
+        if not hessian:
+            return changes, (loss, G, None)
         H = A.T @ ((w * mu * (1.0 - mu))[:, None] * A)
         return changes, (loss, G, H)
     P = np.exp(S - logsumexp(S, axis=1, keepdims=True))
     V = P * w[:, None]
     V[np.arange(n), yi] -= w
     G = V.T @ A  # (K, p)
+    if not hessian:
+        return changes, (loss, G, None)
     H = np.empty((m, p, m, p))
     for k in range(m):
         for l in range(k, m):
@@ -101,7 +105,7 @@ def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, th
 def _add(a, b):
     if a[1] is None:
         return a[0] + b[0], None
-    return a[0] + b[0], tuple(u + v for u, v in zip(a[1], b[1]))
+    return a[0] + b[0], tuple(None if u is None else u + v for u, v in zip(a[1], b[1]))
 
 
 class ChunkedPenalised:
@@ -161,6 +165,19 @@ class ChunkedPenalised:
         if out is None:  # cannot happen: the first pass found weight
             raise ValueError("Every sample has zero weight.")
         return out
+
+    def value_gradient(self, W, b) -> tuple[float, np.ndarray]:
+        """One pass: the summed loss at ``(W, b)`` and its gradient in the augmented columns, of
+        shape (m, d + 1) (no Hessian: OWL-QN's evaluation, :mod:`linclass.linear.solvers.owlqn`)."""
+        theta = np.hstack([W, np.reshape(b, (-1, 1))])
+        self.passes += 1
+        out = self.source.map_reduce(_chunk_pass, _add, self.d, self.classes, self.per_class,
+                                     self.offset, self.binary, theta, None,
+                                     np.zeros(1), True, False)
+        if out is None:  # cannot happen: the first pass found weight
+            raise ValueError("Every sample has zero weight.")
+        loss, G, _ = out[1]
+        return loss, G
 
     def coefficients(self, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(coef, intercept)`` on the original features (softmax intercepts centred to sum to
