@@ -6,6 +6,7 @@ weights, with errors that name the chunk and its first row.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from linclass.core.finiteness import check_finite
 from linclass.core.validation import validate_labels, validate_sample_weight
@@ -13,7 +14,25 @@ from linclass.core.validation import validate_labels, validate_sample_weight
 __all__ = ["validate_chunk", "validate_chunk_labels"]
 
 
-def _chunk_matrix(X, n_features: int, check: bool = True) -> np.ndarray:
+def _sparse_chunk(X, n_features: int, check: bool, accept: bool):
+    """A scipy.sparse chunk: CSR float64 where the fit reads sparse rows (the models of class
+    counts and means), else refused with what works."""
+    if not accept:
+        raise ValueError(
+            "the block is a scipy.sparse matrix, and this fit reads dense blocks only (the "
+            "discrete naive Bayes models read sparse blocks). Densify each block "
+            "(X.map_blocks(lambda b: b.toarray())) or fit the sparse matrix in memory.")
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if check:
+        check_finite(X)
+    return X
+
+
+def _chunk_matrix(X, n_features: int, check: bool = True, sparse: bool = False):
+    if sp.issparse(X):
+        return _sparse_chunk(X, n_features, check, sparse)
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame (a Dask partition)
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
         if bad:
@@ -38,7 +57,7 @@ def _chunk_matrix(X, n_features: int, check: bool = True) -> np.ndarray:
     return X
 
 
-def validate_chunk(chunk, n_features: int, *, again: bool = False):
+def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool = False):
     """Check and convert one chunk of a chunked source (:mod:`linclass.core.chunks`).
 
     Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
@@ -46,10 +65,11 @@ def validate_chunk(chunk, n_features: int, *, again: bool = False):
     whose weights are all zero is accepted (the whole source is checked after the reduction).
     Errors name the chunk (and its first row when known).  ``again=True`` (a later pass over data
     that a first pass validated: the iterations of logistic regression) skips the scans for NaN /
-    infinity and of the labels' type.
+    infinity and of the labels' type.  A scipy.sparse chunk (a Dask array of sparse blocks) comes
+    back as CSR when ``sparse`` (the fit reads sparse rows), and is refused otherwise.
     """
     try:
-        X = _chunk_matrix(chunk.X, n_features, check=not again)
+        X = _chunk_matrix(chunk.X, n_features, check=not again, sparse=sparse)
         n = X.shape[0]
         y = None
         if chunk.y is not None:

@@ -105,7 +105,7 @@ def encode_chunk_labels(y: np.ndarray, classes: np.ndarray, where: str) -> np.nd
 
 # ---------------------------------------------------------------------------------- statistics
 def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
-    X, y, w = validate_chunk(chunk, n_features)
+    X, y, w = validate_chunk(chunk, n_features, sparse=kind == "mean")  # means: sparse products
     if X.shape[0] == 0:
         return None
     if classes is None:  # the chunk's own labels; the merge takes the union
