@@ -50,8 +50,9 @@ class _Diagonal:
         return b / self.diagonal
 
 
-def _direction(g, pairs, system) -> np.ndarray:
-    """:math:`-H_k^{-1}g` by the two-loop recursion over ``pairs`` of (s, y, 1 / y^Ts)."""
+def _direction(g, pairs, system, gamma: float) -> np.ndarray:
+    """:math:`-H_k^{-1}g` by the two-loop recursion over ``pairs`` of (s, y, 1 / y^Ts), with the
+    initial inverse Hessian ``gamma`` :math:`H_0^{-1}`."""
     q = g.copy()
     alphas = []
     for s, y, rho in reversed(pairs):
@@ -60,17 +61,19 @@ def _direction(g, pairs, system) -> np.ndarray:
         alphas.append(a)
     r = system.solve(q)
     if pairs:
-        s, y, rho = pairs[-1]
-        r *= float(s @ y) / max(float(y @ system.solve(y)), np.finfo(float).tiny)
+        r *= gamma
     for (s, y, rho), a in zip(pairs, reversed(alphas)):
         r += (a - rho * float(y @ r)) * s
     return -r
 
 
 def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: int = 10,
-          on_iteration=None) -> SolverResult:
+          on_iteration=None, hand_over=None) -> SolverResult:
     """Minimise ``objective`` by L-BFGS in the start's curvature metric; see the module docstring.
-    ``on_iteration``: called with the parameters after each iteration; a true result stops the run."""
+    ``on_iteration``: called with the parameters after each iteration; a true result stops the run.
+    ``hand_over``: called with the largest gradient entry after each iteration; a true result stops
+    the run unconverged, for another solver to go on from there
+    (:class:`linclass.linear.fitting.choice.HandOver`)."""
     shape = objective.shape
     theta = np.array(theta0, dtype=np.float64).reshape(shape)
     if shape[0] > DENSE_BOUND_MAX:
@@ -79,9 +82,9 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
         system = SymmetricSolver(objective.curvature_metric(theta))
     f, g = objective.value_gradient(theta)
     g = g.ravel()
-    history, pairs, run = [f], [], Iterations(tol, max_iter)
+    history, pairs, run, gamma = [f], [], Iterations(tol, max_iter), 1.0
     while run.go_on(g):
-        step = _direction(g, pairs, system)
+        step = _direction(g, pairs, system, gamma)
         slope = float(g @ step)
         if not slope < 0:  # the pairs lost positive definiteness to rounding: restart from H_0
             pairs = []
@@ -103,7 +106,11 @@ def lbfgs(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100, memory: 
         sy = float(s @ y)
         if sy > np.finfo(float).eps * float(np.sqrt((s @ s) * (y @ y))):
             pairs = (pairs + [(s, y, 1.0 / sy)])[-memory:]
+            # the scale of H_0^{-1}, s^Ty / y^T H_0^{-1} y of the newest pair: one solve per pair
+            gamma = sy / max(float(y @ system.solve(y)), np.finfo(float).tiny)
         if on_iteration is not None and on_iteration(theta):
+            break
+        if hand_over is not None and hand_over(gradient_norm(g)):
             break
     return SolverResult(theta, run.n_iter, run.converged, np.asarray(history), gradient_norm(g),
                         system.singular, f)
