@@ -155,3 +155,54 @@ def test_loo_on_dask_errors_as_in_memory():
     Xd, yd, wd = as_array(X, y, w)
     with pytest.raises(ValueError, match=r"have no weight"):
         lc.loo_predict_proba(lc.LinearDiscriminantAnalysis(), Xd, yd, wd)
+
+
+@pytest.mark.parametrize("cv", [None, 3])
+def test_rda_cv_from_files_and_the_command(tmp_path, capsys, cv):
+    """RegularizedDiscriminantAnalysisCV is chunk-fittable: a CSV read in blocks chooses the same
+    grid point and gives the same posteriors as the rows in memory, also from `linclass fit
+    --chunksize`."""
+    from linclass.cli import main
+    from linclass import load
+    from linclass.sources.chunks import fit_chunked, supports_chunks
+    from linclass.sources.files import FileSource
+
+    X, y, _ = problem()
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["label"] = y
+    path = tmp_path / "rows.csv"
+    frame.to_csv(path, index=False)
+    grid = {"poolings": 4, "shrinkages": [0.0, 0.1, 0.4], "cv": cv}
+    memory = lc.RegularizedDiscriminantAnalysisCV(**grid).fit(frame.drop(columns="label"), y)
+    assert supports_chunks(lc.RegularizedDiscriminantAnalysisCV(**grid))
+    chunked = fit_chunked(lc.RegularizedDiscriminantAnalysisCV(**grid),
+                          FileSource(path, target="label", chunksize=70))
+    assert (chunked.pooling_, chunked.shrinkage_) == (memory.pooling_, memory.shrinkage_)
+    np.testing.assert_allclose(chunked.predict_proba(frame.drop(columns="label")),
+                               memory.predict_proba(frame.drop(columns="label")),
+                               rtol=0, atol=1e-10)
+    out = tmp_path / "m.linclass"
+    args = ["fit", "--model", "rda-cv", "--data", str(path), "--target", "label",
+            "--chunksize", "70", "--out", str(out)]
+    if cv is not None:
+        args[-2:-2] = ["--param", f"cv={cv}"]
+    args += ["--param", "poolings=4", "--param", "shrinkages=[0.0, 0.1, 0.4]"]
+    assert main(args) == 0, capsys.readouterr().err
+    model = load(out)
+    assert (model.pooling_, model.shrinkage_) == (memory.pooling_, memory.shrinkage_)
+
+
+def test_rda_cv_with_a_splitter_is_refused_from_files(tmp_path):
+    from sklearn.model_selection import KFold
+
+    from linclass.sources.chunks import fit_chunked, supports_chunks
+    from linclass.sources.files import FileSource
+
+    X, y, _ = problem()
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["label"] = y
+    frame.to_csv(tmp_path / "rows.csv", index=False)
+    model = lc.RegularizedDiscriminantAnalysisCV(cv=KFold(3))
+    assert not supports_chunks(model)
+    with pytest.raises(TypeError, match=r"cv=KFold.*needs the rows in memory"):
+        fit_chunked(model, FileSource(tmp_path / "rows.csv", target="label", chunksize=70))

@@ -127,7 +127,7 @@ ENTRIES: tuple[Entry, ...] = (
           ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05})),
     Entry(est.RegularizedDiscriminantAnalysisCV, "rda-cv",
           "regularised discriminant analysis, parameters cross-validated",
-          _caps("proba", "gaussian", "units"),
+          _caps("proba", "chunks", "gaussian", "units"),
           ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"})),
     Entry(est.BernoulliNB, "bernoulli-nb", "naive Bayes for binary features",
           _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),

@@ -180,13 +180,21 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         self.tol = tol
 
     partial_fit = available_if(_search_only)(StatsClassifier.partial_fit)
-    fit_source = None  # not a chunk-fittable model (typing.Protocol reads None as "not implemented")
+
+    def _chunks_refusal(self) -> str | None:
+        """Why these settings cannot fit from chunks (files, Dask), or None: a splitter for ``cv``
+        needs the rows (:func:`linclass.sources.chunks.chunks_refusal`)."""
+        if self.cv is None or isinstance(self.cv, (int, np.integer)):
+            return None
+        return (f"{type(self).__name__}.fit with cv={self.cv!r} needs the rows in memory: from chunks "
+                "(files, Dask) cv=None (the closed-form leave-one-out) and an int (stratified folds "
+                "in row order) are implemented.")
 
     def _regularisation(self) -> tuple[float, float]:
         return self.pooling_, self.shrinkage_
 
     def _fit_source(self, source, *, first: bool = True):
-        """``fit`` on Dask collections, from class statistics and per-block sums
+        """``fit`` on Dask collections or files, from class statistics and per-block sums
         (:mod:`linclass.selection.chunked`): the closed-form leave-one-out (``cv=None``) in two
         passes, the statistics then each block's criterion at every grid point; ``cv`` an int
         (stratified folds in row order) in three, the label counts, every fold's statistics, the
@@ -194,13 +202,10 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         from linclass.core.chunks import class_stats, require_two_classes
         from linclass.sources.chunks import record_features
 
-        if self.cv is not None and not isinstance(self.cv, (int, np.integer)):
-            raise ValueError(
-                f"{type(self).__name__}.fit with cv={self.cv!r} needs the rows in memory: on Dask "
-                "collections cv=None (the closed-form leave-one-out) and an int (stratified folds "
-                "in row order) are implemented. Use one of those, or call .compute() first if the "
-                "rows fit in memory."
-            )
+        refusal = self._chunks_refusal()
+        if refusal is not None:
+            raise ValueError(f"{refusal} Use one of those, or call .compute() first if the rows fit "
+                             "in memory.")
         record_features(self, source)
         if self.cv is not None:
             return self._fit_folds(source, int(self.cv))
