@@ -114,8 +114,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         a penalised sparse X with more than 1000 parameters for two classes or 200 for softmax;
         other sparse X: 'newton' up to those limits, else 'lbfgs'; dense X: 'newton' or 'lbfgs',
         whichever a count of the work predicts to be faster, :mod:`linclass.linear.fitting.choice`;
-        an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged continues with 'newton'
-        when the model has at most 2000 parameters: ``solver_`` is then 'lbfgs+newton').  Smooth
+        an 'lbfgs' run of 'auto' that stops at ``max_iter`` unconverged, or whose progress
+        predicts more work than a few Newton iterations (an ill-conditioned problem, such as raw
+        pixel counts), continues with 'newton' when the model has at most 2000 parameters:
+        ``solver_`` is then 'lbfgs+newton').  Smooth
         fits on dense X start at the shared-covariance Gaussian model (:mod:`linclass.linear.logistic.start`)
         and every converged smooth fit ends with one exact Newton step
         (:mod:`linclass.linear.solvers.final_step`).  scikit-learn's names are accepted and run the linclass solver that
