@@ -6,8 +6,11 @@ goes wrong is raised (:class:`~linclass.cli.errors.UsageError`,
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -51,9 +54,14 @@ def _fit_streaming(args, model):
         raise UsageError(f"--chunksize: {why}; chunked fits work for "
                          f"{', '.join(models_that('chunks'))}")
     source = CountedSource(FileSource(args.data, args.target, args.chunksize,
-                                      features=chosen_file_features(args)), verbose=args.verbose)
+                                      features=chosen_file_features(args),
+                                      cache=False if args.no_cache else "auto",
+                                      cache_dir=args.cache_dir), verbose=args.verbose)
     start = time.perf_counter()
-    with warnings.catch_warnings():  # chunks are NumPy; the names come from the file's header
+    # the decoded blocks serve the fit's later passes and --train-score's (removed at the end,
+    # also when the command is stopped by SIGTERM)
+    with warnings.catch_warnings(), _terminate_as_exit(), source.caching():
+        # chunks are NumPy; the names come from the file's header
         warnings.filterwarnings("ignore", message=".*feature names.*", category=UserWarning)
         try:
             fit_chunked(model, source)
@@ -76,12 +84,33 @@ def _fit_streaming(args, model):
                             f"{passes} pass{'es' * (passes != 1)} over the data)")
 
 
+@contextlib.contextmanager
+def _terminate_as_exit():
+    """SIGTERM ends the command as an exception would (exit status 143), so that what it holds on
+    disk (the cache of decoded blocks) is removed; the default handler ends the process at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signal.SIGTERM)
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def fit(args) -> int:
     """Fit a model on all rows (or chunk by chunk) and save it."""
     from linclass.io.persistence import UnsupportedObjectError, save
 
     if args.scale and args.chunksize is not None:
         raise UsageError("--scale needs the rows in memory: it goes without --chunksize")
+    if (args.no_cache or args.cache_dir is not None) and args.chunksize is None:
+        raise UsageError("--no-cache and --cache-dir go with --chunksize (a fit in memory reads "
+                         "the data once)")
     if args.train_score and args.chunksize is None:
         raise UsageError("--train-score goes with --chunksize (a fit in memory always reports "
                          "its training accuracy)")

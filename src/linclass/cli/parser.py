@@ -144,6 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train-score", action="store_true",
                    help="with --chunksize: one more pass over the data for the training accuracy "
                         "(a fit in memory always reports it)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="with --chunksize: decode the files on every pass (by default an "
+                        "iterative fit keeps the decoded blocks for its later passes, in memory "
+                        "when small, else memory-mapped in a temporary directory removed at the end)")
+    p.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="with --chunksize: where that temporary directory is made (default: the "
+                        "system's, $TMPDIR)")
     _add_verbose(p, "with --chunksize: a line on stderr for each pass over the data")
 
     p = command("predict", "predict with a saved model (CSV on stdout or --out)",

@@ -6,11 +6,13 @@ are :class:`linclass.sources.dask.DaskSource` and :class:`linclass.sources.files
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol, runtime_checkable
 
 from linclass.core.chunks import ChunkSource
 
-__all__ = ["ChunkFittable", "chunks_refusal", "fit_chunked", "record_features", "supports_chunks"]
+__all__ = ["ChunkFittable", "caching", "chunks_refusal", "fit_chunked", "record_features",
+           "supports_chunks"]
 
 
 @runtime_checkable
@@ -59,7 +61,8 @@ def fit_chunked(estimator, source):
     Returns
     -------
     estimator
-        The estimator, fitted.
+        The estimator, fitted.  A file source's decoded blocks are kept for the later passes of
+        an iterative fit and dropped when it returns or raises (:func:`caching`).
 
     Raises
     ------
@@ -75,7 +78,16 @@ def fit_chunked(estimator, source):
     refusal = chunks_refusal(estimator)
     if refusal is not None:
         raise TypeError(refusal)
-    return estimator.fit_source(source)
+    with caching(source):
+        return estimator.fit_source(source)
+
+
+def caching(source):
+    """The source's cache of decoded blocks for the passes of one fit (its ``caching()``: a
+    :class:`linclass.sources.files.FileSource` keeps the blocks of an iterative fit, see
+    :mod:`linclass.sources.block_cache`), as a context manager; nothing for a source without one."""
+    scope = getattr(source, "caching", None)
+    return scope() if callable(scope) else contextlib.nullcontext(source)
 
 
 def record_features(estimator, source) -> None:

@@ -3,10 +3,13 @@ peak memory is a few blocks whatever the file's size (:func:`linclass.sources.ch
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
+
 import numpy as np
 
 from linclass.core.chunks import Chunk, combine_all
+from linclass.sources.block_cache import CACHE_MEMORY, CACHE_MODES, BlockCache
 from linclass.sources.file_sets import data_files, describe_files
 from linclass.sources.tables import DataError, read_chunks
 
@@ -15,11 +18,15 @@ __all__ = ["FileSource"]
 
 class FileSource:
     """A CSV or Parquet file (or several, read as one table) read ``chunksize`` rows at a time: a
-    chunk source for
-    :mod:`linclass.core.chunks`, so that a fit's peak memory is a few chunks whatever the file's size.
+    chunk source for :mod:`linclass.core.chunks`, so that a fit's peak memory is a few chunks
+    whatever the file's size.
 
-    Every pass (labels, class statistics, each logistic iteration) rereads the files; the warning
-    that an unnamed first CSV column is read as a row index is given once, when the source is made.
+    Within a fit (:func:`linclass.sources.chunks.fit_chunked`, or ``with source.caching():``) the
+    blocks decoded by one pass are kept for the later passes of an iterative fit (logistic
+    regression: one pass per iteration), in memory when they are small and memory-mapped on local
+    disk otherwise (:mod:`linclass.sources.block_cache`); the cache is removed when the fit ends.
+    Outside a fit, and with ``cache=False``, every pass rereads the files.  The warning that an
+    unnamed first CSV column is read as a row index is given once, when the source is made.
 
     Parameters
     ----------
@@ -33,6 +40,23 @@ class FileSource:
         Rows per chunk.
     features : sequence of str, default=None
         As :func:`linclass.sources.tables.read_table`.
+    cache : {'auto', 'disk'} or False, default='auto'
+        'auto': the first pass's blocks stay in memory when they total at most ``cache_memory``
+        bytes; otherwise the second pass (a fit that reads the data more than once) writes them to
+        disk and the later passes read them there.  'disk': the first pass writes them to disk.
+        False: no cache.
+    cache_dir : str or path-like, default=None
+        Where the cache's temporary directory is made; None: the system's temporary directory
+        (``$TMPDIR``, see :func:`tempfile.gettempdir`).
+    cache_memory : int, default=256 MiB
+        The most bytes of decoded blocks kept in memory (``cache='auto'``); 0: always on disk.
+
+    Attributes
+    ----------
+    last_pass : str or None
+        How the last complete pass read the data: ``'decoded'``, ``'decoded, cached in memory'``,
+        ``'decoded, cached on disk'`` or ``'from the cache in memory'`` / ``'from the cache on
+        disk'``.
 
     Examples
     --------
@@ -40,12 +64,21 @@ class FileSource:
     >>> fit_chunked(LinearDiscriminantAnalysis(), FileSource("big.parquet", "label", 100_000))
     """
 
-    def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None):
+    def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None,
+                 cache: str | bool = "auto", cache_dir=None, cache_memory: int = CACHE_MEMORY):
+        if cache is not False and cache not in CACHE_MODES:
+            raise ValueError(f"cache must be one of {CACHE_MODES} or False; got {cache!r}.")
+        if isinstance(cache_memory, bool) or not isinstance(cache_memory, (int, np.integer)) \
+                or cache_memory < 0:
+            raise ValueError(f"cache_memory must be a number of bytes >= 0; got {cache_memory!r}.")
         self.files = data_files(path)
         self.path = self.files[0] if len(self.files) == 1 and not isinstance(path, (list, tuple)) \
             else self.files
         self.target, self.chunksize = target, chunksize
         self.features = None if features is None else list(features)
+        self.cache, self.cache_dir, self.cache_memory = cache, cache_dir, int(cache_memory)
+        self.last_pass = None
+        self._cache, self._scopes = None, 0
         for X, _, names in read_chunks(self.files, target, chunksize, features=features):
             break  # the first chunk gives the columns
         else:
@@ -53,14 +86,53 @@ class FileSource:
         self.n_features = X.shape[1]
         self.feature_names = np.asarray(names, dtype=object)
 
+    @contextlib.contextmanager
+    def caching(self):
+        """Keep the decoded blocks for the passes made within the ``with`` block (see ``cache``);
+        they are dropped, and the cache's directory removed, when it ends, also when it raises.
+        Nested blocks share the outer block's cache."""
+        if self.cache is False or self._scopes:
+            self._scopes += 1
+            try:
+                yield self
+            finally:
+                self._scopes -= 1
+            return
+        self._cache, self._scopes = BlockCache(self.cache, self.cache_dir, self.cache_memory), 1
+        try:
+            yield self
+        finally:
+            cache, self._cache, self._scopes = self._cache, None, 0
+            cache.close()
+
     def chunks(self) -> Iterator:
         """The :class:`linclass.core.chunks.Chunk` pieces of the file, in order."""
+        cache = self._cache
+        if cache is not None and cache.blocks is not None:
+            where = cache.where
+            for i, (X, y, start) in enumerate(cache.read()):
+                yield Chunk(X, y, None, i, start)
+            self.last_pass = f"from the cache {'in memory' if where == 'memory' else 'on disk'}"
+            return
+        recorder = None if cache is None else cache.recorder()
         start = 0
         blocks = read_chunks(self.files, self.target, self.chunksize, features=self.features,
                              warn_index=False)  # said once, by __init__
-        for i, (X, y, _) in enumerate(blocks):
-            yield Chunk(X, y, None, i, start)
-            start += X.shape[0]
+        try:
+            for i, (X, y, _) in enumerate(blocks):
+                if recorder is not None:
+                    X, y = recorder.add(X, y, start)
+                yield Chunk(X, y, None, i, start)
+                start += X.shape[0]
+        except BaseException:  # an error, or the reader closed early: keep nothing of this pass
+            if recorder is not None:
+                recorder.abandon()
+            raise
+        if recorder is not None:
+            recorder.finish()
+        kept = cache is not None and cache.blocks is not None
+        self.last_pass = "decoded" + (f", cached {'in memory' if cache.where == 'memory' else 'on disk'}"
+                                      if kept else "")
 
     def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(chunk, *args)`` for every chunk, read one at a time."""
