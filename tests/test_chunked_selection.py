@@ -206,3 +206,27 @@ def test_rda_cv_with_a_splitter_is_refused_from_files(tmp_path):
     assert not supports_chunks(model)
     with pytest.raises(TypeError, match=r"cv=KFold.*needs the rows in memory"):
         fit_chunked(model, FileSource(tmp_path / "rows.csv", target="label", chunksize=70))
+
+
+@pytest.mark.parametrize("model", [lc.LinearDiscriminantAnalysis(), lc.QuadraticDiscriminantAnalysis(),
+                                   lc.GaussianNB()])
+def test_leave_one_out_from_a_file(tmp_path, model):
+    """loo_predict_proba and loo_score read a FileSource in two passes and equal the in-memory
+    results, rows in the file's order."""
+    from linclass.sources.files import FileSource
+
+    X, y, _ = problem()
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["label"] = y
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, index=False, row_group_size=60)
+    source = FileSource(path, target="label", chunksize=60)
+    expected = lc.loo_predict_proba(model, X, y)
+    np.testing.assert_allclose(lc.loo_predict_proba(model, source), expected, rtol=0, atol=1e-12)
+    for scoring in ("accuracy", "neg_log_loss"):
+        assert lc.loo_score(model, source, scoring=scoring) == pytest.approx(
+            lc.loo_score(model, X, y, scoring=scoring), abs=1e-12)
+    with pytest.raises(ValueError, match="carries its own labels"):
+        lc.loo_predict_proba(model, source, y)
+    with pytest.raises(ValueError, match="y"):
+        lc.loo_predict_proba(model, X)

@@ -80,12 +80,25 @@ def _loo_scores(estimator, X, y, sample_weight):
     return model._loo_scores(data), data
 
 
+def _is_source(X) -> bool:
+    """Whether X is a chunk source (:class:`~linclass.core.chunks.ChunkSource`: a
+    :class:`~linclass.sources.files.FileSource`, ...) that carries its own labels."""
+    return hasattr(X, "map_reduce") and hasattr(X, "n_features") and not hasattr(X, "shape")
+
+
 def _fitted_on_chunks(estimator, X, y, sample_weight):
-    """The model fitted on the Dask collections (one pass: the chunked fit) and their source."""
+    """The model fitted on the Dask collections, or on a chunk source X (one pass: the chunked
+    fit), and their source."""
     from linclass.sources.dask import DaskSource
 
     model = _model(estimator)
-    source = DaskSource(X, y, sample_weight)
+    if _is_source(X):
+        if y is not None or sample_weight is not None:
+            raise ValueError("A chunk source (FileSource, ...) carries its own labels and weights: "
+                             "pass y=None and sample_weight=None.")
+        source = X
+    else:
+        source = DaskSource(X, y, sample_weight)
 
     def fit():
         model._start_fit()
@@ -96,7 +109,14 @@ def _fitted_on_chunks(estimator, X, y, sample_weight):
     return model, source
 
 
-def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
+def _as_list(fn):
+    """``fn``'s result of one chunk, as a one-item list (concatenated in the source's order)."""
+    def one(chunk, *args):
+        return [fn(chunk, *args)]
+    return one
+
+
+def loo_predict_proba(estimator, X, y=None, sample_weight=None) -> np.ndarray:
     """Leave-one-out posteriors in closed form: for each training row, the posterior of the model
     fitted without it.
 
@@ -111,8 +131,10 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
     ----------
     estimator : a Gaussian model (LDA, QDA, GaussianNB, GaussianDiscriminantAnalysis of any
         ``covariance_type``, RegularizedDiscriminantAnalysis); fitted or not, it is not modified
-    X : array-like of shape (n_samples, n_features), or a Dask array or data frame
-    y : array-like of shape (n_samples,) (a Dask array or series with Dask X)
+    X : array-like of shape (n_samples, n_features), a Dask array or data frame, or a chunk source
+        (a :class:`~linclass.sources.files.FileSource`: a CSV or Parquet file read in blocks,
+        two passes, with its own labels and weights; then y and sample_weight stay None)
+    y : array-like of shape (n_samples,) (a Dask array or series with Dask X); None for a source
     sample_weight : array-like of shape (n_samples,), default=None
         Frequency weights: leaving a row out removes all of its weight.
 
@@ -123,7 +145,8 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
         Dask collections X (y and sample_weight as the estimators' ``fit`` takes them): a lazy
         ``dask.array.Array`` whose row chunks are X's partitions (of unknown sizes for a data
         frame); the statistics are computed here (one pass over the data, as the chunked fit),
-        the downdates when the result is computed (a second pass), block by block.
+        the downdates when the result is computed (a second pass), block by block.  For a chunk
+        source: an ndarray in the source's row order (the second pass made here).
 
     Raises
     ------
@@ -132,13 +155,17 @@ def loo_predict_proba(estimator, X, y, sample_weight=None) -> np.ndarray:
         row) is singular, so that no downdate reproduces a refit.  On Dask collections the
         errors of the second pass are raised when the result is computed.
     """
+    if _is_source(X):  # a file read in blocks: the rows' posteriors, in the file's order
+        model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
+        parts = source.map_reduce(_as_list(chunked.loo_proba), list.__add__, model)
+        return np.concatenate(parts) if parts else np.empty((0, model.classes_.size))
     if is_dask_collection(X, y, sample_weight):
         model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
         return source.map_rows(chunked.loo_proba, model.classes_.size, np.float64, model)
     return np.exp(log_posterior(_loo_scores(estimator, X, y, sample_weight)[0]))
 
 
-def loo_score(estimator, X, y, sample_weight=None, *, scoring: str = "accuracy") -> float:
+def loo_score(estimator, X, y=None, sample_weight=None, *, scoring: str = "accuracy") -> float:
     """The leave-one-out estimate of a Gaussian model's performance, from the same downdates as
     :func:`loo_predict_proba`.
 
@@ -158,7 +185,7 @@ def loo_score(estimator, X, y, sample_weight=None, *, scoring: str = "accuracy")
         block's sums of the criterion).
     """
     scoring_.check_scoring(scoring)
-    if is_dask_collection(X, y, sample_weight):
+    if _is_source(X) or is_dask_collection(X, y, sample_weight):
         model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
         total, weight = source.map_reduce(chunked.loo_criterion_sums, chunked.add_sums, model,
                                           scoring)
