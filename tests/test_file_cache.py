@@ -1,6 +1,7 @@
-"""The cache of decoded blocks that serves the later passes of an iterative fit from a file source:
-the same coefficients with and without it, in memory and on disk; its directory removed at the end
-of the fit, also when the fit raises."""
+"""Files at scale, the parts that are not the command's: the cache of decoded blocks that serves the
+later passes of an iterative fit from a file source (the same coefficients with and without it, in
+memory and on disk; its directory removed at the end of the fit, also when the fit raises), and a
+Dask partition that cannot be read named with its file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from conftest import cli
 from linclass import LinearDiscriminantAnalysis, LogisticRegression, load
+from linclass.exceptions import DataError
 from linclass.sources.chunks import fit_chunked
 from linclass.sources.files import FileSource
 
@@ -170,3 +172,44 @@ def test_the_command_reads_the_cache_and_no_cache_decodes_every_pass(data, tmp_p
     code, _, err = cli(["fit", "--model", "lda", "--dataset", "iris", "--no-cache", "--out",
                         tmp_path / "x.linclass"], capsys)
     assert code == 2 and "--no-cache and --cache-dir go with --chunksize" in err
+
+
+# ---------------------------------------------------------------------------------- Dask
+
+
+def _damaged(path):
+    """``path`` with the header of the data page of its second row group's second column
+    overwritten (pyarrow: "Deserializing page header failed")."""
+    column = pq.ParquetFile(path).metadata.row_group(1).column(1)
+    raw = bytearray(path.read_bytes())
+    raw[column.data_page_offset:column.data_page_offset + 16] = b"\xff" * 16
+    path.write_bytes(bytes(raw))
+
+
+@pytest.fixture
+def parts(data, tmp_path):
+    root, _, _ = data
+    frame = pd.read_parquet(root / "bc.parquet")
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[rows].to_parquet(folder / f"part-{i}.parquet", row_group_size=100, index=False)
+    return folder
+
+
+@pytest.mark.parametrize("model", [LogisticRegression(), LinearDiscriminantAnalysis()],
+                         ids=["logistic", "lda"])
+def test_a_dask_partition_that_cannot_be_read_is_named_with_its_file(parts, model):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+
+    _damaged(parts / "part-1.parquet")
+    frame = dd.read_parquet(parts)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(DataError, match=r"partition 1 of 3 of the Dask collection \(reading "
+                                            r"'[^']*part-1\.parquet'\) cannot be read: .*page header"):
+            model.fit(frame.drop(columns="label"), frame["label"])
+        with pytest.raises(ValueError, match="Unknown label type") as caught:  # not a read error
+            LogisticRegression().fit(dd.read_parquet(parts / "part-0.parquet").drop(
+                columns="label"), dd.from_array(np.full(190, 7.5)))
+        assert not isinstance(caught.value, DataError)

@@ -14,6 +14,10 @@ Iterative fits (logistic regression) read X once per iteration: ``X = X.persist(
 blocks in (cluster) memory; without it each iteration recomputes X from its source (for example
 rereads the Parquet files), which bounds memory at the cost of time.
 
+A partition that cannot be read (a damaged Parquet page, say) stops the fit with a
+:class:`~linclass.exceptions.DataError` naming the partition and the files it reads
+(:mod:`linclass.sources.dask_read_errors`).
+
 Prediction: ``predict`` / ``predict_proba`` / ``predict_log_proba`` / ``decision_function`` /
 ``transform`` on a Dask collection return a lazy ``dask.array.Array`` computed block by block.
 """
@@ -27,6 +31,7 @@ import warnings
 import numpy as np
 
 from linclass.core.chunks import Chunk, combine_all
+from linclass.sources.dask_read_errors import is_read_error, read_error_named
 
 __all__ = ["DaskSource", "is_dask_collection", "lazy_on_dask", "predict_blockwise"]
 
@@ -146,7 +151,12 @@ class DaskSource:
         group = delayed(_combine_group, pure=True)
         while len(parts) > 1:
             parts = [group(combine, *parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
-        (result,) = dask.compute(parts[0])
+        try:
+            (result,) = dask.compute(parts[0])
+        except Exception as exc:
+            if not is_read_error(exc):
+                raise
+            raise read_error_named(self._blocks, exc) from exc
         return result
 
 
