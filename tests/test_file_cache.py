@@ -1,7 +1,7 @@
 """Files at scale, the parts that are not the command's: the cache of decoded blocks that serves the
 later passes of an iterative fit from a file source (the same coefficients with and without it, in
-memory and on disk; its directory removed at the end of the fit, also when the fit raises), and a
-Dask partition that cannot be read named with its file."""
+memory and on disk; its directory removed at the end of the fit, also when the fit raises), a Dask
+partition that cannot be read named with its file, and ``verbose=`` on chunked fits."""
 
 from __future__ import annotations
 
@@ -213,3 +213,30 @@ def test_a_dask_partition_that_cannot_be_read_is_named_with_its_file(parts, mode
             LogisticRegression().fit(dd.read_parquet(parts / "part-0.parquet").drop(
                 columns="label"), dd.from_array(np.full(190, 7.5)))
         assert not isinstance(caught.value, DataError)
+
+
+# ---------------------------------------------------------------------------------- verbose
+def test_verbose_prints_a_line_per_pass_on_a_file_source(data, capsys):
+    root, _, _ = data
+    model = fit_chunked(LogisticRegression(verbose=1), FileSource(root / "bc.parquet", "label", 100))
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == model.n_passes_
+    assert err[0].startswith("LogisticRegression: pass 1 over the data: 569 rows in 6 chunks "
+                             "(decoded, cached in memory), ")
+    assert err[-1].startswith(f"LogisticRegression: pass {model.n_passes_} over the data: 569 rows "
+                              "in 6 chunks (from the cache in memory), ")
+
+
+def test_verbose_prints_a_line_per_pass_on_dask(data, capsys):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+
+    root, X, y = data
+    frame = dd.from_pandas(pd.read_parquet(root / "bc.parquet"), npartitions=3)
+    with dask.config.set(scheduler="sync"):
+        model = LogisticRegression(verbose=1).fit(frame.drop(columns="label"), frame["label"])
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == model.n_passes_ > 3
+    assert all(line.startswith(f"LogisticRegression: pass {i + 1} over the data: 3 partitions, ")
+               for i, line in enumerate(err))
+    np.testing.assert_allclose(model.coef_, LogisticRegression().fit(X, y).coef_, atol=1e-6)

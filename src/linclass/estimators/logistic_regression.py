@@ -32,6 +32,7 @@ from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.logistic.offsets import check_offset, fingerprint
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
+from linclass.sources.pass_report import PassReport
 
 __all__ = ["LogisticRegression"]
 
@@ -143,7 +144,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         Iterations (epochs for 'sgd').  0 returns the starting point: the intercept-only fit (or the
         previous coefficients under ``warm_start``), with a ConvergenceWarning unless it is optimal.
     verbose : int, default=0
-        > 0 prints the objective after each iteration once the fit ends.
+        > 0 prints the objective after each iteration once the fit ends; on a Dask collection
+        or a file source, also a line on stderr for each pass over the data as it ends
+        (:class:`linclass.sources.pass_report.PassReport`: its number, the rows or partitions
+        read, whether from the files or from the cache of decoded blocks, and the seconds).
     warm_start : bool, default=False
         Start from the previous fit's coefficients when the classes and features match.
     n_jobs : int or None, default=None
@@ -361,6 +365,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             raise ValueError("relax needs the rows in memory (its refits read the selected "
                              "columns); fit on arrays, or leave relax=1.0 on Dask or file input.")
         record_features(self, source)
+        if self.verbose:  # a line on stderr for each pass over the data, as it ends
+            source = PassReport(source, verbose=True, who=type(self).__name__)
         problem = LogisticProblem(source=source, class_weight=self.class_weight,
                                   fit_intercept=self.fit_intercept)
         options = replace(options, task=fit_task(self, None, None, None,
