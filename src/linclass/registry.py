@@ -148,7 +148,7 @@ ENTRIES: tuple[Entry, ...] = (
               "upper_bounds": 10.0},
              {"penalty": "l1", "multinomial_penalty": "grouped"})),
     Entry(est.LogisticRegressionCV, "logistic-cv", "penalised logistic, C chosen by cross-validation",
-          _caps("proba", "sparse", "linear", "curve", "units"),
+          _caps("proba", "chunks", "sparse", "linear", "curve", "units"),
           # scored by the held-out log-loss, as scikit-learn runs its own checks of it (its default,
           # accuracy, ties across most of the grid on the test problems)
           ({"scoring": "neg_log_loss"}, {"Cs": 5, "penalty": "l1", "scoring": "neg_log_loss"},

@@ -12,7 +12,6 @@ the parameters is :mod:`linclass.estimators.logistic_cv_params`, the folds' path
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -33,13 +32,13 @@ from linclass.estimators.logistic_cv_folds import (
     fold_relaxer,
     relaxed_scores,
     report_folds,
-    warn_on_edge,
 )
-from linclass.estimators.logistic_cv_layout import NoneArray, fitted_layout
+from linclass.estimators.logistic_cv_choice import CVRun, choose_and_set
+from linclass.estimators.logistic_cv_layout import NoneArray
 from linclass.estimators.logistic_cv_refit import set_refit
-from linclass.estimators.logistic_cv_params import CV_PARAMETER_CONSTRAINTS, resolve
+from linclass.estimators.logistic_cv_params import CV_PARAMETER_CONSTRAINTS, resolve, warn_min_ratio
 from linclass.estimators.logistic_cv_scoring import CVScoring
-from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
+from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticRegressionCV"]
 
@@ -229,6 +228,20 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     classes_, coef_, intercept_ : as in :class:`LogisticRegression`
     violation_, converged_, loss_curve_, log_likelihood_ : of the refit (with ``refit=True``)
     n_features_in_, feature_names_in_ : as in scikit-learn
+    n_passes_ : int
+        Passes over the data of a fit on Dask collections or a chunk source (every fold's path
+        and the path on all rows advance in the same passes,
+        :mod:`linclass.estimators.logistic_cv_chunked`); absent after a fit on rows in memory.
+
+    Notes
+    -----
+    On Dask collections (``fit``) and chunk sources (:meth:`fit_source`: a
+    :class:`~linclass.sources.files.FileSource` of CSV or Parquet files) the rows are read in
+    passes and the result is the in-memory fit's with the same folds: ``cv`` None, an int,
+    ``KFold`` or ``StratifiedKFold`` without shuffling (each row's fold follows from its place in
+    the data, :mod:`linclass.selection.fold_rules`) or a ``PredefinedSplit``; scoring 'accuracy'
+    (None) or 'neg_log_loss'; ``relax=1``; not 'liblinear', ``penalty_factor``, bounds or the
+    grouped penalty.
     """
 
     __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
@@ -286,7 +299,8 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
 
         Parameters
         ----------
-        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features) or Dask collection
+            A Dask array or data frame is read in passes (class Notes; ``n_passes_``).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
         **params : dict
@@ -301,6 +315,13 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
 
         self._validate_params()
         settings = resolve(self)
+        if is_dask_collection(X, y, sample_weight):
+            if params:
+                raise ValueError(f"LogisticRegressionCV.fit on Dask collections takes no metadata "
+                                 f"({sorted(params)}); call .compute() first.")
+            from linclass.sources.dask import DaskSource
+
+            return self._fit_chunks(DaskSource(X, y, sample_weight), settings)
         split_params, score_params = self._fit_metadata(sample_weight, params)
         ratios = settings.ratios
         relaxes = relax_values(self.relax, make_penalty("elasticnet", 1.0, min(ratios)))
@@ -310,13 +331,10 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         if design.scaling is not None:  # liblinear's [X, s 1] without intercept
             objective = design.objective(data.X, data.y, data.classes.size, objective.sw,
                                          objective.penalty)
-        if self.min_ratio is not None and (self.grid != "glmnet" or not isinstance(self.Cs, Integral)):
-            warnings.warn(f"min_ratio={self.min_ratio!r} is ignored: it sets the range of glmnet's "
-                          "grid (grid='glmnet' with an int Cs).", UserWarning, stacklevel=2)
+        warn_min_ratio(self)
         values = resolve_grid(self.Cs, objective, ratios, self.min_ratio, self.grid)
         # the paths run from the strongest penalty up; the attributes follow Cs as given
-        order = np.argsort(values, kind="stable")
-        grid, rank = values[order], np.argsort(order)  # Cs[i] is grid[rank[i]]
+        grid = np.sort(values, kind="stable")
         Cs = values if isinstance(self.Cs, Integral) else np.asarray(self.Cs).reshape(-1)
         labels = data.classes[data.y]
         folds = list(check_cv(self.cv, labels, classifier=True).split(data.X, labels,
@@ -341,55 +359,39 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         relaxers = {}  # (fold, ratio) -> the refits of that fold's supports
         relaxed = relaxed_scores(self, objective, data, folds, scores.reshape(shape), coefs,
                                  intercepts, relaxes, settings.scoring, score_params, relaxers)
-        weights = np.array([objective.sw[test].sum() for _, test in folds])
-        mean, se = cv_statistics(relaxed, weights)
-        (r, c, g), (c1, g1) = choose(mean, se)
-        sklearn_rule = self.fold_penalty == "C" and relaxes.size == 1
-        if sklearn_rule:  # scikit-learn's: the best summed score (ties: the first C given)
-            r, i = summed_best(np.take(relaxed[..., 0], rank, axis=2))
-            c = rank[i]
-        self.C_1se_, self.relax_1se_ = float(grid[c1]), float(relaxes[g1])
-        warn_on_edge(grid, c, coefs[:, r, c], ratios[r],
-                     self.grid == "glmnet" and isinstance(self.Cs, Integral),
-                     relaxed[:, r, :, g].sum(axis=0))
-        self.C_min_, self.relax_min_ = float(grid[c]), float(relaxes[g])
-        if self.refit_rule == "1se":
-            c, g = c1, g1
-        C, ratio, self.relax_ = float(grid[c]), ratios[r], float(relaxes[g])
-        C_ = Cs[order[c]]  # the value as given (scikit-learn keeps an int C an int)
-        if self.relax_ < 1.0:  # the folds' refits of the chosen candidate (others score poorly)
+
+        def warn_relaxed(r, c, C):  # the folds' refits of the chosen candidate (others score poorly)
             warn_refits(f"LogisticRegressionCV at the chosen C_={C:.3g}, relax_="
                         f"{self.relax_:g} (the folds' refits)",
                         [fold_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
                          for f in range(len(folds))])
-        self._ratio = ratios[r]
-        self.classes_ = data.classes
-        self.solver_ = "cd"
-        if self.refit:
-            set_refit(self, objective, data, design, grid[: c + 1], ratios[r], C)
-        elif sklearn_rule and self.refit_rule == "min":  # scikit-learn's: each fold's own best
-            rs, cs = fold_bests(np.take(relaxed[..., 0], rank, axis=2))
-            every = np.arange(len(folds))
-            self.coef_ = coefs[every, rs, rank[cs]].mean(axis=0)
-            self.intercept_ = intercepts[every, rs, rank[cs]].mean(axis=0)
-            C_, ratio = float(np.mean(values[cs])), float(np.mean(np.asarray(ratios)[rs]))
-        else:  # the folds' (relaxed) coefficients at the chosen candidate, averaged
-            self.coef_, self.intercept_ = fold_average(self, objective, data, folds, r, c, coefs,
-                                                       intercepts, relaxers)
-        # every attribute along Cs as given
-        self.Cs_ = Cs
-        self.relax_grid_, self.relax_scores_ = relaxes, np.take(relaxed, rank, axis=2)
-        self.cv_mean_, self.cv_se_ = (np.take(a[..., g], rank, axis=1) for a in (mean, se))
-        coefs, intercepts = (np.take(a, rank, axis=2) for a in (coefs, intercepts))
-        if self.store_paths:
-            self.intercepts_paths_ = intercepts
-        layout = fitted_layout(scores=self.relax_scores_[..., g],
-                               n_iter=np.take(n_iter.reshape(shape), rank, axis=2),
-                               coefs=coefs, intercepts=intercepts, classes=data.classes,
-                               fit_intercept=self.fit_intercept, given=settings.given,
-                               legacy=settings.legacy, C=C_, r=r, l1_ratio=ratio,
-                               penalty=self.penalty, refit=self.refit,
-                               store_paths=self.store_paths)
-        for name, value in layout.items():
-            setattr(self, name, value)
-        return self
+
+        run = CVRun(
+            values=values, Cs=Cs, ratios=ratios, relaxes=relaxes, relaxed=relaxed,
+            n_iter=n_iter.reshape(shape), coefs=coefs, intercepts=intercepts,
+            weights=np.array([objective.sw[test].sum() for _, test in folds]),
+            classes=data.classes,
+            refit=lambda c, r, C: set_refit(self, objective, data, design, grid[: c + 1],
+                                            ratios[r], C),
+            average=lambda r, c: fold_average(self, objective, data, folds, r, c, coefs,
+                                              intercepts, relaxers),
+            warn_relaxed=warn_relaxed)
+        return choose_and_set(self, settings, run)
+
+    def fit_source(self, source):
+        """Cross-validate and refit from a chunk source (a
+        :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`,
+        ...), reading the rows in passes: the attributes of ``fit`` on all rows at once with the
+        same folds (to the solver's tolerance), and ``n_passes_``
+        (:mod:`linclass.estimators.logistic_cv_chunked`).  An earlier fit is forgotten first.
+        Returns the fitted estimator."""
+        from linclass.estimators.fitted_state import clear_fitted_state
+
+        self._validate_params()
+        clear_fitted_state(self)
+        return self._fit_chunks(source, resolve(self))
+
+    def _fit_chunks(self, source, settings):
+        from linclass.estimators.logistic_cv_chunked import cross_validate_chunks
+
+        return choose_and_set(self, settings, cross_validate_chunks(self, source, settings))

@@ -19,7 +19,7 @@ from linclass.estimators.logistic_setup import PARAMETER_CONSTRAINTS
 from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
 from linclass.estimators.logistic_path import GRIDS
 
-__all__ = ["CV_PARAMETER_CONSTRAINTS", "CVSettings", "check_solver", "resolve"]
+__all__ = ["CV_PARAMETER_CONSTRAINTS", "CVSettings", "check_solver", "resolve", "warn_min_ratio"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,14 @@ def resolve(model) -> CVSettings:
     given = None if l1_ratios is None else np.asarray(l1_ratios)
     return CVSettings(penalty=penalty, ratios=ratios, given=given, scoring=scoring,
                       legacy=bool(legacy))
+
+
+def warn_min_ratio(model) -> None:
+    """A UserWarning when ``min_ratio`` is given but no glmnet grid is laid out."""
+    if model.min_ratio is not None and (model.grid != "glmnet"
+                                        or not isinstance(model.Cs, numbers.Integral)):
+        warnings.warn(f"min_ratio={model.min_ratio!r} is ignored: it sets the range of glmnet's "
+                      "grid (grid='glmnet' with an int Cs).", UserWarning, stacklevel=3)
 
 
 #: scikit-learn 1.9's constraints of LogisticRegressionCV's parameters, with linclass's additions

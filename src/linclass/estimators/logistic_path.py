@@ -56,6 +56,9 @@ class LogisticPath:
         theirs (glmnet's relaxed ``dev.ratio`` blends the two fits' ratios instead),
         ``objective`` and ``n_nonzero`` stay the penalised fits' (the support is the same), and
         ``n_iter``, ``violation`` and ``converged`` cover the refits too.
+    n_passes : int or None
+        Passes over the data of a path on Dask collections or a chunk source
+        (:mod:`linclass.estimators.logistic_path_chunked`); None for rows in memory.
     """
 
     Cs: np.ndarray
@@ -72,6 +75,7 @@ class LogisticPath:
     deviance_explained: np.ndarray
     n_nonzero: np.ndarray
     relax: float = 1.0
+    n_passes: int | None = None
 
 
 def penalised_objective(model, X, y, sample_weight):
@@ -155,8 +159,11 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
 
     Parameters
     ----------
-    X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
-        Sparse X is never densified.
+    X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features), Dask collection or chunk source
+        Sparse X is never densified.  A Dask array or data frame (with y and sample_weight as
+        Dask or NumPy), or a chunk source (a :class:`~linclass.sources.files.FileSource`, which
+        holds its labels: y None) is read in passes, with the same path
+        (:mod:`linclass.estimators.logistic_path_chunked`; ``n_passes`` reports them).
     y : array-like of shape (n_samples,)
     Cs : int or array-like, default=100
         An int: that many values, laid out by ``grid`` (by default glmnet's: on a log scale from
@@ -209,6 +216,13 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
                                class_weight=class_weight, tol=tol, max_iter=max_iter,
                                penalty_factor=penalty_factor, lower_bounds=lower_bounds,
                                upper_bounds=upper_bounds, multinomial_penalty=multinomial_penalty)
+    from linclass.estimators.logistic_cv_chunked import chunk_source
+
+    source = chunk_source(X, y, sample_weight, "logistic_path")
+    if source is not None:
+        from linclass.estimators.logistic_path_chunked import chunked_path
+
+        return chunked_path(model, source, Cs, min_ratio=min_ratio, grid=grid, relax=relax)
     objective, data = penalised_objective(model, X, y, sample_weight)
     relax = check_relax(relax, objective.penalty)
     relaxer = Relaxer(LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=objective.sw,
