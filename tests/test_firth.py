@@ -148,8 +148,6 @@ def test_estimator_contract_on_two_classes():
     np.testing.assert_array_equal(model.predict(X), model.classes_[P.argmax(axis=1)])
     with pytest.raises(ValueError, match="NaN"):
         lc.LogisticRegression(penalty="firth").fit(np.where(X == X[0, 1], np.nan, X), y)
-    with pytest.raises(ValueError, match="rows in memory"):
-        model.fit_source(None)
 
 
 # ------------------------------------------------------------ issue 24, finding 4: one answer

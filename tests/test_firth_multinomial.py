@@ -185,8 +185,6 @@ def test_refusals():
         fit_logistic(problem, FitOptions(penalty=Firth()))
     with pytest.raises(ValueError, match="NaN"):
         lc.LogisticRegression(penalty="firth").fit(np.where(X == X[0, 0], np.nan, X), y)
-    with pytest.raises(ValueError, match="rows in memory"):
-        model.fit_source(None)
 
 
 def test_persistence_keeps_the_summary(tmp_path):

@@ -32,6 +32,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
+from linclass.linear.penalties.firth_chunked import ChunkedFirthObjective
 from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
 from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjective
 from linclass.linear.penalties.firth_profile import Profile
@@ -155,6 +156,9 @@ def firth_notes(state: dict, converged: bool, n_iter: int) -> list:
                   "The Wald intervals and p-values can be poor approximations here.")
         notes.append(f"{state['separation']} separation is present: the maximum-likelihood estimate "
                      f"does not exist, Firth's estimate does. {advice}")
+    if state.get("separation_checked", True) is False:
+        notes.append("separation was not checked (a linear programme over the rows in memory); "
+                     "Firth's estimate exists either way.")
     if state["profile"] is None:
         notes.append(state.get("no_profile", _NO_PROFILE) + ".")
     if not converged:
@@ -224,7 +228,9 @@ class FirthRecord:
 class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
     entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
-    (IRLS with the hat-matrix adjustment) on the rows in memory.  Two classes:
+    (IRLS with the hat-matrix adjustment), on rows in memory or on a chunk source
+    (:class:`~linclass.linear.penalties.firth_chunked.ChunkedFirthObjective`, one pass per
+    iteration; Wald inference only).  Two classes:
     :class:`~linclass.linear.penalties.firth.FirthObjective` and logistf's profile inference; K > 2:
     :class:`~linclass.linear.penalties.firth_multinomial.MultinomialFirthObjective` (brglm2's
     ``brmultinom``) and Wald's."""
@@ -233,7 +239,7 @@ class Firth:
     smooth = True
     sparse = False
     solvers = ("newton",)
-    in_memory = True
+    in_memory = False  # chunked designs too (linclass.linear.penalties.firth_chunked)
     l2 = 0.0
     C, l1_ratio = math.inf, 0.0
 
@@ -254,6 +260,9 @@ class Firth:
     score = "modified score"
 
     def objective(self, problem, *, proximal: bool = False):
+        if problem.source is not None:
+            return ChunkedFirthObjective(problem.source, class_weight=problem.class_weight,
+                                         fit_intercept=problem.fit_intercept)
         if problem.n_classes == 2:
             return FirthObjective(problem.X, problem.y, problem.weight,
                                   fit_intercept=problem.fit_intercept)
@@ -276,8 +285,14 @@ class Firth:
     def finish(self, objective, result, problem, hessian=None):
         """``(separation, record, log_likelihood)``: the separation found without a warning (the
         estimate exists all the same), Wald's quantities and (two classes) logistf's profile
-        ones."""
+        ones.  On a chunk source: Wald's quantities and the penalised log-likelihoods, no
+        separation check and no profile intervals (they need the rows in memory)."""
         K = problem.n_classes
+        if problem.source is not None:
+            wald = logistic_inference(objective, result)
+            firth = objective.firth_state(result.theta)
+            wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
+            return None, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
         try:
             separation = find_separation(problem.X, problem.y, K, problem.weight,
                                          problem.fit_intercept)
