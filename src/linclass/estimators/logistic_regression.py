@@ -70,7 +70,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         'elasticnet' the mixture by ``l1_ratio``; None no penalty, whatever ``C``.  'firth': Firth's penalised likelihood (two or more classes; solver 'auto' or 'newton'; ``C`` is not
         used): IRLS with the hat-matrix adjustment, standard errors from the Fisher information at
         the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
-        intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes).
+        intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes, rows in
+        memory).  On Dask collections and chunk sources too, about one pass per iteration
+        (:mod:`linclass.linear.penalties.firth_chunked`), with the Wald table.
         scikit-learn 1.8 deprecates ``penalty`` (to be removed in 1.10) and warns FutureWarning
         whenever it is set; linclass keeps it, for 'firth' and with it the named penalties, and
         does not warn.
@@ -344,9 +346,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`,
         ...).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
         solver iteration (an L1 part, or 'cd': proximal Newton on the model's Hessian, up to
-        ``MAX_PARAMS`` parameters); the solvers and penalties that need the rows at once ('sgd',
-        Firth's, liblinear's intercept, per-feature factors or bounds, the grouped penalty,
-        ``relax``) are refused
+        ``MAX_PARAMS`` parameters; Firth's penalty: one or two per iteration,
+        :mod:`linclass.linear.penalties.firth_chunked`); the solvers and penalties that need the
+        rows at once ('sgd', liblinear's intercept, per-feature factors or bounds, the grouped
+        penalty, ``relax``) are refused
         (:data:`linclass.linear.fitting.choice.SOLVER_DESIGNS`).  An earlier fit is forgotten first
         (``warm_start`` does not apply).  Returns the fitted estimator.
         """
