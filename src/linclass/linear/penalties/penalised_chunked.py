@@ -32,14 +32,21 @@ step is taken reads the data once.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, log_expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.penalties.penalised import internal_coefficients, original_coefficients
 
-__all__ = ["ChunkedPenalised"]
+__all__ = ["ChunkedPenalised", "augmented", "row_logsumexp", "rows_terms"]
+
+
+def row_logsumexp(S: np.ndarray) -> np.ndarray:
+    """:math:`\\log\\sum_k e^{S_{ik}}` per row, shape (n, 1) (scipy's, without its per-call
+    overhead: a pass of a cross-validation calls it once per fit and chunk)."""
+    top = S.max(axis=1, keepdims=True)
+    return top + np.log(np.exp(S - top).sum(axis=1, keepdims=True))
 
 
 def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
@@ -47,25 +54,23 @@ def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
     if binary:
         s = S[:, 0]
         return -log_expit(s) + (1.0 - y) * s  # log(1 + e^s) - y s
-    return logsumexp(S, axis=1) - S[np.arange(y.size), y]
+    return row_logsumexp(S)[:, 0] - S[np.arange(y.size), y]
 
 
-def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, theta, step, ts,
-                model, hessian=True):
-    """One chunk's share of :meth:`ChunkedPenalised.evaluate` (None for a chunk without weight)."""
-    X, y, w = validate_chunk(chunk, n_features, again=True)
-    n = X.shape[0]
-    if n == 0:
-        return None
-    yi = encode_chunk_labels(y, classes, chunk.where())
-    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    if per_class is not None:
-        w = per_class[yi] * w
-    if not np.any(w > 0):
-        return None
-    A = np.empty((n, n_features + 1))
-    np.subtract(X, offset, out=A[:, :n_features])
-    A[:, n_features] = 1.0
+def augmented(X: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """The augmented columns :math:`a_i = (x_i - c, 1)`, shape (n, d + 1)."""
+    n, d = X.shape
+    A = np.empty((n, d + 1))
+    np.subtract(X, offset, out=A[:, :d])
+    A[:, d] = 1.0
+    return A
+
+
+def rows_terms(A, yi, w, binary, theta, step, ts, model, hessian=True):
+    """``(changes, terms)`` of :meth:`ChunkedPenalised.evaluate` over the rows ``A``
+    (:func:`augmented`) with class indices ``yi`` and weights ``w``: the summed loss changes at
+    ``theta + t step`` for each t of ``ts`` and, when ``model``, ``(loss, G, H)`` at the first t
+    (module docstring; H None without ``hessian``)."""
     S = A @ theta.T  # (n, m)
     target = yi.astype(np.float64) if binary else yi
     changes = np.zeros(len(ts))
@@ -86,9 +91,9 @@ def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, th
             return changes, (loss, G, None)
         H = A.T @ ((w * mu * (1.0 - mu))[:, None] * A)
         return changes, (loss, G, H)
-    P = np.exp(S - logsumexp(S, axis=1, keepdims=True))
+    P = np.exp(S - row_logsumexp(S))
     V = P * w[:, None]
-    V[np.arange(n), yi] -= w
+    V[np.arange(yi.size), yi] -= w
     G = V.T @ A  # (K, p)
     if not hessian:
         return changes, (loss, G, None)
@@ -100,6 +105,22 @@ def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, th
             H[k, :, l, :] = B
             H[l, :, k, :] = B.T
     return changes, (loss, G, H.reshape(m * p, m * p))
+
+
+def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, theta, step, ts,
+                model, hessian=True):
+    """One chunk's share of :meth:`ChunkedPenalised.evaluate` (None for a chunk without weight)."""
+    X, y, w = validate_chunk(chunk, n_features, again=True)
+    n = X.shape[0]
+    if n == 0:
+        return None
+    yi = encode_chunk_labels(y, classes, chunk.where())
+    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+    if per_class is not None:
+        w = per_class[yi] * w
+    if not np.any(w > 0):
+        return None
+    return rows_terms(augmented(X, offset), yi, w, binary, theta, step, ts, model, hessian)
 
 
 def _add(a, b):

@@ -25,68 +25,19 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.special import expit, log_expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels, require_two_classes
 from linclass.linear.logistic.class_weights import class_weights
-from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
+from linclass.linear.penalties.penalised_chunked import (ChunkedPenalised, augmented, row_logsumexp,
+                                                        rows_terms)
 
-__all__ = ["FoldedPenalised", "HELD_OUT", "held_out_sums", "rows_terms"]
+__all__ = ["FoldedPenalised", "HELD_OUT", "held_out_sums"]
 
 #: the entries of a fit's held-out sums: weighted correct predictions, weighted clipped
 #: log-probability of the true class, the held-out sample weight, and that weight times the class
 #: weights
 HELD_OUT = ("accuracy", "log_probability", "weight", "class_weighted")
-
-
-def _logsumexp(S: np.ndarray) -> np.ndarray:
-    """:math:`\\log\\sum_k e^{S_{ik}}` per row, shape (n, 1) (scipy's, without its per-call
-    overhead: a pass calls it once per fit and block)."""
-    top = S.max(axis=1, keepdims=True)
-    return top + np.log(np.exp(S - top).sum(axis=1, keepdims=True))
-
-
-def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
-    if binary:
-        s = S[:, 0]
-        return -log_expit(s) + (1.0 - y) * s
-    return _logsumexp(S)[:, 0] - S[np.arange(y.size), y]
-
-
-def rows_terms(A, yi, w, binary, theta, step, ts, model):
-    """``(changes, terms)`` of :meth:`ChunkedPenalised.evaluate` over the rows ``A`` (augmented,
-    centred, of shape (n, d + 1)) with class indices ``yi`` and weights ``w``: the summed loss
-    changes at ``theta + t step`` for each t of ``ts`` and, when ``model``, ``(loss, G, H)`` at the
-    first t (G of shape (m, d + 1), H of shape (m(d + 1), m(d + 1)), class-major)."""
-    S = A @ theta.T
-    target = yi.astype(np.float64) if binary else yi
-    changes = np.zeros(len(ts))
-    if step is not None:
-        Z = A @ step.T
-        base = _row_loss(S, target, binary)
-        for i, t in enumerate(ts):
-            changes[i] = float(w @ (_row_loss(S + t * Z, target, binary) - base))
-        S = S + ts[0] * Z
-    if not model:
-        return changes, None
-    loss = float(w @ _row_loss(S, target, binary))
-    m, p = theta.shape
-    if binary:
-        mu = expit(S[:, 0])
-        G = ((w * (mu - target)) @ A)[None, :]
-        return changes, (loss, G, A.T @ ((w * mu * (1.0 - mu))[:, None] * A))
-    P = np.exp(S - _logsumexp(S))
-    V = P * w[:, None]
-    V[np.arange(yi.size), yi] -= w
-    H = np.empty((m, p, m, p))
-    for k in range(m):
-        for l in range(k, m):
-            c = w * P[:, k] * ((1.0 if k == l else 0.0) - P[:, l])
-            B = A.T @ (c[:, None] * A)
-            H[k, :, l, :] = B
-            H[l, :, k, :] = B.T
-    return changes, (loss, V.T @ A, H.reshape(m * p, m * p))
 
 
 def held_out_sums(A, yi, raw, sw, binary, theta) -> np.ndarray:
@@ -97,7 +48,7 @@ def held_out_sums(A, yi, raw, sw, binary, theta) -> np.ndarray:
     S = A @ theta.T
     if binary:
         S = np.column_stack([np.zeros(S.shape[0]), S[:, 0]])
-    logp = S - _logsumexp(S)
+    logp = S - row_logsumexp(S)
     right = (np.argmax(S, axis=1) == yi).astype(np.float64) if yi.size else np.zeros(0)
     eps = np.finfo(np.float64).eps
     own = np.clip(logp[np.arange(yi.size), yi], np.log(eps), np.log1p(-eps))
@@ -137,13 +88,6 @@ def _add_pair(a, b):
     return a[0] + b[0], a[1] + b[1]
 
 
-def _augmented(X, offset):
-    A = np.empty((X.shape[0], X.shape[1] + 1))
-    np.subtract(X, offset, out=A[:, :-1])
-    A[:, -1] = 1.0
-    return A
-
-
 def _folds_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, rule, requests):
     """One block's answers to ``requests`` (``(fold or None, theta, step, ts, model)`` each): fit
     g's terms over the block's rows outside fold g (every row for None), with its held-out sums
@@ -152,7 +96,7 @@ def _folds_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, ru
     if rows is None:
         return None
     X, yi, raw, sw, fold = rows
-    A = _augmented(X, offset)
+    A = augmented(X, offset)
     out = []
     for g, theta, step, ts, model in requests:
         if g is None:
