@@ -25,7 +25,8 @@ from linclass.sources.chunks import fit_chunked  # noqa: E402
 from linclass.sources.dask import DaskSource  # noqa: E402
 from linclass.sources.files import FileSource  # noqa: E402
 
-CHUNKS = (70, 130, 25, 95)  # uneven row blocks, 320 rows
+CHUNKS = (70, 130, 25, 95)  # uneven row blocks
+N_ROWS = sum(CHUNKS)
 TIGHT = {"penalty": "firth", "tol": 1e-11, "max_iter": 300}
 
 
@@ -38,7 +39,7 @@ def synchronous(monkeypatch):
         yield
 
 
-def problem(K, seed=0, n=sum(CHUNKS), d=5):
+def problem(K, seed=0, n=N_ROWS, d=5):
     rng = np.random.default_rng(seed)
     y = np.arange(n) % K
     rng.shuffle(y)
@@ -167,7 +168,7 @@ def test_lagged_score_error_is_within_its_bound():
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_file_source_equals_in_memory(tmp_path, suffix):
-    X, y, w = problem(3, seed=3)
+    X, y, _ = problem(3, seed=3)
     labels = np.array(["no", "yes", "maybe"])[y]
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]).assign(label=labels)
     path = tmp_path / f"data{suffix}"
