@@ -116,13 +116,14 @@ def test_each_rows_fold_is_the_in_memory_splitters_whatever_the_blocks(splitter)
     cv = StratifiedKFold(splitter) if isinstance(splitter, int) else splitter
     for f, (_, test) in enumerate(cv.split(X, y)):
         expected[test] = f
-    for chunks in (CHUNKS, (320,), (1, 99, 100, 120)):
+    for chunks in (CHUNKS, (320,), (1, 99, 0, 100, 120)):
         source = DaskSource(*on_dask(X, y, chunks=chunks)[:2])
         layout = block_layout(source.map_reduce(label_counts, merge_lists, source.n_features))
         rule = fold_rule(splitter, layout, "test")
         folds = np.concatenate([rule.of(i, y[layout.starts[i]:layout.starts[i] + n])
                                 for i, n in enumerate(chunks)])
         np.testing.assert_array_equal(folds, expected)
+        assert layout.classes.dtype == y.dtype  # an empty block does not change the labels' type
 
 
 # ------------------------------------------------------------------------------ the CV model

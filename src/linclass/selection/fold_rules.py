@@ -58,7 +58,8 @@ class BlockLayout:
         self.entries = sorted(entries, key=lambda entry: entry[0])
         if not self.entries or not sum(int(e[2].sum()) for e in self.entries):
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-        labels = np.concatenate([e[1] for e in self.entries])
+        labels = np.concatenate([e[1] for e in self.entries if e[1].size])  # (an empty
+        # block's labels have no type of their own)
         self.classes = validate_chunk_labels(np.unique(labels))
         rows = [int(e[2].sum()) for e in self.entries]
         starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int)
