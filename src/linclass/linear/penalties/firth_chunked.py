@@ -56,6 +56,7 @@ Passes of a fit (``n_passes_``)
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
@@ -98,21 +99,28 @@ def _adjustment(part: LinearObjective, theta: np.ndarray, inverse: np.ndarray):
     width = 1 if part.basis is None else part.n_classes
     XtA, asum, spread = np.zeros((X.shape[1], width)), np.zeros(width), np.zeros((p, width))
     step = max(64, _BLOCK // max(p * m, 1))
+    d = X.shape[1]
     for start in range(0, n_rows, step):
         rows = slice(start, start + step)
         Xb = X[rows]
         S = part.scores(theta, Xb)
-        design = Xb - part.offset
-        if part.fit_intercept:
-            design = np.hstack([design, np.ones((design.shape[0], 1))])
+        centred = Xb - part.offset
         w = None if part.w is None else part.w[rows]
-        if part.basis is None:
-            mu = losses.binary(S, part._target[rows])[1]
-            c = mu * (1.0 - mu) if w is None else w * mu * (1.0 - mu)
-            h = c * np.einsum("ij,ij->i", design @ inverse, design)
+        if part.basis is None:  # the quadratic forms of [x - m, 1] without forming it
+            mu = expit(S)
+            q = np.einsum("ij,ij->i", centred @ inverse[:d, :d], centred)
+            if part.fit_intercept:
+                q += 2.0 * (centred @ inverse[:d, d]) + inverse[d, d]
+            h = q * (mu * (1.0 - mu) if w is None else w * mu * (1.0 - mu))
             A = (h * (0.5 - mu))[:, None]
             B = np.abs(A)
+            spread[:d] += np.abs(centred).T @ B
+            if part.fit_intercept:
+                spread[d] += B.sum(axis=0)
         else:
+            design = centred
+            if part.fit_intercept:
+                design = np.hstack([centred, np.ones((centred.shape[0], 1))])
             mu = losses.softmax(S, part.y[rows])[1]
             Q = part.basis @ leverage_blocks(design, inverse, m) @ part.basis.T
             A = score_adjustment(mu, Q, w)
@@ -121,20 +129,22 @@ def _adjustment(part: LinearObjective, theta: np.ndarray, inverse: np.ndarray):
             s_abs = 2.0 * diag + np.einsum("ik,ik->i", mu, diag)[:, None]
             B = 0.5 * mu * (s_abs + np.einsum("ik,ik->i", mu, s_abs)[:, None])
             B = B if w is None else B * w[:, None]
+            spread += np.abs(design).T @ B
         XtA += Xb.T @ A
         asum += A.sum(axis=0)
-        spread += np.abs(design).T @ B
     return XtA, asum, spread
 
 
 def _chunk_firth(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept, theta,
-                 inverse):
-    """One chunk's ``(log-likelihood, gradient of -l* (p, m), information (q, q), spread)``: the
-    gradient's adjustments with ``inverse`` (None: the plain score's gradient, spread 0)."""
+                 inverse, with_information):
+    """One chunk's ``(log-likelihood, gradient of -l* (p, m), information (q, q) or 0, spread)``:
+    the gradient's adjustments with ``inverse`` (None: the plain score's gradient, spread 0); the
+    information only ``with_information`` (a point read again knows it)."""
     part = _chunk_part(chunk, n_features, classes, per_class, offset, fit_intercept)
     if part is None:
         return None
-    loss, G, info = part.partial_sums(theta, True)
+    loss, G, info = part.partial_sums(theta, with_information)
+    info = 0.0 if info is None else info
     spread = 0.0
     if inverse is not None:
         XtA, asum, spread = _adjustment(part, theta, inverse)
@@ -246,15 +256,16 @@ class ChunkedFirthObjective(ChunkedObjective):
         L_inv = np.linalg.solve(L, np.eye(L.shape[0]))
         return L_inv.T @ L_inv
 
-    def _read(self, theta: np.ndarray, inverse, exact: bool):
-        """One pass at theta with the adjustments of ``inverse``; kept among the recent points as
-        ``(theta, log-likelihood, information, mean gradient, exact, bound)``, the bound on the
-        mean gradient's error (0 when exact)."""
-        ll, G, info, spread = self.source.map_reduce(
+    def _read(self, theta: np.ndarray, inverse, exact: bool, info=None):
+        """One pass at theta with the adjustments of ``inverse`` (and the information there,
+        unless ``info`` gives it); kept among the recent points as ``(theta, log-likelihood,
+        information, mean gradient, exact, bound)``, the bound on the mean gradient's error (0 when
+        exact)."""
+        ll, G, formed, spread = self.source.map_reduce(
             _chunk_firth, _add, self.n_features, self.classes, self.per_class, self.offset,
-            self.fit_intercept, theta, inverse)
+            self.fit_intercept, theta, inverse, info is None)
         self.passes += 1
-        info = (info + info.T) / 2
+        info = (formed + formed.T) / 2 if info is None else info
         if inverse is None:  # no inverse information to adjust with: I is singular
             G = np.full(G.shape, np.nan)
         bound = 0.0 if exact else self._lag_bound(inverse, info, spread)
@@ -293,15 +304,15 @@ class ChunkedFirthObjective(ChunkedObjective):
                 return point
         info = self._known_information(theta)
         if info is not None:  # its own inverse: the exact score in one pass
-            return self._read(theta, self._inverse(info), True)
+            return self._read(theta, self._inverse(info), True, info)
         lag = None if self._recent is None else self._inverse(self._recent[1])
         if lag is None:  # nothing to lag with (a warm start, a singular I): I first, then the score
-            self._read(theta, None, False)
-            return self._read(theta, self._inverse(self._known_information(theta)), True)
+            info = self._read(theta, None, False)[2]
+            return self._read(theta, self._inverse(info), True, info)
         lagged = self._read(theta, lag, False)
         largest, bound = np.max(np.abs(lagged[3]), initial=0.0), lagged[5]
         if exact or largest <= self.settle_below or bound > _TRUST * largest:
-            return self._read(theta, self._inverse(lagged[2]), True)
+            return self._read(theta, self._inverse(lagged[2]), True, lagged[2])
         return lagged
 
     def _log_det(self, info: np.ndarray) -> float:
