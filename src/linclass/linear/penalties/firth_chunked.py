@@ -1,14 +1,15 @@
 """Firth's penalised likelihood on a chunked design (Dask collections, files read in blocks): the
 objective of :mod:`linclass.linear.penalties.firth` (two classes) and
 :mod:`linclass.linear.penalties.firth_multinomial` (K classes), its sums formed by a map over the
-chunks and a sum, so that the in-memory Newton / IRLS solver (:func:`linclass.linear.solvers.newton`)
-runs on it unchanged.
+chunks and a sum, so that the in-memory Newton / IRLS solver
+(:func:`linclass.linear.solvers.newton`) runs on it unchanged.
 
 What a pass needs
     The modified score :math:`U^* = \\tilde X^T(W(Y - \\Pi) + A)` has per-row adjustments
     :math:`a_i` (two classes: :math:`h_i(\\tfrac12 - \\mu_i)`, with the hat diagonal
     :math:`h_i = w_i\\mu_i(1-\\mu_i)\\,\\tilde x_i^TI^{-1}\\tilde x_i`) that are local to the row
-    once the (q, q) inverse information :math:`I^{-1}` is known (q = p(K - 1) parameters).  But
+    once the (q, q) inverse information :math:`I^{-1}` is known (q = p(K - 1) parameters, p =
+    d + 1 with an intercept).  But
     :math:`I(\\theta)` is itself a sum over the rows: in one pass at :math:`\\theta` the chunks can
     form :math:`\\ell(\\theta)`, :math:`I(\\theta)` (hence :math:`\\ln|I(\\theta)|` and the exact
     :math:`\\ell^*(\\theta)`) and the score with the adjustments of a matrix
@@ -24,10 +25,11 @@ The lagged score
     :math:`\\ell^*(\\theta)` it gives (on which the line search decides) is exact, and so is the
     information (the curvature of the step).  The same pass bounds that error
     (:meth:`ChunkedFirthObjective._lag_bound`): with :math:`I = LL^T` and
-    :math:`\\rho = \\lVert L^TAL - 1\\rVert_2`, each quadratic form :math:`\\tilde x_i^TA\\tilde x_i`
-    is within :math:`\\rho/(1-\\rho)` of its exact value relative to its size.  Where the bound
-    exceeds the lagged score's largest entry, its direction is not trusted and the point is read
-    again with its own inverse (two passes that iteration).  Where the adjustments need no lag:
+    :math:`\\rho = \\lVert L^TAL - 1\\rVert_2`, each quadratic form
+    :math:`\\tilde x_i^TA\\tilde x_i` is within :math:`\\rho/(1-\\rho)` of its exact value
+    relative to its size (for K classes the blocks :math:`Q_i`, whose entries their diagonals
+    bound).  Where the bound exceeds the lagged score's largest entry, its direction is not trusted
+    and the point is read again with its own inverse (two passes that iteration).  Where the adjustments need no lag:
     :math:`I(\\theta)` is known without a pass at a point whose slopes are zero (every row has the
     same probabilities, :math:`I = \\tilde X^TW\\tilde X \\otimes C(b)`, from the Gram matrix of
     the first pass), so the first score, at the intercept-only start, is exact.
@@ -47,10 +49,13 @@ Passes of a fit (``n_passes_``)
     tol 1e-10): 11-14 passes where memory's Newton takes 6-8 iterations (n = 320 to 50,000, two and
     three classes), against 14-18 with the exact score in every iteration; where Fisher scoring
     converges slowly (three classes on 320 rows, breast cancer, separated classes: 17-40
-    iterations) the lag is rarely trusted and a fit takes about two passes per iteration.  The Wald table needs no more: the information at the
-    estimate came with the last pass, and the null model's penalised likelihood (its slopes held at
-    0, the penalty on the full model) has a closed form (:meth:`null_penalised`).  The profile
-    penalised-likelihood intervals refit the model on every row many times and stay in memory.
+    iterations) the lag is rarely trusted and a fit takes about two passes per iteration.  A point
+    read again with its own inverse does not form the information again (it brings back the
+    log-likelihood and the score only).  The Wald table needs no more passes: the information at
+    the estimate came with the last one, and the null model's penalised likelihood (its slopes
+    held at 0, the penalty on the full model) has a closed form (:meth:`null_penalised`).  The
+    profile penalised-likelihood intervals refit the model on every row many times and stay in
+    memory.
 """
 
 from __future__ import annotations
