@@ -29,10 +29,11 @@ The lagged score
     :math:`\\tilde x_i^TA\\tilde x_i` is within :math:`\\rho/(1-\\rho)` of its exact value
     relative to its size (for K classes the blocks :math:`Q_i`, whose entries their diagonals
     bound).  Where the bound exceeds the lagged score's largest entry, its direction is not trusted
-    and the point is read again with its own inverse (two passes that iteration).  Where the adjustments need no lag:
-    :math:`I(\\theta)` is known without a pass at a point whose slopes are zero (every row has the
-    same probabilities, :math:`I = \\tilde X^TW\\tilde X \\otimes C(b)`, from the Gram matrix of
-    the first pass), so the first score, at the intercept-only start, is exact.
+    and the point is read again with its own inverse (two passes that iteration).  Where the
+    adjustments need no lag: :math:`I(\\theta)` is known without a pass at a point whose slopes are
+    zero (every row has the same probabilities, :math:`I = \\tilde X^TW\\tilde X \\otimes C(b)`,
+    from the Gram matrix of the first pass), so the first score, at the intercept-only start, is
+    exact.
 
 Settling
     The fit stops on the exact modified score: when a lagged score's largest entry is at most
