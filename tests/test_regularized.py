@@ -12,6 +12,7 @@ import linclass as lc
 from linclass.selection import scoring as scoring_
 from linclass.core.class_stats import ClassStats
 from linclass.selection.regularized_cv import grid_scores
+from linclass.selection.regularized_loo import loo_grid_scores
 
 RDA = lc.RegularizedDiscriminantAnalysis
 RDACV = lc.RegularizedDiscriminantAnalysisCV
@@ -186,3 +187,24 @@ def test_shrinkage_depends_on_the_features_units(pooling):
     rescaled = RDA(pooling=pooling, shrinkage=0.0).fit(Xs, y).predict_proba(Xs)
     np.testing.assert_allclose(rescaled, raw, atol=1e-10)
     assert lc.registry.by_class(RDA).can("units") and lc.registry.by_class(RDACV).can("units")
+
+
+def test_loo_grid_equals_refits_at_every_grid_point():
+    # the compiled grid (every shrinkage of a pooling in one pass, the shifted sums by their
+    # series, an influential row divided term by term) against a refit without each row
+    n = 24
+    X, y = data(n=n, d=4)
+    X[3] += 25.0  # influential: its downdate's series ratio is past the cut
+    w = WEIGHTS[:n]
+    stats = ClassStats.from_batch(X, y, np.arange(3), w, kind="full")
+    poolings, shrinkages = np.array([0.4, 1.0]), np.array([0.0, 0.3, 1.0])
+    for lam in poolings:
+        got, valid = loo_grid_scores(stats, X, y, w, lam, shrinkages)
+        assert valid.all()
+        for g, gam in enumerate(shrinkages):
+            ref = np.empty((n, 3))
+            for i in range(n):
+                keep = np.arange(n) != i
+                model = RDA(lam, gam).fit(X[keep], y[keep], sample_weight=w[keep])
+                ref[i] = model._scores(X[i:i + 1])[0]
+            np.testing.assert_allclose(got[g], ref, rtol=1e-10, atol=1e-10)

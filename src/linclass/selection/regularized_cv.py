@@ -22,11 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from linclass.selection import scoring as scoring_
 from linclass.core.class_stats import ClassStats
-from linclass.selection.downdate import without
 from linclass.core.priors import class_log_priors
-from linclass.selection.regularized_loo import loo_scores
+from linclass.selection import scoring as scoring_
+from linclass.selection.downdate import row_downdates, without
+from linclass.selection.leave_one_out import loo_log_priors
+from linclass.selection.regularized_loo import LooGrid
+from linclass.selection.shifted_kernel import criterion_sums
 
 __all__ = ["FoldModel", "check_folds", "fold_log_likelihood", "fold_model", "fold_row_sums", "grid",
            "grid_scores", "loo_grid_mean", "loo_grid_sums"]
@@ -91,14 +93,22 @@ def loo_grid_sums(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight
     """
     sums = np.zeros((poolings.size, shrinkages.size))
     singular = np.zeros(sums.shape, dtype=bool)
+    code = scoring_.SCORINGS.index(scoring_.check_scoring(scoring))
+    y_idx = np.asarray(y, dtype=np.int64)
+    w = (np.ones(y.size) if sample_weight is None
+         else np.asarray(sample_weight, dtype=np.float64))
+    rows = row_downdates(stats, X, y, sample_weight)
+    grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
     for a, lam in enumerate(poolings):
-        for g, scores in enumerate(loo_scores(stats, X, y, sample_weight, lam, shrinkages,
-                                              priors=priors)):
-            if scores is None:
-                singular[a, g] = True
-            else:
-                sums[a, g] = scoring_.weighted_sum(scoring_.row_values(scores, y, scoring),
-                                                   sample_weight)[0]
+        blocks = grid.blocks(lam, shrinkages)
+        for blk, cols, scores in blocks:
+            part = np.zeros(cols.size)
+            bad = criterion_sums(scores, y_idx[blk], w[blk], code, grid.invalid, part)
+            if bad >= 0:  # the row whose scores overflowed: the scoring's own error
+                scoring_.row_values(scores[:, bad], y_idx[blk][bad:bad + 1], scoring)
+            sums[a, cols] += part
+        singular[a] = ~grid.valid
+        sums[a, singular[a]] = 0.0
     return sums, scoring_.weighted_sum(np.zeros(y.size), sample_weight)[1], singular
 
 

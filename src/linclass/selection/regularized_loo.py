@@ -33,10 +33,15 @@ In :math:`A_j`'s eigenbasis (:math:`\\nu_{jl}`) the Sherman-Morrison and determi
     \\sum_l \\ln(\\nu_l + \\bar\\rho - \\delta) = \\sum_l\\ln(\\nu_l+\\bar\\rho) - \\sum_{m\\ge1}\\frac{u^m}{m}\\sum_l q_l^m,
     \\qquad q_l = \\frac{\\nu_{\\min}+\\bar\\rho}{\\nu_l+\\bar\\rho} \\le 1
 
-turns each shrinkage into one matrix product of all rows with a few columns, summed to rounding
-(the number of terms is chosen from the largest :math:`u`); rows with :math:`u > 0.01` are computed
-term by term instead.  :math:`\\gamma = 0` needs no series (:math:`\\delta = 0`), and
-:math:`\\gamma = 1` is :math:`\\Sigma = \\frac{\\mathrm{tr}A'}{D'd}I`.
+so the log-determinant's series has row-independent coefficients; the sums with :math:`P` are
+formed per coordinate with the reciprocal :math:`(\\nu_l + \\bar\\rho - \\delta)^{-1}` from the
+same expansion, summed to rounding (:mod:`linclass.selection.shifted_kernel`; rows with
+:math:`u > 0.01` are divided term by term instead).  :math:`\\gamma = 0` needs no series
+(:math:`\\delta = 0`), and :math:`\\gamma = 1` is :math:`\\Sigma = \\frac{\\mathrm{tr}A'}{D'd}I`.
+
+Cost per pooling: one product of the rows with the K eigenbases (what one QDA prediction costs),
+then :math:`O(K d G)` multiply-adds per row for all G shrinkages in one compiled pass, with no
+temporary of the rows' size per shrinkage.
 """
 
 from __future__ import annotations
@@ -44,14 +49,13 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.core.class_stats import ClassStats
+from linclass.generative.regularized import pooled_parts
 from linclass.selection.downdate import row_downdates
 from linclass.selection.leave_one_out import loo_log_priors
-from linclass.generative.regularized import pooled_parts
+from linclass.selection.shifted_kernel import LOG_TERMS, grid_block_scores
 
-__all__ = ["loo_scores"]
+__all__ = ["LooGrid", "loo_grid_scores", "loo_scores"]
 
-_LOG_2PI = np.log(2 * np.pi)
-_CUT = 0.01  # series ratio above which a row is summed term by term
 _SINGULAR = 1e-10
 _ROWS = 4096
 
@@ -78,109 +82,107 @@ def loo_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, p
     list with one entry per shrinkage: ndarray of shape (n_samples, n_classes), or None where some
     leave-one-out covariance is singular (only possible with shrinkage 0).
     """
+    scores, valid = loo_grid_scores(stats, X, y, sample_weight, pooling, shrinkages,
+                                    priors=priors, rows=rows)
+    return [s if ok else None for s, ok in zip(scores, valid)]
+
+
+def loo_grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight,
+                    pooling: float, shrinkages, *, priors=None, rows=None) -> tuple:
+    """:func:`loo_scores` as one array: ``(scores, valid)``, scores of shape
+    (n_shrinkages, n_samples, n_classes) (zeros where not valid), valid of shape (n_shrinkages,)."""
     rows = row_downdates(stats, X, y, sample_weight) if rows is None else rows
-    log_priors = loo_log_priors(stats, rows, priors)
-    n, d, K = X.shape[0], stats.n_features, stats.n_classes
-    lam = float(pooling)
-    A, D = pooled_parts(stats, lam)
-    nu, U = np.linalg.eigh((A + A.transpose(0, 2, 1)) / 2)
-    nu = np.maximum(nu, 0.0)
-    traces = np.trace(A, axis1=1, axis2=2)
-    c = stats.grand_mean()
-    Ucat = np.concatenate(list(U), axis=1)
-    offsets = np.einsum("kd,kde->ke", stats.means - c, U).reshape(-1)
-    # Off[j, k] = U_j^T (mu_j - mu_k): from x - mu_j to x - mu_k in class j's basis
-    Off = np.einsum("jkd,jde->jke", stats.means[:, None, :] - stats.means[None, :, :], U)
-    gammas = [float(g) for g in shrinkages]
-    out = [np.empty((n, K)) for _ in gammas]
-    valid = [not (g == 0.0 and np.any(nu[:, 0] <= _SINGULAR * nu[:, -1])) for g in gammas]
-    rr_all = np.einsum("ij,ij->i", rows.residual, rows.residual)
-    for start in range(0, n, _ROWS):
-        blk = slice(start, min(start + _ROWS, n))
-        own = rows.own[blk]
-        m = own.size
-        Z = ((X[blk] - c) @ Ucat - offsets).reshape(m, K, d).transpose(1, 0, 2)  # (K, m, d)
-        Zr = Z + Off[:, own, :]
-        P = np.empty((K, 3, m, d))
-        np.multiply(Z, Z, out=P[:, 0])
-        np.multiply(Z, Zr, out=P[:, 1])
-        np.multiply(Zr, Zr, out=P[:, 2])
-        rr = rr_all[blk]
-        is_own = own[:, None] == np.arange(K)[None, :]
-        share = np.where(is_own, 1.0, lam)
-        beta = rows.coef[blk, None] * share
-        Dp = D[None, :] - rows.weight[blk, None] * share
-        t = traces[None, :] - beta * rr[:, None]
-        scale2 = rows.own_scale[blk, None] ** 2
-        inner = [g for g in range(len(gammas)) if valid[g] and 0.0 < gammas[g] < 1.0]
-        series = _shifted_sums(P, nu, traces, [gammas[g] for g in inner], beta * rr[:, None] / d)
-        series = dict(zip(inner, series))
-        for g, gamma in enumerate(gammas):
-            if not valid[g]:
-                continue
-            if gamma == 1.0:  # Sigma = tr(A') / (D' d) I: no downdate term
-                b = t / (Dp * d)
-                if np.any(b <= 0):
-                    valid[g] = False
-                    continue
-                sums = P.sum(axis=3).transpose(1, 2, 0)  # (3, m, K)
-                maha = np.where(is_own, scale2 * sums[2], sums[0]) / b
-                log_det = d * np.log(b)
-            else:
-                a = (1.0 - gamma) / Dp
-                if gamma == 0.0:
-                    S = np.matmul(P.reshape(K, 3 * m, d), (1.0 / nu)[:, :, None])
-                    S = S.reshape(K, 3, m).transpose(1, 2, 0)
-                    L = np.log(nu).sum(axis=1)[None, :]
-                else:
-                    S, L = series[g]
-                den = 1.0 - beta * S[2]
-                if np.any(den <= _SINGULAR):
-                    valid[g] = False
-                    continue
-                maha = np.where(is_own, scale2 * S[2] / den, S[0] + beta * S[1] ** 2 / den) / a
-                log_det = d * np.log(a) + L + np.log(den)
-            out[g][blk] = -0.5 * (maha + log_det + d * _LOG_2PI) + log_priors[blk]
-    return [o if ok else None for o, ok in zip(out, valid)]
+    grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
+    n, K = X.shape[0], stats.n_classes
+    out = np.zeros((len(shrinkages), n, K))
+    for blk, cols, scores in grid.blocks(pooling, shrinkages):
+        out[cols, blk] = scores
+    out[~grid.valid] = 0.0
+    return out, grid.valid
 
 
-def _shifted_sums(P, nu, traces, gammas, beta_rr_d):
-    """For each shrinkage: :math:`\\sum_l P_l/(\\nu_l + \\bar\\rho - \\delta)` for the three P's,
-    shape (3, m, K), and :math:`\\sum_l\\ln(\\nu_l + \\bar\\rho - \\delta)`, shape (m, K) (the
-    series of the module docstring, one product per class for all shrinkages; rows past the cut
-    term by term).  ``beta_rr_d`` is :math:`\\beta_{ij}\\lVert r_i\\rVert^2/d`, shape (m, K)."""
-    K, _, m, d = P.shape
-    results = [(np.empty((3, m, K)), np.empty((m, K))) for _ in gammas]
-    if not gammas:
-        return results
-    for j in range(K):
-        plans, columns = [], []
-        for gamma in gammas:
-            ratio = gamma / (1.0 - gamma)
-            base = nu[j] + ratio * traces[j] / d  # ascending
-            u = ratio * beta_rr_d[:, j] / base[0]
-            exact = u > _CUT
-            umax = float(u[~exact].max()) if np.any(~exact) else 0.0
-            M = 1 if umax <= 0 else int(np.clip(np.ceil(np.log(1e-16) / np.log(umax)), 1, 40))
-            powers = (base[0] / base)[:, None] ** np.arange(M)[None, :]  # (d, M): q^m
-            plans.append((base, u, exact, M, powers))
-            columns.append(powers / base[:, None])
-        F_all = (P[j].reshape(3 * m, d) @ np.concatenate(columns, axis=1)).reshape(3, m, -1)
-        at = 0
-        for (S, L), (base, u, exact, M, powers) in zip(results, plans):
-            F = F_all[..., at: at + M]
-            at += M
-            acc = F[..., M - 1]
-            for k in range(M - 2, -1, -1):
-                acc = acc * u + F[..., k]
-            S[:, :, j] = acc
-            coef = powers[:, 1:].sum(axis=0) / np.arange(1, M)  # s_m / m, m = 1 .. M-1
-            series = np.zeros(m)
-            for k in range(M - 2, -1, -1):
-                series = (series + coef[k]) * u
-            L[:, j] = np.log(base).sum() - series
-            if np.any(exact):
-                h = base[None, :] - (u[exact] * base[0])[:, None]
-                S[:, exact, j] = np.einsum("pil,il->pi", P[j][:, exact, :], 1.0 / h)
-                L[exact, j] = np.log(h).sum(axis=1)
-    return results
+class LooGrid:
+    """The leave-one-out class scores of the rows of X at every shrinkage of a pooling, a block of
+    rows at a time (:meth:`blocks`), from the statistics of all rows and the rows' downdates.
+
+    Parameters
+    ----------
+    stats : ClassStats of kind 'full' of (X, y, sample_weight)
+    X : ndarray of shape (n_samples, d)
+    rows : RowDowndates of these rows
+    log_priors : ndarray of shape (n_samples, n_classes)
+        :func:`linclass.selection.leave_one_out.loo_log_priors`.
+    """
+
+    def __init__(self, stats: ClassStats, X: np.ndarray, rows, log_priors: np.ndarray):
+        self.stats, self.X, self.rows = stats, X, rows
+        shape = (X.shape[0], stats.n_classes)
+        self.log_priors_T = np.ascontiguousarray(np.broadcast_to(log_priors, shape).T)
+        self.rr = np.einsum("ij,ij->i", rows.residual, rows.residual)
+        # the rows about the grand mean and about their class means, layout (d, n)
+        self.XcT = np.ascontiguousarray((X - stats.grand_mean()).T)
+        self.RT = np.ascontiguousarray(rows.residual.T)
+        self.own = np.asarray(rows.own, dtype=np.int64)
+        self.valid = self.invalid = None
+
+    def blocks(self, pooling: float, shrinkages):
+        """Yield ``(rows slice, columns, scores)`` for each block of rows: the scores of shape
+        (n_columns, n_block_rows, n_classes) at the shrinkages ``shrinkages[columns]``.  When the
+        blocks are exhausted, :attr:`valid` (shape (n_shrinkages,)) says which shrinkages had no
+        singular left-out covariance (the others' scores are not defined)."""
+        stats, X, rows = self.stats, self.X, self.rows
+        n, d, K = X.shape[0], stats.n_features, stats.n_classes
+        lam = float(pooling)
+        A, D = pooled_parts(stats, lam)
+        nu, U = np.linalg.eigh((A + A.transpose(0, 2, 1)) / 2)
+        nu = np.maximum(nu, 0.0)
+        traces = np.trace(A, axis1=1, axis2=2)
+        c = stats.grand_mean()
+        UcatT = np.ascontiguousarray(np.concatenate(list(U), axis=1).T)  # (K d, d)
+        offsets = np.einsum("kd,kde->ke", stats.means - c, U).reshape(-1)
+        gammas = np.array([float(g) for g in shrinkages])
+        valid = np.array([not (g == 0.0 and np.any(nu[:, 0] <= _SINGULAR * nu[:, -1]))
+                          for g in gammas], dtype=bool)
+        cols = np.flatnonzero(valid)  # the kernel's columns
+        gam = gammas[cols]
+        identity = gam == 1.0
+        ratio = np.where(identity, 0.0, gam / np.where(identity, 1.0, 1.0 - gam))
+        base = nu[:, :, None] + ratio[None, None, :] * (traces / d)[:, None, None]  # (K, d, C)
+        base[:, :, identity] = 1.0
+        base = np.ascontiguousarray(base)
+        binv = 1.0 / base
+        log_base = np.log(base).sum(axis=1)  # (K, C)
+        q = base[:, :1, :] / base  # (K, d, C), <= 1
+        terms = np.arange(1, LOG_TERMS + 1)
+        log_coef = np.ascontiguousarray(
+            (q[..., None] ** terms).sum(axis=1) / terms)  # (K, C, LOG_TERMS)
+        one_minus = np.where(identity, 1.0, 1.0 - gam)
+        log_one_minus = np.log(one_minus)
+        block = np.zeros((cols.size, min(_ROWS, n), K))
+        invalid = self.invalid = np.zeros(cols.size, dtype=bool)  # per column, updated
+        classes = np.arange(K)[:, None]
+        for start in range(0, n, _ROWS):
+            blk = slice(start, min(start + _ROWS, n))
+            own = self.own[blk]
+            m = own.size
+            # coordinates in every class's basis, layout (K, d, m): rows innermost
+            ZT = UcatT @ self.XcT[:, blk]
+            ZT -= offsets[:, None]
+            ZT = ZT.reshape(K, d, m)
+            ZRT = (UcatT @ self.RT[:, blk]).reshape(K, d, m)  # U_j^T r_i
+            rr = self.rr[blk]
+            share = np.where(own[None, :] == classes, 1.0, lam)  # (K, m)
+            beta = rows.coef[blk][None, :] * share
+            Dp = D[:, None] - rows.weight[blk][None, :] * share
+            e = beta * (rr / d)[None, :]
+            t_d = (traces[:, None] - beta * rr[None, :]) / d
+            scale2 = rows.own_scale[blk] ** 2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log_Dp = np.log(Dp)
+            scores = block[:, :m]
+            grid_block_scores(ZT, ZRT, own, binv, base, ratio, identity, one_minus,
+                              log_one_minus, log_base, log_coef, beta, e, scale2, Dp, log_Dp,
+                              t_d, self.log_priors_T[:, blk], _SINGULAR, scores, invalid)
+            yield blk, cols, scores
+        valid[cols[invalid]] = False
+        self.valid = valid
