@@ -173,6 +173,8 @@ def test_bad_cache_settings_are_refused(data):
         FileSource(root / "bc.csv", "label", 10, cache="yes")
     with pytest.raises(ValueError, match="cache_memory must be a number of bytes"):
         FileSource(root / "bc.csv", "label", 10, cache_memory=-1)
+    with pytest.raises(ValueError, match="cache_dir '.*nowhere' is not a directory"):
+        FileSource(root / "bc.csv", "label", 10, cache_dir=root / "nowhere")
 
 
 def test_the_command_reads_the_cache_and_no_cache_decodes_every_pass(data, tmp_path, capsys):

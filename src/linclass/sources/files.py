@@ -4,6 +4,7 @@ peak memory is a few blocks whatever the file's size (:func:`linclass.sources.ch
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -71,6 +72,9 @@ class FileSource:
         if isinstance(cache_memory, bool) or not isinstance(cache_memory, (int, np.integer)) \
                 or cache_memory < 0:
             raise ValueError(f"cache_memory must be a number of bytes >= 0; got {cache_memory!r}.")
+        if cache_dir is not None and not os.path.isdir(cache_dir):
+            raise ValueError(f"cache_dir {os.fspath(cache_dir)!r} is not a directory: the cache of "
+                             "decoded blocks is made in an existing directory.")
         self.files = data_files(path)
         self.path = self.files[0] if len(self.files) == 1 and not isinstance(path, (list, tuple)) \
             else self.files
