@@ -23,7 +23,7 @@ from sklearn.utils import metadata_routing
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.fitting.relax import relax_values, warn_refits
 from linclass.linear.penalties.table import make_penalty
-from linclass.estimators.logistic_path import penalised_objective, resolve_grid
+from linclass.estimators.logistic_path_setup import penalised_objective, resolve_grid
 from linclass.estimators.logistic_predictions import LogisticPredictions
 from linclass.estimators.logistic_cv_folds import (
     fold_average,

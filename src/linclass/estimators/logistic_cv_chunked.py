@@ -19,7 +19,7 @@ from numbers import Integral
 import numpy as np
 
 from linclass.estimators.logistic_cv_choice import CVRun
-from linclass.estimators.logistic_path import path_penalty, resolve_grid
+from linclass.estimators.logistic_path_setup import path_penalty, resolve_grid
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
 from linclass.linear.fitting.choice import check_chunked
 from linclass.linear.fitting.fit import warn_unconverged

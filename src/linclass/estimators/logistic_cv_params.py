@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from linclass.estimators.logistic_setup import PARAMETER_CONSTRAINTS
 from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
-from linclass.estimators.logistic_path import GRIDS
+from linclass.estimators.logistic_path_setup import GRIDS
 
 __all__ = ["CV_PARAMETER_CONSTRAINTS", "CVSettings", "check_solver", "resolve", "warn_min_ratio"]
 

@@ -15,7 +15,7 @@ from numbers import Integral
 import numpy as np
 
 from linclass.estimators.logistic_cv_chunked import check_settings, first_passes
-from linclass.estimators.logistic_path import LogisticPath, path_penalty, resolve_grid
+from linclass.estimators.logistic_path_setup import LogisticPath, path_penalty, resolve_grid
 from linclass.linear.fitting.chunked_path import lockstep, null_gradient, path_requests
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.inference.wald import null_log_likelihood
@@ -25,7 +25,7 @@ __all__ = ["chunked_path"]
 
 
 def chunked_path(model, source, Cs, *, min_ratio, grid: str, relax: float) -> LogisticPath:
-    """The :class:`~linclass.estimators.logistic_path.LogisticPath` of ``model``'s settings (a
+    """The :class:`~linclass.estimators.logistic_path_setup.LogisticPath` of ``model``'s settings (a
     LogisticRegression carrying logistic_path's arguments) on the rows of ``source``."""
     owner = "logistic_path"
     model._validate_params()

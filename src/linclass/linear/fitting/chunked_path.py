@@ -96,7 +96,7 @@ def lockstep(folded, paths: dict) -> dict:
 
 def null_gradient(folded, template, n_rows: int) -> tuple:
     """One pass: the terms of the fit on every row at its intercept-only start (the first step of
-    its path) and a view for :func:`linclass.estimators.logistic_path.resolve_grid`, which lays out
+    its path) and a view for :func:`linclass.estimators.logistic_path_setup.resolve_grid`, which lays out
     glmnet's grid from the loss gradient there (the largest C at which every coefficient is
     zero)."""
     obj = folded.view(None, template)
@@ -107,7 +107,7 @@ def null_gradient(folded, template, n_rows: int) -> tuple:
 
 
 class _NullView:
-    """What :func:`~linclass.estimators.logistic_path.resolve_grid` reads of an objective: its
+    """What :func:`~linclass.estimators.logistic_path_setup.resolve_grid` reads of an objective: its
     penalty, ``with_penalty``, ``c_at_null`` (from the gradient at the intercept-only fit),
     ``design.n`` and ``d``."""
 
