@@ -11,24 +11,35 @@ and wheels for every platform.
 ``descent``       coordinate descent on a quadratic model (naive updates with Anderson
                   extrapolation, or on an explicit small Hessian)
 ``sample_terms``  per-sample log-losses, gradients and curvatures (binary and softmax)
+``blocks``, ``coupled``  the grouped penalty's block update; the coupled softmax model by feature
+
+The loops are loaded on first use (module ``__getattr__``): ``compiled.cd_naive`` imports
+``descent`` then.
 """
 
-from linclass.linear.compiled.columns import (
-    column_terms,
-    gradient,
-    scaled_columns,
-    step_scores,
-)
-from linclass.linear.compiled.descent import cd_gram, cd_naive
-from linclass.linear.compiled.sample_terms import (
-    binary_loss,
-    binary_loss_change,
-    binary_residuals,
-    binary_terms,
-    softmax_loss,
-    softmax_loss_change,
-    softmax_terms,
-)
+import importlib
+
+#: each public loop -> the submodule that compiles it; a submodule (and numba) is imported on the
+#: first use of one of its loops, so that importing linclass, and every fit without a penalised
+#: solver, costs no numba (``import numba`` about 0.4 s of a cold start)
+_HOME = {
+    "column_terms": "columns", "gradient": "columns", "scaled_columns": "columns",
+    "step_scores": "columns",
+    "cd_gram": "descent", "cd_naive": "descent",
+    "binary_loss": "sample_terms", "binary_loss_change": "sample_terms",
+    "binary_residuals": "sample_terms", "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
+    "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
+}
+
+
+def __getattr__(name: str):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later uses find it directly
+    return value
+
 
 __all__ = [
     "binary_loss",

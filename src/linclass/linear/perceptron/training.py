@@ -12,7 +12,6 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from linclass.linear.perceptron.rule import Patterns, run_epoch
-from linclass.linear.perceptron.truncated import new_state, run_epoch_penalised
 
 __all__ = ["PerceptronFit", "StoppingRule", "make_rng", "train"]
 
@@ -160,6 +159,8 @@ def _every_visit_counts(sample_weight, alpha, rule) -> bool:
 def _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket, eta,
            alpha, l1_ratio, bias, rule, report, push):
     general = _every_visit_counts(sample_weight, alpha, rule)
+    if general:  # the compiled rule (numba, imported on first use)
+        from linclass.linear.perceptron.truncated import new_state, run_epoch_penalised
     P = Patterns.build(Phi, y, n_classes, sample_weight, bias=bias, push=push, keep_all=general)
     W = np.zeros((1 if n_classes == 2 else n_classes, P.Z.shape[1]))
     if coef is not None:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
-from linclass.linear.compiled.coupled import cd_coupled, coupled_terms
 from linclass.linear.solvers.damping import Damping, damped_step
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
@@ -73,6 +72,8 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     classes together, fits the explicit model (``K x columns <= gram_max``) the explicit model of
     :mod:`.prox_newton_coupled` is used first (``coupled=False``: never).  ``on_iteration`` is
     called with ``(W, b)`` after each pass; a true result stops the run."""
+    from linclass.linear.compiled.coupled import cd_coupled, coupled_terms  # numba, on first use
+
     design, pen = obj.design, obj.penalty
     pc = pen.columns(design.d)
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes

@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from linclass.linear.compiled.blocks import group_update
 
 __all__ = ["block_minimiser", "solve_small_grouped"]
 
@@ -35,6 +34,8 @@ def block_minimiser(A: np.ndarray, b: np.ndarray, lam: float) -> np.ndarray:
     """The minimiser of :math:`\\frac12u^TAu - b^Tu + \\lambda\\lVert u\\rVert` (A positive
     semi-definite): the compiled group update (:func:`linclass.linear.compiled.blocks.group_update`)
     from zero, with gradient :math:`-b`."""
+    from linclass.linear.compiled.blocks import group_update  # numba, on first use
+
     u = np.zeros_like(b)
     group_update(-np.asarray(b, dtype=np.float64), np.ascontiguousarray(A, dtype=np.float64),
                  np.zeros_like(u), u, float(lam), 0.0, 0.0)
