@@ -67,6 +67,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_perceptron.py
 	$(BIN)/python benchmarks/bench_kernel_fisher.py
 	$(BIN)/python benchmarks/bench_dask.py
+	$(BIN)/python benchmarks/bench_dask_l1.py
 	$(BIN)/python benchmarks/bench_out_of_core.py
 
 clean:
