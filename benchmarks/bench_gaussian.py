@@ -145,16 +145,17 @@ def print_targets(results: list[Result], floor_s: float) -> None:
         ours = by_name[name].ours
         return None if ours is None else ours.fit_s / floor_s
 
-    # (description, measured value, passes?)
+    # (description, measured value, passes?); the fit goals are issue 29's (one pass of X is the
+    # limit: LDA and QDA need its syrk, naive Bayes only its read)
     targets = [
-        ("LDA fit <= 1.2x floor", ratio_to_floor("LDA"), lambda v: v <= 1.2),
+        ("LDA fit <= 1.1x floor", ratio_to_floor("LDA"), lambda v: v <= 1.1),
         ("LDA fit >= 4x faster than sklearn's fastest LDA", by_name["LDA"].speedup("fit_s"), lambda v: v >= 4),
-        ("QDA fit <= 1.5x floor", ratio_to_floor("QDA"), lambda v: v <= 1.5),
+        ("QDA fit <= 1.2x floor", ratio_to_floor("QDA"), lambda v: v <= 1.2),
         ("QDA fit >= 3x faster than sklearn QDA", by_name["QDA"].speedup("fit_s"), lambda v: v >= 3),
         ("QDA predict_proba >= 3x faster than sklearn", by_name["QDA"].speedup("proba_s"), lambda v: v >= 3),
         ("GaussianNB predict_proba >= 3x faster than sklearn", by_name["GaussianNB"].speedup("proba_s"),
          lambda v: v >= 3),
-        ("GaussianNB fit <= 0.8x floor", ratio_to_floor("GaussianNB"), lambda v: v <= 0.8),
+        ("GaussianNB fit <= 0.2x floor", ratio_to_floor("GaussianNB"), lambda v: v <= 0.2),
     ]
     report_targets(targets, width=52)
 

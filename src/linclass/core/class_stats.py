@@ -49,9 +49,10 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
 
     Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
-    blocks, centred in place and accumulated with syrk.  The centre is the mean :math:`r_k` of the
-    class's first block (for a class of at most one block, its exact mean), so the means come from
-    the same pass: with :math:`\\delta_k = \\mu_k - r_k`,
+    blocks, centred and summed in the same read (float64: a compiled loop) and accumulated with
+    syrk.  The centre is the mean :math:`r_k` of the class's first block (for a class of at most one
+    block, its exact mean), so the means come from the same pass: with
+    :math:`\\delta_k = \\mu_k - r_k`,
 
     .. math::  \\mu_k = r_k + \\delta_k, \\qquad
                S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T

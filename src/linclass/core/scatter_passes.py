@@ -17,6 +17,9 @@ import scipy.sparse as sp
 
 from linclass.core import scatter_float32
 from linclass.core.dtype_policy import is_low
+from linclass.core.stats_kernels import (
+    class_moments, class_sums_into, gather_centred, squared_deviations,
+)
 
 __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "diag_scatter", "indicator",
            "safe_means", "tied_scatter"]
@@ -35,8 +38,21 @@ def indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_mat
     return sp.csc_matrix((data, y, np.arange(y.size + 1)), shape=(n_classes, y.size))
 
 
+def _compiled(X) -> bool:
+    """Whether the compiled loops read X: a dense float64 array with contiguous rows."""
+    return isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.c_contiguous
+
+
+def _weights(w, n: int) -> np.ndarray:
+    return np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+
+
 def class_sums(X, y, w, n_classes) -> np.ndarray:
     """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
+    if _compiled(X):
+        sums = np.zeros((n_classes, X.shape[1]))
+        class_sums_into(X, np.asarray(y, dtype=np.intp), _weights(w, X.shape[0]), sums)
+        return sums
     return np.asarray(indicator(y, n_classes, w) @ X)
 
 
@@ -65,9 +81,21 @@ def tied_scatter(X, y, w, counts, n_classes):
     """
     if is_low(X):
         return scatter_float32.tied_scatter(X, y, w, counts, n_classes)
-    Xs = X if w is None else X * np.sqrt(w)[:, None]
-    gram = Xs.T @ Xs
-    means = safe_means(class_sums(X, y, w, n_classes), counts)
+    if _compiled(X):  # syrk and class sums from the same blocks (the sums read them from cache)
+        n, d = X.shape
+        gram, sums = np.zeros((d, d)), np.zeros((n_classes, d))
+        yi, wv = np.asarray(y, dtype=np.intp), _weights(w, n)
+        for start in range(0, n, _BLOCK):
+            block = slice(start, start + _BLOCK)
+            Xb = X[block]
+            Xs = Xb if w is None else Xb * np.sqrt(wv[block])[:, None]
+            gram += Xs.T @ Xs
+            class_sums_into(Xb, yi[block], wv[block], sums)
+        means = safe_means(sums, counts)
+    else:
+        Xs = X if w is None else X * np.sqrt(w)[:, None]
+        gram = Xs.T @ Xs
+        means = safe_means(class_sums(X, y, w, n_classes), counts)
     scatter = gram - (means.T * counts) @ means
     if cancels(np.diag(gram), np.diag(scatter)):
         scatter = np.zeros_like(gram)
@@ -86,6 +114,16 @@ def diag_scatter(X, y, w, counts, n_classes):
     recomputed from centred blocks when the subtraction cancels."""
     if is_low(X):
         return scatter_float32.diag_scatter(X, y, w, counts, n_classes)
+    if _compiled(X):  # one compiled read of X: sums and squares per class
+        yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
+        sums, squares = np.zeros((n_classes, X.shape[1])), np.zeros((n_classes, X.shape[1]))
+        class_moments(X, yi, wv, sums, squares)
+        means = safe_means(sums, counts)
+        scatter = squares - counts[:, None] * means**2
+        if cancels(squares, scatter):
+            scatter = np.zeros_like(squares)
+            squared_deviations(X, yi, wv, means, scatter)
+        return means, np.maximum(scatter, 0.0)
     n, d = X.shape
     sums = np.zeros((n_classes, d))
     squares = np.zeros((n_classes, d))
@@ -120,7 +158,10 @@ def centred_pass(X, w, order, n_rows, refs, moments):
 
     Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
     :math:`\\sum_i w_i (x_i - r_k)`.  A float32 X is centred and multiplied in float32 about refs
-    rounded to float32 (their subtraction from nearby values is exact); the sums are float64."""
+    rounded to float32 (their subtraction from nearby values is exact); the sums are float64.  A
+    float64 X with contiguous rows is gathered, centred and summed in one compiled read per block
+    (:func:`linclass.core.stats_kernels.gather_centred`), but for each class's first block, whose
+    mean is the centre."""
     n_classes, d = n_rows.size, X.shape[1]
     dtype = X.dtype if is_low(X) else np.dtype(np.float64)
     given = refs is not None
@@ -132,19 +173,27 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     stops = np.cumsum(n_rows)
     work = np.empty((min(X.shape[0], _BLOCK), d), dtype=dtype)
     ones = np.ones(min(X.shape[0], _BLOCK), dtype=dtype)
+    compiled = _compiled(X)
+    wv = _weights(w, X.shape[0]) if compiled else None
     for k in range(n_classes):
-        first = stops[k] - n_rows[k]
-        for start in range(first, stops[k], _BLOCK):
+        begin = stops[k] - n_rows[k]
+        for start in range(begin, stops[k], _BLOCK):
             idx = order[start : min(start + _BLOCK, stops[k])]
-            # mode='clip' skips the bounds check (the indices are a permutation of the rows)
-            R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
-            wk = ones[: idx.size] if w is None else w[idx].astype(dtype, copy=False)
-            if start == first and not given:
-                total = float(wk.sum(dtype=np.float64))
-                ref = (wk @ R) / total if total > 0 else R.mean(axis=0)
-                refs[k] = ref.astype(dtype)
-            R -= refs[k].astype(dtype)
-            sums[k] += wk @ R
+            first = start == begin and not given
+            if compiled and not first:  # gather, centre and sum in one read
+                R = work[: idx.size]
+                gather_centred(X, idx, refs[k], wv, R, sums[k])
+                wk = ones[: idx.size] if w is None else wv[idx]
+            else:
+                # mode='clip' skips the bounds check (the indices are a permutation of the rows)
+                R = np.take(X, idx, axis=0, out=work[: idx.size], mode="clip")
+                wk = ones[: idx.size] if w is None else w[idx].astype(dtype, copy=False)
+                if first:
+                    total = float(wk.sum(dtype=np.float64))
+                    ref = (wk @ R) / total if total > 0 else R.mean(axis=0)
+                    refs[k] = ref.astype(dtype)
+                R -= refs[k].astype(dtype)
+                sums[k] += wk @ R
             if moments:
                 r2 = np.einsum("ij,ij->i", R, R)
                 wr2 = wk * r2

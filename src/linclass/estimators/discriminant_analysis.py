@@ -196,9 +196,12 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
 
     def _check_training_rows(self, data) -> None:
         # one row, unless its weight makes it several (frequency weights: repeated rows)
-        weight = np.ones(data.y.size) if data.sample_weight is None else data.sample_weight
-        rows = np.bincount(data.y[weight > 0], minlength=data.classes.size)
-        total = np.bincount(data.y, weights=weight, minlength=data.classes.size)
+        if data.sample_weight is None:
+            rows = total = np.bincount(data.y, minlength=data.classes.size)
+        else:
+            weight = data.sample_weight
+            rows = np.bincount(data.y[weight > 0], minlength=data.classes.size)
+            total = np.bincount(data.y, weights=weight, minlength=data.classes.size)
         single = (rows == 1) & (total <= 1)
         if np.any(single):
             label = data.classes[np.flatnonzero(single)[0]]
