@@ -23,41 +23,63 @@ Public names only.  The package is arranged by role, in the order data flows thr
 first release) still import: :mod:`linclass.compat` says why and which.
 """
 
-from linclass import compat, estimators
-from linclass.core.class_stats import ClassStats
-from linclass.estimators import *  # noqa: F403  (the estimator classes: estimators.__all__)
-from linclass.estimators.logistic_path import LogisticPath, logistic_path
-from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
-from linclass.estimators.formula import from_formula
-from linclass.estimators.formula_comparison import diagnostics, drop1, lr_test
-from linclass.exceptions import (AliasedColumnsWarning, GridEdgeWarning, SeparationWarning,
-                                  SingularCovarianceWarning)
-from linclass.export.onnx import to_onnx
-from linclass.io.persistence import ModelFileError, load, save
+import importlib
+import importlib.util
+
+from linclass import compat
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AliasedColumnsWarning",
-    "ClassStats",
-    "GridEdgeWarning",
-    "LogisticPath",
-    "ModelFileError",
-    "SeparationWarning",
-    "SingularCovarianceWarning",
-    "diagnostics",
-    "drop1",
-    "from_formula",
-    "load",
-    "logistic_path",
-    "loo_predict_proba",
-    "loo_score",
-    "lr_test",
-    "save",
-    "to_onnx",
-    "__version__",
-]
-__all__ += estimators.__all__
+#: every public name -> the module that defines it, imported on first use (module ``__getattr__``),
+#: so that ``import linclass`` and the command's ``--help`` pay for no scikit-learn, SciPy or numba
+#: import; ``from linclass import X`` imports X's module then
+_ESTIMATORS = (
+    "BernoulliNB", "CategoricalNB", "ComplementNB", "FisherDiscriminantAnalysis",
+    "FormulaClassifier", "GaussianDiscriminantAnalysis", "GaussianNB", "KClassDiscriminant",
+    "KernelFisherDiscriminantAnalysis", "LinearDiscriminantAnalysis", "LogisticRegression",
+    "LogisticRegressionCV", "MultinomialNB", "OneVsOneClassifier", "OneVsRestClassifier",
+    "Perceptron", "PoissonNB", "QuadraticDiscriminantAnalysis", "RegularizedDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysisCV", "StandardizedClassifier",
+)
+_HOME = {
+    **dict.fromkeys(_ESTIMATORS, "linclass.estimators"),
+    "AliasedColumnsWarning": "linclass.exceptions",
+    "GridEdgeWarning": "linclass.exceptions",
+    "SeparationWarning": "linclass.exceptions",
+    "SingularCovarianceWarning": "linclass.exceptions",
+    "ClassStats": "linclass.core.class_stats",
+    "LogisticPath": "linclass.estimators.logistic_path",
+    "logistic_path": "linclass.estimators.logistic_path",
+    "loo_predict_proba": "linclass.estimators.loo_posteriors",
+    "loo_score": "linclass.estimators.loo_posteriors",
+    "from_formula": "linclass.estimators.formula",
+    "diagnostics": "linclass.estimators.formula_comparison",
+    "drop1": "linclass.estimators.formula_comparison",
+    "lr_test": "linclass.estimators.formula_comparison",
+    "to_onnx": "linclass.export.onnx",
+    "ModelFileError": "linclass.io.persistence",
+    "load": "linclass.io.persistence",
+    "save": "linclass.io.persistence",
+}
+
+__all__ = sorted(set(_HOME) - set(_ESTIMATORS)) + ["__version__"] + list(_ESTIMATORS)
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use; else a first-release module path
+    (:func:`linclass.compat.module_getattr`)."""
+    home = _HOME.get(name)
+    if home is None:
+        if importlib.util.find_spec(f"linclass.{name}") is not None:  # a subpackage, as before
+            return importlib.import_module(f"linclass.{name}")
+        return compat.module_getattr(name)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later uses find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 compat.install()
-__getattr__ = compat.module_getattr

@@ -1,7 +1,6 @@
 """Warnings and errors that linclass raises on purpose."""
 
 from scipy.linalg import LinAlgWarning
-from sklearn.exceptions import NotFittedError
 
 __all__ = ["AliasedColumnsWarning", "DataError", "GridEdgeWarning", "NotFittedError",
            "SeparationWarning", "SingularCovarianceWarning"]
@@ -37,3 +36,13 @@ class SeparationWarning(UserWarning):
     maximum-likelihood estimate does not exist: the unpenalised coefficients diverge, and the finite
     values returned depend on where the iteration stopped.  A finite ``C`` gives a penalised estimate,
     which always exists."""
+
+
+def __getattr__(name: str):
+    """``NotFittedError``, scikit-learn's, imported on first use (``import linclass.exceptions``,
+    which the command's help reads, costs no scikit-learn import)."""
+    if name == "NotFittedError":
+        from sklearn.exceptions import NotFittedError
+
+        return NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

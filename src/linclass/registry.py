@@ -38,9 +38,8 @@ Capabilities
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-
-from linclass import estimators as est
 
 __all__ = ["CAPABILITIES", "ENTRIES", "Entry", "by_alias", "by_class", "by_name", "entries"]
 
@@ -56,8 +55,9 @@ class Entry:
 
     Attributes
     ----------
-    cls : type
-        The estimator class; ``cls.__name__`` is the name written in model files.
+    estimator : type or str
+        The estimator class, or its name in :mod:`linclass.estimators` (imported on first use of
+        :attr:`cls`, so that the command's help and model names cost no scikit-learn import).
     alias : str or None
         The command's ``--model`` name (None: not offered by the command).
     summary : str
@@ -67,26 +67,31 @@ class Entry:
     variants : tuple of dict
         Constructor settings that exercise distinct code (each solver, covariance structure,
         event model, ...); the first is the default model.  The test suite runs every one.
-    inner : type or None
+    inner : type, str or None
         For a meta-estimator, the class it wraps by default (the command and the tests build
-        ``cls(inner())``).
+        ``cls(inner())``), or its name.
     """
 
-    cls: type
+    estimator: type | str
     alias: str | None
     summary: str
     capabilities: frozenset = field(default_factory=frozenset)
     variants: tuple = ({},)
-    inner: type | None = None
+    inner: type | str | None = None
 
     def __post_init__(self):
         unknown = set(self.capabilities) - CAPABILITIES
         if unknown:
-            raise ValueError(f"{self.cls.__name__}: unknown capabilities {sorted(unknown)}")
+            raise ValueError(f"{self.name}: unknown capabilities {sorted(unknown)}")
+
+    @property
+    def cls(self) -> type:
+        """The estimator class; ``cls.__name__`` is the name written in model files."""
+        return _resolve(self.estimator)
 
     @property
     def name(self) -> str:
-        return self.cls.__name__
+        return self.estimator if isinstance(self.estimator, str) else self.estimator.__name__
 
     def can(self, capability: str) -> bool:
         """Whether the estimator has ``capability``.
@@ -102,8 +107,16 @@ class Entry:
 
     def make(self, **params):
         """A fresh estimator with ``params`` set (a meta-estimator wraps a fresh ``inner()``)."""
-        model = self.cls(estimator=self.inner()) if self.inner is not None else self.cls()
+        inner = None if self.inner is None else _resolve(self.inner)
+        model = self.cls(estimator=inner()) if inner is not None else self.cls()
         return model.set_params(**params)
+
+
+def _resolve(estimator) -> type:
+    """A class, or the class of that name in :mod:`linclass.estimators`."""
+    if isinstance(estimator, str):
+        return getattr(importlib.import_module("linclass.estimators"), estimator)
+    return estimator
 
 
 def _caps(*names: str) -> frozenset:
@@ -113,33 +126,33 @@ def _caps(*names: str) -> frozenset:
 _STATS = ("proba", "partial_fit", "chunks")  # every model fitted from class statistics
 
 ENTRIES: tuple[Entry, ...] = (
-    Entry(est.LinearDiscriminantAnalysis, "lda", "Gaussian classes, shared covariance",
+    Entry("LinearDiscriminantAnalysis", "lda", "Gaussian classes, shared covariance",
           _caps(*_STATS, "transform", "gaussian", "linear"),
           ({}, {"shrinkage": "ledoit-wolf"}, {"shrinkage": "oas", "n_components": 1})),
-    Entry(est.QuadraticDiscriminantAnalysis, "qda", "Gaussian classes, own covariance each",
+    Entry("QuadraticDiscriminantAnalysis", "qda", "Gaussian classes, own covariance each",
           _caps(*_STATS, "gaussian"), ({}, {"reg_param": 0.01}, {"shrinkage": "ledoit-wolf"})),
-    Entry(est.GaussianNB, "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian", "units")),
-    Entry(est.GaussianDiscriminantAnalysis, "gda", "Gaussian, covariance_type=tied|full|diag|...",
+    Entry("GaussianNB", "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian", "units")),
+    Entry("GaussianDiscriminantAnalysis", "gda", "Gaussian, covariance_type=tied|full|diag|...",
           _caps(*_STATS, "gaussian", "linear"),
           tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical"))),
-    Entry(est.RegularizedDiscriminantAnalysis, "rda", "Friedman's regularised discriminant analysis",
+    Entry("RegularizedDiscriminantAnalysis", "rda", "Friedman's regularised discriminant analysis",
           _caps(*_STATS, "gaussian", "units"),
           ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05})),
-    Entry(est.RegularizedDiscriminantAnalysisCV, "rda-cv",
+    Entry("RegularizedDiscriminantAnalysisCV", "rda-cv",
           "regularised discriminant analysis, parameters cross-validated",
           _caps("proba", "chunks", "gaussian", "units"),
           ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"})),
-    Entry(est.BernoulliNB, "bernoulli-nb", "naive Bayes for binary features",
+    Entry("BernoulliNB", "bernoulli-nb", "naive Bayes for binary features",
           _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),
-    Entry(est.MultinomialNB, "multinomial-nb", "naive Bayes for counts",
+    Entry("MultinomialNB", "multinomial-nb", "naive Bayes for counts",
           _caps(*_STATS, "sparse", "counts", "linear")),
-    Entry(est.PoissonNB, "poisson-nb", "naive Bayes, Poisson counts",
+    Entry("PoissonNB", "poisson-nb", "naive Bayes, Poisson counts",
           _caps(*_STATS, "sparse", "counts", "linear")),
-    Entry(est.ComplementNB, "complement-nb", "complement naive Bayes for counts (imbalanced text)",
+    Entry("ComplementNB", "complement-nb", "complement naive Bayes for counts (imbalanced text)",
           _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"norm": True})),
-    Entry(est.CategoricalNB, "categorical-nb", "naive Bayes for categorical features (integer codes)",
+    Entry("CategoricalNB", "categorical-nb", "naive Bayes for categorical features (integer codes)",
           _caps("proba", "partial_fit", "counts")),
-    Entry(est.LogisticRegression, "logistic", "logistic / softmax regression (L2, L1, elastic net)",
+    Entry("LogisticRegression", "logistic", "logistic / softmax regression (L2, L1, elastic net)",
           _caps("proba", "chunks", "sparse", "linear", "curve", "seeded", "inference", "units"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd", "cd"))
           + ({"class_weight": "balanced"}, {"fit_intercept": False}, {"penalty": "l1"},
@@ -147,40 +160,39 @@ ENTRIES: tuple[Entry, ...] = (
              {"penalty": "elasticnet", "l1_ratio": 0.5, "penalty_factor": 0.5, "lower_bounds": -10.0,
               "upper_bounds": 10.0},
              {"penalty": "l1", "multinomial_penalty": "grouped"})),
-    Entry(est.LogisticRegressionCV, "logistic-cv", "penalised logistic, C chosen by cross-validation",
+    Entry("LogisticRegressionCV", "logistic-cv", "penalised logistic, C chosen by cross-validation",
           _caps("proba", "chunks", "sparse", "linear", "curve", "units"),
           # scored by the held-out log-loss, as scikit-learn runs its own checks of it (its default,
           # accuracy, ties across most of the grid on the test problems)
           ({"scoring": "neg_log_loss"}, {"Cs": 5, "penalty": "l1", "scoring": "neg_log_loss"},
            {"Cs": 4, "penalty": "elasticnet", "l1_ratios": (0.2, 0.8), "cv": 3,
             "scoring": "neg_log_loss"})),
-    Entry(est.Perceptron, "perceptron", "Rosenblatt's perceptron (no probabilities)",
+    Entry("Perceptron", "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded", "sparse", "units"),
           ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
-    Entry(est.FisherDiscriminantAnalysis, "fisher", "Fisher's linear discriminant",
+    Entry("FisherDiscriminantAnalysis", "fisher", "Fisher's linear discriminant",
           _caps(*_STATS, "transform", "linear"),
           tuple({"solver": s} for s in ("svd", "eigen", "gsvd")) + ({"threshold": "midpoint"},)),
-    Entry(est.KernelFisherDiscriminantAnalysis, "kfda", "kernel Fisher discriminant",
+    Entry("KernelFisherDiscriminantAnalysis", "kfda", "kernel Fisher discriminant",
           _caps("proba", "transform", "kernel", "seeded", "units"),
           tuple({"solver": s} for s in ("ridge", "pinv", "gsvd"))
           + ({"approximation": "nystroem", "n_landmarks": 40},)),
-    Entry(est.OneVsRestClassifier, "ovr-logistic", "one-vs-rest binary logistic",
-          _caps("proba", "linear", "meta", "units"), inner=est.LogisticRegression),
-    Entry(est.OneVsOneClassifier, "ovo-logistic", "one-vs-one binary logistic",
-          _caps("proba", "linear", "meta", "units"), inner=est.LogisticRegression),
-    Entry(est.KClassDiscriminant, None, "one K-class discriminant over a multi-class estimator",
-          _caps("proba", "linear", "meta", "units"), inner=est.LogisticRegression),
-    Entry(est.StandardizedClassifier, None, "standardised features, then the wrapped estimator "
+    Entry("OneVsRestClassifier", "ovr-logistic", "one-vs-rest binary logistic",
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+    Entry("OneVsOneClassifier", "ovo-logistic", "one-vs-one binary logistic",
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+    Entry("KClassDiscriminant", None, "one K-class discriminant over a multi-class estimator",
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+    Entry("StandardizedClassifier", None, "standardised features, then the wrapped estimator "
           "(the command's --scale)", _caps("proba", "linear", "meta", "inference"),
-          inner=est.LogisticRegression),
+          inner="LogisticRegression"),
     # (not 'meta' for the geometry: its boundaries are hyperplanes in the coded columns, not in the
     # frame's; without a formula, as here, the data are the coded columns)
-    Entry(est.FormulaClassifier, None, "a formula on a data frame (formulaic's coding of factors), "
+    Entry("FormulaClassifier", None, "a formula on a data frame (formulaic's coding of factors), "
           "then the wrapped estimator", _caps("proba", "inference", "units"),
-          inner=est.LogisticRegression),
+          inner="LogisticRegression"),
 )
 
-_BY_CLASS = {e.cls: e for e in ENTRIES}
 _BY_NAME = {e.name: e for e in ENTRIES}
 _BY_ALIAS = {e.alias: e for e in ENTRIES if e.alias is not None}
 
@@ -198,7 +210,8 @@ def entries(*capabilities: str) -> tuple[Entry, ...]:
 
 def by_class(cls) -> Entry | None:
     """The entry of exactly this class (a subclass has none)."""
-    return _BY_CLASS.get(cls)
+    entry = _BY_NAME.get(getattr(cls, "__name__", None))
+    return entry if entry is not None and entry.cls is cls else None
 
 
 def by_name(name: str) -> Entry | None:

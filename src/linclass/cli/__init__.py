@@ -35,7 +35,6 @@ import os
 import sys
 import warnings
 
-from linclass.cli.commands import COMMANDS
 from linclass.cli.errors import UsageError
 from linclass.cli.formatting import command_line, one_line
 from linclass.cli.models import MODELS, make_model, parameter_names, parse_param
@@ -60,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             args = build_parser().parse_args(argv)
+            # the commands (and scikit-learn, SciPy, numba behind them) are imported only once
+            # the arguments parse: --help, --version and a usage error cost none of them
+            from linclass.cli.commands import COMMANDS
+
             return COMMANDS[args.command](args)
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0

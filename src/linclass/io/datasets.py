@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.sources.tables import DataError
 
 __all__ = ["DATASETS", "load_dataset"]
 
@@ -43,6 +42,8 @@ def load_dataset(name: str) -> tuple[np.ndarray, np.ndarray, list[str], list | N
                "breast_cancer": sk.load_breast_cancer, "digits": sk.load_digits}
     key = str(name).strip().lower().replace("-", "_")
     if key not in loaders:
+        from linclass.exceptions import DataError  # (not at import: the command's help reads DATASETS)
+
         raise DataError(f"unknown data set {name!r}; choose from: {', '.join(DATASETS)}.")
     bunch = loaders[key]()
     X = np.asarray(bunch.data, dtype=np.float64)

@@ -21,11 +21,29 @@ path's LineCollection), ``'label'`` (its feature labels), ``'band'``.
 ``paths``             :func:`coefficient_path`, :func:`cv_curve`
 """
 
-from linclass.inspect.plot.curves import training_curve
-from linclass.inspect.plot.paths import coefficient_path, cv_curve
-from linclass.inspect.plot.gaussian_figures import gaussian_contours, gaussian_surface
-from linclass.inspect.plot.projections import fisher_figure
-from linclass.inspect.plot.regions import decision_regions
+import importlib
+
+#: each figure -> its module, imported on first use (module ``__getattr__``): the command's
+#: parser reads ``canvas.FORMATS`` without importing the models the figures draw
+_HOME = {
+    "training_curve": "curves", "coefficient_path": "paths", "cv_curve": "paths",
+    "gaussian_contours": "gaussian_figures", "gaussian_surface": "gaussian_figures",
+    "fisher_figure": "projections", "decision_regions": "regions",
+}
+
+
+def __getattr__(name: str):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later uses find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "coefficient_path",
