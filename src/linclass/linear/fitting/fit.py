@@ -25,6 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from linclass.core.chunks import require_two_classes
 from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
 from linclass.core.scatter_float32 import CONDITION_LIMIT, standardized_condition
+from linclass.core.threads import blas_threads_for
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
 from linclass.linear.fitting.problem import FitOptions, LogisticFit, LogisticProblem, warm_start
@@ -54,7 +55,24 @@ def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
 
     An unpenalised fit in memory whose information matrix is singular because some features are
     linear combinations of the ones before them is refitted without them, as R's ``glm`` does
-    (:mod:`linclass.linear.logistic.aliasing`)."""
+    (:mod:`linclass.linear.logistic.aliasing`).  BLAS runs one thread on small problems
+    (:func:`linclass.core.threads.blas_threads_for`)."""
+    with blas_threads_for(problem_work(problem)):
+        return _fit_aliased(problem, options)
+
+
+def problem_work(problem: LogisticProblem) -> float:
+    """Multiply-adds of one product of the problem's rows with its coefficients (0: a chunk
+    source, whose products run where the chunks are)."""
+    if problem.source is not None:
+        return float("inf")
+    X = problem.X
+    m = 1 if problem.n_classes <= 2 else problem.n_classes
+    return float(X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]) * m
+
+
+def _fit_aliased(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
+    """:func:`fit_logistic` with R's aliasing of collinear columns."""
     if not _may_alias(problem, options.penalty):
         return _fit(problem, options)
     with warnings.catch_warnings(record=True) as caught:

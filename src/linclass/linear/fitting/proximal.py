@@ -91,9 +91,19 @@ def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: 
     """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
     :class:`~linclass.linear.penalties.penalised.PenalisedObjective`), warm-started and screened
     (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
+    from linclass.core.threads import blas_threads_for
     from linclass.linear.fitting.path import path_steps  # numba on first use
 
-    for C, result in path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter):
+    X = objective.design.X
+    m = 1 if len(classes) <= 2 else len(classes)
+    work = float(X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]) * m
+    steps = path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter)
+    while True:  # one BLAS thread on small problems, held only while a fit runs
+        with blas_threads_for(work):
+            step = next(steps, None)
+        if step is None:
+            return
+        C, result = step
         yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
 
 

@@ -1,0 +1,59 @@
+"""BLAS threads by the size of the work (linclass.core.threads): one thread for small products,
+the library's own setting for large ones, and the same answers either way."""
+
+import numpy as np
+import pytest
+import scipy.linalg  # noqa: F401 - SciPy's BLAS loaded, as in every fit
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import linclass as lc
+from linclass.core.threads import BLAS_THREADS_MIN, blas_threads_for
+
+
+def blas_threads():
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_small_work_runs_one_blas_thread_and_restores_the_setting():
+    before = blas_threads()
+    with blas_threads_for(BLAS_THREADS_MIN - 1):
+        assert set(blas_threads()) == {1}
+    assert blas_threads() == before
+    with threadpool_limits(2, user_api="blas"):
+        with blas_threads_for(BLAS_THREADS_MIN):
+            assert set(blas_threads()) == {2}
+
+
+def test_a_small_fit_runs_one_thread_and_gives_the_same_answer(monkeypatch):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    seen = []
+    import linclass.linear.fitting.fit as fit_module
+
+    original = fit_module._fit_aliased
+
+    def spy(problem, options):
+        seen.append(blas_threads())
+        return original(problem, options)
+
+    monkeypatch.setattr(fit_module, "_fit_aliased", spy)
+    with threadpool_limits(2, user_api="blas"):
+        a = lc.LogisticRegression(max_iter=500).fit(X, y)
+    assert seen and set(seen[0]) == {1}
+    with threadpool_limits(1, user_api="blas"):
+        b = lc.LogisticRegression(max_iter=500).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("penalty", ["l1", "l2"])
+def test_paths_hold_one_thread_only_while_a_fit_runs(penalty):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    before = blas_threads()
+    path = lc.logistic_path(X, y, Cs=5, penalty=penalty)
+    assert blas_threads() == before
+    assert path.coefs.shape == (5, 1, X.shape[1])
