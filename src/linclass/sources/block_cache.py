@@ -40,7 +40,7 @@ import numpy as np
 __all__ = ["BlockCache", "CACHE_MEMORY", "CACHE_MODES"]
 
 #: the default bound, in bytes, of the blocks kept in memory (mode 'auto')
-CACHE_MEMORY = 256 * 2**20
+CACHE_MEMORY = 64 * 2**20
 #: the values of ``mode``
 CACHE_MODES = ("auto", "disk")
 #: free space left on the cache's disk beyond the blocks themselves

@@ -49,7 +49,7 @@ class FileSource:
     cache_dir : str or path-like, default=None
         Where the cache's temporary directory is made; None: the system's temporary directory
         (``$TMPDIR``, see :func:`tempfile.gettempdir`).
-    cache_memory : int, default=256 MiB
+    cache_memory : int, default=64 MiB
         The most bytes of decoded blocks kept in memory (``cache='auto'``); 0: always on disk.
 
     Attributes
