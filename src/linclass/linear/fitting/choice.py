@@ -14,8 +14,8 @@ K residual columns:
 * one Hessian (:mod:`linclass.linear.logistic.curvature`) :math:`p^2m(m+1)/2` (half in float32, which Newton
   uses on large X), and its factorisation :math:`(pm)^3/3` once per iteration.
 
-* one L-BFGS iteration, beside its evaluation, :math:`30\,(pm)^2` for the solve with the start's
-  metric (a triangular solve runs at memory speed, far below a product's) and :math:`4 \cdot 10\,pm`
+* one L-BFGS iteration, beside its evaluation, :math:`30\\,(pm)^2` for the solve with the start's
+  metric (a triangular solve runs at memory speed, far below a product's) and :math:`4 \\cdot 10\\,pm`
   for the two-loop recursion.
 
 The evaluation's :math:`30K` counts the elementwise work of the softmax (exponentials, logarithms,
@@ -131,7 +131,7 @@ class HandOver:
 
     The prediction: over the last :data:`_WINDOW` iterations the smallest gradient so far fell by
     ``rate`` decades per iteration; reaching ``tol`` from the smallest gradient now takes
-    :math:`\log_{10}(g/\mathrm{tol}) / \mathrm{rate}` more iterations (L-BFGS converges
+    :math:`\\log_{10}(g/\\mathrm{tol}) / \\mathrm{rate}` more iterations (L-BFGS converges
     linearly at best on an ill-conditioned problem; a stall, rate 0, hands over at once).  Each
     costs :func:`iteration_costs`' L-BFGS iteration, against its Newton iteration.  Checked from
     the :data:`_WINDOW`-th iteration on, so a well-conditioned fit, done in a few iterations, is

@@ -18,7 +18,7 @@ weighted Gram products, with half their flops (each block's symmetry is used onc
 writes :math:`p^2/2` entries per row and the product has only m(m+1)/2 columns, so it runs far
 below BLAS speed unless the blocks are many and the rows short: it is used from
 :data:`_KR_MIN_M` blocks on (K >= 6 classes) with at most :data:`_KR_MAX_P` entries per row;
-otherwise each block is one weighted Gram product :math:`\tilde X^T(\tilde X \odot c_{ab})`.
+otherwise each block is one weighted Gram product :math:`\\tilde X^T(\\tilde X \\odot c_{ab})`.
 Measured on 40,000 rows (one BLAS thread): p = 21, K = 3, 8 ms by Gram products against 70 ms by
 Z; p = 101, K = 3, 0.18 s against 1.4 s; p = 11 and 16, K = 10, Z 1.4-2.5x faster.
 
