@@ -156,12 +156,17 @@ def test_grids_and_bad_parameters():
         RDA(pooling=2.0).fit(X, y)
 
 
-def test_cv_estimator_needs_rows_in_memory():
+def test_cv_estimator_fits_chunks_but_not_partial_fit():
+    """The search needs every row at once (no partial_fit), but reads them in passes from chunks
+    (files, Dask) with cv=None or an int; a splitter needs the rows in memory."""
+    from sklearn.model_selection import KFold
+
     from linclass.sources.chunks import supports_chunks
 
     model = RDACV()
     assert not hasattr(model, "partial_fit")
-    assert not supports_chunks(model)
+    assert supports_chunks(model) and supports_chunks(RDACV(cv=3))
+    assert not supports_chunks(RDACV(cv=KFold(3)))
     assert hasattr(RDA(), "partial_fit") and supports_chunks(RDA())
 
 
