@@ -72,12 +72,14 @@ def limit_blas_threads(threads: int | None):
 
     if threads is None:
         return nullcontext()
+    import scipy.linalg  # noqa: F401 - SciPy's own BLAS loaded first (linclass imports it lazily)
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=threads, user_api="blas")
 
 
 def blas_threads() -> str:
+    import scipy.linalg  # noqa: F401 - so that SciPy's BLAS is listed too
     try:
         from threadpoolctl import threadpool_info
     except ImportError:
