@@ -85,3 +85,34 @@ def problem(name: str):
     if name.startswith("text_"):
         return text_problem(name[len("text_"):], every=3)
     return bundled(name)
+
+
+def docstring_counts():
+    """Word counts (log(1 + count)) of the public callables' docstrings of five standard-library
+    modules, labelled by module."""
+    import inspect
+    import json
+    import re
+    import string
+    import textwrap
+
+    import scipy.sparse as sp
+
+    docs, labels = [], []
+    for k, module in enumerate((json, re, string, inspect, textwrap)):
+        for name, obj in sorted(vars(module).items()):
+            doc = getattr(obj, "__doc__", None)
+            if doc and not name.startswith("_") and callable(obj):
+                docs.append(doc.lower())
+                labels.append(k)
+    vocab = sorted({w for d in docs for w in re.findall("[a-z]+", d)})
+    index = {w: j for j, w in enumerate(vocab)}
+    rows, cols = [], []
+    for i, d in enumerate(docs):
+        for w in re.findall("[a-z]+", d):
+            rows.append(i)
+            cols.append(index[w])
+    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocab)))
+    X.sum_duplicates()
+    X.data = np.log1p(X.data)
+    return X, np.asarray(labels)

@@ -5,44 +5,14 @@ stopped up to 5e-7 above the optimum on text."""
 
 from __future__ import annotations
 
-import inspect
-import json
-import re
-import string
-import textwrap
-
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from linclass import LogisticRegression
 
-from realdata import bundled
+from realdata import bundled, docstring_counts
 
 RELATIVE = 1e-8
-
-
-def docstring_counts():
-    """Word counts (log(1 + count)) of the public callables' docstrings of five standard-library
-    modules, labelled by module."""
-    docs, labels = [], []
-    for k, module in enumerate((json, re, string, inspect, textwrap)):
-        for name, obj in sorted(vars(module).items()):
-            doc = getattr(obj, "__doc__", None)
-            if doc and not name.startswith("_") and callable(obj):
-                docs.append(doc.lower())
-                labels.append(k)
-    vocab = sorted({w for d in docs for w in re.findall("[a-z]+", d)})
-    index = {w: j for j, w in enumerate(vocab)}
-    rows, cols = [], []
-    for i, d in enumerate(docs):
-        for w in re.findall("[a-z]+", d):
-            rows.append(i)
-            cols.append(index[w])
-    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocab)))
-    X.sum_duplicates()
-    X.data = np.log1p(X.data)
-    return X, np.asarray(labels)
 
 
 def objective(model, X, y, C, l1_ratio):

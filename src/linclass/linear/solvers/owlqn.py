@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from linclass.linear.solvers.lbfgs import _Diagonal, _direction
 from linclass.linear.solvers.prox_newton import PenalisedResult
 from linclass.linear.solvers.stopping import Certificate
 
@@ -47,20 +48,14 @@ def _pseudo_gradient(x: np.ndarray, g: np.ndarray, l1: np.ndarray) -> np.ndarray
 
 
 def _two_loop(v: np.ndarray, pairs: list) -> np.ndarray:
-    """:math:`H v` for the L-BFGS inverse-Hessian approximation of ``pairs`` (s, y, 1 / y^Ts),
-    scaled by :math:`s^Ty / y^Ty` of the newest pair."""
-    q = v.copy()
-    alphas = []
-    for s, y, rho in reversed(pairs):
-        a = rho * float(s @ q)
-        q -= a * y
-        alphas.append(a)
+    """:math:`H v` for the L-BFGS inverse-Hessian approximation of ``pairs`` (s, y, 1 / y^Ts)
+    (:func:`~.lbfgs._direction`), its initial matrix the identity scaled by :math:`s^Ty / y^Ty` of
+    the newest pair."""
+    gamma = 1.0
     if pairs:
         s, y, _ = pairs[-1]
-        q *= float(s @ y) / float(y @ y)
-    for (s, y, rho), a in zip(pairs, reversed(alphas)):
-        q += (a - rho * float(y @ q)) * s
-    return q
+        gamma = float(s @ y) / float(y @ y)
+    return -_direction(v, pairs, _Diagonal(np.ones(v.size)), gamma)
 
 
 def owlqn_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
