@@ -180,6 +180,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         self.tol = tol
 
     partial_fit = available_if(_search_only)(StatsClassifier.partial_fit)
+    _reads_once = False  # the search reads the data two or three times
 
     def _chunks_refusal(self) -> str | None:
         """Why these settings cannot fit from chunks (files, Dask), or None: a splitter for ``cv``

@@ -49,6 +49,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     ``partial_fit`` and chunked fits then refuse it.
     """
 
+    _reads_once = True  # a chunked fit makes one pass (no cache of decoded blocks is kept)
+
     _accept_sparse = False
     _single_class_ok = False  # naive Bayes, as scikit-learn's, fits a single class
     _partial_fit_needs_classes = False  # naive Bayes, as scikit-learn's: `classes` on the first call

@@ -62,7 +62,9 @@ def fit_chunked(estimator, source):
     -------
     estimator
         The estimator, fitted.  A file source's decoded blocks are kept for the later passes of
-        an iterative fit and dropped when it returns or raises (:func:`caching`).
+        an iterative fit and dropped when it returns or raises (:func:`caching`); an estimator
+        whose fit reads the data once (``_reads_once``: the models of class statistics) keeps
+        none.
 
     Raises
     ------
@@ -78,6 +80,8 @@ def fit_chunked(estimator, source):
     refusal = chunks_refusal(estimator)
     if refusal is not None:
         raise TypeError(refusal)
+    if getattr(estimator, "_reads_once", False):  # one pass: nothing would read a cache
+        return estimator.fit_source(source)
     with caching(source):
         return estimator.fit_source(source)
 
