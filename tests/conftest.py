@@ -36,7 +36,11 @@ from linclass import registry
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # `make test` runs two workers on two cores: BLAS threads in each would oversubscribe the cores
-    # (OpenBLAS threads spin while they wait), which doubled the CPU time of the heavier tests
+    # (OpenBLAS threads spin while they wait), which doubled the CPU time of the heavier tests.
+    # SciPy's own BLAS is loaded first: linclass imports SciPy on first use, and a limit set before
+    # a library loads does not reach it
+    import scipy.linalg  # noqa: F401
+
     _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 __all__ = ["CASES", "CASE_IDS", "Case", "blobs", "case_id", "data_kind", "params", "random_problem"]
