@@ -14,10 +14,10 @@ from linclass.core.class_stats import ClassStats
 from linclass.linear.logistic.class_weights import class_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
 
-__all__ = ["ChunkedObjective"]
+__all__ = ["ChunkedObjective", "chunk_objective"]
 
 
-def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept):
+def chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept):
     """The :class:`~linclass.linear.logistic.objective.LinearObjective` of one chunk's rows, centred at the whole
     data's ``offset`` and weighted by the class weights; None for a chunk without rows."""
     from linclass.linear.logistic.objective import LinearObjective
@@ -34,7 +34,7 @@ def _chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_i
 def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
                  with_hessian, low):
     """``LinearObjective.partial_sums`` of one chunk (None when it carries no weight)."""
-    part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
+    part = chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
     if part is None or part.total <= 0:
         return None
     return part.partial_sums(theta, with_hessian, low=low)
@@ -42,7 +42,7 @@ def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fi
 
 def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
     """``LinearObjective.count_perfect`` of one chunk."""
-    part = _chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
+    part = chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
     return None if part is None else part.count_perfect(theta)
 
 

@@ -64,11 +64,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from linclass.core.chunk_validation import validate_chunk
-from linclass.core.chunks import Chunk, encode_chunk_labels
+from linclass.core.chunks import Chunk
 from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic import losses
-from linclass.linear.logistic.chunked import ChunkedObjective
+from linclass.linear.logistic.chunked import ChunkedObjective, chunk_objective
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.penalties.firth import check_information
 from linclass.linear.penalties.firth_multinomial import leverage_blocks, score_adjustment
@@ -83,16 +82,11 @@ _BLOCK = 1 << 20  # entries of a block of rows (p columns) in the adjustment's p
 
 
 def _chunk_part(chunk: Chunk, n_features, classes, per_class, offset, fit_intercept):
-    """The in-memory objective of one chunk's rows (float64, centred at the whole data's
-    ``offset``, weighted by the class weights); None without rows or weight."""
-    X, y, w = validate_chunk(chunk, n_features, again=True)
-    if X.shape[0] == 0:
-        return None
-    yi = encode_chunk_labels(y, classes, chunk.where())
-    if per_class is not None:
-        w = per_class[yi] if w is None else per_class[yi] * w
-    part = LinearObjective(X, yi, classes.size, w, fit_intercept=fit_intercept, offset=offset)
-    return None if part.total <= 0 else part
+    """The in-memory objective of one chunk's rows (:func:`~linclass.linear.logistic.chunked.
+    chunk_objective`: centred at the whole data's ``offset``, weighted by the class weights);
+    None without rows or weight."""
+    part = chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
+    return None if part is None or part.total <= 0 else part
 
 
 def _adjustment(part: LinearObjective, theta: np.ndarray, inverse: np.ndarray):
