@@ -21,7 +21,7 @@ path's LineCollection), ``'label'`` (its feature labels), ``'band'``.
 ``paths``             :func:`coefficient_path`, :func:`cv_curve`
 """
 
-import importlib
+from linclass.core.lazy import lazy_getattr
 
 #: each figure -> its module, imported on first use (module ``__getattr__``): the command's
 #: parser reads ``canvas.FORMATS`` without importing the models the figures draw
@@ -32,13 +32,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str):
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # later uses find it directly
-    return value
+__getattr__ = lazy_getattr(__name__, _HOME, globals())
 
 
 def __dir__() -> list[str]:

@@ -17,7 +17,7 @@ The loops are loaded on first use (module ``__getattr__``): ``compiled.cd_naive`
 ``descent`` then.
 """
 
-import importlib
+from linclass.core.lazy import lazy_getattr
 
 #: each public loop -> the submodule that compiles it; a submodule (and numba) is imported on the
 #: first use of one of its loops, so that importing linclass, and every fit without a penalised
@@ -32,13 +32,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str):
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # later uses find it directly
-    return value
+__getattr__ = lazy_getattr(__name__, _HOME, globals())
 
 
 __all__ = [

@@ -1,0 +1,24 @@
+"""Names of a package imported from their submodules on first use (a module ``__getattr__``, PEP
+562): importing the package then costs none of what its submodules import (numba, matplotlib)."""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["lazy_getattr"]
+
+
+def lazy_getattr(package: str, homes: dict, namespace: dict):
+    """The ``__getattr__`` of ``package`` (its ``__name__``) whose names are found in
+    ``package.<homes[name]>``; each is kept in ``namespace`` (the package's ``globals()``) after its
+    first use, so that later uses find it directly."""
+
+    def __getattr__(name: str):
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
