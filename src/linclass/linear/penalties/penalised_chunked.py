@@ -39,7 +39,7 @@ from linclass.core.chunks import Chunk, encode_chunk_labels
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.penalties.penalised import internal_coefficients, original_coefficients
 
-__all__ = ["ChunkedPenalised", "augmented", "row_logsumexp", "rows_terms"]
+__all__ = ["ChunkedPenalised", "augmented", "row_logsumexp", "rows_terms", "weighted_rows"]
 
 
 def row_logsumexp(S: np.ndarray) -> np.ndarray:
@@ -107,19 +107,25 @@ def rows_terms(A, yi, w, binary, theta, step, ts, model, hessian=True):
     return changes, (loss, G, H.reshape(m * p, m * p))
 
 
-def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, theta, step, ts,
-                model, hessian=True):
-    """One chunk's share of :meth:`ChunkedPenalised.evaluate` (None for a chunk without weight)."""
-    X, y, w = validate_chunk(chunk, n_features, again=True)
+def weighted_rows(chunk: Chunk, n_features, classes, per_class, again=True):
+    """A chunk's rows validated: ``(X, class indices, raw weights, weights times the class
+    weights)``; None for a chunk without rows."""
+    X, y, w = validate_chunk(chunk, n_features, again=again)
     n = X.shape[0]
     if n == 0:
         return None
     yi = encode_chunk_labels(y, classes, chunk.where())
-    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    if per_class is not None:
-        w = per_class[yi] * w
-    if not np.any(w > 0):
+    raw = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+    return X, yi, raw, (raw if per_class is None else per_class[yi] * raw)
+
+
+def _chunk_pass(chunk: Chunk, n_features, classes, per_class, offset, binary, theta, step, ts,
+                model, hessian=True):
+    """One chunk's share of :meth:`ChunkedPenalised.evaluate` (None for a chunk without weight)."""
+    rows = weighted_rows(chunk, n_features, classes, per_class)
+    if rows is None or not np.any(rows[3] > 0):
         return None
+    X, yi, _, w = rows
     return rows_terms(augmented(X, offset), yi, w, binary, theta, step, ts, model, hessian)
 
 

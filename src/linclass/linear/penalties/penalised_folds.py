@@ -26,11 +26,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from linclass.core.chunk_validation import validate_chunk
-from linclass.core.chunks import Chunk, encode_chunk_labels, require_two_classes
+from linclass.core.chunks import Chunk, require_two_classes
 from linclass.linear.logistic.class_weights import class_weights
-from linclass.linear.penalties.penalised_chunked import (ChunkedPenalised, augmented, row_logsumexp,
-                                                        rows_terms)
+from linclass.linear.penalties.penalised_chunked import (ChunkedPenalised, augmented,
+                                                        row_logsumexp, rows_terms, weighted_rows)
 
 __all__ = ["FoldedPenalised", "HELD_OUT", "held_out_sums"]
 
@@ -58,14 +57,12 @@ def held_out_sums(A, yi, raw, sw, binary, theta) -> np.ndarray:
 def _block(chunk: Chunk, n_features, classes, per_class, rule, again=True):
     """A block's rows validated: ``(X, class indices, raw weights, weights with the class weights,
     folds)``; None for a block without rows."""
-    X, y, w = validate_chunk(chunk, n_features, again=again)
-    n = X.shape[0]
-    if n == 0:
+    rows = weighted_rows(chunk, n_features, classes, per_class, again)
+    if rows is None:
         return None
-    yi = encode_chunk_labels(y, classes, chunk.where())
-    raw = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    sw = raw if per_class is None else per_class[yi] * raw
-    fold = np.full(n, -1, dtype=np.intp) if rule is None else np.asarray(rule.of(chunk.index, yi))
+    X, yi, raw, sw = rows
+    fold = (np.full(X.shape[0], -1, dtype=np.intp) if rule is None
+            else np.asarray(rule.of(chunk.index, yi)))
     return X, yi, raw, sw, fold
 
 
