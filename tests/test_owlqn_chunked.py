@@ -149,3 +149,29 @@ def test_genuinely_wide_model_beyond_the_hessian_limit():
     assert b.solver_ == "owlqn" and b.converged_
     np.testing.assert_allclose(b.predict_proba(X), a.predict_proba(X), rtol=0, atol=1e-7)
     np.testing.assert_array_equal(b.coef_ != 0, a.coef_ != 0)
+
+
+def _objective(model, X, y, C):
+    """Summed log-loss plus the L1 penalty over C, from the fitted model alone."""
+    log_proba = model.predict_log_proba(X)
+    loss = -log_proba[np.arange(y.size), np.searchsorted(model.classes_, y)].sum()
+    return loss + np.abs(model.coef_).sum() / C
+
+
+@pytest.mark.parametrize("name, C", [("wine", 0.01), ("wine", 1.0), ("digits", 0.01)])
+def test_both_ends_of_a_path_reach_the_best_objective_on_real_data(narrow_limit, name, C):
+    """At a strong and a weak penalty (wine: 3 and 207 passes) OWL-QN on chunks reaches the objective
+    of the in-memory proximal Newton fit at tol=1e-10, the lowest either method finds."""
+    from sklearn.datasets import load_digits, load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = {"wine": load_wine, "digits": load_digits}[name](return_X_y=True)
+    X, y = StandardScaler().fit_transform(X[:600]), y[:600]
+    settings = {"penalty": "l1", "l1_ratio": 1.0, "C": C, "tol": 1e-10, "max_iter": 5000}
+    a = lc.LogisticRegression(**settings).fit(X, y)
+    b = lc.LogisticRegression(**settings).fit(da.from_array(X, chunks=(100, X.shape[1])),
+                                              da.from_array(y, chunks=100))
+    assert b.solver_ == "owlqn" and b.converged_
+    best = min(_objective(a, X, y, C), _objective(b, X, y, C))
+    assert _objective(b, X, y, C) - best <= 1e-10 * best
+    assert _objective(a, X, y, C) - best <= 1e-10 * best
