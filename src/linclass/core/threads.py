@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-__all__ = ["BLAS_THREADS_MIN", "blas_threads_for"]
+__all__ = ["BLAS_THREADS_MIN", "blas_controller", "blas_threads_for"]
 
 BLAS_THREADS_MIN = 4_000_000  # multiply-adds of one product of X below which BLAS runs one thread
 
@@ -20,12 +20,17 @@ def blas_threads_for(work: float):
     """A context in which BLAS runs one thread when ``work`` (multiply-adds of one product of the
     data with the coefficients: rows x parameters, or stored entries x coefficient rows for sparse
     X) is below :data:`BLAS_THREADS_MIN`; otherwise the library's own setting."""
-    global _controller
     if work >= BLAS_THREADS_MIN:
         return nullcontext()
+    return blas_controller().limit(limits=1, user_api="blas")
+
+
+def blas_controller():
+    """One cached threadpoolctl controller of the loaded BLAS libraries (NumPy's and SciPy's)."""
+    global _controller
     if _controller is None:  # after SciPy's BLAS is loaded (the fits use both NumPy's and SciPy's)
         import scipy.linalg  # noqa: F401
         from threadpoolctl import ThreadpoolController
 
         _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    return _controller
