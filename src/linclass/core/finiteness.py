@@ -139,15 +139,23 @@ def check_magnitude(estimator, X: np.ndarray) -> None:
     activations) would overflow or underflow float64, naming the features.
 
     For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
-    and :func:`explain_underflow`); two passes over X (its column maxima and minima).
+    and :func:`explain_underflow`); one compiled pass over a dense float X
+    (:func:`linclass.core.magnitude_kernel.column_magnitude`), two over sparse or integer X (its column
+    maxima and minima).
     """
     if X.size == 0:
         return
-    high, low = X.max(axis=0), X.min(axis=0)
-    if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
-        high, low = high.toarray().ravel(), low.toarray().ravel()
-    magnitude = np.maximum(np.abs(high), np.abs(low))
-    if not np.all(np.isfinite(magnitude)):
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
+        from linclass.core.magnitude_kernel import column_magnitude
+
+        magnitude, finite = column_magnitude(X)
+    else:
+        high, low = X.max(axis=0), X.min(axis=0)
+        if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
+            high, low = high.toarray().ravel(), low.toarray().ravel()
+        magnitude = np.maximum(np.abs(high), np.abs(low))
+        finite = bool(np.all(np.isfinite(magnitude)))
+    if not finite:
         check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
     check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1])
 

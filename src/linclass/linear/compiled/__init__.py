@@ -11,6 +11,8 @@ and wheels for every platform.
 ``descent``       coordinate descent on a quadratic model (naive updates with Anderson
                   extrapolation, or on an explicit small Hessian)
 ``sample_terms``  per-sample log-losses, gradients and curvatures (binary and softmax)
+``two_class_pass`` the two-class loss and gradient in one read of a dense X
+``scaled_rows``   the scaled, centred rows of the two-class Hessian's product
 ``blocks``, ``coupled``  the grouped penalty's block update; the coupled softmax model by feature
 
 The loops are loaded on first use (module ``__getattr__``): ``compiled.cd_naive`` imports
@@ -29,6 +31,7 @@ _HOME = {
     "binary_loss": "sample_terms", "binary_loss_change": "sample_terms",
     "binary_residuals": "sample_terms", "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
+    "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
 }
 
 
@@ -38,10 +41,12 @@ __getattr__ = lazy_getattr(__name__, _HOME, globals())
 __all__ = [
     "binary_loss",
     "binary_loss_change",
+    "binary_pass",
     "binary_residuals",
     "binary_terms",
     "cd_gram",
     "cd_naive",
+    "centred_scaled_rows",
     "column_terms",
     "gradient",
     "scaled_columns",

@@ -8,7 +8,10 @@ term is (:mod:`linclass.linear.logistic.objective`)
            \\text{block } (a, b) = \\tilde X^T\\mathrm{diag}(C_{\\cdot ab})\\tilde X .
 
 Two classes (m = 1, :math:`C_i = w_i\\mu_i(1-\\mu_i) \\ge 0`): one syrk of
-:math:`\\mathrm{diag}(\\sqrt{C})\\tilde X` per block, the fewest flops (:math:`p^2/2` per row).
+:math:`\\mathrm{diag}(\\sqrt{C})\\tilde X` per block, the fewest flops (:math:`p^2/2` per row).  Its
+rows are written by one compiled pass (:func:`linclass.linear.compiled.centred_scaled_rows`) into a
+buffer reused by every block, of :data:`_SYRK_ENTRIES` entries: 1.4-1.5x faster than NumPy's three
+passes into a fresh block of half the size (200,000 x 100, measured in turn on 2 shared cores).
 
 K classes: the m(m+1)/2 distinct blocks share one product.  With :math:`z_i` the p(p+1)/2 products
 :math:`\\tilde x_{ij}\\tilde x_{ik}`, :math:`j \\le k` (the row's Khatri-Rao square) and
@@ -31,11 +34,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.linear import compiled
+
 __all__ = ["CurvatureSum", "curvature_weights"]
 
 _KR_MAX_P = 48  # above this many columns, the K-class blocks are formed one by one
 _KR_MIN_M = 5   # and below this many blocks (K - 1)
 _KR_ENTRIES = 1 << 20  # rows per block of squares: this many entries (8 MB in float64)
+_SYRK_ENTRIES = 1 << 20  # rows per two-class block: this many entries of the scaled rows
 
 
 def curvature_weights(mu: np.ndarray, basis: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
@@ -85,6 +91,7 @@ class CurvatureSum:
         self.fit_intercept = fit_intercept
         self.dtype = np.float32 if low else np.float64
         self.kr = self.m >= _KR_MIN_M and self.p <= _KR_MAX_P
+        self._rows = None  # the two-class blocks' scaled rows (a buffer reused by every block)
         if self.m == 1:
             self._acc = np.zeros((self.p, self.p))
         elif self.kr:
@@ -98,6 +105,8 @@ class CurvatureSum:
 
     def block_rows(self) -> int:
         """Rows per block that keep this accumulator's work arrays in cache."""
+        if self.m == 1:
+            return max(256, _SYRK_ENTRIES // self.p)
         width = self._upper[0].size if self.kr else self.p
         return max(64, _KR_ENTRIES // width) if self.kr else max(256, (1 << 19) // max(width, 1))
 
@@ -111,15 +120,28 @@ class CurvatureSum:
             A[:, self.d] = 1.0
         return A
 
+    def _scaled(self, Xb, s: np.ndarray) -> np.ndarray:
+        """:math:`\\mathrm{diag}(s)[X_b - m, 1]` (or without the 1) in the product dtype, in the
+        reused buffer."""
+        b = Xb.shape[0]
+        if self._rows is None or self._rows.shape[0] < b:
+            self._rows = np.empty((max(b, self.block_rows()), self.p), dtype=self.dtype)
+        A = self._rows[:b]
+        if sp.issparse(Xb):  # one block of sparse rows, densified in cache
+            Xb = Xb.toarray()
+        compiled.centred_scaled_rows(np.ascontiguousarray(Xb), self.offset, s, A)
+        return A
+
     def add(self, Xb: np.ndarray, C: np.ndarray) -> None:
         """Add the rows ``Xb`` (shape (b, d)) with curvature ``C`` (shape (b,) or (b, m, m))."""
         if Xb.shape[0] == 0:
             return
-        A = self._centred(Xb)
         if self.m == 1:  # C >= 0: one syrk of sqrt(C) A
-            A *= np.sqrt(C).astype(self.dtype)[:, None]
+            A = self._scaled(Xb, np.sqrt(C))
             self._acc += A.T @ A
-        elif self.kr:
+            return
+        A = self._centred(Xb)
+        if self.kr:
             Z = np.empty((A.shape[0], self._acc.shape[0]), dtype=self.dtype)
             for i, (lo, hi) in enumerate(zip(self._starts[:-1], self._starts[1:])):
                 np.multiply(A[:, i : i + 1], A[:, i:], out=Z[:, lo:hi])

@@ -213,6 +213,15 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
                 not curvature or (last[4] is not None and last[5] <= low)):
             return last[1:5] + (last[6],)
         coef, intercept = self.coefficients(theta)
+        if not curvature and self._reads_once():  # two classes, dense float64 X: one compiled read
+            value, xtr, total, perfect = compiled.binary_pass(
+                self.X, np.ascontiguousarray(coef[0]), float(intercept[0]), self._target,
+                _NO_WEIGHTS if self.w is None else self.w,
+                _NO_WEIGHTS if self.score_offset is None else np.ascontiguousarray(
+                    self.score_offset[:, 0]), SURE)
+            XtR, rsum = xtr[:, None], np.array([total])
+            self._last = (theta.copy(), value, XtR, rsum, None, low, perfect)
+            return value, XtR, rsum, None, perfect
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
         centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
@@ -239,6 +248,13 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
             self.hessian_dtype = acc.dtype
         self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
         return value, XtR, rsum, H, perfect
+
+    def _reads_once(self) -> bool:
+        """Whether an evaluation without the Hessian is one compiled read of X
+        (:func:`linclass.linear.compiled.binary_pass`): two classes, dense C-ordered float64 X."""
+        X = self.X
+        return (self.basis is None and not self.sparse and X.dtype == np.float64
+                and X.flags.c_contiguous and (self.w is None or self.w.dtype == np.float64))
 
     def _uncentred(self, XtR, rsum) -> np.ndarray:
         """:math:`X^TR` from the products of the centred float32 rows: :math:`(X - c)^TR +

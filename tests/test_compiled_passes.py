@@ -1,0 +1,138 @@
+"""The compiled single-read passes against the NumPy expressions they replace: the column magnitudes
+of check_magnitude, the two-class loss-and-gradient pass, and the scaled rows of the two-class
+Hessian."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from linclass.core.finiteness import check_magnitude
+from linclass.core.magnitude_kernel import column_magnitude
+from linclass.linear.compiled.two_class_pass import PARALLEL_MIN, ROWS, binary_pass
+from linclass.linear.logistic.curvature import CurvatureSum
+from linclass.linear.logistic.objective import LinearObjective
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (3 * 4096 + 5, 90), (2000, 600)])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_column_magnitude_is_the_largest_absolute_value(shape, order, dtype):
+    rng = np.random.default_rng(sum(shape))
+    X = np.asarray(rng.standard_normal(shape) * np.logspace(-3, 3, shape[1]), dtype=dtype, order=order)
+    magnitude, finite = column_magnitude(X)
+    assert finite
+    np.testing.assert_array_equal(magnitude, np.abs(X).max(axis=0).astype(np.float64))
+    for bad in (np.nan, np.inf, -np.inf):
+        Y = X.copy(order=order)
+        Y[shape[0] // 2, shape[1] - 1] = bad
+        magnitude, finite = column_magnitude(Y)
+        assert not finite
+        if not np.isnan(bad):
+            assert magnitude[-1] == np.inf
+
+
+def test_column_magnitude_of_a_strided_view():
+    X = np.random.default_rng(0).standard_normal((50, 20))[::2, ::3]
+    np.testing.assert_array_equal(column_magnitude(X)[0], np.abs(X).max(axis=0))
+
+
+def test_check_magnitude_names_nan_and_overflow():
+    X = np.ones((30, 4))
+    X[5, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        check_magnitude(object(), X)
+    X[5, 2] = 1e160
+    with pytest.raises(ValueError, match="too large"):
+        check_magnitude(object(), X)
+    X[5, 2] = 1e-160
+    with pytest.raises(ValueError, match="too small"):
+        check_magnitude(object(), np.where(np.arange(4) == 2, 1e-160, X))
+
+
+def _reference(X, coef, b, y, w, shift):
+    s = X @ coef + b + (0 if shift.size == 0 else shift)
+    mu = 1 / (1 + np.exp(-s))
+    weights = np.ones(len(y)) if w.size == 0 else w
+    loss = np.sum(weights * (np.logaddexp(0, s) - y * s))
+    r = weights * (mu - y)
+    return loss, X.T @ r, r.sum()
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 3 * ROWS + 7), d=st.integers(1, 40), weighted=st.booleans(),
+       shifted=st.booleans(), seed=st.integers(0, 2**16))
+def test_binary_pass_equals_the_products_it_fuses(n, d, weighted, shifted, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * 2 + 1
+    coef, b = rng.standard_normal(d) * 0.5, float(rng.standard_normal())
+    y = (rng.random(n) < 0.4).astype(np.float64)
+    w = rng.random(n) * 3 if weighted else np.empty(0)
+    shift = rng.standard_normal(n) if shifted else np.empty(0)
+    loss, g, rsum, perfect = binary_pass(X, coef, b, y, w, shift, 1e-12)
+    ref = _reference(X, coef, b, y, w, shift)
+    assert loss == pytest.approx(ref[0], rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(g, ref[1], rtol=1e-11, atol=1e-11 * max(1.0, np.abs(ref[1]).max()))
+    assert rsum == pytest.approx(ref[2], rel=1e-11, abs=1e-11 * n)
+    assert perfect == 0
+
+
+def test_binary_pass_threads_do_not_change_the_result():
+    """Above PARALLEL_MIN entries the tasks run on threads; their sums are added in task order."""
+    rng = np.random.default_rng(3)
+    n, d = PARALLEL_MIN // 20 + 11, 20
+    X = rng.standard_normal((n, d))
+    coef, y = rng.standard_normal(d), (rng.random(n) < 0.5).astype(np.float64)
+    parallel = binary_pass(X, coef, 0.3, y, np.empty(0), np.empty(0), 1e-12)
+    from linclass.linear.compiled import two_class_pass as module
+    G, S = np.zeros((-(-n // ROWS), d)), np.zeros((-(-n // ROWS), 3))
+    module._serial(X, coef, 0.3, y, np.empty(0), np.empty(0), 1e-12, G, S)
+    assert parallel[0] == S[:, 0].sum()
+    np.testing.assert_array_equal(parallel[1], G.sum(axis=0))
+
+
+def test_binary_pass_counts_rows_fitted_with_probability_one():
+    X = np.array([[40.0], [-40.0], [0.1], [50.0]])
+    y = np.array([1.0, 0.0, 1.0, 1.0])
+    w = np.array([1.0, 1.0, 1.0, 0.0])  # a row without weight is not counted
+    assert binary_pass(X, np.ones(1), 0.0, y, w, np.empty(0), 1e-12)[3] == 2
+
+
+def test_objective_evaluation_is_the_same_by_either_pass():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((5000, 12)) + 4
+    y = (rng.random(5000) < 0.3).astype(np.int64)
+    w = rng.random(5000)
+    for sw in (None, w):
+        fused = LinearObjective(X, y, 2, sw)
+        assert fused._reads_once()
+        blocked = LinearObjective(X, y, 2, sw)
+        blocked._reads_once = lambda: False
+        theta = rng.standard_normal(fused.shape) * 0.2
+        (f1, g1), (f2, g2) = fused.value_gradient(theta), blocked.value_gradient(theta)
+        assert f1 == pytest.approx(f2, rel=1e-13)
+        np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-14)
+    assert not LinearObjective(np.asfortranarray(X), y, 2)._reads_once()
+    assert not LinearObjective(X.astype(np.float32), y, 2)._reads_once()
+    assert not LinearObjective(X, rng.integers(0, 3, 5000), 3)._reads_once()
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("low", [False, True])
+def test_two_class_curvature_sum_is_the_weighted_gram(intercept, low):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((3000, 9)) * 3 + 10
+    c = rng.random(3000) * 0.25
+    m = X.mean(axis=0)
+    acc = CurvatureSum(9, 1, m, intercept, low)
+    for start in range(0, 3000, 700):  # blocks of several sizes through one buffer
+        acc.add(X[start:start + 700], c[start:start + 700])
+    A = np.c_[X - m, np.ones(3000)] if intercept else X - m
+    expected = A.T @ (A * c[:, None])
+    np.testing.assert_allclose(acc.total(), expected, rtol=1e-6 if low else 1e-12,
+                               atol=(1e-6 if low else 1e-12) * np.abs(expected).max())
+    sparse = CurvatureSum(9, 1, m, intercept, low)
+    sparse.add(sp.csr_matrix(X), c)
+    np.testing.assert_allclose(sparse.total(), acc.total(), rtol=1e-6 if low else 1e-12,
+                               atol=(1e-6 if low else 1e-12) * np.abs(expected).max())
