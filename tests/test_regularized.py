@@ -213,3 +213,47 @@ def test_loo_grid_equals_refits_at_every_grid_point():
                 model = RDA(lam, gam).fit(X[keep], y[keep], sample_weight=w[keep])
                 ref[i] = model._scores(X[i:i + 1])[0]
             np.testing.assert_allclose(got[g], ref, rtol=1e-10, atol=1e-10)
+
+
+def test_loo_grid_vectorised_rows_equal_refits():
+    # enough rows per class that most downdate factors x = beta q_rr stay below 0.01 (scored in the
+    # vectorised pass), mixed in one chunk with an influential row and rows past the log's series,
+    # which are scored again one by one; sampled rows against refits without them
+    n = 1800
+    X, y = data(n=n, d=3)
+    X[7] += 30.0  # influential
+    w = np.random.default_rng(5).integers(1, 4, n).astype(float)
+    stats = ClassStats.from_batch(X, y, np.arange(3), w, kind="full")
+    sample = [7, 0, 1, 2, 3, 100, 901, 1799]
+    shrinkages = np.array([0.0, 0.3, 0.9, 1.0])
+    for lam in (0.0, 0.6):
+        got, valid = loo_grid_scores(stats, X, y, w, lam, shrinkages)
+        assert valid.all()
+        for g, gam in enumerate(shrinkages):
+            for i in sample:
+                keep = np.arange(n) != i
+                model = RDA(lam, gam).fit(X[keep], y[keep], sample_weight=w[keep])
+                np.testing.assert_allclose(got[g, i], model._scores(X[i:i + 1])[0],
+                                           rtol=1e-10, atol=1e-10)
+
+
+def test_loo_grid_sums_in_threads_equal_one_thread(monkeypatch):
+    # real data: the poolings in worker threads give what one thread gives, to the bit
+    from sklearn.datasets import load_digits
+    from threadpoolctl import threadpool_limits
+
+    import linclass.selection.regularized_cv as rcv
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:900], y[:900]
+    stats = ClassStats.from_batch(X, y, np.arange(10), None, kind="full")
+    poolings, shrinkages = np.linspace(0, 1, 4), np.array([0.05, 0.5, 1.0])
+    results = []
+    with threadpool_limits(1, user_api="blas"):
+        for workers in (1, 2):
+            monkeypatch.setattr(rcv, "worker_threads", lambda work, tasks, k=workers: k)
+            results.append(rcv.loo_grid_sums(stats, X, y, None, poolings, shrinkages))
+    (a, wa, sa), (b, wb, sb) = results
+    assert np.isfinite(a).all() and wa == wb == 900
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(sa, sb)

@@ -57,3 +57,14 @@ def test_paths_hold_one_thread_only_while_a_fit_runs(penalty):
     path = lc.logistic_path(X, y, Cs=5, penalty=penalty)
     assert blas_threads() == before
     assert path.coefs.shape == (5, 1, X.shape[1])
+
+
+def test_worker_threads_follow_the_work_and_the_blas_setting():
+    from linclass.core.threads import WORKERS_MIN, worker_threads
+
+    with threadpool_limits(2, user_api="blas"):
+        assert worker_threads(WORKERS_MIN - 1, 10) == 1  # small: one thread
+        assert worker_threads(WORKERS_MIN, 1) == 1  # one task
+        assert worker_threads(WORKERS_MIN, 10) == 2
+    with threadpool_limits(1, user_api="blas"):  # the caller's limit holds
+        assert worker_threads(10 * WORKERS_MIN, 10) == 1

@@ -12,6 +12,7 @@ from contextlib import nullcontext
 __all__ = ["BLAS_THREADS_MIN", "blas_controller", "blas_threads_for"]
 
 BLAS_THREADS_MIN = 4_000_000  # multiply-adds of one product of X below which BLAS runs one thread
+WORKERS_MIN = 4_000_000  # multiply-adds in all below which independent tasks run in one thread
 
 _controller = None
 
@@ -34,3 +35,18 @@ def blas_controller():
 
         _controller = ThreadpoolController()
     return _controller
+
+
+def worker_threads(work: float, tasks: int) -> int:
+    """How many threads should share ``tasks`` independent tasks of ``work`` multiply-adds in all
+    (each task's BLAS calls then run one thread: :func:`blas_threads_for` of 0): one below
+    :data:`WORKERS_MIN`, else as many as the BLAS library's own setting allows (so a limit the
+    caller set with threadpoolctl or OMP_NUM_THREADS holds), at most ``tasks``.  Threads that each
+    take the next task when done, unlike BLAS's threads inside one product, do not wait for each
+    other at every step when another process holds a core."""
+    if work < WORKERS_MIN or tasks < 2:
+        return 1
+    from threadpoolctl import threadpool_info
+
+    blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+    return max(1, min(tasks, min(blas) if blas else 1))

@@ -17,6 +17,7 @@ The criterion is one of :mod:`linclass.selection.scoring`, a weighted mean over 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from linclass.core.class_stats import ClassStats
 from linclass.core.priors import class_log_priors
+from linclass.core.threads import blas_threads_for, worker_threads
 from linclass.selection import scoring as scoring_
 from linclass.selection.downdate import row_downdates, without
 from linclass.selection.leave_one_out import loo_log_priors
@@ -99,16 +101,27 @@ def loo_grid_sums(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight
          else np.asarray(sample_weight, dtype=np.float64))
     rows = row_downdates(stats, X, y, sample_weight)
     grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
-    for a, lam in enumerate(poolings):
-        blocks = grid.blocks(lam, shrinkages)
-        for blk, cols, scores in blocks:
+
+    def pooling_sums(a: int) -> None:
+        scored = grid.blocks(poolings[a], shrinkages)
+        for blk, cols, scores in scored:
             part = np.zeros(cols.size)
-            bad = criterion_sums(scores, y_idx[blk], w[blk], code, grid.invalid, part)
+            bad = criterion_sums(scores, y_idx[blk], w[blk], code, scored.invalid, part)
             if bad >= 0:  # the row whose scores overflowed: the scoring's own error
                 scoring_.row_values(scores[:, bad], y_idx[blk][bad:bad + 1], scoring)
             sums[a, cols] += part
-        singular[a] = ~grid.valid
+        singular[a] = ~scored.valid
         sums[a, singular[a]] = 0.0
+
+    # the poolings are independent: in threads on large data, each with one BLAS thread
+    n, d, K = X.shape[0], stats.n_features, stats.n_classes
+    workers = worker_threads(poolings.size * n * K * d * (2 * d + shrinkages.size), poolings.size)
+    if workers == 1:
+        for a in range(poolings.size):
+            pooling_sums(a)
+    else:
+        with blas_threads_for(0), ThreadPoolExecutor(workers) as pool:
+            list(pool.map(pooling_sums, range(poolings.size)))
     return sums, scoring_.weighted_sum(np.zeros(y.size), sample_weight)[1], singular
 
 

@@ -41,7 +41,9 @@ same expansion, summed to rounding (:mod:`linclass.selection.shifted_kernel`; ro
 
 Cost per pooling: one product of the rows with the K eigenbases (what one QDA prediction costs),
 then :math:`O(K d G)` multiply-adds per row for all G shrinkages in one compiled pass, with no
-temporary of the rows' size per shrinkage.
+temporary of the rows' size per shrinkage.  The poolings are independent passes
+(:meth:`LooGrid.blocks`); :func:`linclass.selection.regularized_cv.loo_grid_sums` runs them in
+threads on large data.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from linclass.selection.downdate import row_downdates
 from linclass.selection.leave_one_out import loo_log_priors
 from linclass.selection.shifted_kernel import LOG_TERMS, grid_block_scores
 
-__all__ = ["LooGrid", "loo_grid_scores", "loo_scores"]
+__all__ = ["GridPass", "LooGrid", "loo_grid_scores", "loo_scores"]
 
 _SINGULAR = 1e-10
 _ROWS = 4096
@@ -95,10 +97,11 @@ def loo_grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weig
     grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
     n, K = X.shape[0], stats.n_classes
     out = np.zeros((len(shrinkages), n, K))
-    for blk, cols, scores in grid.blocks(pooling, shrinkages):
+    scored = grid.blocks(pooling, shrinkages)
+    for blk, cols, scores in scored:
         out[cols, blk] = scores
-    out[~grid.valid] = 0.0
-    return out, grid.valid
+    out[~scored.valid] = 0.0
+    return out, scored.valid
 
 
 class LooGrid:
@@ -119,17 +122,18 @@ class LooGrid:
         shape = (X.shape[0], stats.n_classes)
         self.log_priors_T = np.ascontiguousarray(np.broadcast_to(log_priors, shape).T)
         self.rr = np.einsum("ij,ij->i", rows.residual, rows.residual)
-        # the rows about the grand mean and about their class means, layout (d, n)
+        # the rows about the grand mean, layout (d, n)
         self.XcT = np.ascontiguousarray((X - stats.grand_mean()).T)
-        self.RT = np.ascontiguousarray(rows.residual.T)
         self.own = np.asarray(rows.own, dtype=np.int64)
-        self.valid = self.invalid = None
 
-    def blocks(self, pooling: float, shrinkages):
-        """Yield ``(rows slice, columns, scores)`` for each block of rows: the scores of shape
-        (n_columns, n_block_rows, n_classes) at the shrinkages ``shrinkages[columns]``.  When the
-        blocks are exhausted, :attr:`valid` (shape (n_shrinkages,)) says which shrinkages had no
-        singular left-out covariance (the others' scores are not defined)."""
+    def blocks(self, pooling: float, shrinkages) -> GridPass:
+        """The rows' scores at one pooling, a block at a time: iterating the :class:`GridPass`
+        yields ``(rows slice, columns, scores)`` for each block of rows, the scores of shape
+        (n_columns, n_block_rows, n_classes) at the shrinkages ``shrinkages[columns]``.  Passes
+        share nothing but this grid's read-only arrays, so several may run in threads at once."""
+        return GridPass(self, pooling, shrinkages)
+
+    def _blocks(self, state: GridPass, pooling: float, shrinkages):
         stats, X, rows = self.stats, self.X, self.rows
         n, d, K = X.shape[0], stats.n_features, stats.n_classes
         lam = float(pooling)
@@ -139,7 +143,11 @@ class LooGrid:
         traces = np.trace(A, axis1=1, axis2=2)
         c = stats.grand_mean()
         UcatT = np.ascontiguousarray(np.concatenate(list(U), axis=1).T)  # (K d, d)
-        offsets = np.einsum("kd,kde->ke", stats.means - c, U).reshape(-1)
+        offsets = np.einsum("kd,kde->ke", stats.means - c, U)  # U_j^T (mu_j - c)
+        # U_j^T (mu_k - mu_j), zero where k = j: a row's residual in class j's basis is its
+        # coordinates less the column of its own class
+        G = np.ascontiguousarray(np.einsum(
+            "jkd,jde->jek", stats.means[None, :, :] - stats.means[:, None, :], U))
         gammas = np.array([float(g) for g in shrinkages])
         valid = np.array([not (g == 0.0 and np.any(nu[:, 0] <= _SINGULAR * nu[:, -1]))
                           for g in gammas], dtype=bool)
@@ -159,17 +167,15 @@ class LooGrid:
         one_minus = np.where(identity, 1.0, 1.0 - gam)
         log_one_minus = np.log(one_minus)
         block = np.zeros((cols.size, min(_ROWS, n), K))
-        invalid = self.invalid = np.zeros(cols.size, dtype=bool)  # per column, updated
+        invalid = state.invalid = np.zeros(cols.size, dtype=bool)  # per column, updated
         classes = np.arange(K)[:, None]
         for start in range(0, n, _ROWS):
             blk = slice(start, min(start + _ROWS, n))
             own = self.own[blk]
             m = own.size
-            # coordinates in every class's basis, layout (K, d, m): rows innermost
-            ZT = UcatT @ self.XcT[:, blk]
-            ZT -= offsets[:, None]
-            ZT = ZT.reshape(K, d, m)
-            ZRT = (UcatT @ self.RT[:, blk]).reshape(K, d, m)  # U_j^T r_i
+            # U_j^T (x_i - c) for every class, layout (K, d, m): rows innermost (the kernel
+            # takes the classes' offsets away)
+            ZT = (UcatT @ self.XcT[:, blk]).reshape(K, d, m)
             rr = self.rr[blk]
             share = np.where(own[None, :] == classes, 1.0, lam)  # (K, m)
             beta = rows.coef[blk][None, :] * share
@@ -180,9 +186,30 @@ class LooGrid:
             with np.errstate(divide="ignore", invalid="ignore"):
                 log_Dp = np.log(Dp)
             scores = block[:, :m]
-            grid_block_scores(ZT, ZRT, own, binv, base, ratio, identity, one_minus,
+            grid_block_scores(ZT, offsets, G, own, binv, base, ratio, identity, one_minus,
                               log_one_minus, log_base, log_coef, beta, e, scale2, Dp, log_Dp,
                               t_d, self.log_priors_T[:, blk], _SINGULAR, scores, invalid)
             yield blk, cols, scores
         valid[cols[invalid]] = False
-        self.valid = valid
+        state.valid = valid
+
+
+class GridPass:
+    """One pass of :meth:`LooGrid.blocks` over the rows at one pooling.
+
+    Attributes
+    ----------
+    invalid : ndarray of shape (n_columns,), bool
+        Per column of the blocks' scores: some row's left-out covariance is singular so far
+        (set once the first block is scored, updated by every block).
+    valid : ndarray of shape (n_shrinkages,), bool
+        Once the blocks are exhausted: the shrinkages without a singular left-out covariance
+        (the others' scores are not defined).
+    """
+
+    def __init__(self, grid: LooGrid, pooling: float, shrinkages):
+        self.invalid = self.valid = None
+        self._blocks = grid._blocks(self, pooling, shrinkages)
+
+    def __iter__(self):
+        return self._blocks
