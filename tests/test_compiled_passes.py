@@ -136,3 +136,28 @@ def test_two_class_curvature_sum_is_the_weighted_gram(intercept, low):
     sparse.add(sp.csr_matrix(X), c)
     np.testing.assert_allclose(sparse.total(), acc.total(), rtol=1e-6 if low else 1e-12,
                                atol=(1e-6 if low else 1e-12) * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("weighted", [True, False])
+def test_hessian_is_the_same_by_either_pass(intercept, weighted):
+    """The two-class Hessian pass (compiled scaled rows, block by block) against NumPy's blocks,
+    also with score offsets and float32 products."""
+    rng = np.random.default_rng(11)
+    n = 9000
+    X = rng.standard_normal((n, 15)) * 2 + 6
+    y = (rng.random(n) < 0.35).astype(np.int64)
+    w = rng.random(n) * 2 if weighted else None
+    shift = rng.standard_normal((n, 1)) * 0.3
+    for score_offset in (None, shift):
+        objectives = [LinearObjective(X, y, 2, w, fit_intercept=intercept, score_offset=score_offset)
+                      for _ in range(2)]
+        objectives[1]._reads_once = lambda: False
+        theta = rng.standard_normal(objectives[0].shape) * 0.1
+        for low in (False, True):
+            H1, H2 = (o.curvature_sum(theta, low=low) for o in objectives)
+            tol = 1e-6 if low else 1e-13
+            np.testing.assert_allclose(H1, H2, rtol=tol, atol=tol * np.abs(H2).max())
+            (f1, g1), (f2, g2) = (o.value_gradient(theta) for o in objectives)
+            assert f1 == pytest.approx(f2, rel=1e-13)
+            np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-13)

@@ -32,6 +32,7 @@ _HOME = {
     "binary_residuals": "sample_terms", "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
     "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
+    "binary_pass_rows": "two_class_pass",
 }
 
 
@@ -42,6 +43,7 @@ __all__ = [
     "binary_loss",
     "binary_loss_change",
     "binary_pass",
+    "binary_pass_rows",
     "binary_residuals",
     "binary_terms",
     "cd_gram",

@@ -13,6 +13,10 @@ The rows are cut into tasks of :data:`ROWS` rows, each with its own partial sums
 when X is large (:data:`PARALLEL_MIN` entries) and added in task order: the result does not depend
 on the number of threads.  Within a row the dot product is vectorised (its terms are reassociated,
 which changes the score only at rounding level).
+
+With the Hessian (:func:`binary_pass_rows`, one block of rows at a time) the same loop also writes
+each row's :math:`\sqrt{w_i\mu_i(1-\mu_i)}\,[x_i - m, 1]`, the rows whose Gram product
+(:class:`linclass.linear.logistic.curvature.CurvatureSum`) is the Hessian's data term.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from numba import njit, prange
 
 from linclass.linear.compiled.sample_terms import _sigmoid_log1pexp
 
-__all__ = ["PARALLEL_MIN", "ROWS", "binary_pass"]
+__all__ = ["PARALLEL_MIN", "ROWS", "binary_pass", "binary_pass_rows"]
 
 ROWS = 8192  # rows per task
 PARALLEL_MIN = 1_000_000  # entries of X below which the tasks run in one thread
@@ -86,3 +90,43 @@ def binary_pass(X, coef, intercept: float, y, sw, shift, sure: float):
     run = _parallel if X.size >= PARALLEL_MIN and tasks > 1 else _serial
     run(X, coef, float(intercept), y, sw, shift, float(sure), G, S)
     return float(S[:, 0].sum()), G.sum(axis=0), float(S[:, 1].sum()), int(S[:, 2].sum())
+
+
+@njit(**_JIT)
+def binary_pass_rows(X, coef, intercept, y, sw, shift, sure, offset, rows, g, stats):
+    """:func:`binary_pass` over one block of rows, adding into ``g`` (d,) and ``stats`` (loss,
+    residual sum, count of rows fitted with probability one), and writing into ``rows`` (shape
+    (b, d) or (b, d + 1), the product dtype) the scaled rows :math:`s_i(x_i - m)` (and
+    :math:`s_i` in the last column), :math:`s_i = \\sqrt{w_i\\mu_i(1 - \\mu_i)}`."""
+    d = X.shape[1]
+    intercept_column = rows.shape[1] > d
+    weighted = sw.shape[0] > 0
+    shifted = shift.shape[0] > 0
+    loss, rsum, perfect = 0.0, 0.0, 0.0
+    for i in range(X.shape[0]):
+        row = X[i]
+        s = 0.0
+        for j in range(d):
+            s += row[j] * coef[j]
+        s += intercept
+        if shifted:
+            s += shift[i]
+        m, l = _sigmoid_log1pexp(s)
+        wi = sw[i] if weighted else 1.0
+        loss += wi * (l - y[i] * s)
+        r = wi * (m - y[i])
+        rsum += r
+        own = m if y[i] == 1.0 else 1.0 - m
+        if wi > 0.0 and own > 1.0 - sure:
+            perfect += 1.0
+        scale = np.sqrt(wi * m * (1.0 - m))
+        dest = rows[i]
+        for j in range(d):
+            v = row[j]
+            g[j] += r * v
+            dest[j] = (v - offset[j]) * scale
+        if intercept_column:
+            dest[d] = scale
+    stats[0] += loss
+    stats[1] += rsum
+    stats[2] += perfect

@@ -120,13 +120,21 @@ class CurvatureSum:
             A[:, self.d] = 1.0
         return A
 
+    def rows_buffer(self, b: int) -> np.ndarray:
+        """A (b, p) array of the product dtype for two-class scaled rows (:meth:`add_rows`), in a
+        buffer reused by every block."""
+        if self._rows is None or self._rows.shape[0] < b:
+            self._rows = np.empty((max(b, self.block_rows()), self.p), dtype=self.dtype)
+        return self._rows[:b]
+
+    def add_rows(self, A: np.ndarray) -> None:
+        """Add the two-class rows already scaled, :math:`\\sqrt{C_i}[x_i - m, 1]` (one syrk)."""
+        self._acc += A.T @ A
+
     def _scaled(self, Xb, s: np.ndarray) -> np.ndarray:
         """:math:`\\mathrm{diag}(s)[X_b - m, 1]` (or without the 1) in the product dtype, in the
         reused buffer."""
-        b = Xb.shape[0]
-        if self._rows is None or self._rows.shape[0] < b:
-            self._rows = np.empty((max(b, self.block_rows()), self.p), dtype=self.dtype)
-        A = self._rows[:b]
+        A = self.rows_buffer(Xb.shape[0])
         if sp.issparse(Xb):  # one block of sparse rows, densified in cache
             Xb = Xb.toarray()
         compiled.centred_scaled_rows(np.ascontiguousarray(Xb), self.offset, s, A)

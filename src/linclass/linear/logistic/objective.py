@@ -213,20 +213,18 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
                 not curvature or (last[4] is not None and last[5] <= low)):
             return last[1:5] + (last[6],)
         coef, intercept = self.coefficients(theta)
-        if not curvature and self._reads_once():  # two classes, dense float64 X: one compiled read
-            value, xtr, total, perfect = compiled.binary_pass(
-                self.X, np.ascontiguousarray(coef[0]), float(intercept[0]), self._target,
-                _NO_WEIGHTS if self.w is None else self.w,
-                _NO_WEIGHTS if self.score_offset is None else np.ascontiguousarray(
-                    self.score_offset[:, 0]), SURE)
-            XtR, rsum = xtr[:, None], np.array([total])
-            self._last = (theta.copy(), value, XtR, rsum, None, low, perfect)
-            return value, XtR, rsum, None, perfect
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
         centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
         about = self.offset - self._centre if centred else self.offset
         acc = CurvatureSum(d, self.shape[1], about, self.fit_intercept, low) if curvature else None
+        if self._reads_once():  # two classes, dense float64 X: one compiled read
+            value, XtR, rsum, perfect = self._read_once(coef[0], float(intercept[0]), acc)
+            H = None if acc is None else acc.total()
+            if acc is not None:
+                self.hessian_dtype = acc.dtype
+            self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
+            return value, XtR, rsum, H, perfect
         step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
         value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
         for start in range(0, n, step):
@@ -248,6 +246,29 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
             self.hessian_dtype = acc.dtype
         self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
         return value, XtR, rsum, H, perfect
+
+    def _read_once(self, coef, intercept: float, acc):
+        """:meth:`_evaluate` by the compiled two-class passes (:mod:`linclass.linear.compiled.two_class_pass`):
+        without the Hessian one read of X; with it, block by block, each block read once to write
+        its scaled rows, then their Gram product into ``acc``."""
+        coef = np.ascontiguousarray(coef)
+        w = _NO_WEIGHTS if self.w is None else self.w
+        shift = (_NO_WEIGHTS if self.score_offset is None
+                 else np.ascontiguousarray(self.score_offset[:, 0]))
+        if acc is None:
+            value, xtr, total, perfect = compiled.binary_pass(self.X, coef, intercept, self._target,
+                                                              w, shift, SURE)
+            return value, xtr[:, None], np.array([total]), perfect
+        n = self.X.shape[0]
+        xtr, stats, step = np.zeros(self.X.shape[1]), np.zeros(3), acc.block_rows()
+        for start in range(0, n, step):
+            rows = slice(start, start + step)
+            A = acc.rows_buffer(min(step, n - start))
+            compiled.binary_pass_rows(self.X[rows], coef, intercept, self._target[rows],
+                                      w[rows] if w.size else w, shift[rows] if shift.size else shift,
+                                      SURE, acc.offset, A, xtr, stats)
+            acc.add_rows(A)
+        return float(stats[0]), xtr[:, None], stats[1:2].copy(), int(stats[2])
 
     def _reads_once(self) -> bool:
         """Whether an evaluation without the Hessian is one compiled read of X
