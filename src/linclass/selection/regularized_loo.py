@@ -167,6 +167,7 @@ class LooGrid:
         one_minus = np.where(identity, 1.0, 1.0 - gam)
         log_one_minus = np.log(one_minus)
         block = np.zeros((cols.size, min(_ROWS, n), K))
+        coords = np.empty((K * d, min(_ROWS, n)))  # reused: no fresh pages per block
         invalid = state.invalid = np.zeros(cols.size, dtype=bool)  # per column, updated
         classes = np.arange(K)[:, None]
         for start in range(0, n, _ROWS):
@@ -175,7 +176,10 @@ class LooGrid:
             m = own.size
             # U_j^T (x_i - c) for every class, layout (K, d, m): rows innermost (the kernel
             # takes the classes' offsets away)
-            ZT = (UcatT @ self.XcT[:, blk]).reshape(K, d, m)
+            if m == coords.shape[1]:
+                ZT = np.matmul(UcatT, self.XcT[:, blk], out=coords).reshape(K, d, m)
+            else:
+                ZT = (UcatT @ self.XcT[:, blk]).reshape(K, d, m)
             rr = self.rr[blk]
             share = np.where(own[None, :] == classes, 1.0, lam)  # (K, m)
             beta = rows.coef[blk][None, :] * share
