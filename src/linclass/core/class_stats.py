@@ -32,14 +32,18 @@ give the same numbers up to rounding.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import reduce
 
 import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
+from linclass.core import scatter_passes
+from linclass.core.row_workers import map_chunks, row_chunks
 from linclass.core.scatter_float32 import needs_float64
 from linclass.core.scatter_passes import (
-    cancels, centred_pass, class_order, class_sums, diag_scatter, indicator, safe_means, tied_scatter,
+    cancels, centred_pass, class_order, class_sums, compiled as _compiled, diag_scatter, indicator,
+    safe_means, scaled_pass, tied_scatter,
 )
 
 __all__ = ["ClassStats"]
@@ -51,24 +55,30 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
     blocks, centred and summed in the same read (float64: a compiled loop) and accumulated with
     syrk.  The centre is the mean :math:`r_k` of the class's first block (for a class of at most one
-    block, its exact mean), so the means come from the same pass: with
+    block, its exact mean; for a float64 X with contiguous rows and no fourth moments, of the class's
+    first rows in row order: :func:`~linclass.core.scatter_passes.scaled_pass`, whose syrk also
+    gives the sums), so the means come from the same pass: with
     :math:`\\delta_k = \\mu_k - r_k`,
 
     .. math::  \\mu_k = r_k + \\delta_k, \\qquad
                S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T
 
     and the fourth moments move from :math:`r_k` to :math:`\\mu_k` exactly (:func:`_shift_moments`).
-    The correction is small (:math:`n_k\\delta_k^2` is at most :math:`n_k/4096` times the scatter, for
-    any order of the rows); should it cancel digits all the same, a second pass centres at the means.
+    The correction is small when the order of the rows is unrelated to their values
+    (:math:`n_k\\delta_k^2` is then about :math:`1/m` of the scatter for a centre from m rows);
+    should it cancel digits all the same (rows sorted by a feature), a second pass centres at the
+    means.
     """
     order = class_order(y, n_classes)
-    refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, None, moments)
+    one_pass = scaled_pass if _compiled(X) and not moments else (
+        lambda X, y, w, order, n_rows, refs: centred_pass(X, w, order, n_rows, refs, moments))
+    refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, None)
     delta = safe_means(sums, counts)
     corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
                low=is_low(X)):
         refs = safe_means(sums, counts) + refs
-        refs, sums, scatter, fourth, third = centred_pass(X, w, order, n_rows, refs, moments)
+        refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, refs)
         delta = safe_means(sums, counts)
         corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if moments:
@@ -78,6 +88,12 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     means = refs + delta
     means[counts <= 0] = 0.0
     return means, corrected, fourth, third
+
+
+def _stat_bytes(kind: str, n_classes: int, d: int, moments: bool) -> int:
+    """Bytes of one batch's statistics (what each row chunk holds until the merge)."""
+    per_class = {"full": d * d + (d + 1 if moments else 0), "diag": d}.get(kind, 0) + d
+    return 8 * (n_classes * per_class + (d * d if kind == "tied" else 0))
 
 
 def _float32_pays(X, kind: str, n_classes: int) -> bool:
@@ -141,7 +157,9 @@ class ClassStats:
 
         The statistics are float64 whatever X's dtype; a large float32 X is read in float32
         (:mod:`linclass.core.scatter_float32`), and again as float64 where float32 products are not
-        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).
+        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).  A large float64 X
+        with contiguous rows is read in row chunks, on as many threads as BLAS may use, and their
+        statistics merged (:mod:`linclass.core.row_workers`): the same numbers for any thread count.
 
         Parameters
         ----------
@@ -161,6 +179,20 @@ class ClassStats:
             raise ValueError("fourth-moment statistics are collected only with kind='full'.")
         if is_low(X) and not _float32_pays(X, kind, len(classes)):
             X = X.astype(np.float64)
+        if kind != "mean" and _compiled(X):  # large X: row chunks on BLAS's threads, merged
+            chunks = row_chunks(*X.shape, _stat_bytes(kind, len(classes), X.shape[1], moments),
+                                align=scatter_passes._BLOCK)
+            if len(chunks) > 1:
+                parts = map_chunks(
+                    lambda rows: cls._from_rows(X[rows], y[rows], classes,
+                                                None if sample_weight is None else sample_weight[rows],
+                                                kind, moments), chunks)
+                return reduce(cls.merge, parts)
+        return cls._from_rows(X, y, classes, sample_weight, kind, moments)
+
+    @classmethod
+    def _from_rows(cls, X, y, classes, sample_weight, kind: str, moments: bool) -> ClassStats:
+        """:meth:`from_batch` on rows read by one thread."""
         n_classes = len(classes)
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
@@ -179,8 +211,7 @@ class ClassStats:
             )
         if is_low(X) and needs_float64(kind, means,
                                        *(a for a in (scatter, fourth, third) if a is not None)):
-            return cls.from_batch(X.astype(np.float64), y, classes, sample_weight, kind=kind,
-                                  moments=moments)
+            return cls._from_rows(X.astype(np.float64), y, classes, sample_weight, kind, moments)
         return cls(np.asarray(classes), counts, n_rows, means, scatter, kind, fourth, third)
 
     # ------------------------------------------------------------------ shape

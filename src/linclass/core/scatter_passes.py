@@ -18,13 +18,14 @@ import scipy.sparse as sp
 from linclass.core import scatter_float32
 from linclass.core.dtype_policy import is_low
 from linclass.core.stats_kernels import (
-    class_moments, class_sums_into, gather_centred, squared_deviations,
+    class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means, squared_deviations,
 )
 
-__all__ = ["cancels", "centred_pass", "class_order", "class_sums", "diag_scatter", "indicator",
-           "safe_means", "tied_scatter"]
+__all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "diag_scatter",
+           "indicator", "safe_means", "scaled_pass", "tied_scatter"]
 
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
+_HEAD = 128  # rows of each class whose mean centres the scaled pass
 _CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
 
 
@@ -38,7 +39,7 @@ def indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_mat
     return sp.csc_matrix((data, y, np.arange(y.size + 1)), shape=(n_classes, y.size))
 
 
-def _compiled(X) -> bool:
+def compiled(X) -> bool:
     """Whether the compiled loops read X: a dense float64 array with contiguous rows."""
     return isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.c_contiguous
 
@@ -49,7 +50,7 @@ def _weights(w, n: int) -> np.ndarray:
 
 def class_sums(X, y, w, n_classes) -> np.ndarray:
     """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
-    if _compiled(X):
+    if compiled(X):
         sums = np.zeros((n_classes, X.shape[1]))
         class_sums_into(X, np.asarray(y, dtype=np.intp), _weights(w, X.shape[0]), sums)
         return sums
@@ -81,7 +82,7 @@ def tied_scatter(X, y, w, counts, n_classes):
     """
     if is_low(X):
         return scatter_float32.tied_scatter(X, y, w, counts, n_classes)
-    if _compiled(X):  # syrk and class sums from the same blocks (the sums read them from cache)
+    if compiled(X):  # syrk and class sums from the same blocks (the sums read them from cache)
         n, d = X.shape
         gram, sums = np.zeros((d, d)), np.zeros((n_classes, d))
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, n)
@@ -114,7 +115,7 @@ def diag_scatter(X, y, w, counts, n_classes):
     recomputed from centred blocks when the subtraction cancels."""
     if is_low(X):
         return scatter_float32.diag_scatter(X, y, w, counts, n_classes)
-    if _compiled(X):  # one compiled read of X: sums and squares per class
+    if compiled(X):  # one compiled read of X: sums and squares per class
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
         sums, squares = np.zeros((n_classes, X.shape[1])), np.zeros((n_classes, X.shape[1]))
         class_moments(X, yi, wv, sums, squares)
@@ -173,14 +174,14 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     stops = np.cumsum(n_rows)
     work = np.empty((min(X.shape[0], _BLOCK), d), dtype=dtype)
     ones = np.ones(min(X.shape[0], _BLOCK), dtype=dtype)
-    compiled = _compiled(X)
-    wv = _weights(w, X.shape[0]) if compiled else None
+    fast = compiled(X)
+    wv = _weights(w, X.shape[0]) if fast else None
     for k in range(n_classes):
         begin = stops[k] - n_rows[k]
         for start in range(begin, stops[k], _BLOCK):
             idx = order[start : min(start + _BLOCK, stops[k])]
             first = start == begin and not given
-            if compiled and not first:  # gather, centre and sum in one read
+            if fast and not first:  # gather, centre and sum in one read
                 R = work[: idx.size]
                 gather_centred(X, idx, refs[k], wv, R, sums[k])
                 wk = ones[: idx.size] if w is None else wv[idx]
@@ -203,3 +204,34 @@ def centred_pass(X, w, order, n_rows, refs, moments):
                 R *= np.sqrt(wk)[:, None]
             scatter[k] += R.T @ R
     return refs, sums, (scatter + scatter.transpose(0, 2, 1)) / 2, fourth, third
+
+
+def scaled_pass(X, y, w, order, n_rows, refs):
+    """:func:`centred_pass` without fourth moments for a float64 X with contiguous rows (None
+    ``refs``: each class's mean of its first ``_HEAD`` rows in row order,
+    :func:`linclass.core.stats_kernels.head_means`).
+
+    Each block of a class's rows is gathered, centred and scaled by :math:`\\sqrt{w_i}` in one
+    compiled read (:func:`~linclass.core.stats_kernels.gather_scaled_rows`), beside a last column of
+    :math:`\\sqrt{w_i}`; one syrk of the block then holds the scatter and, in its last column, the
+    centred sums :math:`\\sum_i w_i (x_i - r_k)`, so no loop adds them row by row."""
+    n_classes, d = n_rows.size, X.shape[1]
+    wv = _weights(w, X.shape[0])
+    if refs is None:
+        refs = np.zeros((n_classes, d))
+        head_means(X, np.asarray(y, dtype=np.intp), wv, np.minimum(n_rows, _HEAD), refs)
+    else:
+        refs = np.array(refs, dtype=np.float64)
+    sums = np.zeros((n_classes, d))
+    scatter = np.zeros((n_classes, d, d))
+    stops = np.cumsum(n_rows)
+    work = np.empty((min(X.shape[0], _BLOCK), d + 1))
+    for k in range(n_classes):
+        for start in range(stops[k] - n_rows[k], stops[k], _BLOCK):
+            idx = order[start : min(start + _BLOCK, stops[k])]
+            R = work[: idx.size]
+            gather_scaled_rows(X, idx, refs[k], wv, R)
+            G = R.T @ R
+            scatter[k] += G[:d, :d]
+            sums[k] += G[:d, d]
+    return refs, sums, scatter, None, None

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["class_moments", "class_sums_into", "gather_centred", "squared_deviations"]
+__all__ = ["class_moments", "class_sums_into", "gather_centred", "gather_scaled_rows", "head_means",
+           "squared_deviations"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -75,3 +76,59 @@ def gather_centred(X, idx, ref, w, out, sums):
             r = row[j] - ref[j]
             o[j] = r
             sums[j] += wi * r
+
+
+@njit(**_JIT)
+def gather_scaled_rows(X, idx, ref, w, out):
+    """``out[t, :d] = sqrt(w_i) (x_i - ref)`` and ``out[t, d] = sqrt(w_i)`` for ``i = idx[t]``: one
+    class's rows gathered and centred in one read, with a last column whose products with the
+    others are the centred sums (:math:`\\sum_i w_i (x_i - r)`), so one syrk of ``out`` gives the
+    scatter, the sums and the total weight together."""
+    d = X.shape[1]
+    for t in range(idx.size):
+        i = idx[t]
+        row = X[i]
+        o = out[t]
+        s = np.sqrt(w[i])
+        for j in range(d):
+            o[j] = s * (row[j] - ref[j])
+        o[d] = s
+
+
+@njit(**_JIT)
+def head_means(X, y, w, target, refs):
+    """``refs[k]`` = the weighted mean of class k's first ``target[k]`` rows in row order (their plain
+    mean when those weights sum to zero; ``refs`` holds zeros on entry); the scan stops once every
+    class has its rows."""
+    n, d = X.shape
+    n_classes = target.size
+    seen = np.zeros(n_classes, dtype=np.int64)
+    total = np.zeros(n_classes)
+    plain = np.zeros((n_classes, d))
+    remaining = 0
+    for k in range(n_classes):
+        if target[k] > 0:
+            remaining += 1
+    for i in range(n):
+        if remaining == 0:
+            break
+        k = y[i]
+        if seen[k] >= target[k]:
+            continue
+        wi = w[i]
+        row = X[i]
+        r = refs[k]
+        p = plain[k]
+        for j in range(d):
+            r[j] += wi * row[j]
+            p[j] += row[j]
+        total[k] += wi
+        seen[k] += 1
+        if seen[k] == target[k]:
+            remaining -= 1
+    for k in range(n_classes):
+        if seen[k] == 0:
+            continue
+        r = refs[k]
+        for j in range(d):
+            r[j] = r[j] / total[k] if total[k] > 0 else plain[k, j] / seen[k]

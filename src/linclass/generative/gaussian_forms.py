@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from linclass.core.precision import gaussian_discriminants, precision_root, scaled_eigh, whitening
+from linclass.core.precision import (
+    gaussian_discriminants, precision_root, rank_scale, scaled_eigh, whitening,
+)
 from linclass.exceptions import SingularCovarianceWarning
 
 __all__ = ["GaussianModel", "floor_values", "full_form", "linear_form", "refuse_singular",
@@ -139,6 +141,44 @@ def refuse_singular(classes, rank, d: int, tol: float) -> None:
     )
 
 
+def _certified_full_rank(sigmas, present, tol, fallback_scale):
+    """``{k: (L_k, L_k^{-1})}`` for every present class when cheap bounds prove that :func:`full_form`
+    floors no eigenvalue; None when they do not (then the eigenvalues decide).
+
+    For the standardized :math:`R_k = D_k^{-1}\\Sigma_kD_k^{-1}` (:func:`scaled_eigh`), the row-sum
+    norm bounds the largest eigenvalue from above,
+    :math:`\\lambda_{\\max}(R_k) \\le \\lVert R_k\\rVert_\\infty`, and
+    :math:`\\operatorname{tr}(R_k^{-1}) = \\sum_j D_{k,j}^2 \\lVert L_k^{-1}e_j\\rVert^2 \\ge
+    1/\\lambda_{\\min}(R_k)` bounds the smallest from below, from the Cholesky factor that the
+    whitening needs anyway.  When every lower bound exceeds ``tol`` times the largest upper bound (by a
+    factor 2, and by far more than the rounding of an eigensolver), no eigenvalue is at or below the
+    floor, and the d x d eigenvalue problems (most of the cost for a few hundred features) are
+    skipped."""
+    factors, top, lowest = {}, 0.0, np.inf
+    eye = None
+    for k in present:
+        scale = rank_scale(np.diag(sigmas[k]), fallback_scale)
+        if not np.all(scale > 0):
+            return None
+        R = sigmas[k] / scale[:, None] / scale[None, :]
+        top = max(top, float(np.max(np.abs(R).sum(axis=1))))
+        try:
+            L = np.linalg.cholesky(sigmas[k])
+        except np.linalg.LinAlgError:
+            return None
+        eye = np.eye(L.shape[0]) if eye is None else eye
+        inverse = solve_triangular(L, eye, lower=True, check_finite=False)
+        trace = float(scale**2 @ np.einsum("ij,ij->j", inverse, inverse))
+        if not np.isfinite(trace) or trace <= 0:
+            return None
+        lowest = min(lowest, 1.0 / trace)
+        factors[k] = (L, inverse)
+    rounding = 1e3 * np.finfo(float).eps * max(len(fallback_scale), 1)
+    if not np.isfinite(top) or lowest <= max(2.0 * tol, rounding) * top:
+        return None
+    return factors
+
+
 def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
               on_singular: str = "warn") -> GaussianModel:
     """Per-class triangular whitening.
@@ -157,6 +197,13 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
     log_det = np.zeros(K)
     ranks = np.zeros(K, dtype=int)
     singular = []
+    factors = _certified_full_rank(sigmas, np.flatnonzero(present), tol, fallback_scale)
+    if factors is not None:  # no eigenvalue is floored: the factors are those of the loop below
+        for k in range(K):
+            W[k] = factors[k][1].T if present[k] else np.eye(d)
+            log_det[k] = 2 * np.sum(np.log(np.diag(factors[k][0]))) if present[k] else 0.0
+        ranks[present] = d
+        return _full_model(fields, stats, sigmas, alphas, center, W, log_det, ranks)
     # eigenvalues first (a third of the cost of the vectors, which only a floored class needs)
     eigen = {k: scaled_eigh(sigmas[k], fallback_scale, vectors=False) for k in np.flatnonzero(present)}
     # one floor for every class (in the shared standardized units): a direction that is degenerate in
@@ -191,6 +238,12 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
             f"covariance of class(es) {np.asarray(singular).tolist()}", int(ranks[present].min()), d,
             f"Its eigenvalues (in standardized form) were floored at {tol:g} x the largest.",
         )
+    return _full_model(fields, stats, sigmas, alphas, center, W, log_det, ranks)
+
+
+def _full_model(fields, stats, sigmas, alphas, center, W, log_det, ranks) -> GaussianModel:
+    """:func:`full_form`'s model from the whitening factors :math:`H_k` (``W``) and log-determinants."""
+    K, d = stats.n_classes, stats.n_features
     offsets = np.einsum("kd,kde->ke", stats.means - center, W)
     const = fields["log_priors"] - 0.5 * log_det - 0.5 * d * LOG_2PI
     whiten = np.ascontiguousarray(W.transpose(1, 0, 2).reshape(d, K * d))

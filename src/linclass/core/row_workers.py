@@ -1,0 +1,68 @@
+"""Class statistics of a large X from row chunks, read by as many threads as BLAS may use.
+
+The statistics of a dense X are one read of its rows (class sums, squares, the Gram product) and
+merge exactly (:meth:`linclass.core.class_stats.ClassStats.merge`), so X is cut into contiguous row
+chunks (views, no copy) whose statistics are computed apart and merged in chunk order.  The chunks
+depend only on X's shape, never on the thread count, so one, two or more threads give the same
+numbers, bit for bit.
+
+With BLAS allowed several threads (threadpoolctl's setting, which the user may lower), the chunks
+are shared among that many threads, each running BLAS in one thread and the compiled loops (which
+release the GIL) on its own chunk; a thread takes the next chunk when it is done, so a core that
+another process holds slows the pass by its share, not by half.  This parallelises the parts of the
+pass that a threaded BLAS product leaves on one core (class sums, the per-class gather of the full
+scatter, the diagonal kinds' read), and small products on one thread each avoid BLAS's
+synchronisation on every block.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
+
+from linclass.core.threads import blas_controller
+
+__all__ = ["CHUNK_BYTES", "MIN_CHUNK_ROWS", "map_chunks", "row_chunks"]
+
+CHUNK_BYTES = 32 * 2**20  # a chunk's rows fill about this much
+MIN_CHUNK_ROWS = 16_384  # rows: below this a chunk's fixed costs (a few small arrays) start to show
+MAX_HELD_BYTES = 2**27  # statistics of all chunks held at once before the merge
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+
+
+def row_chunks(n_rows: int, n_features: int, stat_bytes: int, align: int = 1) -> list[slice]:
+    """Contiguous row ranges covering ``range(n_rows)``, of about :data:`CHUNK_BYTES` of float64 rows
+    and at least :data:`MIN_CHUNK_ROWS` rows each, as many rows each as ``align`` allows, with bounds
+    at multiples of ``align`` rows (so the blocks of a blocked pass stay those of one pass over all
+    rows), and no more than ``MAX_HELD_BYTES / stat_bytes`` of them (``stat_bytes``: the size of one
+    chunk's statistics).  One range when X is small."""
+    rows = max(MIN_CHUNK_ROWS, CHUNK_BYTES // (8 * max(n_features, 1)))
+    count = min(round(n_rows / rows), MAX_HELD_BYTES // max(stat_bytes, 1))
+    if count < 2:
+        return [slice(0, n_rows)]
+    bounds = [n_rows * i // count // align * align for i in range(count)] + [n_rows]
+    return [slice(a, b) for a, b in pairwise(bounds)]
+
+
+def _threads() -> int:
+    """How many threads BLAS may use now (the largest setting over the loaded BLAS libraries)."""
+    return max((lib.num_threads for lib in blas_controller().select(user_api="blas").lib_controllers),
+               default=1)
+
+
+def map_chunks(fn, chunks: list[slice]) -> list:
+    """``[fn(c) for c in chunks]``, on up to as many threads as BLAS may use (each running BLAS in
+    one thread while they work); the results in chunk order."""
+    global _pool, _pool_size
+    threads = min(_threads(), len(chunks))
+    if threads < 2:
+        return [fn(c) for c in chunks]
+    if _pool is None or _pool_size != threads:
+        if _pool is not None:
+            _pool.shutdown(wait=False)
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="linclass-rows")
+        _pool_size = threads
+    with blas_controller().limit(limits=1, user_api="blas"):
+        return list(_pool.map(fn, chunks))
