@@ -204,8 +204,8 @@ def grid_block_scores(ZT, offsets, G, own, binv, base, ratio, identity, one_minu
                     u = u0 * e[j, row]
                     x = beta[j, row] * s2[i]
                     if u > CUT or not 0.0 <= x <= _LOG_CUT:
-                        if not _row_score(ZT, offsets, G, own, base, j, c, r, row, u, s0[i], s1[i], s2[i],
-                                          series[i], log_base[j, c], one_minus[c],
+                        if not _row_score(ZT, offsets, G, own, base, j, c, r, row, u, s0[i],
+                                          s1[i], s2[i], series[i], log_base[j, c], one_minus[c],
                                           log_one_minus[c], beta, e, scale2, Dp, log_Dp, d,
                                           const, log_priors, singular_cut, scores):
                             invalid[c] = True
