@@ -46,7 +46,6 @@ def worker_threads(work: float, tasks: int) -> int:
     other at every step when another process holds a core."""
     if work < WORKERS_MIN or tasks < 2:
         return 1
-    from threadpoolctl import threadpool_info
-
-    blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+    blas = [info["num_threads"] for info in blas_controller().info()
+            if info["user_api"] == "blas"]
     return max(1, min(tasks, min(blas) if blas else 1))
