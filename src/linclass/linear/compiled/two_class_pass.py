@@ -26,9 +26,10 @@ from numba import njit, prange
 
 from linclass.linear.compiled.sample_terms import _sigmoid_log1pexp
 
-__all__ = ["PARALLEL_MIN", "ROWS", "binary_pass", "binary_pass_rows"]
+__all__ = ["PARALLEL_MIN", "ROWS", "ROW_TASK", "binary_pass", "binary_pass_rows"]
 
 ROWS = 8192  # rows per task
+ROW_TASK = 1024  # rows per task of a Hessian block (binary_pass_rows)
 PARALLEL_MIN = 1_000_000  # entries of X below which the tasks run in one thread
 _JIT = dict(cache=True, nogil=True, error_model="numpy", fastmath={"contract", "reassoc"})
 
@@ -92,18 +93,14 @@ def binary_pass(X, coef, intercept: float, y, sw, shift, sure: float):
     return float(S[:, 0].sum()), G.sum(axis=0), float(S[:, 1].sum()), int(S[:, 2].sum())
 
 
-@njit(**_JIT)
-def binary_pass_rows(X, coef, intercept, y, sw, shift, sure, offset, rows, g, stats):
-    """:func:`binary_pass` over one block of rows, adding into ``g`` (d,) and ``stats`` (loss,
-    residual sum, count of rows fitted with probability one), and writing into ``rows`` (shape
-    (b, d) or (b, d + 1), the product dtype) the scaled rows :math:`s_i(x_i - m)` (and
-    :math:`s_i` in the last column), :math:`s_i = \\sqrt{w_i\\mu_i(1 - \\mu_i)}`."""
+@njit(inline="always")
+def _rows_task(X, coef, intercept, y, sw, shift, sure, offset, rows, lo, hi, g, stats):
     d = X.shape[1]
     intercept_column = rows.shape[1] > d
     weighted = sw.shape[0] > 0
     shifted = shift.shape[0] > 0
     loss, rsum, perfect = 0.0, 0.0, 0.0
-    for i in range(X.shape[0]):
+    for i in range(lo, hi):
         row = X[i]
         s = 0.0
         for j in range(d):
@@ -127,6 +124,40 @@ def binary_pass_rows(X, coef, intercept, y, sw, shift, sure, offset, rows, g, st
             dest[j] = (v - offset[j]) * scale
         if intercept_column:
             dest[d] = scale
-    stats[0] += loss
-    stats[1] += rsum
-    stats[2] += perfect
+    stats[0] = loss
+    stats[1] = rsum
+    stats[2] = perfect
+
+
+@njit(**_JIT)
+def _rows_serial(X, coef, intercept, y, sw, shift, sure, offset, rows, G, S):
+    n = X.shape[0]
+    for t in range(G.shape[0]):
+        _rows_task(X, coef, intercept, y, sw, shift, sure, offset, rows, t * ROW_TASK,
+                   min(n, (t + 1) * ROW_TASK), G[t], S[t])
+
+
+@njit(parallel=True, **_JIT)
+def _rows_parallel(X, coef, intercept, y, sw, shift, sure, offset, rows, G, S):
+    n = X.shape[0]
+    for t in prange(G.shape[0]):
+        _rows_task(X, coef, intercept, y, sw, shift, sure, offset, rows, t * ROW_TASK,
+                   min(n, (t + 1) * ROW_TASK), G[t], S[t])
+
+
+def binary_pass_rows(X, coef, intercept: float, y, sw, shift, sure: float, offset, rows, g, stats,
+                     threads: bool | None = None):
+    """:func:`binary_pass` over one block of rows, adding into ``g`` (d,) and ``stats`` (loss,
+    residual sum, count of rows fitted with probability one), and writing into ``rows`` (shape
+    (b, d) or (b, d + 1), the product dtype) the scaled rows :math:`s_i(x_i - m)` (and
+    :math:`s_i` in the last column), :math:`s_i = \\sqrt{w_i\\mu_i(1 - \\mu_i)}`.  Tasks of
+    :data:`ROW_TASK` rows added in order, on threads when ``threads`` (default: a block of
+    :data:`PARALLEL_MIN` entries; a caller passing the blocks of one large X says so for all)."""
+    n, d = X.shape
+    tasks = max(1, -(-n // ROW_TASK))
+    G, S = np.zeros((tasks, d)), np.zeros((tasks, 3))
+    threads = X.size >= PARALLEL_MIN if threads is None else threads
+    run = _rows_parallel if threads and tasks > 1 else _rows_serial
+    run(X, coef, float(intercept), y, sw, shift, float(sure), offset, rows, G, S)
+    g += G.sum(axis=0)
+    stats += S.sum(axis=0)

@@ -261,12 +261,13 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
             return value, xtr[:, None], np.array([total]), perfect
         n = self.X.shape[0]
         xtr, stats, step = np.zeros(self.X.shape[1]), np.zeros(3), acc.block_rows()
+        threads = self.X.size >= compiled.PARALLEL_MIN
         for start in range(0, n, step):
             rows = slice(start, start + step)
             A = acc.rows_buffer(min(step, n - start))
             compiled.binary_pass_rows(self.X[rows], coef, intercept, self._target[rows],
                                       w[rows] if w.size else w, shift[rows] if shift.size else shift,
-                                      SURE, acc.offset, A, xtr, stats)
+                                      SURE, acc.offset, A, xtr, stats, threads)
             acc.add_rows(A)
         return float(stats[0]), xtr[:, None], stats[1:2].copy(), int(stats[2])
 
