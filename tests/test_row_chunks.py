@@ -14,7 +14,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from threadpoolctl import threadpool_limits
 
 import linclass
-from linclass.core import row_workers, scatter_passes
+from linclass.core import class_stats, row_workers, scatter_passes
 from linclass.core.class_stats import ClassStats
 from linclass.core.stats_kernels import head_means
 from linclass.generative import gaussian_forms
@@ -30,32 +30,39 @@ def _data(n=12_000, d=5, k=3, offset=0.0, seed=0):
     return np.ascontiguousarray(X), y, rng.uniform(0.0, 2.0, n)
 
 
-def _small_chunks():
-    """Chunks of 2,048 rows (blocks of 512), so that a test-sized X is cut into several."""
-    return (mock.patch.object(row_workers, "MIN_CHUNK_ROWS", 2048),
-            mock.patch.object(row_workers, "CHUNK_BYTES", 1),
-            mock.patch.object(scatter_passes, "_BLOCK", 512))
-
-
 def _stats(X, y, w, kind, moments, chunked: bool, threads: int = 1):
-    a, b, c = _small_chunks()
-    with a, b, c, threadpool_limits(threads, user_api="blas"):
-        if not chunked:
-            with mock.patch.object(row_workers, "MIN_CHUNK_ROWS", 10**9):
-                return ClassStats.from_batch(X, y, np.arange(3), w, kind=kind, moments=moments)
-        return ClassStats.from_batch(X, y, np.arange(3), w, kind=kind, moments=moments)
+    """Statistics with chunks of 2,048 rows (blocks of 512), so that a test-sized X is cut into
+    several (``chunked``; else one pass)."""
+    seen = []
+
+    def spy(fn, chunks):
+        seen.append(len(chunks))
+        return row_workers.map_chunks(fn, chunks)
+
+    with mock.patch.object(row_workers, "MIN_CHUNK_ROWS", 2048 if chunked else 10**9), \
+            mock.patch.object(row_workers, "CHUNK_BYTES", 1), \
+            mock.patch.object(class_stats, "_FULL_CHUNK_ROWS", 512), \
+            mock.patch.object(scatter_passes, "_BLOCK", 512), \
+            mock.patch.object(class_stats, "map_chunks", spy), \
+            threadpool_limits(threads, user_api="blas"):
+        stats = ClassStats.from_batch(X, y, np.arange(3), w, kind=kind, moments=moments)
+    assert seen == ([4] if chunked else [])
+    return stats
 
 
 def test_row_chunks_cover_the_rows_at_aligned_bounds():
     with mock.patch.object(row_workers, "CHUNK_BYTES", 8 * 100 * 40_000):
         chunks = row_workers.row_chunks(200_000, 100, 8 * 100 * 100, align=4096)
-    assert len(chunks) == 5
+    assert len(chunks) == 8  # 5 chunks of 40,000 rows, made a multiple of 4 (even on 2 or 4 threads)
+    assert max(c.stop - c.start for c in chunks) - min(c.stop - c.start for c in chunks) <= 4096
     assert chunks[0].start == 0 and chunks[-1].stop == 200_000
     assert all(a.stop == b.start for a, b in pairwise(chunks))
     assert all(c.start % 4096 == 0 for c in chunks)
-    assert row_workers.row_chunks(50_000, 100, 800) == [slice(0, 50_000)]  # small X: one range
+    assert row_workers.row_chunks(30_000, 100, 800) == [slice(0, 30_000)]  # small X: one range
+    assert len(row_workers.row_chunks(50_000, 100, 800)) == 2  # (3 chunks would leave a core idle)
     # statistics too large to hold one per chunk: fewer chunks
-    assert len(row_workers.row_chunks(10**7, 10, row_workers.MAX_HELD_BYTES // 3)) == 3
+    assert len(row_workers.row_chunks(10**7, 10, row_workers.MAX_HELD_BYTES // 3)) == 2
+    assert len(row_workers.row_chunks(10**7, 10, row_workers.MAX_HELD_BYTES // 7)) == 4
 
 
 @pytest.mark.parametrize(("kind", "moments"), KINDS, ids=KIND_IDS)

@@ -49,6 +49,8 @@ from linclass.core.scatter_passes import (
 __all__ = ["ClassStats"]
 
 KINDS = ("full", "tied", "diag", "mean")
+_FULL_CHUNK_ROWS = 2048  # rows per class in a row chunk of the full scatter (its blocks are per class)
+
 def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
 
@@ -181,7 +183,8 @@ class ClassStats:
             X = X.astype(np.float64)
         if kind != "mean" and _compiled(X):  # large X: row chunks on BLAS's threads, merged
             chunks = row_chunks(*X.shape, _stat_bytes(kind, len(classes), X.shape[1], moments),
-                                align=scatter_passes._BLOCK)
+                                align=scatter_passes._BLOCK,
+                                min_rows=_FULL_CHUNK_ROWS * len(classes) if kind == "full" else 0)
             if len(chunks) > 1:
                 parts = map_chunks(
                     lambda rows: cls._from_rows(X[rows], y[rows], classes,

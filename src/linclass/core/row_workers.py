@@ -27,19 +27,25 @@ __all__ = ["CHUNK_BYTES", "MIN_CHUNK_ROWS", "map_chunks", "row_chunks"]
 CHUNK_BYTES = 32 * 2**20  # a chunk's rows fill about this much
 MIN_CHUNK_ROWS = 16_384  # rows: below this a chunk's fixed costs (a few small arrays) start to show
 MAX_HELD_BYTES = 2**27  # statistics of all chunks held at once before the merge
+_GRAIN = 4  # the number of chunks is a multiple of this where the rows allow: 2 or 4 threads share
+# them evenly (a thread left alone with the last chunk would leave a core idle)
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 
 
-def row_chunks(n_rows: int, n_features: int, stat_bytes: int, align: int = 1) -> list[slice]:
+def row_chunks(n_rows: int, n_features: int, stat_bytes: int, align: int = 1,
+               min_rows: int = 0) -> list[slice]:
     """Contiguous row ranges covering ``range(n_rows)``, of about :data:`CHUNK_BYTES` of float64 rows
-    and at least :data:`MIN_CHUNK_ROWS` rows each, as many rows each as ``align`` allows, with bounds
-    at multiples of ``align`` rows (so the blocks of a blocked pass stay those of one pass over all
+    (or fewer, to make their number a multiple of ``_GRAIN``, or 2) and at least
+    :data:`MIN_CHUNK_ROWS` (and ``min_rows``) rows each, with bounds at multiples of ``align`` rows (so the blocks of a blocked pass stay those of one pass over all
     rows), and no more than ``MAX_HELD_BYTES / stat_bytes`` of them (``stat_bytes``: the size of one
     chunk's statistics).  One range when X is small."""
-    rows = max(MIN_CHUNK_ROWS, CHUNK_BYTES // (8 * max(n_features, 1)))
-    count = min(round(n_rows / rows), MAX_HELD_BYTES // max(stat_bytes, 1))
+    least = max(MIN_CHUNK_ROWS, min_rows)
+    rows = max(least, CHUNK_BYTES // (8 * max(n_features, 1)))
+    count = min(-(-round(n_rows / rows) // _GRAIN) * _GRAIN, n_rows // least,
+                MAX_HELD_BYTES // max(stat_bytes, 1))
+    count = count - count % _GRAIN if count >= _GRAIN else min(count, 2)
     if count < 2:
         return [slice(0, n_rows)]
     bounds = [n_rows * i // count // align * align for i in range(count)] + [n_rows]
