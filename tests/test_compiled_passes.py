@@ -162,3 +162,9 @@ def test_hessian_is_the_same_by_either_pass(intercept, weighted):
             (f1, g1), (f2, g2) = (o.value_gradient(theta) for o in objectives)
             assert f1 == pytest.approx(f2, rel=1e-13)
             np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-13)
+
+
+def test_the_objective_decides_threads_as_the_compiled_pass_does():
+    from linclass.linear.logistic.objective import PASS_THREADS_MIN
+
+    assert PASS_THREADS_MIN == PARALLEL_MIN

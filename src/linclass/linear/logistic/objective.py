@@ -73,6 +73,8 @@ from linclass.linear.logistic.separation import SURE, suspicious_rows
 __all__ = ["LinearObjective"]
 
 _NO_WEIGHTS = np.empty(0)  # unit weights, for the compiled loops
+PASS_THREADS_MIN = 1_000_000  # entries of X from which the compiled two-class passes use threads
+# (two_class_pass.PARALLEL_MIN; the package loads that module on first use only)
 
 
 class LinearObjective(RowStatistics, ObjectiveLayout):
@@ -261,7 +263,7 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
             return value, xtr[:, None], np.array([total]), perfect
         n = self.X.shape[0]
         xtr, stats, step = np.zeros(self.X.shape[1]), np.zeros(3), acc.block_rows()
-        threads = self.X.size >= compiled.PARALLEL_MIN
+        threads = self.X.size >= PASS_THREADS_MIN
         for start in range(0, n, step):
             rows = slice(start, start + step)
             A = acc.rows_buffer(min(step, n - start))
