@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from linclass.core.finiteness import check_magnitude
 from linclass.core.magnitude_kernel import column_magnitude
-from linclass.linear.compiled.two_class_pass import PARALLEL_MIN, ROWS, binary_pass
+from linclass.linear.compiled.two_class_pass import binary_pass
 from linclass.linear.logistic.curvature import CurvatureSum
 from linclass.linear.logistic.objective import LinearObjective
 
@@ -62,7 +62,7 @@ def _reference(X, coef, b, y, w, shift):
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 3 * ROWS + 7), d=st.integers(1, 40), weighted=st.booleans(),
+@given(n=st.integers(1, 3000), d=st.integers(1, 40), weighted=st.booleans(),
        shifted=st.booleans(), seed=st.integers(0, 2**16))
 def test_binary_pass_equals_the_products_it_fuses(n, d, weighted, shifted, seed):
     rng = np.random.default_rng(seed)
@@ -79,18 +79,41 @@ def test_binary_pass_equals_the_products_it_fuses(n, d, weighted, shifted, seed)
     assert perfect == ref[3]
 
 
-def test_binary_pass_threads_do_not_change_the_result():
-    """Above PARALLEL_MIN entries the tasks run on threads; their sums are added in task order."""
+@pytest.mark.parametrize("curvature", [False, True])
+def test_row_chunks_on_threads_do_not_change_the_result(curvature, monkeypatch):
+    """A large X's row chunks go to worker threads; their sums are added in chunk order, so one
+    thread and two give the same bits (and the chunked sums equal one pass to rounding)."""
+    from threadpoolctl import threadpool_limits
+
+    import linclass.linear.logistic.objective as module
+
+    def five_chunks(n, d, stat_bytes):  # small chunks, as a large X would be cut
+        bounds = np.linspace(0, n, 6).astype(int)
+        return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    monkeypatch.setattr(module, "row_chunks", five_chunks)
     rng = np.random.default_rng(3)
-    n, d = PARALLEL_MIN // 20 + 11, 20
-    X = rng.standard_normal((n, d))
-    coef, y = rng.standard_normal(d), (rng.random(n) < 0.5).astype(np.float64)
-    parallel = binary_pass(X, coef, 0.3, y, np.empty(0), np.empty(0), 1e-12)
-    from linclass.linear.compiled import two_class_pass as module
-    G, S = np.zeros((-(-n // ROWS), d)), np.zeros((-(-n // ROWS), 3))
-    module._serial(X, coef, 0.3, y, np.empty(0), np.empty(0), 1e-12, G, S)
-    assert parallel[0] == S[:, 0].sum()
-    np.testing.assert_array_equal(parallel[1], G.sum(axis=0))
+    n, d = 70_000, 20
+    X = rng.standard_normal((n, d)) + 2
+    y = (rng.random(n) < 0.5).astype(np.int64)
+    theta = rng.standard_normal((d + 1, 1)) * 0.3
+    results = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            objective = LinearObjective(X, y, 2)
+            value, XtR, rsum, H, _ = objective._evaluate(theta, curvature)
+            results.append((value, XtR, H))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    if curvature:
+        np.testing.assert_array_equal(results[0][2], results[1][2])
+    blocked = LinearObjective(X, y, 2)
+    blocked._reads_once = lambda: False
+    value, XtR, _, H, _ = blocked._evaluate(theta, curvature)
+    assert results[0][0] == pytest.approx(value, rel=1e-13)
+    np.testing.assert_allclose(results[0][1], XtR, rtol=1e-10, atol=1e-10)
+    if curvature:
+        np.testing.assert_allclose(results[0][2], H, rtol=1e-12, atol=1e-12 * np.abs(H).max())
 
 
 def test_binary_pass_counts_rows_fitted_with_probability_one():
@@ -162,9 +185,3 @@ def test_hessian_is_the_same_by_either_pass(intercept, weighted):
             (f1, g1), (f2, g2) = (o.value_gradient(theta) for o in objectives)
             assert f1 == pytest.approx(f2, rel=1e-13)
             np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-13)
-
-
-def test_the_objective_decides_threads_as_the_compiled_pass_does():
-    from linclass.linear.logistic.objective import PASS_THREADS_MIN
-
-    assert PASS_THREADS_MIN == PARALLEL_MIN

@@ -120,6 +120,16 @@ class CurvatureSum:
             A[:, self.d] = 1.0
         return A
 
+    def part(self) -> CurvatureSum:
+        """An empty sum of the same shape, offset and product dtype (for one chunk of rows, to
+        :meth:`merge` back)."""
+        return CurvatureSum(self.d, self.m, self.offset, self.fit_intercept,
+                            self.dtype == np.float32)
+
+    def merge(self, other: CurvatureSum) -> None:
+        """Add the sum of other rows (a :meth:`part`)."""
+        self._acc += other._acc
+
     def rows_buffer(self, b: int) -> np.ndarray:
         """A (b, p) array of the product dtype for two-class scaled rows (:meth:`add_rows`), in a
         buffer reused by every block."""

@@ -61,6 +61,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.dtype_policy import is_low
+from linclass.core.row_workers import map_chunks, row_chunks
 from linclass.core.scatter_float32 import reference_point
 from linclass.linear import compiled
 from linclass.linear.logistic import losses
@@ -73,8 +74,6 @@ from linclass.linear.logistic.separation import SURE, suspicious_rows
 __all__ = ["LinearObjective"]
 
 _NO_WEIGHTS = np.empty(0)  # unit weights, for the compiled loops
-PASS_THREADS_MIN = 1_000_000  # entries of X from which the compiled two-class passes use threads
-# (two_class_pass.PARALLEL_MIN; the package loads that module on first use only)
 
 
 class LinearObjective(RowStatistics, ObjectiveLayout):
@@ -252,26 +251,42 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
     def _read_once(self, coef, intercept: float, acc):
         """:meth:`_evaluate` by the compiled two-class passes (:mod:`linclass.linear.compiled.two_class_pass`):
         without the Hessian one read of X; with it, block by block, each block read once to write
-        its scaled rows, then their Gram product into ``acc``."""
+        its scaled rows, then their Gram product into ``acc``.  A large X's row chunks are shared
+        among worker threads (:func:`linclass.core.row_workers.map_chunks`: the chunks depend on
+        X's shape only, and their sums are added in order, so any number of threads gives the same
+        bits)."""
+        X, y = self.X, self._target
         coef = np.ascontiguousarray(coef)
         w = _NO_WEIGHTS if self.w is None else self.w
         shift = (_NO_WEIGHTS if self.score_offset is None
                  else np.ascontiguousarray(self.score_offset[:, 0]))
-        if acc is None:
-            value, xtr, total, perfect = compiled.binary_pass(self.X, coef, intercept, self._target,
-                                                              w, shift, SURE)
-            return value, xtr[:, None], np.array([total]), perfect
-        n = self.X.shape[0]
-        xtr, stats, step = np.zeros(self.X.shape[1]), np.zeros(3), acc.block_rows()
-        threads = self.X.size >= PASS_THREADS_MIN
-        for start in range(0, n, step):
-            rows = slice(start, start + step)
-            A = acc.rows_buffer(min(step, n - start))
-            compiled.binary_pass_rows(self.X[rows], coef, intercept, self._target[rows],
-                                      w[rows] if w.size else w, shift[rows] if shift.size else shift,
-                                      SURE, acc.offset, A, xtr, stats, threads)
-            acc.add_rows(A)
-        return float(stats[0]), xtr[:, None], stats[1:2].copy(), int(stats[2])
+        n, d = X.shape
+
+        def part(rows):
+            sw, sh = (w[rows] if w.size else w), (shift[rows] if shift.size else shift)
+            if acc is None:
+                return compiled.binary_pass(X[rows], coef, intercept, y[rows], sw, sh, SURE) + (None,)
+            own, xtr, stats = acc.part(), np.zeros(d), np.zeros(3)
+            step, start, stop = own.block_rows(), rows.start, rows.stop
+            for lo in range(start, stop, step):
+                hi = min(lo + step, stop)
+                A = own.rows_buffer(hi - lo)
+                block = slice(lo - start, hi - start)
+                compiled.binary_pass_rows(X[lo:hi], coef, intercept, y[lo:hi],
+                                          sw[block] if sw.size else sw,
+                                          sh[block] if sh.size else sh, SURE, own.offset, A, xtr,
+                                          stats)
+                own.add_rows(A)
+            return float(stats[0]), xtr, float(stats[1]), int(stats[2]), own
+
+        stat_bytes = 8 * (d + (0 if acc is None else acc.p * acc.p))
+        value, xtr, total, perfect = 0.0, np.zeros(d), 0.0, 0
+        for loss, g, rsum, count, own in map_chunks(part, row_chunks(n, d, stat_bytes)):
+            value, total, perfect = value + loss, total + rsum, perfect + count
+            xtr += g
+            if acc is not None:
+                acc.merge(own)
+        return value, xtr[:, None], np.array([total]), perfect
 
     def _reads_once(self) -> bool:
         """Whether an evaluation without the Hessian is one compiled read of X
