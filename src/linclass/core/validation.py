@@ -110,9 +110,11 @@ def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         yi = y.astype(np.int64, copy=False)
         lo, hi = int(yi.min()), int(yi.max())
         if hi - lo <= 4 * y.size + 1024:
-            present = np.bincount(yi - lo, minlength=hi - lo + 1) > 0
-            lookup = np.cumsum(present, dtype=np.intp) - 1
+            present = np.bincount(yi - lo if lo else yi, minlength=hi - lo + 1) > 0
             classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            if lo == 0 and present.all():  # labels 0 .. K-1, all present: their own indices
+                return classes, yi.astype(np.intp)  # (a copy: the caller's y is never shared)
+            lookup = np.cumsum(present, dtype=np.intp) - 1
             return classes, lookup[yi - lo]
     classes, index = np.unique(y, return_inverse=True)
     return classes, index.reshape(-1).astype(np.intp, copy=False)

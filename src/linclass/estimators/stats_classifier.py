@@ -7,6 +7,8 @@ Subclasses supply those steps; no mathematics lives here.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
@@ -15,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.dtype_policy import cast_fitted, is_low, output_dtype
 from linclass.core.finiteness import explain_non_finite, explain_underflow
+from linclass.core.threads import blas_threads_for
 from linclass.core.validation import (
     validate_classes,
     validate_fit,
@@ -27,6 +30,15 @@ from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.score_predictions import ScorePredictions
 
 __all__ = ["StatsClassifier"]
+
+
+def _factorization_threads(d: int):
+    """A context for the d x d factorizations of an estimate (eigendecompositions, Cholesky, triangular
+    inverses): one BLAS thread below :data:`~linclass.core.threads.BLAS_THREADS_MIN` multiply-adds,
+    where two threads measured 60-80x slower on 2 cores with other processes busy (d = 100: LDA's
+    and QDA's estimates from their statistics, 3.3 ms on one thread, 200-270 ms on two).  Too small
+    a d for BLAS to thread at all is left alone."""
+    return blas_threads_for(d**3) if d >= 32 else nullcontext()
 
 
 class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
@@ -247,12 +259,14 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                 "in `classes` on the first call to partial_fit."
             )
         priors = self._priors(stats.n_classes)
-        model = self._estimate(stats, priors) if rows is None else self._estimate(stats, priors, rows)
-        self.model_ = model
-        self.classes_ = stats.classes
-        self.class_count_ = stats.counts
-        self.priors_ = np.exp(model.log_priors)
-        self._describe(model)
+        with _factorization_threads(stats.n_features):
+            model = (self._estimate(stats, priors) if rows is None
+                     else self._estimate(stats, priors, rows))
+            self.model_ = model
+            self.classes_ = stats.classes
+            self.class_count_ = stats.counts
+            self.priors_ = np.exp(model.log_priors)
+            self._describe(model)
         cast_fitted(self, self._float32_names(), getattr(self, "_float32", False))
         return self
 
