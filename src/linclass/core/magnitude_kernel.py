@@ -2,21 +2,23 @@
 column's largest absolute value, and whether X is finite.
 
 NumPy needs two reductions for the same answer (the column maxima and the column minima, each a
-pass over X); this loop reads X once, in its own memory order, and on large X splits the rows (C
-order) or the columns (Fortran order) over threads.  NaN does not order, so the maxima skip it:
-finiteness comes from the column sums, which NaN and infinity make non-finite (a finite X whose
-sum overflows is reported as not finite, and the caller's exact scan then finds nothing to refuse).
+pass over X); this loop reads X once, in its own memory order.  A large C-ordered X's row chunks
+are shared among worker threads (:func:`linclass.core.row_workers.map_chunks`; the loop releases
+the GIL), a Fortran-ordered X is read a column at a time in one thread.  NaN does not order, so
+the maxima skip it: finiteness comes from the column sums, which NaN and infinity make non-finite
+(a finite X whose sum overflows is reported as not finite, and the caller's exact scan then finds
+nothing to refuse).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-__all__ = ["PARALLEL_MIN", "column_magnitude"]
+from linclass.core.row_workers import map_chunks, row_chunks
 
-PARALLEL_MIN = 1_000_000  # entries below which the pass runs in one thread
-_ROWS = 4096  # rows per task of the threaded C-order pass
+__all__ = ["column_magnitude"]
+
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
@@ -33,15 +35,8 @@ def _rows_into(X, lo, hi, mag, total):
 
 
 @njit(**_JIT)
-def _rows_serial(X, mag, total):
+def _rows(X, mag, total):
     _rows_into(X, 0, X.shape[0], mag, total)
-
-
-@njit(parallel=True, **_JIT)
-def _rows_parallel(X, mags, totals):
-    n = X.shape[0]
-    for t in prange(mags.shape[0]):
-        _rows_into(X, t * _ROWS, min(n, (t + 1) * _ROWS), mags[t], totals[t])
 
 
 @njit(inline="always")
@@ -57,14 +52,8 @@ def _column_into(X, j, mag, total):
 
 
 @njit(**_JIT)
-def _columns_serial(X, mag, total):
+def _columns(X, mag, total):
     for j in range(X.shape[1]):
-        _column_into(X, j, mag, total)
-
-
-@njit(parallel=True, **_JIT)
-def _columns_parallel(X, mag, total):
-    for j in prange(X.shape[1]):
         _column_into(X, j, mag, total)
 
 
@@ -72,19 +61,18 @@ def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, bool]:
     """``(max_i |x_ij| for every column j, whether every entry is finite)`` of a dense 2-D float X
     (float64 results); NaN entries are left out of the maxima."""
     n, d = X.shape
-    threads = X.size >= PARALLEL_MIN
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     if X.flags.c_contiguous:
-        if threads:
-            tasks = -(-n // _ROWS)
-            mags, totals = np.zeros((tasks, d)), np.zeros((tasks, d))
-            _rows_parallel(X, mags, totals)
-            mag, total = mags.max(axis=0), totals.sum(axis=0)
-        else:
+        def part(rows):
             mag, total = np.zeros(d), np.zeros(d)
-            _rows_serial(X, mag, total)
+            _rows(X[rows], mag, total)
+            return mag, total
+
+        parts = map_chunks(part, row_chunks(n, d, 16 * d))
+        mag = np.maximum.reduce([m for m, _ in parts])
+        total = np.add.reduce([t for _, t in parts])
     else:
         mag, total = np.zeros(d), np.zeros(d)
-        (_columns_parallel if threads else _columns_serial)(X, mag, total)
+        _columns(X, mag, total)
     return mag, bool(np.all(np.isfinite(total)))
