@@ -33,6 +33,18 @@ def test_column_magnitude_is_the_largest_absolute_value(shape, order, dtype):
             assert magnitude[-1] == np.inf
 
 
+def test_column_magnitude_over_row_chunks(monkeypatch):
+    import linclass.core.magnitude_kernel as module
+
+    monkeypatch.setattr(module, "row_chunks",
+                        lambda n, d, b: [slice(0, n // 3), slice(n // 3, n // 2), slice(n // 2, n)])
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((999, 13)) * 5
+    np.testing.assert_array_equal(column_magnitude(X)[0], np.abs(X).max(axis=0))
+    X[998, 0] = np.nan
+    assert not column_magnitude(X)[1]
+
+
 def test_column_magnitude_of_a_strided_view():
     X = np.random.default_rng(0).standard_normal((50, 20))[::2, ::3]
     np.testing.assert_array_equal(column_magnitude(X)[0], np.abs(X).max(axis=0))
