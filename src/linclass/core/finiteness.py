@@ -134,21 +134,24 @@ def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> Non
         raise _too_small(estimator, np.flatnonzero(bad), magnitude)
 
 
-def check_magnitude(estimator, X: np.ndarray) -> None:
+def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
     """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
     activations) would overflow or underflow float64, naming the features.
 
     For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
     and :func:`explain_underflow`); one compiled pass over a dense float X
     (:func:`linclass.core.magnitude_kernel.column_magnitude`), two over sparse or integer X (its column
-    maxima and minima).
+    maxima and minima).  Returns X's column sums (float64) when that pass formed them (dense
+    float X), else None: a caller that centres X reuses them instead of another pass.
     """
     if X.size == 0:
-        return
+        return None
+    sums = None
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
         from linclass.core.magnitude_kernel import column_magnitude
 
-        magnitude, finite = column_magnitude(X)
+        magnitude, sums = column_magnitude(X)
+        finite = bool(np.all(np.isfinite(sums)))
     else:
         high, low = X.max(axis=0), X.min(axis=0)
         if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
@@ -158,6 +161,7 @@ def check_magnitude(estimator, X: np.ndarray) -> None:
     if not finite:
         check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
     check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1])
+    return sums
 
 
 def check_column_magnitude(estimator, magnitude: np.ndarray, n_entries: int) -> None:

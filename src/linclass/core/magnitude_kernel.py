@@ -1,5 +1,5 @@
 """One compiled pass over a dense X for :func:`linclass.core.finiteness.check_magnitude`: every
-column's largest absolute value, and whether X is finite.
+column's largest absolute value, and its sum (whether X is finite; the centre of a centred fit).
 
 NumPy needs two reductions for the same answer (the column maxima and the column minima, each a
 pass over X); this loop reads X once, in its own memory order.  A large C-ordered X's row chunks
@@ -57,9 +57,10 @@ def _columns(X, mag, total):
         _column_into(X, j, mag, total)
 
 
-def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, bool]:
-    """``(max_i |x_ij| for every column j, whether every entry is finite)`` of a dense 2-D float X
-    (float64 results); NaN entries are left out of the maxima."""
+def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(max_i |x_ij|, sum_i x_ij)`` for every column j of a dense 2-D float X (float64 results);
+    NaN entries are left out of the maxima, and make their column's sum NaN (X is finite exactly
+    when every sum is, unless a sum of finite values overflows)."""
     n, d = X.shape
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
@@ -75,4 +76,4 @@ def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, bool]:
     else:
         mag, total = np.zeros(d), np.zeros(d)
         _columns(X, mag, total)
-    return mag, bool(np.all(np.isfinite(total)))
+    return mag, total

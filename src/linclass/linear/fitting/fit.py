@@ -147,12 +147,17 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     if solver == "cd" and problem.fit_intercept and problem.sparse:
         check_finite(problem.X, feature_names=getattr(owner, "feature_names_in_", None))
     problem = _working_precision(problem, penalty, solver)
+    # the Gram matrix and Hessians square X (float32 values square within float64's range); on
+    # dense rows the check's pass also gives the column sums the smooth objective centres with
+    checked = solver != "cd" and not problem.sparse and not is_low(problem.X)
+    if checked:
+        problem = replace(problem, column_sums=check_magnitude(owner, problem.X))
     with np.errstate(invalid="ignore", over="ignore"):
         objective = penalty.objective(problem, proximal=solver == "cd")
     shift = objective.design.shift if solver == "cd" else objective.offset
     explain_non_finite(owner, problem.X, shift)
-    if not is_low(problem.X):  # (float32 values square within float64's range)
-        check_magnitude(owner, problem.X)  # the Gram matrix and Hessians square X
+    if not is_low(problem.X) and not checked:
+        check_magnitude(owner, problem.X)
     if solver == "cd":
         return proximal(problem, options, objective)
     return _smooth(problem, options, objective, solver)

@@ -17,7 +17,8 @@ class LogisticProblem:
     """The rows of a fit: in memory (``X`` dense or sparse, ``y`` as class codes, ``classes``,
     ``weight`` the sample weights times the class weights, ``offset`` the known terms of the
     scores, shape (n, 1) or (n, K): :mod:`linclass.linear.logistic.offsets`) or a chunk source
-    (``source``, whose class weights ``class_weight`` are applied in its first pass)."""
+    (``source``, whose class weights ``class_weight`` are applied in its first pass);
+    ``column_sums``: X's column sums where a pass over X has formed them already."""
 
     X: Any = None
     y: np.ndarray | None = None
@@ -27,6 +28,8 @@ class LogisticProblem:
     source: Any = None
     class_weight: Any = None
     offset: np.ndarray | None = None
+    #: X's column sums, when the magnitude check's pass formed them (the centre reuses them)
+    column_sums: np.ndarray | None = None
 
     @property
     def n_classes(self) -> int:

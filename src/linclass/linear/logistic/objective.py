@@ -93,6 +93,9 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
     offset : ndarray of shape (n_features,), default=None
         The centring point; default the weighted mean of X (with an intercept).  Objectives over the
         chunks of one data set share the whole set's offset, so that their sums add up.
+    column_sums : ndarray of shape (n_features,), default=None
+        X's column sums, when a pass over X formed them already: the default offset without
+        sample weights is then their mean, without another pass.
     score_offset : ndarray of shape (n_samples, 1) or (n_samples, n_classes), default=None
         Known terms added to the scores (R's ``glm(offset=)``,
         :mod:`linclass.linear.logistic.offsets`); the null model is then the intercept-only fit
@@ -100,7 +103,7 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
     """
 
     def __init__(self, X, y, n_classes, sample_weight=None, *, l2=0.0, fit_intercept=True,
-                 offset=None, score_offset=None):
+                 offset=None, score_offset=None, column_sums=None):
         self.sparse = sp.issparse(X)
         if self.sparse and X.format != "csr":
             X = X.tocsr()  # rows are what the blocks, the mini-batches and the scores read
@@ -110,7 +113,9 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         total = float(n if sample_weight is None else sample_weight.sum())
         if offset is None:
             if fit_intercept:
-                if is_low(X) and not self.sparse:  # one float32 product (any nearby point centres)
+                if column_sums is not None and sample_weight is None:  # formed by an earlier pass
+                    weighted = column_sums
+                elif is_low(X) and not self.sparse:  # one float32 product (any nearby point centres)
                     weights = np.ones(n, X.dtype) if sample_weight is None else sample_weight
                     weighted = weights.astype(X.dtype) @ X
                 else:

@@ -202,7 +202,8 @@ class ElasticNet:
             return ChunkedObjective(problem.source, class_weight=problem.class_weight, l2=self.l2,
                                     fit_intercept=problem.fit_intercept)
         return LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
-                               fit_intercept=problem.fit_intercept, score_offset=problem.offset)
+                               fit_intercept=problem.fit_intercept, score_offset=problem.offset,
+                               column_sums=problem.column_sums)
 
     def coefficients(self, objective, theta):
         """``(coef, intercept)`` of the estimator at the objective's parameters ``theta``."""
