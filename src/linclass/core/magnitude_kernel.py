@@ -70,7 +70,8 @@ def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             _rows(X[rows], mag, total)
             return mag, total
 
-        parts = map_chunks(part, row_chunks(n, d, 16 * d))
+        chunks = row_chunks(n, d, 16 * d)
+        parts = map_chunks(part, chunks) if len(chunks) > 1 else [part(chunks[0])]
         mag = np.maximum.reduce([m for m, _ in parts])
         total = np.add.reduce([t for _, t in parts])
     else:

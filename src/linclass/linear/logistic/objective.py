@@ -286,7 +286,9 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
 
         stat_bytes = 8 * (d + (0 if acc is None else acc.p * acc.p))
         value, xtr, total, perfect = 0.0, np.zeros(d), 0.0, 0
-        for loss, g, rsum, count, own in map_chunks(part, row_chunks(n, d, stat_bytes)):
+        chunks = row_chunks(n, d, stat_bytes)
+        parts = map_chunks(part, chunks) if len(chunks) > 1 else [part(chunks[0])]
+        for loss, g, rsum, count, own in parts:
             value, total, perfect = value + loss, total + rsum, perfect + count
             xtr += g
             if acc is not None:
