@@ -32,7 +32,7 @@ from _timing import blas_threads, limit_blas_threads  # benchmarks/ is on sys.pa
 from _timing import print_targets as report_targets
 
 SAME = 1e-6  # log-loss gap to the reference optimum that counts as "the same fit"
-SOLVERS = ("newton", "bohning", "lbfgs", "sgd")
+SOLVERS = ("auto", "newton", "bohning", "lbfgs", "sgd")  # "auto": the default
 
 
 def make_problem(n: int, d: int, k: int, seed: int):
