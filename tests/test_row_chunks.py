@@ -19,8 +19,8 @@ from linclass.core.class_stats import ClassStats
 from linclass.core.stats_kernels import head_means
 from linclass.generative import gaussian_forms
 
-KINDS = [("tied", False), ("diag", False), ("full", False), ("full", True)]
-KIND_IDS = ["tied", "diag", "full", "full+moments"]
+KINDS = [("tied", False), ("full", False), ("full", True)]
+KIND_IDS = ["tied", "full", "full+moments"]
 
 
 def _data(n=12_000, d=5, k=3, offset=0.0, seed=0):

@@ -159,9 +159,12 @@ class ClassStats:
 
         The statistics are float64 whatever X's dtype; a large float32 X is read in float32
         (:mod:`linclass.core.scatter_float32`), and again as float64 where float32 products are not
-        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).  A large float64 X
-        with contiguous rows is read in row chunks, on as many threads as BLAS may use, and their
-        statistics merged (:mod:`linclass.core.row_workers`): the same numbers for any thread count.
+        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).  For the kinds with
+        d x d products ('tied', 'full'), a large float64 X with contiguous rows is read in row
+        chunks, on as many threads as BLAS may use, and their statistics merged
+        (:mod:`linclass.core.row_workers`): the same numbers for any thread count.  (The diagonal
+        kind's pass is one read of X, bound by memory: two threads measured no faster, the chunks'
+        own costs slower.)
 
         Parameters
         ----------
@@ -181,7 +184,7 @@ class ClassStats:
             raise ValueError("fourth-moment statistics are collected only with kind='full'.")
         if is_low(X) and not _float32_pays(X, kind, len(classes)):
             X = X.astype(np.float64)
-        if kind != "mean" and _compiled(X):  # large X: row chunks on BLAS's threads, merged
+        if kind in ("tied", "full") and _compiled(X):  # large X: row chunks on threads, merged
             chunks = row_chunks(*X.shape, _stat_bytes(kind, len(classes), X.shape[1], moments),
                                 align=scatter_passes._BLOCK,
                                 min_rows=_FULL_CHUNK_ROWS * len(classes) if kind == "full" else 0)
