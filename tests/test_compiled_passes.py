@@ -152,7 +152,16 @@ def test_objective_evaluation_is_the_same_by_either_pass():
         assert f1 == pytest.approx(f2, rel=1e-13)
         np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-14)
     assert not LinearObjective(np.asfortranarray(X), y, 2)._reads_once()
-    assert not LinearObjective(X.astype(np.float32), y, 2)._reads_once()
+    # a float32 X is read as it is, its products formed in float64: float64 X's answer to the
+    # rounding of X's values, far closer than the float32 products of the blocked pass
+    X32 = X.astype(np.float32)
+    fused = LinearObjective(X32, y, 2)
+    exact = LinearObjective(X32.astype(np.float64), y, 2, offset=fused.offset)
+    assert fused._reads_once() and fused.products == "float64"
+    theta = rng.standard_normal(fused.shape) * 0.2
+    (f1, g1), (f2, g2) = fused.value_gradient(theta), exact.value_gradient(theta)
+    assert f1 == pytest.approx(f2, rel=1e-12)
+    np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-12)
     assert not LinearObjective(X, rng.integers(0, 3, 5000), 3)._reads_once()
 
 

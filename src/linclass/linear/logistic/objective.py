@@ -128,8 +128,10 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         # a float32 X far from the origin is centred block by block at a float32 point (its float32
         # products would round at the scale of its offset)
         self._centre = reference_point(X) if is_low(X) and not self.sparse else None
-        #: the products over X: float32 for a dense float32 X (until :meth:`exact_products`)
-        self.products = "float32" if is_low(X) and not self.sparse else "float64"
+        #: the products over X: float32 for a dense float32 X (until :meth:`exact_products`), but
+        #: float64 where each row is read by a compiled loop (:meth:`_reads_once`)
+        self.products = ("float32" if is_low(X) and not self.sparse and not self._reads_once()
+                         else "float64")
         self._target = y.astype(np.float64) if n_classes == 2 else None
         self.score_offset = score_offset
         self._null = None  # the null model with the score offset, (theta, value), when first needed
@@ -222,9 +224,10 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
         centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
-        about = self.offset - self._centre if centred else self.offset
+        reads_once = self._reads_once()  # (rows read as they are: no float32 centre)
+        about = self.offset - self._centre if centred and not reads_once else self.offset
         acc = CurvatureSum(d, self.shape[1], about, self.fit_intercept, low) if curvature else None
-        if self._reads_once():  # two classes, dense float64 X: one compiled read
+        if reads_once:  # two classes, dense X: one compiled read
             value, XtR, rsum, perfect = self._read_once(coef[0], float(intercept[0]), acc)
             H = None if acc is None else acc.total()
             if acc is not None:
@@ -296,10 +299,12 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         return value, xtr[:, None], np.array([total]), perfect
 
     def _reads_once(self) -> bool:
-        """Whether an evaluation without the Hessian is one compiled read of X
-        (:func:`linclass.linear.compiled.binary_pass`): two classes, dense C-ordered float64 X."""
+        """Whether an evaluation is a compiled read of each row (:meth:`_read_once`): two classes,
+        dense C-ordered X of float64 or float32.  A float32 row is read as it is (half the bytes)
+        and its products are formed in float64 (exact for the row's values, so no float32 centre
+        is needed); only the Hessian's rows are stored in float32 when ``low``."""
         X = self.X
-        return (self.basis is None and not self.sparse and X.dtype == np.float64
+        return (self.basis is None and not self.sparse and X.dtype in (np.float64, np.float32)
                 and X.flags.c_contiguous and (self.w is None or self.w.dtype == np.float64))
 
     def _uncentred(self, XtR, rsum) -> np.ndarray:
