@@ -38,6 +38,7 @@ from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjectiv
 from linclass.linear.penalties.firth_profile import Profile
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import LogisticInference, logistic_inference
+from linclass.linear.logistic.separation import overlap_certified
 from linclass.linear.logistic.separation import separation as find_separation
 
 __all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "firth_notes", "firth_state", "firth_summary",
@@ -225,6 +226,12 @@ class FirthRecord:
         return firth_summary(table, self.firth, ci)
 
 
+def _probabilities(objective, result) -> np.ndarray:
+    """Class 1's probabilities at the two-class estimate (for the certificate of overlap)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-objective.scores(result.theta)))
+
+
 class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
     entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
@@ -293,11 +300,14 @@ class Firth:
             firth = objective.firth_state(result.theta)
             wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
             return None, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
-        try:
-            separation = find_separation(problem.X, problem.y, K, problem.weight,
-                                         problem.fit_intercept)
-        except ValueError:  # too large a linear programme to attempt
-            separation = None
+        separation = None
+        if not (K == 2 and overlap_certified(problem.X, problem.y, _probabilities(objective, result),
+                                             problem.weight, problem.fit_intercept)):
+            try:  # the linear programme, where Stiemke's weights at the estimate prove nothing
+                separation = find_separation(problem.X, problem.y, K, problem.weight,
+                                             problem.fit_intercept)
+            except ValueError:  # too large a linear programme to attempt
+                separation = None
         wald = logistic_inference(objective, result)
         coef, intercept = objective.coefficients(result.theta)
         if K > 2:
