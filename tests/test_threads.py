@@ -68,3 +68,53 @@ def test_worker_threads_follow_the_work_and_the_blas_setting():
         assert worker_threads(WORKERS_MIN, 10) == 2
     with threadpool_limits(1, user_api="blas"):  # the caller's limit holds
         assert worker_threads(10 * WORKERS_MIN, 10) == 1
+
+
+def test_one_blas_thread_contexts_interleaved_across_threads_restore_the_setting(monkeypatch):
+    """Two threads whose one-thread contexts interleave (A opens, B opens, A closes, B closes)
+    share one limit: set by the first, restored by the last, so BLAS ends at its setting from
+    before (a limit per context, each restoring what it saw, would leave it at one thread)."""
+    import threading
+
+    import linclass.core.threads as threads
+
+    class Library:  # stands in for BLAS's one process-wide setting
+        setting = 4
+
+    class Limiter:
+        def __init__(self):
+            self.saved, Library.setting = Library.setting, 1
+
+        def restore_original_limits(self):
+            Library.setting = self.saved
+
+    class Controller:
+        def limit(self, limits, user_api):
+            assert limits == 1 and user_api == "blas"
+            return Limiter()
+
+    monkeypatch.setattr(threads, "blas_controller", lambda: Controller())
+    a_open, b_open, a_closed = threading.Event(), threading.Event(), threading.Event()
+    inside = []
+
+    def a():
+        with threads.one_blas_thread():
+            a_open.set()
+            b_open.wait()
+            inside.append(Library.setting)
+        a_closed.set()
+
+    def b():
+        a_open.wait()
+        with threads.one_blas_thread():
+            b_open.set()
+            a_closed.wait()
+            inside.append(Library.setting)  # A has closed: still one thread while B works
+
+    workers = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert inside == [1, 1]
+    assert Library.setting == 4 and threads._holders == 0

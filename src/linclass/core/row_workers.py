@@ -21,7 +21,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 
-from linclass.core.threads import blas_controller
+from linclass.core.threads import blas_controller, one_blas_thread
 
 __all__ = ["CHUNK_BYTES", "MIN_CHUNK_ROWS", "map_chunks", "row_chunks"]
 
@@ -71,5 +71,5 @@ def map_chunks(fn, chunks: list[slice]) -> list:
             _pool.shutdown(wait=False)
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="linclass-rows")
         _pool_size = threads
-    with blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return list(_pool.map(fn, chunks))

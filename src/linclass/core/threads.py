@@ -7,14 +7,18 @@ threads than it saves (measured on 2 cores with another process busy: raw digits
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import threading
+from contextlib import contextmanager, nullcontext
 
-__all__ = ["BLAS_THREADS_MIN", "blas_controller", "blas_threads_for"]
+__all__ = ["BLAS_THREADS_MIN", "blas_controller", "blas_threads_for", "one_blas_thread"]
 
 BLAS_THREADS_MIN = 4_000_000  # multiply-adds of one product of X below which BLAS runs one thread
 WORKERS_MIN = 4_000_000  # multiply-adds in all below which independent tasks run in one thread
 
 _controller = None
+_lock = threading.Lock()
+_holders = 0  # contexts of one_blas_thread open now, in any thread
+_limiter = None  # the limit they share, set by the first and restored by the last
 
 
 def blas_threads_for(work: float):
@@ -23,7 +27,28 @@ def blas_threads_for(work: float):
     X) is below :data:`BLAS_THREADS_MIN`; otherwise the library's own setting."""
     if work >= BLAS_THREADS_MIN:
         return nullcontext()
-    return blas_controller().limit(limits=1, user_api="blas")
+    return one_blas_thread()
+
+
+@contextmanager
+def one_blas_thread():
+    """A context in which BLAS runs one thread.  The limit is process-wide (BLAS has one setting),
+    so contexts opened by several threads at once share it: the first sets it and the last to close
+    restores the setting from before the first (nested threadpoolctl limits, each restoring what it
+    saw, would leave BLAS at one thread when two threads' contexts interleave)."""
+    global _holders, _limiter
+    with _lock:
+        if _holders == 0:
+            _limiter = blas_controller().limit(limits=1, user_api="blas")
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _holders -= 1
+            if _holders == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def blas_controller():

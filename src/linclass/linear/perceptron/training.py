@@ -6,11 +6,10 @@ until the stopping rule holds, with the pocket variant and scikit-learn's stoppi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from linclass.core.threads import one_blas_thread
 from linclass.linear.perceptron.rule import Patterns, run_epoch
 
 __all__ = ["PerceptronFit", "StoppingRule", "make_rng", "train"]
@@ -67,11 +66,6 @@ class StoppingRule:
     tol: float | None = None
     n_iter_no_change: int = 5
     validation: Patterns | None = None
-
-
-@cache
-def _blas_controller() -> ThreadpoolController:
-    return ThreadpoolController()
 
 
 def make_rng(random_state) -> np.random.Generator:
@@ -143,7 +137,7 @@ def train(
     """
     # thousands of small products in sequence: BLAS threads only wait on each other (and stall
     # badly when another process holds a core), so the rule runs single-threaded
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return _train(Phi, y, n_classes, sample_weight, coef, intercept, max_epochs, shuffle, rng, pocket,
                       eta, alpha, l1_ratio, bias, stopping or StoppingRule(), report, push)
 
