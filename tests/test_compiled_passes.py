@@ -99,7 +99,7 @@ def test_row_chunks_on_threads_do_not_change_the_result(curvature, monkeypatch):
     thread and two give the same bits (and the chunked sums equal one pass to rounding)."""
     from threadpoolctl import threadpool_limits
 
-    import linclass.linear.logistic.objective as module
+    import linclass.linear.logistic.row_passes as module
 
     def five_chunks(n, d, stat_bytes):  # small chunks, as a large X would be cut
         bounds = np.linspace(0, n, 6).astype(int)

@@ -61,13 +61,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.dtype_policy import is_low
-from linclass.core.row_workers import map_chunks, row_chunks
 from linclass.core.scatter_float32 import reference_point
 from linclass.linear import compiled
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
 from linclass.linear.logistic.offsets import null_fit
+from linclass.linear.logistic.row_passes import two_class_terms
 from linclass.linear.logistic.row_statistics import RowStatistics
 from linclass.linear.logistic.separation import SURE, suspicious_rows
 
@@ -257,46 +257,9 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         return value, XtR, rsum, H, perfect
 
     def _read_once(self, coef, intercept: float, acc):
-        """:meth:`_evaluate` by the compiled two-class passes (:mod:`linclass.linear.compiled.two_class_pass`):
-        without the Hessian one read of X; with it, block by block, each block read once to write
-        its scaled rows, then their Gram product into ``acc``.  A large X's row chunks are shared
-        among worker threads (:func:`linclass.core.row_workers.map_chunks`: the chunks depend on
-        X's shape only, and their sums are added in order, so any number of threads gives the same
-        bits)."""
-        X, y = self.X, self._target
-        coef = np.ascontiguousarray(coef)
-        w = _NO_WEIGHTS if self.w is None else self.w
-        shift = (_NO_WEIGHTS if self.score_offset is None
-                 else np.ascontiguousarray(self.score_offset[:, 0]))
-        n, d = X.shape
-
-        def part(rows):
-            sw, sh = (w[rows] if w.size else w), (shift[rows] if shift.size else shift)
-            if acc is None:
-                return compiled.binary_pass(X[rows], coef, intercept, y[rows], sw, sh, SURE) + (None,)
-            own, xtr, stats = acc.part(), np.zeros(d), np.zeros(3)
-            step, start, stop = own.block_rows(), rows.start, rows.stop
-            for lo in range(start, stop, step):
-                hi = min(lo + step, stop)
-                A = own.rows_buffer(hi - lo)
-                block = slice(lo - start, hi - start)
-                compiled.binary_pass_rows(X[lo:hi], coef, intercept, y[lo:hi],
-                                          sw[block] if sw.size else sw,
-                                          sh[block] if sh.size else sh, SURE, own.offset, A, xtr,
-                                          stats)
-                own.add_rows(A)
-            return float(stats[0]), xtr, float(stats[1]), int(stats[2]), own
-
-        stat_bytes = 8 * (d + (0 if acc is None else acc.p * acc.p))
-        value, xtr, total, perfect = 0.0, np.zeros(d), 0.0, 0
-        chunks = row_chunks(n, d, stat_bytes)
-        parts = map_chunks(part, chunks) if len(chunks) > 1 else [part(chunks[0])]
-        for loss, g, rsum, count, own in parts:
-            value, total, perfect = value + loss, total + rsum, perfect + count
-            xtr += g
-            if acc is not None:
-                acc.merge(own)
-        return value, xtr[:, None], np.array([total]), perfect
+        """:meth:`_evaluate` by the compiled two-class passes (:func:`.row_passes.two_class_terms`)."""
+        shift = None if self.score_offset is None else self.score_offset[:, 0]
+        return two_class_terms(self.X, self._target, self.w, shift, coef, intercept, acc)
 
     def _reads_once(self) -> bool:
         """Whether an evaluation is a compiled read of each row (:meth:`_read_once`): two classes,
