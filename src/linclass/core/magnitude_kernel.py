@@ -22,10 +22,10 @@ __all__ = ["column_magnitude"]
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
-@njit(inline="always")
-def _rows_into(X, lo, hi, mag, total):
+@njit(**_JIT)
+def _rows(X, mag, total):
     d = X.shape[1]
-    for i in range(lo, hi):
+    for i in range(X.shape[0]):
         row = X[i]
         for j in range(d):
             v = row[j]
@@ -35,26 +35,16 @@ def _rows_into(X, lo, hi, mag, total):
 
 
 @njit(**_JIT)
-def _rows(X, mag, total):
-    _rows_into(X, 0, X.shape[0], mag, total)
-
-
-@njit(inline="always")
-def _column_into(X, j, mag, total):
-    m, s = 0.0, 0.0
-    for i in range(X.shape[0]):
-        v = X[i, j]
-        a = abs(v)
-        m = a if a > m else m
-        s += v
-    mag[j] = m
-    total[j] = s
-
-
-@njit(**_JIT)
 def _columns(X, mag, total):
     for j in range(X.shape[1]):
-        _column_into(X, j, mag, total)
+        m, s = 0.0, 0.0
+        for i in range(X.shape[0]):
+            v = X[i, j]
+            a = abs(v)
+            m = a if a > m else m
+            s += v
+        mag[j] = m
+        total[j] = s
 
 
 def column_magnitude(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,9 +13,21 @@ import numpy as np
 from numba import njit
 
 __all__ = ["class_moments", "class_sums_into", "gather_centred", "gather_scaled_rows", "head_means",
-           "squared_deviations"]
+           "scaled_row", "squared_deviations"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(inline="always")
+def scaled_row(row, ref, s, dest):
+    """``dest[:d] = s (row - ref)`` and, when ``dest`` has d + 1 entries, ``dest[d] = s``: a row of
+    a Gram product's scaled, centred factor, whose last column gives the weighted sums (QDA's
+    class blocks here, the two-class logistic Hessian in :mod:`linclass.linear.compiled`)."""
+    d = row.shape[0]
+    for j in range(d):
+        dest[j] = s * (row[j] - ref[j])
+    if dest.shape[0] > d:
+        dest[d] = s
 
 
 @njit(**_JIT)
@@ -84,15 +96,9 @@ def gather_scaled_rows(X, idx, ref, w, out):
     class's rows gathered and centred in one read, with a last column whose products with the
     others are the centred sums (:math:`\\sum_i w_i (x_i - r)`), so one syrk of ``out`` gives the
     scatter, the sums and the total weight together."""
-    d = X.shape[1]
     for t in range(idx.size):
         i = idx[t]
-        row = X[i]
-        o = out[t]
-        s = np.sqrt(w[i])
-        for j in range(d):
-            o[j] = s * (row[j] - ref[j])
-        o[d] = s
+        scaled_row(X[i], ref, np.sqrt(w[i]), out[t])
 
 
 @njit(**_JIT)

@@ -10,8 +10,8 @@ from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
 
-__all__ = ["binary_loss", "binary_loss_change", "binary_residuals", "binary_terms", "softmax_loss",
-           "softmax_loss_change", "softmax_terms"]
+__all__ = ["binary_loss", "binary_loss_change", "binary_residuals", "binary_terms", "score_terms",
+           "softmax_loss", "softmax_loss_change", "softmax_terms"]
 
 
 @njit(inline="always")
@@ -47,6 +47,16 @@ def binary_terms(s, y, sw, g, h):
     return total
 
 
+@njit(inline="always")
+def score_terms(s, y, w, sure):
+    """One row's two-class terms at score s (label y in {0, 1}, weight w): ``(probability,
+    weighted loss, residual w (mu - y), 1 if the row has positive weight and its own-class
+    probability exceeds 1 - sure else 0)``."""
+    m, loss = _sigmoid_log1pexp(s)
+    own = m if y == 1.0 else 1.0 - m
+    return m, w * (loss - y * s), w * (m - y), 1 if w > 0.0 and own > 1.0 - sure else 0
+
+
 @njit(**_JIT)
 def binary_residuals(s, y, sw, sure, mu, r):
     """Into mu the probabilities :math:`\\mu_i = \\sigma(s_i)` and into r the residuals
@@ -57,15 +67,11 @@ def binary_residuals(s, y, sw, sure, mu, r):
     perfect = 0
     weighted = sw.shape[0] > 0
     for i in range(s.shape[0]):
-        si = s[i]
-        m, loss = _sigmoid_log1pexp(si)
-        wi = sw[i] if weighted else 1.0
-        total += wi * (loss - y[i] * si)
+        m, loss, ri, p = score_terms(s[i], y[i], sw[i] if weighted else 1.0, sure)
+        total += loss
         mu[i] = m
-        r[i] = wi * (m - y[i])
-        own = m if y[i] == 1.0 else 1.0 - m
-        if wi > 0.0 and own > 1.0 - sure:
-            perfect += 1
+        r[i] = ri
+        perfect += p
     return total, perfect
 
 

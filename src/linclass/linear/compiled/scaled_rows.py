@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from linclass.core.stats_kernels import scaled_row
 from linclass.linear.compiled.columns import JIT as _JIT
 
 __all__ = ["centred_scaled_rows"]
@@ -19,13 +20,5 @@ __all__ = ["centred_scaled_rows"]
 def centred_scaled_rows(X, offset, s, out):
     """``out[i, :d] = s[i] * (X[i] - offset)`` and, when ``out`` has d + 1 columns,
     ``out[i, d] = s[i]`` (X of shape (b, d), C order; out of shape (b, d) or (b, d + 1))."""
-    b, d = X.shape
-    intercept = out.shape[1] > d
-    for i in range(b):
-        si = s[i]
-        row = X[i]
-        dest = out[i]
-        for j in range(d):
-            dest[j] = (row[j] - offset[j]) * si
-        if intercept:
-            dest[d] = si
+    for i in range(X.shape[0]):
+        scaled_row(X[i], offset, s[i], out[i])
