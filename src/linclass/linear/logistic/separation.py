@@ -53,6 +53,13 @@ def suspicious_rows(proba_own: np.ndarray) -> int:
 _OVERLAP_MARGIN = 0.5  # the corrected weights keep at least this share of lambda
 
 
+def _scaled_design(X, fit_intercept: bool) -> np.ndarray:
+    """:math:`[X, 1]` (or X) with every column divided by its largest magnitude: the same cone of
+    directions, with the programmes' and the certificate's tolerances on one scale."""
+    Xt = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else np.asarray(X, dtype=float)
+    return Xt / np.maximum(np.abs(Xt).max(axis=0), np.finfo(float).tiny)
+
+
 def overlap_certified(X: np.ndarray, y: np.ndarray, mu: np.ndarray, sample_weight=None,
                       fit_intercept: bool = True) -> bool:
     """Whether two classes are proved not separated (the maximum-likelihood estimate exists) by
@@ -80,8 +87,7 @@ def overlap_certified(X: np.ndarray, y: np.ndarray, mu: np.ndarray, sample_weigh
     lam = w * np.abs(y - mu)
     if not (np.all(np.isfinite(lam)) and np.all(lam > 0)):  # a row fitted with probability one
         return False
-    Xt = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else np.asarray(X, dtype=float)
-    Xt = Xt / np.maximum(np.abs(Xt).max(axis=0), np.finfo(float).tiny)  # the same cone, scaled
+    Xt = _scaled_design(X, fit_intercept)
     g = Xt.T @ (w * (y - mu))
     root = Xt * np.sqrt(lam)[:, None]
     M = root.T @ root
@@ -112,8 +118,7 @@ def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,
         keep = sample_weight > 0
         X, y = X[keep], y[keep]
     n, d = X.shape
-    Xt = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
-    Xt = Xt / np.maximum(np.abs(Xt).max(axis=0), np.finfo(float).tiny)  # column scaling: same cone
+    Xt = _scaled_design(X, fit_intercept)
     p, K = Xt.shape[1], n_classes
     if n * (K - 1) * 2 * p > _LP_MAX_NONZEROS:
         raise ValueError("separation check too large")
