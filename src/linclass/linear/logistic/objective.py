@@ -213,7 +213,7 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         return X, float(loss.sum()), R, mu, w, suspicious_rows(own)
 
     def _evaluate(self, theta, curvature: bool = False, low: bool = False):
-        """One blocked pass at theta: ``(loss sum, X^T R, R^T 1, curvature sum or None, perfect)``,
+        """One pass at theta: ``(loss sum, X^T R, R^T 1, curvature sum or None, perfect)``,
         unscaled and without the penalty; reused when theta is the point last evaluated."""
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
         last = self._last
@@ -224,28 +224,23 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
         centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
-        reads_once = self._reads_once()  # (rows read as they are: no float32 centre)
-        about = self.offset - self._centre if centred and not reads_once else self.offset
+        about = self.offset - self._centre if centred else self.offset
         acc = CurvatureSum(d, self.shape[1], about, self.fit_intercept, low) if curvature else None
-        if reads_once:  # two classes, dense X: one compiled read
+        if self._reads_once():  # two classes, dense X: one compiled read of each row
             value, XtR, rsum, perfect = self._read_once(coef[0], float(intercept[0]), acc)
-            H = None if acc is None else acc.total()
-            if acc is not None:
-                self.hessian_dtype = acc.dtype
-            self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
-            return value, XtR, rsum, H, perfect
-        step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
-        value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
-        for start in range(0, n, step):
-            rows = slice(start, start + step)
-            X, loss, R, mu, w, count = self._block_terms(coef, intercept, rows)
-            value += loss
-            XtR += X.T @ (R.astype(X.dtype) if is_low(X) else R)
-            rsum += R.sum(axis=0)
-            perfect += count
-            if acc is not None:
-                acc.add(X, curvature_weights(mu, self.basis, w))
-        XtR = self._uncentred(XtR, rsum)
+        else:
+            step = acc.block_rows() if acc is not None else max(256, (1 << 19) // max(d, width))
+            value, XtR, rsum, perfect = 0.0, np.zeros((d, width)), np.zeros(width), 0
+            for start in range(0, n, step):
+                rows = slice(start, start + step)
+                X, loss, R, mu, w, count = self._block_terms(coef, intercept, rows)
+                value += loss
+                XtR += X.T @ (R.astype(X.dtype) if is_low(X) else R)
+                rsum += R.sum(axis=0)
+                perfect += count
+                if acc is not None:
+                    acc.add(X, curvature_weights(mu, self.basis, w))
+            XtR = self._uncentred(XtR, rsum)
         H = None if acc is None else acc.total()
         finite = np.isfinite(value) and np.all(np.isfinite(XtR))
         if self.products == "float32" and not (finite and (H is None or np.all(np.isfinite(H)))):
