@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import expit
 from scipy.stats import chi2
 
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
@@ -226,12 +227,6 @@ class FirthRecord:
         return firth_summary(table, self.firth, ci)
 
 
-def _probabilities(objective, result) -> np.ndarray:
-    """Class 1's probabilities at the two-class estimate (for the certificate of overlap)."""
-    with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-objective.scores(result.theta)))
-
-
 class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
     entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
@@ -301,7 +296,8 @@ class Firth:
             wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
             return None, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
         separation = None
-        if not (K == 2 and overlap_certified(problem.X, problem.y, _probabilities(objective, result),
+        if not (K == 2 and overlap_certified(problem.X, problem.y,
+                                             expit(objective.scores(result.theta)),
                                              problem.weight, problem.fit_intercept)):
             try:  # the linear programme, where Stiemke's weights at the estimate prove nothing
                 separation = find_separation(problem.X, problem.y, K, problem.weight,
