@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from linclass.core.finiteness import check_magnitude
-from linclass.core.magnitude_kernel import column_magnitude
+from linclass.core.magnitude_kernel import column_magnitude, sparse_column_magnitude
 from linclass.linear.compiled.two_class_pass import binary_pass
 from linclass.linear.logistic.curvature import CurvatureSum
 from linclass.linear.logistic.objective import LinearObjective
@@ -50,6 +50,40 @@ def test_column_magnitude_over_row_chunks(monkeypatch):
 def test_column_magnitude_of_a_strided_view():
     X = np.random.default_rng(0).standard_normal((50, 20))[::2, ::3]
     np.testing.assert_array_equal(column_magnitude(X)[0], np.abs(X).max(axis=0))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_column_magnitude_reads_the_stored_entries(fmt, dtype):
+    rng = np.random.default_rng(7)
+    X = sp.random(300, 40, density=0.05, random_state=rng, format=fmt, dtype=dtype)
+    X.data = (X.data - 0.5) * np.logspace(-2, 2, X.data.size).astype(dtype)
+    X = (X @ sp.diags((np.arange(40) != 3).astype(dtype))).asformat(fmt)  # an empty column
+    X.eliminate_zeros()
+    assert X.getnnz(axis=0)[3] == 0 and X.dtype == dtype
+    magnitude, sums = sparse_column_magnitude(X)
+    dense = X.toarray().astype(np.float64)
+    np.testing.assert_array_equal(magnitude, np.abs(dense).max(axis=0))
+    np.testing.assert_allclose(sums, dense.sum(axis=0), rtol=1e-12, atol=1e-12)
+    for bad in (np.nan, np.inf, -np.inf):
+        Y = X.copy()
+        Y.data[-1] = bad
+        magnitude, sums = sparse_column_magnitude(Y)
+        assert not np.all(np.isfinite(sums))
+        with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "infinity|inf"):
+            check_magnitude(object(), Y)
+    assert sparse_column_magnitude(X.tocoo()) is None
+    assert sparse_column_magnitude(X.astype(np.int64)) is None
+
+
+def test_check_magnitude_of_sparse_x_names_its_columns():
+    X = sp.csr_matrix(np.where(np.arange(5) == 1, 1e-160, np.ones((20, 5))))
+    with pytest.raises(ValueError, match=r"too small.*\[1\]"):
+        check_magnitude(object(), X)
+    X = sp.csc_matrix(np.where(np.arange(5) == 4, 1e160, np.ones((20, 5))))
+    with pytest.raises(ValueError, match="too large"):
+        check_magnitude(object(), X)
+    assert check_magnitude(object(), sp.csr_matrix(np.ones((20, 5)))) is None
 
 
 def test_check_magnitude_names_nan_and_overflow():

@@ -17,13 +17,13 @@ probability one), the linear programme only then, and a :class:`~linclass.Separa
 
 **A certificate of overlap** (:func:`overlap_certified`, two classes).  By Stiemke's lemma (the
 alternative to the system above) the classes are not separated exactly when some strictly positive
-weights :math:`\lambda` balance the signed rows, :math:`\sum_i \lambda_i s_i\tilde x_i = 0` with
-:math:`s_i = \pm1` for class 1 / 0.  At the maximum-likelihood estimate the score equation gives them,
-:math:`\lambda_i = w_i|y_i - \mu_i|`; near it (at Firth's estimate, whose bias is :math:`O(1/n)`) they
-leave a small remainder :math:`g = \sum_i\lambda_is_i\tilde x_i` (the plain score), which the
-correction :math:`\delta_i = -\lambda_i s_i\tilde x_i^Tu`, :math:`u = M^{-1}g`,
-:math:`M = \sum_i\lambda_i\tilde x_i\tilde x_i^T`, removes exactly.  When every
-:math:`|\tilde x_i^Tu| \le 1/2` the corrected weights stay at least half of :math:`\lambda`: overlap is
+weights :math:`\\lambda` balance the signed rows, :math:`\\sum_i \\lambda_i s_i\\tilde x_i = 0` with
+:math:`s_i = \\pm1` for class 1 / 0.  At the maximum-likelihood estimate the score equation gives them,
+:math:`\\lambda_i = w_i|y_i - \\mu_i|`; near it (at Firth's estimate, whose bias is :math:`O(1/n)`) they
+leave a small remainder :math:`g = \\sum_i\\lambda_is_i\\tilde x_i` (the plain score), which the
+correction :math:`\\delta_i = -\\lambda_i s_i\\tilde x_i^Tu`, :math:`u = M^{-1}g`,
+:math:`M = \\sum_i\\lambda_i\\tilde x_i\\tilde x_i^T`, removes exactly.  When every
+:math:`|\\tilde x_i^Tu| \\le 1/2` the corrected weights stay at least half of :math:`\\lambda`: overlap is
 proved at the cost of one weighted Gram product, where the linear programme over a large X takes
 minutes (35 of a 40 s Firth fit at n = 200,000).  When the test fails the programme decides.
 """
