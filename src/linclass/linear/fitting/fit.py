@@ -306,8 +306,7 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
 
     def gap_at(theta):
         W, b = penalised.internal(*objective.coefficients(theta))
-        F = penalised.value(W, b)
-        return penalised.duality_gap(W, b, F), F
+        return penalised.gap_and_value(W, b)
 
     name = "newton" if objective.n_params <= MAX_PARAMS else "lbfgs"
     result, _ = until_certified(objective, result, gap_at, options.tol, SOLVERS[name], budget,

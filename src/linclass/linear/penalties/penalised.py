@@ -208,14 +208,17 @@ class PenalisedObjective:
                                      self.m, self.d, self._feasible)
 
     # ------------------------------------------------------------------ certificate
-    def best_intercepts(self, W: np.ndarray, b: np.ndarray, max_iter: int = 50) -> np.ndarray:
+    def best_intercepts(self, W: np.ndarray, b: np.ndarray, max_iter: int = 50,
+                        S0: np.ndarray | None = None) -> np.ndarray:
         """The intercepts minimising the loss for fixed W, by Newton's method on the m intercepts
         alone (softmax: the free common shift fixed by adding :math:`\\mathbf 1\\mathbf 1^T` to the
-        singular Hessian); starts from ``b``."""
+        singular Hessian); starts from ``b``.  ``S0``: the scores at W without intercepts, when
+        known (else one product with X)."""
         b = np.array(b, dtype=np.float64)
         if not self.fit_intercept:
             return b
-        S0 = self.scores(W, np.zeros(self.m))
+        if S0 is None:
+            S0 = self.scores(W, np.zeros(self.m))
         for _ in range(max_iter):
             _, V = self.score_gradient(S0 + b[:, None])
             g = V.sum(axis=1)
@@ -244,12 +247,25 @@ class PenalisedObjective:
     def duality_gap(self, W: np.ndarray, b: np.ndarray, value: float | None = None) -> float:
         """An upper bound on :math:`F(W, b) - F^\\star` (summed scale; module docstring); ``inf``
         without a penalty (the dual point must then meet :math:`X^T\\theta = 0` exactly)."""
+        return self.gap_and_value(W, b, value)[0]
+
+    def gap_and_value(self, W: np.ndarray, b: np.ndarray,
+                      value: float | None = None) -> tuple[float, float]:
+        """``(duality_gap(W, b), F(W, b))`` from two products with X (the scores without
+        intercepts, which give F, the best intercepts and the dual point; then :math:`X^T` times
+        the residuals), where computing F, the intercepts and the dual point apart took four."""
         l1, l2 = self.penalty.scalars()
+        b = np.asarray(b, dtype=np.float64).reshape(self.m)
+        S0 = None
+        if value is None:
+            S0 = self.scores(W, np.zeros(self.m))
+            value = self.loss(S0 + b[:, None]) + self.penalty.value(W)
         if l1 == 0.0 and l2 == 0.0 and not getattr(self.penalty, "bounded", False):
-            return np.inf
-        value = self.value(W, b) if value is None else value
-        b = self.best_intercepts(W, b)
-        P = self.probabilities(self.scores(W, b))
+            return np.inf, value
+        if S0 is None:
+            S0 = self.scores(W, np.zeros(self.m))
+        b = self.best_intercepts(W, b, S0=S0)
+        P = self.probabilities(S0 + b[:, None])
         if self.binary:
             Y = self.target[None, :]
         else:
@@ -268,7 +284,7 @@ class PenalisedObjective:
             alpha = 1.0
             conjugate = float(np.sum(np.maximum(np.abs(G) - l1, 0.0) ** 2)) / (2.0 * l2)
         if not np.isfinite(conjugate):
-            return np.inf
+            return np.inf, value
         Q = alpha * P + (1.0 - alpha) * Y
         if self.binary:
             entropy = -(xlogy(Q[0], Q[0]) + xlogy(1.0 - Q[0], 1.0 - Q[0]))
@@ -277,7 +293,7 @@ class PenalisedObjective:
         dual = float(self.sw @ entropy) - conjugate
         if self.score_offset is not None:  # the offset's term of the dual, sum_i w_i (q_i - y_i) o_i
             dual += float(np.sum((Q - Y) * self.sw * self.score_offset))
-        return max(value - dual, 0.0)
+        return max(value - dual, 0.0), value
 
     def c_at_null(self) -> float:
         """The largest C at which every penalised coefficient of this penalty is zero
