@@ -266,3 +266,64 @@ def test_bound_search_handles_dips_flat_profiles_and_far_ends(curve, lower, uppe
     q = chi2.ppf(0.95, 1)
     assert profile.bound(-1.0, q) == pytest.approx(lower, rel=1e-4)
     assert profile.bound(1.0, q) == pytest.approx(upper, rel=1e-4)
+
+
+def _overlapping(n=600, d=4, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X @ rng.standard_normal(d) - 0.5)))).astype(int)
+    return X, y
+
+
+def test_profile_slope_and_tangent_are_the_derivatives_of_the_constrained_maximum():
+    """The profile's slope (g_j at the constrained maximum) and tangent (-H_ff^{-1} H_fj) against
+    central differences of P_j(t) and of the maximiser itself."""
+    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood, maximise
+    from linclass.linear.penalties.firth_profile import Profile
+
+    X, y = _overlapping()
+    problem = PenalisedLikelihood(X, y)
+    theta = maximise(problem, np.zeros((1, 5)), np.ones(5, dtype=bool))[0][0]
+    j = 2
+    profile = Profile(problem, theta, j, np.full(5, 0.1), n_starts=0)
+    free = np.arange(5) != j
+
+    def argmax(t):  # polished by exact Newton steps to a gradient near rounding
+        start = theta.copy()
+        start[j] = t
+        best = maximise(problem, start[None, :], free, tol=1e-13)[0][0]
+        for _ in range(3):
+            parts = problem.evaluate(best[None, :])
+            H = parts.hessian[0][np.ix_(free, free)]
+            best[free] -= np.linalg.solve(H, parts.gradient[0][free])
+        return best, problem.value(best)
+
+    t, h = theta[j] + 0.3, 1e-4
+    profile.deviance(t)
+    slope, tangent = profile.slopes[t]
+    (lo, v_lo), (hi, v_hi) = argmax(t - h), argmax(t + h)
+    assert slope == pytest.approx((v_hi - v_lo) / (2 * h), rel=1e-6)
+    np.testing.assert_allclose(tangent, (hi - lo) / (2 * h), rtol=1e-5, atol=1e-7)
+
+
+def test_profile_ends_by_newton_are_the_roots_brent_finds():
+    """The ends found by the bracketed Newton iteration on D_j - q are the roots scipy's brentq
+    finds on the same profile (to 1e-9 of their size); the maxima come from the tangent's start."""
+    from scipy.optimize import brentq
+    from scipy.stats import chi2
+
+    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood, maximise
+    from linclass.linear.penalties.firth_profile import Profile
+
+    X, y = _overlapping()
+    problem = PenalisedLikelihood(X, y)
+    theta = maximise(problem, np.zeros((1, 5)), np.ones(5, dtype=bool))[0][0]
+    q = chi2.ppf(0.95, 1)
+    for j in range(5):
+        profile = Profile(problem, theta, j, np.full(5, 0.1), n_starts=0)
+        for side in (-1.0, 1.0):
+            end = profile.bound(side, q)
+            check = Profile(problem, theta, j, np.full(5, 0.1), n_starts=0)
+            root = brentq(lambda t: check.deviance(t) - q, theta[j], theta[j] + side * 10.0,
+                          xtol=1e-12, rtol=1e-14)
+            assert end == pytest.approx(root, rel=1e-9, abs=1e-10)

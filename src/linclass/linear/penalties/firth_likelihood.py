@@ -43,6 +43,7 @@ _BLOCK = 1 << 22  # entries of one block of the Hessian's third term (starts x p
 _NOISE = 1e-10
 _DECREMENT = 1e-12
 _HALVINGS = 40
+_SAME = 1e-9  # starts this close (relative, in every parameter) are at the same point
 
 
 class Parts(NamedTuple):
@@ -146,7 +147,7 @@ def _cholesky(matrices, ok):
 
 
 def maximise(problem: PenalisedLikelihood, starts, free, *, tol: float = 1e-10,
-             max_iter: int = 200):
+             max_iter: int = 200, with_parts: bool = False):
     """Maximise :math:`\\ell^*` over the parameters ``free`` from every row of ``starts``, the
     others held at their values there.
 
@@ -160,6 +161,9 @@ def maximise(problem: PenalisedLikelihood, starts, free, *, tol: float = 1e-10,
         times the total weight, or its Newton decrement is below float64's resolution of
         :math:`\\ell^*`.
     max_iter : int
+    with_parts : bool
+        Also return the :class:`Parts` at the returned points (their gradient, information and,
+        up to :data:`EXACT_MAX` parameters, Hessian: what a profile's slope and tangent need).
 
     Returns
     -------
@@ -167,6 +171,7 @@ def maximise(problem: PenalisedLikelihood, starts, free, *, tol: float = 1e-10,
     values : ndarray of shape (S,)
         :math:`\\ell^*` there (:math:`-\\infty` for a start where it is not defined).
     converged : ndarray of bool of shape (S,)
+    parts : Parts, with ``with_parts``
     """
     theta = np.array(np.atleast_2d(starts), dtype=np.float64)
     free = np.asarray(free, dtype=bool)
@@ -176,8 +181,10 @@ def maximise(problem: PenalisedLikelihood, starts, free, *, tol: float = 1e-10,
     fisher = np.zeros(len(theta), dtype=bool)  # Newton's step failed its line search last time
     ahead = np.zeros(len(theta), dtype=bool)  # expected to take the full step
     limit = tol * max(problem.total, 1.0)
+    follows = np.arange(len(theta))  # a start that met another one follows it from then on
     for _ in range(max_iter):
         active &= np.isfinite(value)
+        _merge(theta, active, converged, follows)
         g = gradient[:, free]
         small = np.max(np.abs(g), axis=1, initial=0.0) <= limit
         converged |= active & small
@@ -211,7 +218,39 @@ def maximise(problem: PenalisedLikelihood, starts, free, *, tol: float = 1e-10,
                 hessian[idx[rows]] = new.hessian
             else:
                 hessian = None
-    return theta, value, converged
+    while np.any(follows[follows] != follows):  # to the end of each chain
+        follows = follows[follows]
+    merged = follows != np.arange(len(theta))
+    theta[merged], value[merged], converged[merged] = (theta[follows[merged]],
+                                                       value[follows[merged]],
+                                                       converged[follows[merged]])
+    if not with_parts:
+        return theta, value, converged
+    gradient, info = gradient[follows], info[follows]
+    if hessian is not None:
+        hessian = hessian[follows]
+    return theta, value, converged, Parts(value, gradient, info, hessian)
+
+
+def _merge(theta, active, converged, follows) -> None:
+    """Stop the active starts that have reached the point of another start (active or converged,
+    within :data:`_SAME` relative in every parameter): from the same point Newton's method takes
+    the same path, so each such start follows the other one from then on (``follows``) and ends
+    where it ends.  Starts continued from neighbouring profile points mostly meet within a few
+    steps, after which one evaluation serves them all."""
+    live = np.flatnonzero(active | converged)
+    if live.size < 2:
+        return
+    points = theta[live]
+    for a in range(1, live.size):
+        i = live[a]
+        if not active[i]:
+            continue
+        gap = np.max(np.abs(points[:a] - points[a]) / (1.0 + np.abs(points[:a])), axis=1)
+        near = np.flatnonzero((gap <= _SAME) & (active | converged)[live[:a]])
+        if near.size:
+            follows[i] = live[near[0]]
+            active[i] = False
 
 
 def _steps(hessian, info, free, g, fisher):

@@ -24,8 +24,20 @@ narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local m
   :func:`linclass.linear.penalties.firth_inference.n_starts`) there is nothing to check with, and the
   profile is the continued maximum, as logistf computes it.
 
+Each maximum also gives the profile's slope and its path (the envelope theorem and the implicit
+function theorem at a constrained maximum): with :math:`g` the gradient and :math:`H` the Hessian of
+:math:`\\ell^*` there, :math:`f` the free parameters,
+
+.. math::  P_j'(t) = g_j, \\qquad \\frac{d\\theta_f}{dt} = -H_{ff}^{-1}H_{fj},
+
+so the maximum at a nearby :math:`t` starts from the tangent's prediction (one or two Newton steps
+instead of four or five), and the ends are found by Newton's method on :math:`D_j(t) - q` with
+:math:`D_j' = -2g_j`, kept inside the bracket (a bisection where a Newton step would leave it).
+Without quasi-random starts (``n_starts=0``) the maximum at :math:`t` is sought from the tangent
+of the nearest point alone, the others only when that fails.
+
 :meth:`Profile.bound` scans outwards in doubling steps of the standard error to a point with
-:math:`D_j \\ge q`, finds the root between the last point inside and that one (Brent), then checks
+:math:`D_j \\ge q`, finds the root between the last point inside and that one, then checks
 the root and the point twice as far from the estimate (a profile that dips back below :math:`q`
 further out); a checked point that turns out inside moves the search outwards from it.  The end
 is the outermost crossing found, infinite where :math:`D_j` stays below :math:`q` for 60
@@ -35,7 +47,6 @@ doublings.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.stats import qmc
 
 from linclass.linear.penalties.firth_likelihood import maximise
@@ -48,6 +59,7 @@ _KEEP = 6  # local maxima kept per profile point
 _MARGIN = 8.0  # ... within this of the best (a lower one cannot overtake it nearby)
 _BEYOND = (2.0,)  # checked points past an end, as multiples of its distance from the estimate
 _INSIDE = 1e-6  # how far below the quantile a checked point must be to move an end outwards
+_ROOT_STEPS = 100  # Newton / bisection steps of a root before the last one is taken
 
 
 class Profile:
@@ -75,6 +87,9 @@ class Profile:
         self.free = np.ones(self.theta.size, dtype=bool)
         self.free[j] = False
         self.maxima = {float(self.theta[j]): [(self.best, self.theta.copy())]}
+        # the slope g_j of the profile and its tangent d theta / dt at the best maximum of a point
+        # (at the estimate: slope 0, the tangent formed when first asked for)
+        self.slopes = {}
         self.explored = {float(self.theta[j])}
         m = int(self.free.sum())
         self.design = (qmc.Halton(m, scramble=True, seed=0).random(n_starts) * 2.0 - 1.0
@@ -87,8 +102,20 @@ class Profile:
         if t in self.maxima and not refresh and (not explore or t in self.explored):
             return 2.0 * (self.best - self.maxima[t][0][0])
         found = list(self.maxima.get(t, []))
-        thetas, values, _ = maximise(self.problem, np.array(self._starts(t, explore)), self.free)
+        starts = self._starts(t, explore)
+        thetas, values, converged, parts = maximise(self.problem, np.array(starts), self.free,
+                                                    with_parts=True)
+        if len(starts) == 1 and not (converged[0] and np.isfinite(values[0])) and \
+                not self.design.size:  # the tangent's start alone did not do: every start
+            starts = self._starts(t, explore, every=True)
+            thetas, values, converged, parts = maximise(self.problem, np.array(starts), self.free,
+                                                        with_parts=True)
         found += [(value, theta) for value, theta in zip(values, thetas) if np.isfinite(value)]
+        if np.any(np.isfinite(values)):
+            top = int(np.argmax(values))
+            if values[top] > max((v for v, _ in self.maxima.get(t, [])), default=-np.inf):
+                self.slopes[t] = (float(parts.gradient[top, self.j]),
+                                  self._tangent(thetas[top], parts, top))
         found_best = max((value for value, _ in found), default=-np.inf)
         kept = []
         for value, theta in sorted(found, key=lambda r: -r[0]):
@@ -106,14 +133,37 @@ class Profile:
                 self.maxima = {k: v for k, v in self.maxima.items() if k in self.explored}
         return 2.0 * (self.best - self.maxima[t][0][0])
 
+    def _tangent(self, theta, parts=None, row: int = 0) -> np.ndarray | None:
+        """:math:`d\\theta/dt` at a maximum (:math:`-H_{ff}^{-1}H_{fj}`, 1 at j), from the exact
+        Hessian (the negated information above :data:`EXACT_MAX` parameters); None where it is
+        not negative definite on the free parameters."""
+        if parts is None:
+            parts = self.problem.evaluate(np.asarray(theta)[None, :])
+        H = parts.hessian[row] if parts.hessian is not None else -parts.info[row]
+        f, j = self.free, self.j
+        try:
+            L = np.linalg.cholesky(-H[np.ix_(f, f)])
+        except np.linalg.LinAlgError:
+            return None
+        direction = np.ones(theta.size)
+        direction[f] = np.linalg.solve(L.T, np.linalg.solve(L, H[f, j]))
+        return direction if np.all(np.isfinite(direction)) else None
+
     def _at(self, theta, t):
         start = np.array(theta, dtype=np.float64)
         start[self.j] = t
         return start
 
-    def _starts(self, t: float, explore: bool) -> list:
-        starts = [self._at(self.theta, t)]
+    def _starts(self, t: float, explore: bool, every: bool = False) -> list:
         known = np.array(sorted(self.maxima))
+        if not self.design.size and not every:  # the tangent of the nearest point
+            near = float(known[np.argmin(np.abs(known - t))])
+            if near == float(self.theta[self.j]) and near not in self.slopes:
+                self.slopes[near] = (0.0, self._tangent(self.theta))
+            tangent = self.slopes.get(near, (0.0, None))[1]
+            if tangent is not None:
+                return [self.maxima[near][0][1] + (t - near) * tangent]
+        starts = [self._at(self.theta, t)]
         explored = np.array(sorted(self.explored))
         nearest = set()
         for points in (known, explored):  # the nearest point, and the nearest explored one
@@ -155,8 +205,7 @@ class Profile:
                 inside = b
             if outside is None:
                 return float(np.copysign(np.inf, step))
-            tol = 1e-9 * max(1.0, abs(outside))
-            root = brentq(lambda b: self.deviance(b) - q, inside, outside, xtol=tol, rtol=1e-12)
+            root = self._root(inside, outside, q)
             if not len(self.design):  # nothing to explore with: the continued maxima are all
                 return float(root)
             beyond = [root] + [centre + (root - centre) * f for f in _BEYOND]
@@ -167,3 +216,29 @@ class Profile:
             k = max(0, int(np.floor(np.log2(abs(inside - centre) / abs(step)))))
         raise RuntimeError(f"the profile of parameter {self.j} kept moving outwards after "
                            f"{_ROUNDS} checks")  # pragma: no cover - a safeguard
+
+    def _root(self, inside: float, outside: float, q: float) -> float:
+        """The crossing of :math:`D_j = q` between ``inside`` (below q) and ``outside`` (at or
+        above it), to 1e-9 of ``outside``'s size: Newton's method on :math:`D_j - q` with
+        :math:`D_j' = -2g_j` from the end nearer the crossing, each step kept inside the bracket
+        (where a step would leave it, or the slope points the wrong way, the bracket is halved)."""
+        tol = 1e-9 * max(1.0, abs(outside))
+        low, high = inside, outside  # D(low) < q <= D(high)
+        f_low, f_high = self.deviance(low) - q, self.deviance(high) - q
+        t = low if abs(f_low) < abs(f_high) else high
+        f = f_low if t == low else f_high
+        for _ in range(_ROOT_STEPS):
+            slope = -2.0 * self.slopes.get(t, (np.nan, None))[0]
+            step = -f / slope if np.isfinite(slope) and slope != 0.0 else np.nan
+            new = t + step
+            if not (np.isfinite(new) and min(low, high) < new < max(low, high)):
+                new = 0.5 * (low + high)
+            f_new = self.deviance(new) - q
+            if f_new < 0.0:
+                low = new
+            else:
+                high = new
+            if abs(new - t) <= tol or abs(high - low) <= tol or f_new == 0.0:
+                return float(new)
+            t, f = new, f_new
+        return float(high)
