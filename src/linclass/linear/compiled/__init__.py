@@ -11,6 +11,7 @@ and wheels for every platform.
 ``descent``       coordinate descent on a quadratic model (naive updates with Anderson
                   extrapolation, or on an explicit small Hessian)
 ``sample_terms``  per-sample log-losses, gradients and curvatures (binary and softmax)
+``dual_terms``    the per-sample parts of the two-class duality gap (best intercept, entropy)
 ``two_class_pass`` the two-class loss and gradient in one read of a dense X
 ``scaled_rows``   the scaled, centred rows of the two-class Hessian's product
 ``blocks``, ``coupled``  the grouped penalty's block update; the coupled softmax model by feature
@@ -31,6 +32,8 @@ _HOME = {
     "binary_loss": "sample_terms", "binary_loss_change": "sample_terms",
     "binary_residuals": "sample_terms", "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
+    "binary_best_intercept": "dual_terms", "binary_dual_entropy": "dual_terms",
+    "binary_gap_residuals": "dual_terms",
     "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
     "binary_pass_rows": "two_class_pass",
 }
@@ -40,6 +43,9 @@ __getattr__ = lazy_getattr(__name__, _HOME, globals())
 
 
 __all__ = [
+    "binary_best_intercept",
+    "binary_dual_entropy",
+    "binary_gap_residuals",
     "binary_loss",
     "binary_loss_change",
     "binary_pass",

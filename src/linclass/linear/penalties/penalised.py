@@ -219,6 +219,10 @@ class PenalisedObjective:
             return b
         if S0 is None:
             S0 = self.scores(W, np.zeros(self.m))
+        if self.binary:  # one compiled loop over the scores per Newton step
+            s0 = np.ascontiguousarray(S0[0], dtype=np.float64)
+            return np.array([compiled.binary_best_intercept(s0, self.target, self.sw, float(b[0]),
+                                                            self.total, max_iter)])
         for _ in range(max_iter):
             _, V = self.score_gradient(S0 + b[:, None])
             g = V.sum(axis=1)
@@ -265,13 +269,17 @@ class PenalisedObjective:
         if S0 is None:
             S0 = self.scores(W, np.zeros(self.m))
         b = self.best_intercepts(W, b, S0=S0)
-        P = self.probabilities(S0 + b[:, None])
-        if self.binary:
-            Y = self.target[None, :]
+        if self.binary:  # compiled loops: mu, 1 - mu (each to full precision) and the residuals
+            n = S0.shape[1]
+            P, P0, R = np.empty((1, n)), np.empty(n), np.empty((1, n))
+            compiled.binary_gap_residuals(np.ascontiguousarray(S0[0], dtype=np.float64),
+                                          float(b[0]), self.target, self.sw, P[0], P0, R[0])
         else:
+            P = self.probabilities(S0 + b[:, None])
             Y = np.zeros_like(P)
             Y[self.y, np.arange(self.y.size)] = 1.0
-        G = self.design.gradient((P - Y) * self.sw)  # X^T(mu - y), (d, m)
+            R = (P - Y) * self.sw
+        G = self.design.gradient(R)  # X^T(mu - y), (d, m)
         pen = self.penalty
         if getattr(pen, "per_feature", False):  # per-feature factors or bounds: the general case
             alpha = pen.dual_scale(-G)
@@ -285,14 +293,14 @@ class PenalisedObjective:
             conjugate = float(np.sum(np.maximum(np.abs(G) - l1, 0.0) ** 2)) / (2.0 * l2)
         if not np.isfinite(conjugate):
             return np.inf, value
-        Q = alpha * P + (1.0 - alpha) * Y
         if self.binary:
-            entropy = -(xlogy(Q[0], Q[0]) + xlogy(1.0 - Q[0], 1.0 - Q[0]))
+            dual = compiled.binary_dual_entropy(P[0], P0, self.target, self.sw, float(alpha))
         else:
-            entropy = -np.sum(xlogy(Q, Q), axis=0)
-        dual = float(self.sw @ entropy) - conjugate
+            Q = alpha * P + (1.0 - alpha) * Y
+            dual = float(self.sw @ -np.sum(xlogy(Q, Q), axis=0))
+        dual -= conjugate
         if self.score_offset is not None:  # the offset's term of the dual, sum_i w_i (q_i - y_i) o_i
-            dual += float(np.sum((Q - Y) * self.sw * self.score_offset))
+            dual += float(alpha * np.sum(R * self.score_offset))  # Q - Y = alpha (P - Y)
         return max(value - dual, 0.0), value
 
     def c_at_null(self) -> float:
