@@ -276,6 +276,8 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         G0 = design.gradient(g[None, :])[:, 0]
         support = np.flatnonzero(w)
         ws = np.union1d(support, growth.grow(w[None, :], G0[None, :], support, 0.0))
+        if not support.size and pen.l1 > 0 and hasattr(pen, "strong_set"):
+            ws = _strong_start(pen, G0, ws)
     else:
         ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
     while True:
@@ -325,6 +327,25 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
         converged = stalled and violation <= tol * N
     return PenalisedResult(w[None, :], np.array([b]), n_iter, converged, violation / N, F,
                            np.asarray(history), sweeps_total, G[None, :], stalled, certificate.gap)
+
+
+def _strong_start(pen, G0: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """The working set of a fit from zero coefficients: the sequential strong rule (Tibshirani et
+    al. 2012) from the penalty at which zero is optimal, :math:`\\lambda_{max}`, to the fit's
+    :math:`\\lambda`: every column with :math:`|G_j(0)| \\ge f_j(2\\lambda - \\lambda_{max})`
+    (every column when :math:`\\lambda \\le \\lambda_{max}/2`), with the violators ``ws``.
+
+    The violators alone (:math:`|G_j(0)| > \\lambda`) left out columns that the fit needs
+    later, and every such column found by a check costs outer iterations on a changed model: the
+    L1 fit at C = 1 of the benchmark's text problem (50,000 x 20,000) grew its set five times over
+    13 iterations and stopped its first round 1.3e-6 above the optimum, so the duality gap asked
+    for two more; from the strong set it took 8-9 iterations and 0.34-0.37 s against 0.54-0.60 s,
+    the elastic net 7-8 against 12 (0.30-0.40 s against 0.57-0.62 s).  A column that stays at zero
+    costs one product with it per pass over the whole set."""
+    strong = pen.strong_set(G0[None, :], pen.l1, pen.null_l1(G0[None, :]))
+    if strong is None:
+        return np.arange(G0.size, dtype=np.int64)
+    return np.union1d(ws, strong[0]).astype(np.int64)
 
 
 def softmax_move(pen, W, b, S, ws, t: float, dW, db, Z, y, sw, P) -> float:
