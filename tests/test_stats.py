@@ -166,11 +166,11 @@ def test_from_batch_matches_naive_numpy(kind, moments, weighted, data):
 @given(data=st.data())
 def test_blocked_passes_match_naive_numpy(kind, moments, weighted, data):
     """The blocked loops (and the two-pass cancellation fallback) with many small blocks: a block of
-    3 rows makes every pass span several blocks, as the blocks of :func:`block_rows` do on large data."""
+    3 rows makes every pass span several blocks, as 4096-row blocks do on large data."""
     X, y, K, w = data.draw(batches(weighted, min_rows=1))
     offset = data.draw(st.sampled_from([0.0, 1e6]))
     Xo = X / 1e3 + offset  # spread <= 1 around the offset: with 1e6 the fallback must run
-    with mock.patch.object(stats_module, "block_rows", lambda d: 3):
+    with mock.patch.object(stats_module, "_BLOCK", 3):
         st_ = batch_stats(Xo, y, np.arange(K), w, kind, moments)
     ref = naive_stats(Xo, y, K, w)
     W = data_scale(Xo, w)[0]
@@ -464,7 +464,7 @@ def test_compiled_passes_equal_the_numpy_passes(kind, offset):
     X = rng.normal(size=(n, 4)) * [1.0, 3.0, 0.5, 2.0] + offset
     y = rng.integers(0, 2, n)
     w = rng.uniform(0.5, 2.0, n)
-    with mock.patch.object(stats_module, "block_rows", lambda d: 1000):
+    with mock.patch.object(stats_module, "_BLOCK", 1000):
         a = ClassStats.from_batch(X, y, np.arange(2), w, kind=kind, moments=kind == "full")
         b = ClassStats.from_batch(np.asfortranarray(X), y, np.arange(2), w, kind=kind,
                                   moments=kind == "full")

@@ -186,7 +186,7 @@ class ClassStats:
             X = X.astype(np.float64)
         if kind in ("tied", "full") and _compiled(X):  # large X: row chunks on threads, merged
             chunks = row_chunks(*X.shape, _stat_bytes(kind, len(classes), X.shape[1], moments),
-                                align=scatter_passes.block_rows(X.shape[1]),
+                                align=scatter_passes._BLOCK,
                                 min_rows=_FULL_CHUNK_ROWS * len(classes) if kind == "full" else 0)
             if len(chunks) > 1:
                 parts = map_chunks(

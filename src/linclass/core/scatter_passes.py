@@ -1,7 +1,7 @@
 """The passes over X behind :class:`linclass.core.class_stats.ClassStats`: class sums, pooled and
 diagonal scatter, and the per-class centred pass of the full scatter.
 
-Each is one pass over X in row blocks of :func:`block_rows` rows (temporaries stay in cache); the class sums
+Each is one pass over X in row blocks of ``_BLOCK`` rows (temporaries stay in cache); the class sums
 are one sparse product with the (weighted) class indicators, and no pass forms a d x d product that
 its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
 afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
@@ -24,7 +24,7 @@ from linclass.core.stats_kernels import (
 __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "diag_scatter",
            "indicator", "safe_means", "scaled_pass", "tied_scatter"]
 
-_BLOCK_ENTRIES = 52_000  # entries (about 400 KB of float64) per block in blocked passes
+_BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _HEAD = 128  # rows of each class whose mean centres the scaled pass
 _CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
 
@@ -57,16 +57,6 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
     return np.asarray(indicator(y, n_classes, w) @ X)
 
 
-def block_rows(d: int) -> int:
-    """Rows per block of a blocked pass over X with d columns: about :data:`_BLOCK_ENTRIES` entries,
-    so that a block, read once by a compiled loop or gathered, is still in the second-level cache
-    (512 KB a core here) when BLAS reads it again.  Measured in turn in one process on 200,000 x 100,
-    K = 10, two threads, in units of one ``X.T @ X``: LDA's fit 1.44-1.48 with 4096-row blocks (3.3
-    MB), 1.3-1.48 with 1280 rows (1 MB), 1.03-1.12 with 512 (410 KB); QDA's 1.6-2.2, 1.36, 1.38-1.5.
-    On one thread the block size moved neither by more than the noise."""
-    return max(256, _BLOCK_ENTRIES // (d + 1) // 64 * 64)
-
-
 def cancels(raw: np.ndarray, centred: np.ndarray, low: bool = False) -> bool:
     """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere
     (``low``: sums of float32 products, which have fewer digits to lose:
@@ -96,9 +86,8 @@ def tied_scatter(X, y, w, counts, n_classes):
         n, d = X.shape
         gram, sums = np.zeros((d, d)), np.zeros((n_classes, d))
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, n)
-        step = block_rows(d)
-        for start in range(0, n, step):
-            block = slice(start, start + step)
+        for start in range(0, n, _BLOCK):
+            block = slice(start, start + _BLOCK)
             Xb = X[block]
             Xs = Xb if w is None else Xb * np.sqrt(wv[block])[:, None]
             gram += Xs.T @ Xs
@@ -111,9 +100,8 @@ def tied_scatter(X, y, w, counts, n_classes):
     scatter = gram - (means.T * counts) @ means
     if cancels(np.diag(gram), np.diag(scatter)):
         scatter = np.zeros_like(gram)
-        step = block_rows(X.shape[1])
-        for start in range(0, X.shape[0], step):
-            block = slice(start, start + step)
+        for start in range(0, X.shape[0], _BLOCK):
+            block = slice(start, start + _BLOCK)
             R = X[block] - means[y[block]]
             if w is not None:
                 R *= np.sqrt(w[block])[:, None]
@@ -140,10 +128,9 @@ def diag_scatter(X, y, w, counts, n_classes):
     n, d = X.shape
     sums = np.zeros((n_classes, d))
     squares = np.zeros((n_classes, d))
-    step = block_rows(d)
-    work = np.empty((min(n, step), d))
-    for start in range(0, n, step):
-        block = slice(start, start + step)
+    work = np.empty((min(n, _BLOCK), d))
+    for start in range(0, n, _BLOCK):
+        block = slice(start, start + _BLOCK)
         Xb = X[block]
         Ib = indicator(y[block], n_classes, None if w is None else w[block])
         sums += Ib @ Xb
@@ -152,8 +139,8 @@ def diag_scatter(X, y, w, counts, n_classes):
     scatter = squares - counts[:, None] * means**2
     if cancels(squares, scatter):
         scatter = np.zeros_like(squares)
-        for start in range(0, n, step):
-            block = slice(start, start + step)
+        for start in range(0, n, _BLOCK):
+            block = slice(start, start + _BLOCK)
             R = np.subtract(X[block], means[y[block]], out=work[: X[block].shape[0]])
             R *= R
             scatter += indicator(y[block], n_classes, None if w is None else w[block]) @ R
@@ -185,15 +172,14 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     fourth = np.zeros(n_classes) if moments else None
     third = np.zeros((n_classes, d)) if moments else None
     stops = np.cumsum(n_rows)
-    step = block_rows(d)
-    work = np.empty((min(X.shape[0], step), d), dtype=dtype)
-    ones = np.ones(min(X.shape[0], step), dtype=dtype)
+    work = np.empty((min(X.shape[0], _BLOCK), d), dtype=dtype)
+    ones = np.ones(min(X.shape[0], _BLOCK), dtype=dtype)
     fast = compiled(X)
     wv = _weights(w, X.shape[0]) if fast else None
     for k in range(n_classes):
         begin = stops[k] - n_rows[k]
-        for start in range(begin, stops[k], step):
-            idx = order[start : min(start + step, stops[k])]
+        for start in range(begin, stops[k], _BLOCK):
+            idx = order[start : min(start + _BLOCK, stops[k])]
             first = start == begin and not given
             if fast and not first:  # gather, centre and sum in one read
                 R = work[: idx.size]
@@ -239,11 +225,10 @@ def scaled_pass(X, y, w, order, n_rows, refs):
     sums = np.zeros((n_classes, d))
     scatter = np.zeros((n_classes, d, d))
     stops = np.cumsum(n_rows)
-    step = block_rows(d)
-    work = np.empty((min(X.shape[0], step), d + 1))
+    work = np.empty((min(X.shape[0], _BLOCK), d + 1))
     for k in range(n_classes):
-        for start in range(stops[k] - n_rows[k], stops[k], step):
-            idx = order[start : min(start + step, stops[k])]
+        for start in range(stops[k] - n_rows[k], stops[k], _BLOCK):
+            idx = order[start : min(start + _BLOCK, stops[k])]
             R = work[: idx.size]
             gather_scaled_rows(X, idx, refs[k], wv, R)
             G = R.T @ R
