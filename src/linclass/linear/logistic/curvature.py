@@ -12,10 +12,10 @@ Two classes (m = 1, :math:`C_i = w_i\\mu_i(1-\\mu_i) \\ge 0`): one syrk of
 rows are written by one compiled pass (:func:`linclass.linear.compiled.centred_scaled_rows`) into a
 buffer reused by every block, of :data:`_SYRK_ENTRIES` entries: 1.4-1.5x faster than NumPy's three
 passes into a fresh block of half the size (200,000 x 100, measured in turn on 2 shared cores).
-The buffer is small enough (1 MB) to stay in the second-level cache between its writing and the
-syrk that reads it: with 8 MB blocks (L3) the Hessian pass of 200,000 x 101 took 120 ms against
-90 ms on one thread, and 103 ms against 59 ms on two (each thread with its own buffer), where one
-``X.T @ X`` took 58-64 ms.
+The buffer is small (1 MB), so the syrk finds most of it still in cache after the loop wrote it:
+with 8 MB blocks the Hessian pass of 200,000 x 101 took 1.22 times as long on one thread (medians
+of 15 paired rounds: 131 ms against 114 ms) and 1.32 times on two (100 ms against 74 ms, each
+thread with its own buffer).
 
 K classes: the m(m+1)/2 distinct blocks share one product.  With :math:`z_i` the p(p+1)/2 products
 :math:`\\tilde x_{ij}\\tilde x_{ik}`, :math:`j \\le k` (the row's Khatri-Rao square) and
