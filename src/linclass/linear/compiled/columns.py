@@ -28,13 +28,9 @@ stored entries).  Without an intercept, ``m`` is zero and ``S`` unused.
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import overload
-
-from linclass.core.row_workers import map_chunks
 
 __all__ = ["JIT", "column_terms", "gradient", "scaled_columns", "step_scores"]
 
@@ -194,7 +190,6 @@ def _ov_entry(X, j, c, p):
 
 # --------------------------------------------------------------------------- column products
 PARALLEL_MIN = 1_000_000  # stored entries read below which a product runs in one thread
-PIECES = 8  # a large product is cut into this many pieces of about equal work, shared by threads
 
 
 def _parallel(X, width: int) -> bool:
@@ -206,39 +201,6 @@ def _parallel(X, width: int) -> bool:
     return X.shape[0] * width >= PARALLEL_MIN
 
 
-def in_pieces(kernel, args: tuple, count: int, parallel: bool, work=None) -> None:
-    """``kernel(*args, lo, hi)`` over ``range(count)``: in one call, or, when ``parallel``, in
-    :data:`PIECES` ranges of about equal ``work`` (per item; None: equal) taken in turn by worker
-    threads (:func:`linclass.core.row_workers.map_chunks`, as many as BLAS may use; the kernels
-    release the GIL and write disjoint items).
-
-    Worker threads that wait for work asleep, not numba's OpenMP threads: those spin between
-    parallel regions, and with one core held by another process the spinning thread took the
-    core the fit's own loops needed (an elastic-net fit of the benchmark's text problem, 0.24 s
-    quiet, took 0.36-0.37 s with OpenMP threads and 0.24-0.29 s without them while another process
-    spun on one core).  A thread takes the next piece when it is done, so a busy core slows the
-    product by its share."""
-    if not parallel or count < 2:
-        kernel(*args, 0, count)
-        return
-    if work is None:
-        bounds = np.linspace(0, count, PIECES + 1).round().astype(np.int64)
-    else:
-        total = np.concatenate([[0], np.cumsum(work, dtype=np.float64)])
-        bounds = np.searchsorted(total, np.linspace(0, total[-1], PIECES + 1), side="left")
-        bounds[0], bounds[-1] = 0, count
-        bounds = np.maximum.accumulate(bounds)
-    pieces = [slice(int(a), int(b)) for a, b in pairwise(bounds) if b > a]
-    map_chunks(lambda piece: kernel(*args, piece.start, piece.stop), pieces)
-
-
-def _column_work(X, cols):
-    """Entries read per listed column (sparse: its stored entries; dense: None, all equal)."""
-    if isinstance(X, tuple):
-        return np.diff(X[0])[cols]
-    return None
-
-
 @njit(inline="always")
 def _gradient_column(X, shift, V, cols, out, t):
     j = cols[t]
@@ -247,19 +209,24 @@ def _gradient_column(X, shift, V, cols, out, t):
 
 
 @njit(**_JIT)
-def _gradient_range(X, shift, V, cols, out, lo, hi):
-    for t in range(lo, hi):
+def _gradient_serial(X, shift, V, cols, out):
+    for t in range(cols.shape[0]):
+        _gradient_column(X, shift, V, cols, out, t)
+
+
+@njit(parallel=True, **_JIT)
+def _gradient_parallel(X, shift, V, cols, out):
+    for t in prange(cols.shape[0]):
         _gradient_column(X, shift, V, cols, out, t)
 
 
 def gradient(X, shift, V, cols, out):
     """``out[t, k] = sum_i (x[i, cols[t]] - shift[cols[t]]) * V[k, i]`` for V of shape (m, n).
 
-    One read of each listed column serves all m right-hand sides (the classes); columns in pieces
-    on worker threads on large X (:func:`in_pieces`).
+    One read of each listed column serves all m right-hand sides (the classes); columns in parallel
+    on large X.
     """
-    in_pieces(_gradient_range, (X, shift, V, cols, out), cols.size, _parallel(X, cols.size),
-              _column_work(X, cols))
+    (_gradient_parallel if _parallel(X, cols.size) else _gradient_serial)(X, shift, V, cols, out)
 
 
 @njit(inline="always")
@@ -273,8 +240,14 @@ def _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t):
 
 
 @njit(**_JIT)
-def _terms_range(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, lo, hi):
-    for t in range(lo, hi):
+def _terms_serial(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+    for t in range(cols.shape[0]):
+        _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t)
+
+
+@njit(parallel=True, **_JIT)
+def _terms_parallel(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+    for t in prange(cols.shape[0]):
         _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t)
 
 
@@ -284,9 +257,9 @@ def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
     h_i(\\tilde x_{ij} - m_j)^2` with :math:`m_j = \\tilde x_j^Th/H` (``H = 0``: no intercept, no
     centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Sparse X: also the products :math:`h_ix_{ij}` of
     the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` (what coordinate descent adds to the
-    residuals); dense X: ``hd`` is not used.  Columns in pieces on worker threads on large X."""
-    in_pieces(_terms_range, (X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr), cols.size,
-              _parallel(X, cols.size), _column_work(X, cols))
+    residuals); dense X: ``hd`` is not used.  Columns in parallel on large X."""
+    kernel = _terms_parallel if _parallel(X, cols.size) else _terms_serial
+    kernel(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr)
 
 
 def _col_products(X, j, h, hd, base):  # pragma: no cover
@@ -327,13 +300,19 @@ def _scaled_row(X, shift, cols, scale, out, i):
 
 
 @njit(**_JIT)
-def _scaled_range(X, shift, cols, scale, out, lo, hi):
-    for i in range(lo, hi):
+def _scaled_serial(X, shift, cols, scale, out):
+    for i in range(X.shape[0]):
+        _scaled_row(X, shift, cols, scale, out, i)
+
+
+@njit(parallel=True, **_JIT)
+def _scaled_parallel(X, shift, cols, scale, out):
+    for i in prange(X.shape[0]):
         _scaled_row(X, shift, cols, scale, out, i)
 
 
 def scaled_columns(X, shift, cols, scale, out):
     """``out[i, t] = (X[i, cols[t]] - shift[cols[t]]) * scale[i]`` for C-ordered dense X (rows in
-    pieces on worker threads on large X; ``out`` may be float32: the data products of a Hessian
-    need not be exact)."""
-    in_pieces(_scaled_range, (X, shift, cols, scale, out), X.shape[0], _parallel(X, cols.size))
+    parallel on large X; ``out`` may be float32: the data products of a Hessian need not be
+    exact)."""
+    (_scaled_parallel if _parallel(X, cols.size) else _scaled_serial)(X, shift, cols, scale, out)

@@ -35,10 +35,10 @@ and the step ``Delta`` of shape (K, d).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from linclass.linear.compiled.columns import JIT as _JIT
-from linclass.linear.compiled.columns import _column_work, _entry, _parallel, _span, in_pieces
+from linclass.linear.compiled.columns import _entry, _parallel, _span
 from linclass.linear.compiled.blocks import block_eigen, block_update
 from linclass.linear.compiled.descent import anderson_target
 
@@ -74,17 +74,23 @@ def _terms_column(X, shift, ws, Gs, P, sw, G, B, t):
 
 
 @njit(**_JIT)
-def _terms_range(X, shift, ws, Gs, P, sw, G, B, lo, hi):
-    for t in range(lo, hi):
+def _terms_serial(X, shift, ws, Gs, P, sw, G, B):
+    for t in range(ws.shape[0]):
+        _terms_column(X, shift, ws, Gs, P, sw, G, B, t)
+
+
+@njit(parallel=True, **_JIT)
+def _terms_parallel(X, shift, ws, Gs, P, sw, G, B):
+    for t in prange(ws.shape[0]):
         _terms_column(X, shift, ws, Gs, P, sw, G, B, t)
 
 
 def coupled_terms(X, shift, ws, Gs, P, sw, G, B):
     """For each working-set column (one read of it): the loss gradient ``G[t, k]`` =
     :math:`\\sum_i\\tilde x_{ij}g_{ik}` and the feature's block Hessian ``B[t]`` (module docstring).
-    Columns in pieces on worker threads on large X (:func:`.columns.in_pieces`)."""
-    in_pieces(_terms_range, (X, shift, ws, Gs, P, sw, G, B), ws.size, _parallel(X, ws.size),
-              _column_work(X, ws))
+    Columns in parallel on large X."""
+    kernel = _terms_parallel if _parallel(X, ws.size) else _terms_serial
+    kernel(X, shift, ws, Gs, P, sw, G, B)
 
 
 @njit(inline="always")
