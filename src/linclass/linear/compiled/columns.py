@@ -48,9 +48,11 @@ def _col_axpy(X, j, c, alpha, h, hd, base, r):  # pragma: no cover
     products :math:`h_ix_{ij}` from ``hd[base:]`` (formed once per model by :func:`column_terms`)."""
 
 
-def _col_terms(X, j, c, g, h, H):  # pragma: no cover
+def _col_terms(X, j, c, g, h, H, hd, base):  # pragma: no cover
     """:math:`(\\tilde x_j^Tg,\\ \\tilde x_j^Th,\\ \\sum_i h_i(\\tilde x_{ij} - m)^2)` with
-    :math:`m = \\tilde x_j^Th / H` (0 when H = 0), free of cancellation."""
+    :math:`m = \\tilde x_j^Th / H` (0 when H = 0), free of cancellation; a sparse column also
+    writes the products :math:`h_ix_{ij}` of its stored entries into ``hd[base:]`` in the same
+    read (dense: ``hd`` is not used)."""
 
 
 def _col_scatter(X, j, c, alpha, z):  # pragma: no cover
@@ -112,9 +114,9 @@ def _ov_col_scatter(X, j, c, alpha, z):
 
 
 @overload(_col_terms, inline="always")
-def _ov_col_terms(X, j, c, g, h, H):
+def _ov_col_terms(X, j, c, g, h, H, hd, base):
     if _dense(X):
-        def dense(X, j, c, g, h, H):
+        def dense(X, j, c, g, h, H, hd, base):
             gx, hx = 0.0, 0.0
             for i in range(X.shape[0]):
                 e = X[i, j] - c
@@ -128,14 +130,16 @@ def _ov_col_terms(X, j, c, g, h, H):
             return gx, hx, ss
         return dense
 
-    def sparse(X, j, c, g, h, H):
+    def sparse(X, j, c, g, h, H, hd, base):
         indptr, indices, data = X
         gx, hx, hxx, hnz = 0.0, 0.0, 0.0, 0.0
-        for k in range(indptr[j], indptr[j + 1]):
+        start = indptr[j]
+        for k in range(start, indptr[j + 1]):
             i = indices[k]
             v = data[k]
             gx += g[i] * v
             hv = h[i] * v
+            hd[base + k - start] = hv
             hx += hv
             hxx += hv * v
             hnz += h[i]
@@ -232,11 +236,10 @@ def gradient(X, shift, V, cols, out):
 @njit(inline="always")
 def _terms_column(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr, t):
     j = cols[t]
-    a, b, c = _col_terms(X, j, shift[j], g, h, H)
+    a, b, c = _col_terms(X, j, shift[j], g, h, H, hd, hptr[t])
     gx[t] = a
     hx[t] = b
     curvature[t] = c
-    _col_products(X, j, h, hd, hptr[t])
 
 
 @njit(**_JIT)
@@ -260,25 +263,6 @@ def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
     residuals); dense X: ``hd`` is not used.  Columns in parallel on large X."""
     kernel = _terms_parallel if _parallel(X, cols.size) else _terms_serial
     kernel(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr)
-
-
-def _col_products(X, j, h, hd, base):  # pragma: no cover
-    """``hd[base + k] = h[row] * x`` over the column's stored entries (sparse only)."""
-
-
-@overload(_col_products, inline="always")
-def _ov_col_products(X, j, h, hd, base):
-    if _dense(X):
-        def dense(X, j, h, hd, base):
-            return
-        return dense
-
-    def sparse(X, j, h, hd, base):
-        indptr, indices, data = X
-        start = indptr[j]
-        for k in range(start, indptr[j + 1]):
-            hd[base + k - start] = h[indices[k]] * data[k]
-    return sparse
 
 
 @njit(**_JIT)
