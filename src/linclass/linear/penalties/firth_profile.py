@@ -102,14 +102,16 @@ class Profile:
         if t in self.maxima and not refresh and (not explore or t in self.explored):
             return 2.0 * (self.best - self.maxima[t][0][0])
         found = list(self.maxima.get(t, []))
-        starts = self._starts(t, explore)
-        thetas, values, converged, parts = maximise(self.problem, np.array(starts), self.free,
-                                                    with_parts=True)
-        if len(starts) == 1 and not (converged[0] and np.isfinite(values[0])) and \
-                not self.design.size:  # the tangent's start alone did not do: every start
-            starts = self._starts(t, explore, every=True)
-            thetas, values, converged, parts = maximise(self.problem, np.array(starts), self.free,
-                                                        with_parts=True)
+        result = None
+        start = None if self.design.size else self._tangent_start(t)
+        if start is not None:  # no quasi-random starts: the nearest point's tangent alone
+            result = maximise(self.problem, start[None, :], self.free, with_parts=True)
+            if not (result[2][0] and np.isfinite(result[1][0])):
+                result = None  # it failed: every start
+        if result is None:
+            result = maximise(self.problem, np.array(self._starts(t, explore)), self.free,
+                              with_parts=True)
+        thetas, values, _, parts = result
         found += [(value, theta) for value, theta in zip(values, thetas) if np.isfinite(value)]
         if np.any(np.isfinite(values)):
             top = int(np.argmax(values))
@@ -154,15 +156,18 @@ class Profile:
         start[self.j] = t
         return start
 
-    def _starts(self, t: float, explore: bool, every: bool = False) -> list:
+    def _tangent_start(self, t: float) -> np.ndarray | None:
+        """The best maximum of the nearest point computed, moved to t along its tangent (None
+        where that point has no tangent)."""
         known = np.array(sorted(self.maxima))
-        if not self.design.size and not every:  # the tangent of the nearest point
-            near = float(known[np.argmin(np.abs(known - t))])
-            if near == float(self.theta[self.j]) and near not in self.slopes:
-                self.slopes[near] = (0.0, self._tangent(self.theta))
-            tangent = self.slopes.get(near, (0.0, None))[1]
-            if tangent is not None:
-                return [self.maxima[near][0][1] + (t - near) * tangent]
+        near = float(known[np.argmin(np.abs(known - t))])
+        if near == float(self.theta[self.j]) and near not in self.slopes:
+            self.slopes[near] = (0.0, self._tangent(self.theta))
+        tangent = self.slopes.get(near, (0.0, None))[1]
+        return None if tangent is None else self.maxima[near][0][1] + (t - near) * tangent
+
+    def _starts(self, t: float, explore: bool) -> list:
+        known = np.array(sorted(self.maxima))
         starts = [self._at(self.theta, t)]
         explored = np.array(sorted(self.explored))
         nearest = set()
