@@ -140,27 +140,26 @@ def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
 
     For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
     and :func:`explain_underflow`); one compiled pass over a dense float X
-    (:func:`linclass.core.magnitude_kernel.column_magnitude`) or over the stored entries of a CSR / CSC
-    float X, two over other sparse or integer X (its column maxima and minima).  Returns X's column sums (float64) when that pass formed them (dense
-    float X), else None: a caller that centres X reuses them instead of another pass.
+    (:func:`linclass.core.magnitude_kernel.column_magnitude`) or over the stored entries of a CSR /
+    CSC float X, two over other sparse or integer X (its column maxima and minima).  Returns X's
+    column sums (float64) when that pass formed them (dense float X), else None: a caller that
+    centres X reuses them instead of another pass.
     """
     if X.size == 0:
         return None
-    sums = None
-    stored = None
-    if sp.issparse(X):
-        from linclass.core.magnitude_kernel import sparse_column_magnitude
-
-        stored = sparse_column_magnitude(X)
+    sums = stored = None
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
         from linclass.core.magnitude_kernel import column_magnitude
 
         magnitude, sums = column_magnitude(X)
         finite = bool(np.all(np.isfinite(sums)))
-    elif stored is not None:  # CSR / CSC floats: one read of the stored entries
-        magnitude = stored[0]
-        finite = bool(np.all(np.isfinite(stored[1])))
-    else:
+    elif sp.issparse(X):  # CSR / CSC floats: one read of the stored entries
+        from linclass.core.magnitude_kernel import sparse_column_magnitude
+
+        stored = sparse_column_magnitude(X)
+    if stored is not None:
+        magnitude, finite = stored[0], bool(np.all(np.isfinite(stored[1])))
+    elif sums is None:
         high, low = X.max(axis=0), X.min(axis=0)
         if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
             high, low = high.toarray().ravel(), low.toarray().ravel()

@@ -39,9 +39,10 @@ def row_chunks(n_rows: int, n_features: int, stat_bytes: int, align: int = 1,
                min_rows: int = 0) -> list[slice]:
     """Contiguous row ranges covering ``range(n_rows)``, of about :data:`CHUNK_BYTES` of float64 rows
     (or fewer, to make their number a multiple of ``_GRAIN``, or 2) and at least
-    :data:`MIN_CHUNK_ROWS` (and ``min_rows``) rows each, with bounds at multiples of ``align`` rows (so the blocks of a blocked pass stay those of one pass over all
-    rows), and no more than ``MAX_HELD_BYTES / stat_bytes`` of them (``stat_bytes``: the size of one
-    chunk's statistics).  One range when X is small."""
+    :data:`MIN_CHUNK_ROWS` (and ``min_rows``) rows each, with bounds at multiples of ``align`` rows
+    (so the blocks of a blocked pass stay those of one pass over all rows), and no more than
+    ``MAX_HELD_BYTES / stat_bytes`` of them (``stat_bytes``: the size of one chunk's statistics).
+    One range when X is small."""
     least = max(MIN_CHUNK_ROWS, min_rows)
     rows = max(least, CHUNK_BYTES // (8 * max(n_features, 1)))
     count = min(-(-round(n_rows / rows) // _GRAIN) * _GRAIN, n_rows // least,

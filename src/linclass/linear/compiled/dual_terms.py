@@ -65,7 +65,8 @@ def _xlogx(x):
 @njit(**_JIT)
 def binary_dual_entropy(p, q, y, sw, alpha):
     """:math:`\\sum_i w_iH(\\alpha\\mu_i + (1 - \\alpha)y_i)` with :math:`H(u) = -u\\ln u - (1-u)
-    \\ln(1-u)`, the second probability formed as :math:`\\alpha(1 - \\mu_i) + (1-\\alpha)(1 - y_i)`."""
+    \\ln(1-u)`, the second probability formed as
+    :math:`\\alpha(1 - \\mu_i) + (1-\\alpha)(1 - y_i)`."""
     total = 0.0
     for i in range(p.shape[0]):
         one = alpha * p[i] + (1.0 - alpha) * y[i]

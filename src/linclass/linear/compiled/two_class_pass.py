@@ -6,8 +6,8 @@ loss and the residual :math:`r_i = w_i(\\mu_i - y_i)`, and adds :math:`r_ix_i` i
 while the row is still in the first-level cache: X is read once, where two BLAS products (the
 scores, then :math:`X^TR`) read each block twice.  Measured on 200,000 x 100 (2 shared cores, two
 threads each, in turn in one process): 11.9 ms against 17.2 ms for the blocked pair of products,
-and 10.8 ms for the score product alone.  Within a row the dot product is vectorised (its terms are reassociated, which
-changes the score only at rounding level).
+and 10.8 ms for the score product alone.  Within a row the dot product is vectorised (its terms
+are reassociated, which changes the score only at rounding level).
 
 With the Hessian (:func:`binary_pass_rows`, one block of rows at a time) the same loop also writes
 each row's :math:`\\sqrt{w_i\\mu_i(1-\\mu_i)}\\,[x_i - m, 1]`, the rows whose Gram product
