@@ -3,8 +3,10 @@ MNLogit ``fit(cov_type=..., cov_kwds={'groups': g})``.
 
 Standard errors, z and p-values agree within 1e-7 (relative; measured: 1e-11 for Logit, whose own
 Newton fit stops at about that precision, 5e-14 for MNLogit).  statsmodels 0.15's discrete models
-return HC0 under the name 'HC1'; ours is HC0 times N/(N-k), checked against their HC0.  Frequency
-weights equal repeated rows; chunked and Dask rows equal rows in memory.
+return HC0 under the name 'HC1'; ours is HC0 times N/(N-k), checked against their HC0.  Their
+cluster factor is ``cluster_correction='statsmodels'`` (the default is Stata's and R's G/(G-1):
+tests/test_cluster_correction.py).  Frequency weights equal repeated rows; chunked and Dask rows
+equal rows in memory.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def test_matches_statsmodels(kind, data, cov_type):
     X, y = data()
     groups = clusters(len(y)) if cov_type == "cluster" else None
     theirs = statsmodels_fit(kind, X, y, cov_type, groups)
-    ours = fit(X, y).summary(cov_type=cov_type, groups=groups, X=X, y=y)
+    convention = {"cluster_correction": "statsmodels"} if cov_type == "cluster" else {}
+    ours = fit(X, y).summary(cov_type=cov_type, groups=groups, X=X, y=y, **convention)
     assert_close(ours.bse, theirs.bse)
     assert_close(ours.zvalues, theirs.tvalues)
     assert_close(ours.pvalues, theirs.pvalues)
@@ -127,12 +130,16 @@ def test_cluster_labels_of_any_type_and_pandas():
 
 
 def test_cluster_of_one_row_each_is_hc0_with_the_cluster_factor():
+    """With every row its own cluster: Stata's vce(robust), HC0 N/(N-1), by default; statsmodels'
+    HC0 N/(N-k) with its factor; HC0 without one."""
     X, y = cancer()
     model = fit(X, y)
     n, k = len(y), 5
     hc0 = model.summary(cov_type="HC0", X=X, y=y)
-    each = model.summary(cov_type="cluster", groups=np.arange(n), X=X, y=y)
-    assert_close(each.std_err, hc0.std_err * np.sqrt(n / (n - 1) * (n - 1) / (n - k)), rtol=1e-10)
+    for correction, factor in ((None, n / (n - 1)), ("statsmodels", n / (n - k)), ("none", 1.0)):
+        each = model.summary(cov_type="cluster", groups=np.arange(n), X=X, y=y,
+                             cluster_correction=correction)
+        assert_close(each.std_err, hc0.std_err * np.sqrt(factor), rtol=1e-10)
 
 
 def test_class_weights_as_the_fit_applies_them():

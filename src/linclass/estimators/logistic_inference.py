@@ -24,7 +24,7 @@ class LogisticInferenceMethods:
 
     def summary(self, alpha: float = 0.05, ci: str = "wald", *, cov_type: str = "nonrobust",
                 groups=None, X=None, y=None, sample_weight=None, source=None, reference=None,
-                offset=None):
+                offset=None, cluster_correction=None):
         """Coefficients with standard errors, z statistics, p-values and confidence intervals, and the
         model's log-likelihood, LR test against the intercept-only model, pseudo R², AIC and BIC.
 
@@ -46,13 +46,21 @@ class LogisticInferenceMethods:
         cov_type : {'nonrobust', 'HC0', 'HC1', 'cluster'}, default='nonrobust'
             The covariance of the standard errors, z, p-values and Wald intervals, as statsmodels'
             ``fit(cov_type=...)``: the inverse information, or the sandwich (heteroscedasticity
-            robust HC0 and HC1 = HC0 times N/(N-k); cluster robust with ``groups``, with the CRV1
-            factor G/(G-1) (N-1)/(N-k)), :mod:`linclass.linear.inference.sandwich`.  Unpenalised
-            fits only; the robust ones are computed from the training rows ``X``, ``y``,
-            ``sample_weight`` (or ``source``), which the model does not keep.
+            robust HC0 and HC1 = HC0 times N/(N-k), R's ``vcovHC``; cluster robust with ``groups``,
+            with the factor of ``cluster_correction``),
+            :mod:`linclass.linear.inference.sandwich`.  Unpenalised fits only; the robust ones are
+            computed from the training rows ``X``, ``y``, ``sample_weight`` (or ``source``), which
+            the model does not keep.  Stata's ``vce(robust)`` of a logit, HC0 times N/(N-1), is
+            ``cov_type='cluster'`` with ``groups=np.arange(n)`` (each row its own cluster).
         groups : array-like of shape (n_samples,), default=None
             The cluster of each row (cov_type='cluster'); with Dask X, a Dask series of X's data
             frame or the labels in row order.
+        cluster_correction : {'stata', 'statsmodels', 'none'} or None, default=None
+            The small-sample factor of cov_type='cluster' (None: 'stata'): 'stata' G/(G-1), as
+            Stata's ``logit, vce(cluster g)`` and R's ``sandwich::vcovCL(m, cluster = g)`` on a glm;
+            'statsmodels' G/(G-1) (N-1)/(N-k), statsmodels' default and R's ``vcovCL(m, cluster =
+            g, type = "HC1")``; 'none' no factor.  The header prints the number of clusters and the
+            factor.
         X, y, sample_weight : the training rows, default=None
             In memory or Dask collections (in memory for ``ci='profile'``), as given to ``fit``
             (weights are frequency weights; the fit's ``class_weight`` is applied to them as the
@@ -77,7 +85,7 @@ class LogisticInferenceMethods:
         check_is_fitted(self)
         return summary_table(self, alpha, ci, cov_type=cov_type, groups=groups, X=X, y=y,
                              sample_weight=sample_weight, source=source, reference=reference,
-                             offset=offset)
+                             offset=offset, cluster_correction=cluster_correction)
 
     def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
                          count: bool = False, sample_weight=None, y=None,

@@ -20,7 +20,8 @@ from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import expand_covariance
-from linclass.linear.inference.sandwich import (DESCRIPTIONS, check_cov_type, robust_covariance)
+from linclass.linear.inference.sandwich import (check_cluster_correction, check_cov_type, describe,
+                                                robust_covariance)
 from linclass.linear.logistic.offsets import reported_offset
 from linclass.sources.dask import is_dask_collection
 from linclass.estimators.logistic_training_rows import fit_offset, training_rows
@@ -96,14 +97,17 @@ def _weight_notes(model, table):
 
 
 def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", groups=None,
-                  X=None, y=None, sample_weight=None, source=None, reference=None, offset=None):
+                  X=None, y=None, sample_weight=None, source=None, reference=None, offset=None,
+                  cluster_correction=None):
     """:meth:`linclass.LogisticRegression.summary` of the fitted model ``model``: the table its
     inference record makes (:mod:`linclass.linear.fitting.records`), with the header's facts; with
     a robust ``cov_type``, its covariance computed from the training rows (``X``, ``y``,
-    ``sample_weight``, ``offset``, or a chunk ``source``) and ``groups``."""
+    ``sample_weight``, ``offset``, or a chunk ``source``) and ``groups`` (with the small-sample
+    factor ``cluster_correction``)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
     cov_type = check_cov_type(cov_type, groups)
+    correction = check_cluster_correction(cluster_correction, cov_type)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         names = [f"x{j}" for j in range(model.n_features_in_)]
@@ -117,10 +121,9 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         keep = estimable(model)
         coef_r, intercept_r = reported_parameters(model)
         covariance = robust_covariance(rows.score_sums(coef_r[:, keep], intercept_r, keep),
-                                       cov_type)
+                                       cov_type, correction)
         covariance = expand_covariance(covariance, keep, coef_r.shape[0], model.fit_intercept)
-        notes.append(DESCRIPTIONS[cov_type] + (f", {rows.n_clusters} clusters" if rows.n_clusters
-                                              else "") + ".")
+        notes.append(describe(cov_type, correction, rows.n_clusters))
     if ci == "profile" and isinstance(record, LogisticInference):
         unpenalised(model, record, "ci='profile'", hint=" A Firth fit (penalty='firth') has its "
                     "profile penalised-likelihood intervals from the fit.")
@@ -159,6 +162,8 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
                         ci_lower=profile.lower.reshape(shape), ci_upper=profile.upper.reshape(shape))
     if notes:
         table = replace(table, covariance_type=cov_type, notes=[*table.notes, *notes])
+    if correction is not None:
+        table = replace(table, n_clusters=rows.n_clusters, cluster_correction=correction)
     if isinstance(table, Summary):
         table = _weight_notes(model, table)
     return replace(table, title=_titled(model, table.title), **_facts(model))

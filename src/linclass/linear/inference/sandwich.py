@@ -28,10 +28,8 @@ cov_type   covariance                                       small-sample factor
 nonrobust  :math:`H^{-1}` (the summary's default)           none
 HC0        :math:`H^{-1}M_{HC}H^{-1}`                       none
 HC1        :math:`H^{-1}M_{HC}H^{-1}`                       :math:`N/(N-k)` (MacKinnon and White
-                                                            1985)
-cluster    :math:`H^{-1}M_{cl}H^{-1}`                       :math:`\\frac{G}{G-1}\\frac{N-1}{N-k}`
-                                                            (CRV1: statsmodels'
-                                                            ``use_correction=True``, Stata's)
+                                                            1985; R's ``vcovHC(type = "HC1")``)
+cluster    :math:`H^{-1}M_{cl}H^{-1}`                       ``cluster_correction``, below
 ========== ================================================ =====================================
 
 with :math:`N = \\sum_i w_i`, :math:`k` the number of reported parameters and :math:`G` the number
@@ -39,7 +37,30 @@ of clusters.  The weights are frequency weights: a row of weight 2 counts as two
 one cluster), which is why :math:`M_{HC}` has :math:`w_i` and not :math:`w_i^2`.  statsmodels 0.15's
 discrete models (``Logit``, ``MNLogit``) return HC0 under the name 'HC1' (their ``cov_type='HC1'``
 falls back to ``cov_white_simple(use_correction=False)``); here HC1 carries its factor
-:math:`N/(N-k)`, as for statsmodels' linear models and Stata's.
+:math:`N/(N-k)`, as for statsmodels' linear models, Stata's ``regress,
+vce(robust)`` and R's ``vcovHC``.
+
+The cluster covariance's factor (:data:`CLUSTER_CORRECTIONS`):
+
+=========== ============================================ ===========================================
+correction  factor                                       whose
+=========== ============================================ ===========================================
+stata       :math:`G/(G-1)` (the default)                Stata's ``logit, vce(cluster g)`` (the
+                                                         factor of its ML models, ``[P] _robust``);
+                                                         R's ``sandwich::vcovCL(m, cluster = g)``
+                                                         on a glm (type "HC0", ``cadjust = TRUE``)
+statsmodels :math:`\\frac{G}{G-1}\\frac{N-1}{N-k}`          statsmodels' ``cov_type='cluster'``
+                                                         (``use_correction=True``), Stata's
+                                                         ``regress``; R's ``vcovCL(..., type =
+                                                         "HC1")``
+none        1                                            statsmodels' ``use_correction=False``;
+                                                         R's ``vcovCL(..., type = "HC0", cadjust =
+                                                         FALSE)``
+=========== ============================================ ===========================================
+
+Stata's ``vce(robust)`` of an ML model is HC0 times :math:`N/(N-1)`: the cluster covariance with
+every row its own cluster and the default factor (``groups=np.arange(n)``; R's ``vcovCL(m, type =
+"HC0")`` without a cluster).
 
 Everything is one pass of sums over rows (:class:`ScoreSums`, in row blocks by BLAS products: the
 scores of a block as one (rows, k) matrix, the cluster sums as a product with a sparse indicator),
@@ -57,16 +78,25 @@ import scipy.sparse as sp
 
 from linclass.linear.solvers import SymmetricSolver
 
-__all__ = ["COV_TYPES", "DESCRIPTIONS", "ScoreSums", "check_cov_type", "reported_probabilities",
+__all__ = ["CLUSTER_CORRECTIONS", "COV_TYPES", "DESCRIPTIONS", "ScoreSums",
+           "check_cluster_correction", "check_cov_type", "describe", "reported_probabilities",
            "robust_covariance", "score_sums", "validate_groups"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "cluster")
+
+#: The small-sample factors of the cluster covariance: the name, the factor as the header prints it
+#: and whose convention it is (the module docstring).
+CLUSTER_CORRECTIONS = {
+    "stata": ("G/(G-1)", "Stata's logit, vce(cluster) and R's sandwich::vcovCL on a glm"),
+    "statsmodels": ("G/(G-1)(N-1)/(N-k)", "statsmodels' default and R's vcovCL(type = 'HC1')"),
+    "none": ("none", "no small-sample factor"),
+}
 
 #: What the summary's note says of each covariance (statsmodels' wording).
 DESCRIPTIONS = {
     "HC0": "Standard Errors are heteroscedasticity robust (HC0)",
     "HC1": "Standard Errors are heteroscedasticity robust (HC1: HC0 times N/(N-k))",
-    "cluster": "Standard Errors are robust to cluster correlation (CRV1: G/(G-1) (N-1)/(N-k))",
+    "cluster": "Standard Errors are robust to cluster correlation",
 }
 
 _BLOCK_ENTRIES = 1 << 21  # entries of a block's (rows, k) score matrix (16 MiB)
@@ -93,6 +123,38 @@ def check_cov_type(cov_type: str, groups) -> str:
     if cov_type != "cluster" and groups is not None:
         raise ValueError(f"groups= is used by cov_type='cluster' only; got cov_type={cov_type!r}.")
     return cov_type
+
+
+def check_cluster_correction(cluster_correction, cov_type: str) -> str | None:
+    """The cluster covariance's small-sample factor, by its name in :data:`CLUSTER_CORRECTIONS`
+    (None: 'stata', the default), for ``cov_type='cluster'``; None for the other covariances.
+
+    Raises
+    ------
+    ValueError
+        For another name, and for a correction given with another ``cov_type``.
+    """
+    if cov_type != "cluster":
+        if cluster_correction is not None:
+            raise ValueError(f"cluster_correction= applies to cov_type='cluster' only; got "
+                             f"cov_type={cov_type!r}.")
+        return None
+    if cluster_correction is None:
+        return "stata"
+    if not isinstance(cluster_correction, str) or cluster_correction.lower() not in CLUSTER_CORRECTIONS:
+        raise ValueError(f"cluster_correction must be one of "
+                         f"{', '.join(map(repr, CLUSTER_CORRECTIONS))}; got {cluster_correction!r}.")
+    return cluster_correction.lower()
+
+
+def describe(cov_type: str, cluster_correction: str | None = None, n_clusters: int = 0) -> str:
+    """The summary's note on a robust covariance: what it is robust to, and for clusters their
+    number and whose small-sample factor."""
+    if cov_type != "cluster":
+        return DESCRIPTIONS[cov_type] + "."
+    factor, whose = CLUSTER_CORRECTIONS[cluster_correction or "stata"]
+    scale = "no small-sample factor" if factor == "none" else f"factor {factor}, as {whose}"
+    return f"{DESCRIPTIONS['cluster']} ({n_clusters} clusters; {scale})."
 
 
 def validate_groups(groups, n_samples: int | None) -> np.ndarray:
@@ -283,14 +345,16 @@ def _label(value) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def robust_covariance(sums: ScoreSums, cov_type: str) -> np.ndarray:
-    """:math:`V` of ``cov_type`` (module docstring) from one pass's :class:`ScoreSums`.
+def robust_covariance(sums: ScoreSums, cov_type: str,
+                      cluster_correction: str = "stata") -> np.ndarray:
+    """:math:`V` of ``cov_type`` (module docstring) from one pass's :class:`ScoreSums`, the cluster
+    covariance with the small-sample factor ``cluster_correction`` (:data:`CLUSTER_CORRECTIONS`).
 
     Raises
     ------
     ValueError
         When the information matrix is singular, when :math:`N \\le k` (HC1, cluster) and when there
-        are fewer than two clusters.
+        are fewer than two clusters; for an unknown ``cluster_correction``.
 
     Warns
     -----
@@ -326,7 +390,9 @@ def robust_covariance(sums: ScoreSums, cov_type: str) -> np.ndarray:
             raise ValueError(f"cov_type='cluster' needs at least two clusters; groups holds one "
                              f"({_label(sums.clusters[present][0])}) among the rows of positive weight.")
         meat = sums.cluster_sums.T @ sums.cluster_sums
-        factor = G / (G - 1.0) * (N - 1.0) / (N - k)
+        correction = check_cluster_correction(cluster_correction, cov_type)
+        factor = {"stata": G / (G - 1.0), "statsmodels": G / (G - 1.0) * (N - 1.0) / (N - k),
+                  "none": 1.0}[correction]
     else:
         meat = sums.meat
         factor = N / (N - k) if cov_type == "HC1" else 1.0

@@ -86,6 +86,10 @@ class Summary:
         converged, the covariance ('nonrobust': the inverse information; 'HC0', 'HC1', 'cluster':
         the sandwich of ``summary(cov_type=...)``) and the time of the fit
         (seconds since the epoch; printed as Date and Time).
+    n_clusters, cluster_correction : int and str, or None
+        With ``cov_type='cluster'``: the number of clusters and the small-sample factor's name
+        ('stata': G/(G-1), 'statsmodels': G/(G-1) (N-1)/(N-k), 'none'), printed in the header
+        (:data:`linclass.linear.inference.sandwich.CLUSTER_CORRECTIONS`).
     """
 
     equations: list
@@ -116,6 +120,8 @@ class Summary:
     n_iter: int | None = None
     converged: bool | None = None
     covariance_type: str = "nonrobust"
+    n_clusters: int | None = None
+    cluster_correction: str | None = None
     fitted_at: float = field(default_factory=time.time)
     covariance: np.ndarray | None = field(default=None, repr=False)
 
@@ -314,6 +320,7 @@ class Summary:
                 ("Method:", self.method), ("Date:", date), ("Time:", clock),
                 ("converged:", "" if self.converged is None else str(bool(self.converged))),
                 ("Covariance Type:", self.covariance_type),
+                *_cluster_facts(self.n_clusters, self.cluster_correction),
                 ("Solver:", self.solver or ""),
                 ("Iterations:", "" if self.n_iter is None else str(self.n_iter))]
         right = [("No. Observations:", f"{self.n_obs:g}"), ("Df Residuals:", f"{self.df_resid:g}"),
@@ -343,6 +350,16 @@ class Summary:
                          + [f"Note: {note}" for note in self.notes])
 
     __repr__ = __str__
+
+
+def _cluster_facts(n_clusters, correction) -> list:
+    """The header's rows on a cluster covariance: the number of clusters and the factor."""
+    if correction is None:
+        return []
+    from linclass.linear.inference.sandwich import CLUSTER_CORRECTIONS
+
+    return [("No. Clusters:", "" if n_clusters is None else str(n_clusters)),
+            ("Cluster Correction:", CLUSTER_CORRECTIONS[correction][0])]
 
 
 def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihood, n_obs,
