@@ -196,8 +196,9 @@ def test_partial_fit_errors(data):
         model.partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="X has 2 features"):
         model.partial_fit(X[:, :2], y)
-    with pytest.raises(ValueError, match="seen only one class"):
-        LinearDiscriminantAnalysis().partial_fit(X[y == 0], y[y == 0])
+    one_class = LinearDiscriminantAnalysis().partial_fit(X[y == 0], y[y == 0])  # a stream may start so
+    with pytest.raises(ValueError, match="seen only one class"):  # (NotFittedError is a ValueError)
+        one_class.predict(X)
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         GaussianNB().partial_fit(X[y == 0], y[y == 0])  # as scikit-learn's naive Bayes
     with warnings.catch_warnings():

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
 from linclass.generative import gaussian, gaussian_scores, predictive
@@ -218,7 +217,7 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         self.quadratic_, self.linear_, self.constant_ = gaussian_scores.quadratic_form(model)
 
     def _principal_axes(self) -> list:
-        check_is_fitted(self)
+        self._require_model()
         axes = []
         dtype = self.means_.dtype  # float32 after a float32 fit; the eigh is float64
         for sigma in self.model_.covariance:

@@ -74,12 +74,17 @@ class _GaussianBase(StatsClassifier):
     def _posterior(self) -> str:
         return getattr(self, "posterior", "plug-in")
 
+    def _check_settings(self) -> None:
+        """Combinations of parameters that no data make valid (raised by ``partial_fit`` at once)."""
+        self._check_posterior(None)
+
     def _check_posterior(self, stats) -> None:
-        """MASS's other posteriors are functions of the unregularised statistics."""
+        """MASS's other posteriors are functions of the unregularised statistics (``stats`` None:
+        the parameters only)."""
         posterior = self._posterior()
+        settings = self._settings()
         if posterior == "plug-in":
             return
-        settings = self._settings()
         if (settings["shrinkage"] is not None or settings["reg_param"] or settings["var_smoothing"]
                 or getattr(self, "covariance_estimator", None) is not None):
             raise ValueError(
@@ -87,7 +92,8 @@ class _GaussianBase(StatsClassifier):
                 "shrinkage / reg_param / var_smoothing / covariance_estimator, or use "
                 "posterior='plug-in'."
             )
-        predictive.check_defined(stats, self._covariance_type(), posterior)
+        if stats is not None:
+            predictive.check_defined(stats, self._covariance_type(), posterior)
 
     def _joint_log_likelihood(self, model, X):
         posterior = self._posterior()

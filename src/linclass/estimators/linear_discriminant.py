@@ -17,7 +17,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import explain_non_finite
 from linclass.core.validation import validate_predict
@@ -269,7 +268,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self)
+        self._require_model()
         X = validate_predict(self, X, keep_float32=True)  # float32 out for float32 X and axes
         # a model saved before the projection followed the solver holds no _projection_centre: it
         # projected (X - xbar_) with every solver, and still does
@@ -295,7 +294,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
             ``proportion_of_trace`` (pandas objects labelled as MASS labels them) and
             ``to_frame()``.
         """
-        check_is_fitted(self)
+        self._require_model()
         seen = self.stats_.counts > 0
         scaling, svd = discriminant_axes.mass_scaling(
             self.stats_.means[seen], self.priors_[seen], self.model_.covariance, self.stats_.total,

@@ -20,6 +20,8 @@ def checked_projection(estimator, X, project, *, check_finite: bool = True) -> n
     ``check_finite=False``) raises the error that names its cause
     (:func:`linclass.core.finiteness.explain_non_finite`)."""
     check_is_fitted(estimator)
+    if hasattr(estimator, "_require_model"):  # partial_fit's statistics may not determine a model yet
+        estimator._require_model()
     X = validate_predict(estimator, X, check_finite=check_finite)
     with np.errstate(invalid="ignore", over="ignore"):
         Z = project(X)

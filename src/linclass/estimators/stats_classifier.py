@@ -192,15 +192,20 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                 f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
                 "partial_fit; give `classes` once, on the first call."
             )
-        if is_dask_collection(X, y, sample_weight):
-            from linclass.sources.dask import DaskSource
+        self._streaming = True  # (read by _install: a stream's early batches may be too few)
+        try:
+            if is_dask_collection(X, y, sample_weight):
+                from linclass.sources.dask import DaskSource
 
-            return self._fit_source(DaskSource(X, y, sample_weight), first=first)
-        data = validate_fit(
-            self, X, y, sample_weight, classes=self._partial_classes, reset=first, min_classes=1,
-            check_finite=False, accept_sparse=self._accept_sparse, keep_float32=self._keeps_float32,
-        )
-        return self._absorb(data)
+                return self._fit_source(DaskSource(X, y, sample_weight), first=first)
+            data = validate_fit(
+                self, X, y, sample_weight, classes=self._partial_classes, reset=first,
+                min_classes=1, check_finite=False, accept_sparse=self._accept_sparse,
+                keep_float32=self._keeps_float32,
+            )
+            return self._absorb(data)
+        finally:
+            del self._streaming
 
     def _absorb(self, data):
         kind, moments = self._stats_request()
@@ -236,11 +241,22 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             require_two_classes(self, batch)
         return self._install(batch)
 
+    def _check_settings(self) -> None:
+        """Refuse settings that no data can make valid (combinations of parameters), so that
+        ``partial_fit`` raises them at once rather than keeping them for ``predict``."""
+
     def _install(self, batch, rows=None, low: bool = False):
         """Merge ``batch`` into the running statistics and derive every fitted attribute (``rows``:
         the estimate's part computed from the rows, on ``fit``; ``low``: the batch was float32 X,
-        and the model is a float32 one if every batch so far was)."""
+        and the model is a float32 one if every batch so far was).
+
+        Within ``partial_fit`` (a stream): statistics that do not determine a model yet (one class seen
+        so far, a class of fewer rows than features for QDA, one row of a class for an unbiased
+        covariance, ...) are kept without a model and without an error; the reason is kept for
+        ``predict``, which refuses until more data (or the regularisation the model allows) give
+        a model.  A stream's early chunks may be small: only its end must determine the model."""
         first = not hasattr(self, "stats_")
+        stream = getattr(self, "_streaming", False)
         stats = batch if first else self.stats_.merge(batch)
         if self._keeps_float32:  # (the others are float64 models whatever X was)
             self._float32 = bool(low and (first or getattr(self, "_float32", False)))
@@ -250,18 +266,27 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         # class seen; a class with one row for an unbiased covariance): a later batch may, and the
         # stream must end where fit would.  Until then there is no model to predict with.
         self.stats_ = stats
-        for name in ("model_", "priors_"):
+        for name in ("model_", "priors_", "_no_model"):
             self.__dict__.pop(name, None)
         if stats.n_classes < 2 and not self._single_class_ok:  # (naive Bayes: every prediction
             # is that class, with probability 1, as scikit-learn 1.9 fits it, without a warning)
-            raise ValueError(
+            refusal = ValueError(
                 f"partial_fit has seen only one class ({stats.classes[0]}) so far; pass every label "
-                "in `classes` on the first call to partial_fit."
+                "in `classes` on the first call to partial_fit, or give rows of the other classes."
             )
+            if not stream:
+                raise refusal
+            return self._without_model(refusal, stats)
         priors = self._priors(stats.n_classes)
+        self._check_settings()  # the parameters' own errors are not the stream's: at once
         with _factorization_threads(stats.n_features):
-            model = (self._estimate(stats, priors) if rows is None
-                     else self._estimate(stats, priors, rows))
+            try:
+                model = (self._estimate(stats, priors) if rows is None
+                         else self._estimate(stats, priors, rows))
+            except ValueError as exc:  # numpy's LinAlgError included
+                if not stream:
+                    raise
+                return self._without_model(exc, stats)
             self.model_ = model
             self.classes_ = stats.classes
             self.class_count_ = stats.counts
@@ -269,6 +294,30 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             self._describe(model)
         cast_fitted(self, self._float32_names(), getattr(self, "_float32", False))
         return self
+
+    def _without_model(self, exc: ValueError, stats):
+        """``partial_fit``'s statistics that do not determine a model yet: kept, with the reason
+        (``exc``, the error a ``fit`` on these rows raises) for :meth:`_require_model`."""
+        self.classes_ = stats.classes
+        self.class_count_ = stats.counts
+        self._no_model = f"{exc}"
+        return self
+
+    def _require_model(self):
+        """The fitted model record; a clear error when ``partial_fit`` has statistics but no
+        model yet, saying what the statistics so far lack."""
+        check_is_fitted(self)
+        if hasattr(self, "model_"):
+            return self.model_
+        counts = ", ".join(f"{label!r}: {count:g}" for label, count in
+                           zip(self.stats_.classes.tolist(), self.stats_.counts))
+        reason = getattr(self, "_no_model", None) or (
+            "the data given to partial_fit so far do not determine one")
+        raise NotFittedError(
+            f"This {type(self).__name__} has statistics but no model yet. partial_fit has seen "
+            f"{self.stats_.total:g} samples so far (per class {{{counts}}}): {reason} Give more "
+            "data with partial_fit before predicting."
+        )
 
     def _describe_linear(self, coef: np.ndarray, intercept: np.ndarray) -> None:
         """``coef_`` / ``intercept_`` of linear class scores :math:`a_k(x) = w_k^Tx + w_{k0}`; for two
@@ -282,13 +331,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        if not hasattr(self, "model_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} has statistics but no model yet: the data given to "
-                "partial_fit so far do not determine one (see the error of the last call). Give "
-                "more data with partial_fit."
-            )
+        self._require_model()
         X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse,
                              keep_float32=self._keeps_float32)
         if is_low(X) and output_dtype(X, getattr(self, self._output_attribute)) != X.dtype:

@@ -130,11 +130,13 @@ def linear_form(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianMo
     )
 
 
-def refuse_singular(classes, rank, d: int, tol: float) -> None:
-    """scikit-learn's QDA rule: a covariance that is not of full rank is an error, not a floor."""
+def refuse_singular(classes, rank, d: int, tol: float, weight: float | None = None) -> None:
+    """scikit-learn's QDA rule: a covariance that is not of full rank is an error, not a floor
+    (``weight``: the class's total sample weight, named in the message)."""
+    rows = "" if weight is None else f", from {weight:g} samples"
     raise np.linalg.LinAlgError(
         f"The covariance matrix of class(es) {np.asarray(classes).tolist()} is not full rank (rank "
-        f"{rank} of {d}: eigenvalues of the standardized covariance at or below {tol:g} x the largest): "
+        f"{rank} of {d}{rows}: eigenvalues of the standardized covariance at or below {tol:g} x the largest): "
         "some features are constant or collinear within the class, or it has fewer samples than "
         "features. Increase reg_param (a float in [0, 1]) or set shrinkage ('auto', 'ledoit-wolf', "
         "'oas' or a float in [0, 1]) to regularise it."
@@ -219,7 +221,7 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
         if np.any(low):
             singular.append(stats.classes[k])
             if on_singular == "raise":
-                refuse_singular(singular, ranks[k], d, tol)
+                refuse_singular(singular, ranks[k], d, tol, float(stats.counts[k]))
         L = None
         if not np.any(low):  # nothing floored: the floored Sigma_k is Sigma_k
             try:
