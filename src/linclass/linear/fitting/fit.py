@@ -42,6 +42,7 @@ from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covaria
                                             inference_hessian)
 from linclass.linear.logistic.aliasing import aliased_columns
 from linclass.linear.logistic.design import Design
+from linclass.linear.logistic.separation import overlap_proved
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
@@ -238,11 +239,8 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         hessian = inference_hessian(objective, result.theta)
         if _refine_exactly(objective, hessian):
             objective.exact_products()  # the last step with float64 products (see there)
-        if not stopped() and result.n_iter < budget:  # a stopped fit stays where it was stopped
-            stepped = final_newton_step(objective, result, hessian)
-            if task is not None and stepped.n_iter > result.n_iter:  # that step is an iteration
-                observer("newton")(stepped.theta)
-            result = stepped
+        result, hessian = _final_steps(problem, objective, result, hessian, budget, stopped,
+                                       None if task is None else observer("newton"))
     if not np.all(np.isfinite(result.theta)):  # cannot happen with finite X; never return NaN
         raise FloatingPointError(
             "The fit produced non-finite coefficients; rescale the features or use a finite C."
@@ -261,6 +259,35 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         history=result.history, solver=solver, separation=separation,
         log_likelihood=float(log_likelihood), inference=record, stopped=bool(stopped()),
     )
+
+
+_FINAL_STEPS = 3  # Newton steps at most after the solver's (the second is usually skipped)
+
+
+def _final_steps(problem, objective, result, hessian, budget: int, stopped, observe):
+    """``(result, hessian)``: Newton steps with the exact Hessian from the solver's result
+    (:func:`~linclass.linear.solvers.final_step.final_newton_step`), each followed by the Hessian
+    at the new point, until a step is no longer worth taking; the Hessian returned is the one at
+    the returned estimate (the covariance there).  A step stops being worth taking at a Newton
+    decrement near rounding, normally at the second: from the solver's gradient ``tol`` the first
+    ends at about ``tol**2``.  Each kept step counts against ``budget`` and is reported to
+    ``observe`` (a callback's iteration); a fit a callback stopped stays where it was stopped."""
+    overlap = None
+    if problem.source is None and objective.l2 == 0.0 and objective.n_params <= MAX_PARAMS:
+        def overlap(theta):  # rows fitted with probability one: step only if overlap is proved
+            return overlap_proved(problem.X, problem.y, objective.scores(theta),
+                                  objective.n_classes, problem.weight, problem.fit_intercept)
+    for _ in range(_FINAL_STEPS):
+        if hessian is None or stopped() or result.n_iter >= budget:
+            break
+        stepped = final_newton_step(objective, result, hessian, overlap=overlap)
+        if stepped.n_iter == result.n_iter:  # not taken
+            break
+        if observe is not None:  # that step is an iteration
+            observe(stepped.theta)
+        result = stepped
+        hessian = inference_hessian(objective, result.theta)
+    return result, hessian
 
 
 def _refine_exactly(objective, hessian) -> bool:

@@ -26,6 +26,19 @@ correction :math:`\\delta_i = -\\lambda_i s_i\\tilde x_i^Tu`, :math:`u = M^{-1}g
 :math:`|\\tilde x_i^Tu| \\le 1/2` the corrected weights stay at least half of :math:`\\lambda`: overlap is
 proved at the cost of one weighted Gram product, where the linear programme over a large X takes
 minutes (35 of a 40 s Firth fit at n = 200,000).  When the test fails the programme decides.
+
+**K classes** (:func:`overlap_proved`).  The rows of the system are :math:`a_{ij} = \\tilde x_i
+\\otimes (e_{y_i} - e_j)`, one per row i and class :math:`j \\ne y_i`; the weights
+:math:`\\lambda_{ij} = w_i\\mu_{ij}` balance them exactly at the maximum-likelihood estimate
+(:math:`\\sum_{ij}\\lambda_{ij}a_{ij}` is the score), and near it the same correction,
+:math:`\\delta_{ij} = -\\lambda_{ij}a_{ij}^Tu` with :math:`M = \\sum_{ij}\\lambda_{ij}a_{ij}a_{ij}^T`
+(in the parameters of classes 1..K-1 against class 0, where M is non-singular), proves overlap when
+every :math:`|a_{ij}^Tu| \\le 1/2`.  The weights are computed from the scores (a log-sum-exp), not
+as :math:`1 - \\mu_{i y_i}`, so that a row fitted with probability one to double precision still
+has its positive weight.  An unpenalised fit runs the test at its estimate whenever some row is
+fitted with probability one (:func:`check_separation`): on mlbench's Satellite (6,435 rows, 36
+features, 6 classes, not separated, some rows within 1e-10 of probability one) it replaces a
+linear programme that took 3.1 of the fit's 3.2 s.
 """
 
 from __future__ import annotations
@@ -39,7 +52,8 @@ from scipy.optimize import linprog
 
 from linclass.exceptions import SeparationWarning
 
-__all__ = ["SURE", "check_separation", "overlap_certified", "separation", "suspicious_rows"]
+__all__ = ["SURE", "check_separation", "overlap_certified", "overlap_proved", "separation",
+           "suspicious_rows"]
 
 SURE = 1e-10  # own-class probability within this of 1: the row is fitted "perfectly"
 _LP_MAX_NONZEROS = 20_000_000  # larger linear programmes are not attempted
@@ -101,6 +115,71 @@ def overlap_certified(X: np.ndarray, y: np.ndarray, mu: np.ndarray, sample_weigh
     return bool(np.max(np.abs(Xt @ u)) <= _OVERLAP_MARGIN)
 
 
+def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_weight=None,
+                   fit_intercept: bool = True) -> bool:
+    """Whether the classes are proved not separated (the maximum-likelihood estimate exists) by
+    Stiemke's weights at the scores ``scores`` (module docstring, "K classes").  False means "not
+    proved": the linear programme of :func:`separation` decides then.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), dense (sparse X: False)
+    y : ndarray of shape (n_samples,), class indices in 0..n_classes-1
+    scores : ndarray of shape (n_samples,) (two classes: the log-odds of class 1) or
+        (n_samples, n_classes), at some parameters (best near the maximum-likelihood estimate)
+    n_classes : int
+    sample_weight : ndarray or None
+        Rows with zero weight do not take part.
+    """
+    if sp.issparse(X):
+        return False
+    S = np.asarray(scores, dtype=np.float64)
+    if S.ndim == 1:
+        S = np.column_stack([np.zeros_like(S), S])
+    y = np.asarray(y, dtype=np.int64)
+    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    keep = w > 0
+    if not keep.all():
+        X, y, S, w = X[keep], y[keep], S[keep], w[keep]
+    K, n = int(n_classes), y.shape[0]
+    if n == 0 or S.shape != (n, K) or not np.all(np.isfinite(S)):
+        return False
+    rows = np.arange(n)
+    S = S - S.max(axis=1, keepdims=True)
+    P = np.exp(S - np.log(np.exp(S).sum(axis=1, keepdims=True)))
+    lam = w[:, None] * P          # lambda_ij, j != y_i
+    lam[rows, y] = 0.0
+    if not np.all(np.count_nonzero(lam > 0, axis=1) == K - 1):  # a weight underflowed to zero
+        return False
+    total = lam.sum(axis=1)       # w_i (1 - mu_{i y_i}), without the cancellation
+    C = -lam
+    C[rows, y] = total            # the score is Xt^T C (column k: class k's block)
+    Xt = _scaled_design(np.asarray(X, dtype=np.float64), fit_intercept)
+    p, m = Xt.shape[1], K - 1
+    g = (Xt.T @ C[:, 1:]).ravel(order="F")
+    M = np.empty((p * m, p * m))
+    for k in range(1, K):
+        for l in range(k, K):
+            # row i's weight on the (k, l) block: sum_j lambda_ij (e_y - e_j)_k (e_y - e_j)_l
+            if k == l:
+                d = np.where(y == k, total, lam[:, k])
+            else:
+                d = np.where(y == k, -lam[:, l], np.where(y == l, -lam[:, k], 0.0))
+            block = Xt.T @ (Xt * d[:, None])
+            M[(k - 1) * p:k * p, (l - 1) * p:l * p] = block
+            M[(l - 1) * p:l * p, (k - 1) * p:k * p] = block.T
+    try:
+        factor = cho_factor(M, lower=True, check_finite=False)
+    except LinAlgError:
+        return False
+    if np.min(np.diag(factor[0])) ** 2 <= 1e-10 * np.max(np.diag(M)):  # not decided here
+        return False
+    u = cho_solve(factor, g, check_finite=False).reshape(m, p).T
+    T = np.column_stack([np.zeros(n), Xt @ u])  # x_i^T u_j, u_0 = 0
+    margins = T[rows, y][:, None] - T           # a_ij^T u; zero at j = y_i
+    return bool(np.max(np.abs(margins)) <= _OVERLAP_MARGIN)
+
+
 def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,
                fit_intercept: bool = True) -> str | None:
     """'complete', 'quasi' or None (the MLE exists); raises ``ValueError`` if the programme is too
@@ -149,9 +228,10 @@ def check_separation(objective, theta, X=None, y=None, sample_weight=None, *,
     """'complete', 'quasi', 'suspected' or None, warning with :class:`~linclass.SeparationWarning`
     when not None.
 
-    Runs the linear programme of :func:`separation` when some row is fitted with probability 1
-    (``objective.count_perfect``), and also when the solver stopped early (a slow solver on
-    separated data may not have reached such rows yet).  Without the rows (``X`` None: chunked data,
+    Looks further when some row is fitted with probability 1 (``objective.count_perfect``), and
+    also when the solver stopped early (a slow solver on separated data may not have reached such
+    rows yet): first for a proof of overlap at ``theta`` (:func:`overlap_proved`, a few weighted
+    Gram products), then, without one, by the linear programme of :func:`separation`.  Without the rows (``X`` None: chunked data,
     where the programme would need every row at once) or when the programme is too large, the
     symptom alone gives 'suspected'.
 
@@ -169,6 +249,9 @@ def check_separation(objective, theta, X=None, y=None, sample_weight=None, *,
         return None
     if X is None:
         kind = "suspected"
+    elif overlap_proved(X, y, objective.scores(theta), objective.n_classes, sample_weight,
+                        objective.fit_intercept):
+        return None
     else:
         try:
             kind = separation(X, y, objective.n_classes, sample_weight, objective.fit_intercept)
