@@ -162,7 +162,7 @@ def test_mnlogit_anes96_matches_statsmodels():
     model = LogisticRegression(C=np.inf, tol=1e-12).fit(X, y)
     assert model.separation_ is None and model.converged_
     summary = model.summary()
-    assert summary.equations == ["class 1 vs 0", "class 2 vs 0"]
+    assert summary.equations == ["y=1", "y=2"]
     compare_with_statsmodels(res, summary, binary=False)
     np.testing.assert_allclose(model.predict_proba(X), np.asarray(res.predict()), rtol=1e-7, atol=1e-12)
     # coef_ are the sum-to-zero coefficients; their contrasts against class 0 are statsmodels' params
@@ -200,9 +200,9 @@ def test_summary_frame_and_text():
     f3 = sm3.to_frame()
     assert f3.index.names == ["equation", "parameter"]
     assert f3.shape == (12, 6)
-    assert list(f3.loc["class 2 vs 0"].index) == ["const", *Xm.columns]
-    np.testing.assert_array_equal(f3.loc["class 2 vs 0", "coef"].to_numpy(), sm3.coef[1])
-    assert "class 1 vs 0" in str(sm3) and "selfLR" in str(sm3)
+    assert list(f3.loc["y=2"].index) == ["const", *Xm.columns]
+    np.testing.assert_array_equal(f3.loc["y=2", "coef"].to_numpy(), sm3.coef[1])
+    assert "y=1" in str(sm3) and "selfLR" in str(sm3)
 
 
 def test_summary_without_feature_names_and_with_string_labels():

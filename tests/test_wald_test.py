@@ -138,7 +138,7 @@ def test_reference_class_is_mnlogits_with_that_class_first(reference):
     np.testing.assert_allclose(np.asarray(table.bse), np.asarray(ref.bse), rtol=1e-6)
     np.testing.assert_allclose(table.cov_params().to_numpy(), np.asarray(ref.cov_params()),
                                rtol=1e-6)
-    assert table.equations[0].endswith(f"vs {reference}")
+    assert table.title.endswith(f"reference y={reference}")
     assert table.llf == pytest.approx(model.summary().llf)
     with pytest.raises(ValueError, match="not a class"):
         model.summary(reference=7)

@@ -18,7 +18,7 @@ from linclass.core.validation import validate_predict, validate_sample_weight
 from linclass.linear.fitting.records import LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects
 from linclass.linear.inference.profile import profile_intervals
-from linclass.linear.inference.summary import Summary
+from linclass.linear.inference.summary import Summary, level_name, softmax_names
 from linclass.linear.inference.wald import expand_covariance
 from linclass.linear.inference.sandwich import (check_cluster_correction, check_cov_type, describe,
                                                 robust_covariance)
@@ -166,7 +166,23 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         table = replace(table, n_clusters=rows.n_clusters, cluster_correction=correction)
     if isinstance(table, Summary):
         table = _weight_notes(model, table)
-    return replace(table, title=_titled(model, table.title), **_facts(model))
+    facts = _facts(model)
+    table = _named_equations(table, model.classes_, r, facts["dep_variable"])
+    return replace(table, title=_titled(model, table.title), **facts)
+
+
+def _named_equations(table, classes, reference: int, dep_variable: str):
+    """The table's equations named by the response and the level (``PID=1``), as the marginal
+    effects' table names the classes: a softmax table's contrasts against ``classes[reference]``
+    (which its title names), a penalised softmax table's rows per class."""
+    if len(table.equations) < 2:
+        return table
+    classes = list(np.asarray(classes).tolist())
+    if isinstance(table, Summary):
+        order = [classes[reference]] + [c for k, c in enumerate(classes) if k != reference]
+        title, equations = softmax_names(order, dep_variable)
+        return replace(table, title=title, equations=equations)
+    return replace(table, equations=[level_name(dep_variable, c) for c in classes])
 
 
 def _titled(model, title: str) -> str:

@@ -31,7 +31,7 @@ from scipy.stats import chi2, norm
 
 from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
 
-__all__ = ["CONSTANT", "Summary", "summarize"]
+__all__ = ["CONSTANT", "Summary", "level_name", "softmax_names", "summarize"]
 
 CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_constant names it
 
@@ -62,7 +62,9 @@ class Summary:
     Attributes (the record's own)
     -----------------------------
     equations : list of str
-        One name per block of parameters: '' for the log-odds of two classes, else each contrast.
+        One name per block of parameters: '' for the log-odds of two classes, else the class each
+        contrast is the log-odds of (against the reference the title names), by the response and
+        its level: ``'PID=1'`` (as statsmodels' MNLogit, and the marginal effects' table).
     names : list of str
         Parameter names within a block ('const', then the feature names).
     coef, std_err, z, p_value, ci_lower, ci_upper : ndarray of shape (n_equations, n_names)
@@ -362,6 +364,22 @@ def _cluster_facts(n_clusters, correction) -> list:
             ("Cluster Correction:", CLUSTER_CORRECTIONS[correction][0])]
 
 
+def level_name(dep_variable: str, level) -> str:
+    """A class as the tables name it, by the response and its level: ``PID=1``, ``type=WinF`` (as
+    statsmodels' MNLogit and Stata's mlogit name their equations)."""
+    level = level.item() if isinstance(level, np.generic) else level
+    return f"{dep_variable}={level}"
+
+
+def softmax_names(classes, dep_variable: str) -> tuple[str, list]:
+    """The title and the equations' names of a softmax table whose first class of ``classes``
+    is the reference: one equation per other class, named by the response and the level."""
+    classes = list(np.asarray(classes).tolist())
+    title = ("Softmax regression: log-odds of each class against the reference "
+             f"{level_name(dep_variable, classes[0])}")
+    return title, [level_name(dep_variable, c) for c in classes[1:]]
+
+
 def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihood, n_obs,
               classes, feature_names, fit_intercept, alpha=0.05, notes=()) -> Summary:
     """Build a :class:`Summary` from user-facing parameters and their covariance: the one place a
@@ -402,8 +420,7 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
         title = f"Logistic regression: log-odds of class {label[1]} against class {label[0]}"
         equations = [""]
     else:
-        title = f"Softmax regression: log-odds of each class against the reference class {label[0]}"
-        equations = [f"class {c} vs {label[0]}" for c in label[1:]]
+        title, equations = softmax_names(classes, "y")
     return Summary(
         equations=equations, names=names, coef=table, std_err=se, z=z, p_value=p,
         ci_lower=table - q * se, ci_upper=table + q * se,
