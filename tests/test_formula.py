@@ -191,10 +191,18 @@ def test_robust_summary_prediction_and_margins_from_frames(birthwt):
         new).summary_frame()
     np.testing.assert_allclose(got["mean"], want["mean"], rtol=1e-8)
     np.testing.assert_allclose(got["mean_se"], want["mean_se"], rtol=1e-7)
+    # per variable: the numbers as statsmodels' per-column effects (each is one column here), the
+    # factor's levels as the change of the average probability from white to the level
     margins = model.marginal_effects(birthwt)
-    order = [list(ref.params.index).index(n) - 1 for n in names[1:]]
-    np.testing.assert_allclose(margins.margeff, ref.get_margeff().margeff[order], rtol=1e-7)
-    np.testing.assert_allclose(margins.margeff_se, ref.get_margeff().margeff_se[order], rtol=1e-6)
+    assert margins.names == ["age", "lwt", "race[black]", "race[other]", "smoke"]
+    theirs = ref.get_margeff()
+    numbers = [list(ref.params.index).index(n) - 1 for n in ("age", "lwt", "smoke")]
+    np.testing.assert_allclose(margins.margeff[[0, 1, 4]], theirs.margeff[numbers], rtol=1e-7)
+    np.testing.assert_allclose(margins.margeff_se[[0, 1, 4]], theirs.margeff_se[numbers], rtol=1e-6)
+    white = ref.predict(birthwt.assign(race="white")).mean()
+    for j, level in ((2, "black"), (3, "other")):
+        assert margins.margeff[j] == pytest.approx(
+            ref.predict(birthwt.assign(race=level)).mean() - white, rel=1e-7)
 
 
 def test_a_factor_response_is_a_multinomial_logit(birthwt):

@@ -331,15 +331,73 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         return self.estimator_.get_prediction(X, **self._offset(data), **kwargs)
 
     @available_if(_inner_has("marginal_effects"))
-    def marginal_effects(self, data, *args, **kwargs):
-        """The wrapped estimator's ``marginal_effects`` over the rows of ``data``: one effect per
-        coded column (``dummy=True`` for the discrete change of each 0/1 column)."""
-        X = self._rows(data)
-        if isinstance(kwargs.get("sample_weight"), str):
-            kwargs["sample_weight"] = self._weights(data, kwargs["sample_weight"])
-        if kwargs.get("cov_type", "nonrobust") != "nonrobust" and kwargs.get("y") is None:
-            kwargs["y"] = self._labels(data, None)
-        return self.estimator_.marginal_effects(X, *args, **kwargs)
+    def marginal_effects(self, data, at: str = "overall", method: str = "dydx", *, atexog=None,
+                         dummy=False, count=False, sample_weight=None, y=None,
+                         cov_type: str = "nonrobust", groups=None):
+        """Marginal effects per variable of the data over the rows of ``data``, as Stata's
+        ``margins, dydx(*)`` and R's ``marginaleffects::avg_slopes`` define them, with
+        delta-method standard errors (:mod:`linclass.formula.variables`,
+        :func:`linclass.linear.inference.margins.variable_effects`).
+
+        A number's effect is the derivative through every column built from it (``age`` through
+        ``age``, ``I(age ** 2)`` and ``age:smoke``); a factor's, per level but the reference, the
+        change of the probability when every row moves from the reference level to the level
+        (named ``race[black]``); transforms and interactions are not variables and have no row.
+
+        Parameters
+        ----------
+        data : pandas DataFrame
+            The rows (every column the formula reads), as the training rows for a robust
+            ``cov_type``.
+        at : {'overall', 'mean'}, default='overall'
+            The average of the rows' effects, or the effects at one point: the numbers at their
+            (weighted) means and each factor at the proportions of its levels (Stata's
+            ``atmeans``; a transform of a number is taken at the number's mean).
+        method : {'dydx', 'eyex', 'dyex', 'eydx'}, default='dydx'
+            As :meth:`LogisticRegression.marginal_effects`; the elasticities are of the numbers
+            (a factor has none and is left out).
+        atexog : dict or None, default=None
+            Stata's ``margins, at()``: ``{variable: value}`` (a number, one number per row, or a
+            factor's level) set in every row before the effects are taken.  A variable's own
+            discrete change does not depend on the value it is set to.
+        dummy, count : bool or list of str, default=False
+            True: the numbers whose values in ``data`` are all 0 or 1 take the change from 0 to 1
+            (Stata's ``i.smoke``), the numbers of non-negative integers that vary the centred
+            change :math:`(P(v+1) - P(v-1))/2`; a list names the variables.
+        sample_weight : array-like or str, default=None
+            Frequency weights of the rows (or the column holding them).
+        y, cov_type, groups : as in :meth:`summary` (``groups`` may name a column)
+
+        Returns
+        -------
+        :class:`linclass.linear.inference.margins.MarginalEffects`
+            One effect per variable (per level of a factor).  A model fitted without a formula
+            gives the wrapped estimator's per-column effects.
+        """
+        X = self._rows(data)  # checks that the model is fitted first
+        weights = self._weights(data, sample_weight)
+        if isinstance(groups, str):
+            groups = self._column(data, groups)
+        if cov_type != "nonrobust" and y is None:
+            y = self._labels(data, None)
+        options = dict(at=at, method=method, atexog=atexog, dummy=dummy, count=count,
+                       sample_weight=weights, y=y, cov_type=cov_type, groups=groups)
+        if self.encoding_ is None:
+            return self.estimator_.marginal_effects(X, **options)
+        from linclass.estimators.logistic_summary import margins_table
+        from linclass.formula.variables import effect_designs
+
+        def designs():
+            return effect_designs(self.encoding_, data, validated(weights), at=at, atexog=atexog,
+                                  dummy=dummy, count=count, method=method)
+
+        def validated(w):
+            from linclass.core.validation import validate_sample_weight
+
+            return validate_sample_weight(w, X.shape[0])
+
+        options.pop("atexog")
+        return margins_table(self.estimator_, X, designs=designs, **options)
 
     def _column(self, data, name: str):
         from linclass.formula.encoding import as_frame

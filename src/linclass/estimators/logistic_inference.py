@@ -87,12 +87,16 @@ class LogisticInferenceMethods:
                              sample_weight=sample_weight, source=source, reference=reference,
                              offset=offset, cluster_correction=cluster_correction)
 
-    def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, dummy: bool = False,
-                         count: bool = False, sample_weight=None, y=None,
+    def marginal_effects(self, X, at: str = "overall", method: str = "dydx", *, atexog=None,
+                         dummy=False, count=False, sample_weight=None, y=None,
                          cov_type: str = "nonrobust", groups=None):
         """Marginal effects of the features on the class probabilities, with delta-method standard
         errors, as statsmodels' ``get_margeff`` of ``Logit`` / ``MNLogit``
         (:mod:`linclass.linear.inference.margins`).  Unpenalised fits only.
+
+        One effect per column of X (a column is a variable here).  A model fitted by a formula
+        (:func:`linclass.from_formula`) gives one effect per variable of the data instead, through
+        every column built from it.
 
         Parameters
         ----------
@@ -105,10 +109,19 @@ class LogisticInferenceMethods:
         method : {'dydx', 'eyex', 'dyex', 'eydx'}, default='dydx'
             :math:`\\partial P/\\partial x`, or the elasticities :math:`\\partial\\ln P/\\partial\\ln x`,
             :math:`\\partial P/\\partial\\ln x`, :math:`\\partial\\ln P/\\partial x`.
-        dummy, count : bool, default=False
-            The discrete change from 0 to 1 of each 0/1 column, and the centred change
-            :math:`(P(x+1) - P(x-1))/2` of each count column (non-negative integers), for
-            'dydx' / 'eydx' at 'overall' / 'mean'.
+        atexog : dict or None, default=None
+            Values at which the effects are taken, as statsmodels' ``atexog`` and Stata's
+            ``margins, at()``: ``{column: value}``, a column by its name (``feature_names_in_``) or
+            its index in X (0-based; statsmodels' keys count the constant column), a value a
+            number or one number per row.  The columns are set in every row of X (after the
+            dummies and counts are found, before ``at``).
+        dummy, count : bool or list of columns, default=False
+            The discrete change from 0 to 1 of each dummy column, and the centred change
+            :math:`(P(x+1) - P(x-1))/2` of each count column, for 'dydx' / 'eydx' at 'overall' /
+            'mean'.  True: the columns whose values in X are all 0 or 1 are dummies (rows that
+            fix a dummy at 0 or 1 keep it one; its effect does not depend on the rows' values of
+            it), the columns of non-negative integers that vary are counts (as statsmodels); a
+            list names the columns.
         sample_weight : array-like of shape (n_samples,), default=None
             Frequency weights of the rows of X (also those of the fit for a robust ``cov_type``).
         y, cov_type, groups : as in :meth:`summary`
@@ -125,7 +138,8 @@ class LogisticInferenceMethods:
         """
         check_is_fitted(self)
         return margins_table(self, X, at=at, method=method, dummy=dummy, count=count,
-                             sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups)
+                             sample_weight=sample_weight, y=y, cov_type=cov_type, groups=groups,
+                             atexog=atexog)
 
     def get_prediction(self, X, *, offset=None, cov_type: str = "nonrobust", groups=None,
                        X_train=None, y_train=None, sample_weight=None, offset_train=None):

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from linclass.core.validation import validate_predict, validate_sample_weight
 from linclass.linear.fitting.records import LogisticInference, inference_record
-from linclass.linear.inference.margins import marginal_effects
+from linclass.linear.inference.margins import marginal_effects, variable_effects
 from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.summary import Summary, level_name, softmax_names
 from linclass.linear.inference.wald import expand_covariance
@@ -199,11 +199,14 @@ def _titled(model, title: str) -> str:
     return f"L2-penalised {model_name[0].lower()}{model_name[1:]} (C={penalty.C:g}):{rest}"
 
 
-def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, sample_weight,
-                  y, cov_type: str, groups):
+def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight,
+                  y, cov_type: str, groups, atexog=None, designs=None):
     """:meth:`linclass.LogisticRegression.marginal_effects`: the effects over the rows ``X``
     (:mod:`linclass.linear.inference.margins`) with the fit's covariance, or with ``cov_type``'s
-    from the training rows ``X``, ``y``, ``sample_weight`` and ``groups``."""
+    from the training rows ``X``, ``y``, ``sample_weight`` and ``groups``.  ``designs``: a
+    callable that gives ``(points, weights, designs, notes)`` of
+    :func:`~linclass.linear.inference.margins.variable_effects` (a formula model's effects per
+    variable), called once the model is known to have them."""
     cov_type = check_cov_type(cov_type, groups)
     record = inference_record(model._inference, model.log_likelihood_)
     unpenalised(model, record, "marginal_effects")
@@ -228,11 +231,17 @@ def margins_table(model, X, *, at: str, method: str, dummy: bool, count: bool, s
     X = validate_predict(model, X)
     weight = validate_sample_weight(sample_weight, X.shape[0])
     weight = np.ones(X.shape[0]) if weight is None else weight
+    facts = {"classes": model.classes_, "dep_variable": _facts(model)["dep_variable"],
+             "covariance_type": cov_type}
+    if designs is not None:
+        points, point_weight, effects, notes = designs()
+        return variable_effects(points, point_weight, effects, coef, intercept, covariance,
+                                fit_intercept=model.fit_intercept, at=at, method=method,
+                                notes=notes, **facts)
     names = getattr(model, "feature_names_in_", None)
     return marginal_effects(X, weight, coef, intercept, covariance,
                             fit_intercept=model.fit_intercept, at=at, method=method, dummy=dummy,
-                            count=count, names=names, classes=model.classes_,
-                            dep_variable=_facts(model)["dep_variable"], covariance_type=cov_type)
+                            count=count, atexog=atexog, names=names, **facts)
 
 
 def unpenalised(model, record, purpose: str, hint: str = "") -> None:

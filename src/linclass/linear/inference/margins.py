@@ -47,8 +47,8 @@ from scipy.stats import norm
 from linclass.linear.inference.sandwich import reported_probabilities
 from linclass.linear.inference.summary import header_lines
 
-__all__ = ["AT", "METHODS", "NAMES", "MarginalEffects", "discrete_columns", "evaluation_rows",
-           "marginal_effects"]
+__all__ = ["AT", "METHODS", "NAMES", "MarginalEffects", "column_indices", "discrete_columns",
+           "evaluation_rows", "marginal_effects", "set_columns", "variable_effects"]
 
 AT = ("overall", "mean", "median", "zero")
 METHODS = ("dydx", "eyex", "dyex", "eydx")
@@ -91,15 +91,76 @@ def evaluation_rows(X: np.ndarray, weight: np.ndarray, at: str) -> tuple[np.ndar
     return row[None, :], np.ones(1)
 
 
-def discrete_columns(X: np.ndarray, dummy: bool, count: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The columns taken as dummies (values 0 and 1, both present) and as counts (non-negative
-    integers, not constant, not dummies), as statsmodels finds them; empty unless asked for."""
+def column_indices(keys, names, what: str) -> np.ndarray:
+    """The indices of the columns ``keys`` names (a column's name in ``names`` or its index,
+    0-based, the intercept not counted), refusing a key that names none."""
+    out = []
+    for key in keys:
+        if isinstance(key, (bool, np.bool_)):
+            raise TypeError(f"{what}: {key!r} names no column; give column names or indices.")
+        if isinstance(key, (int, np.integer)):
+            if not 0 <= key < len(names):
+                raise ValueError(f"{what}: column index {key} is outside 0..{len(names) - 1} (the "
+                                 "model's columns, the intercept not counted).")
+            out.append(int(key))
+        elif isinstance(key, str) and key in names:
+            out.append(names.index(key))
+        else:
+            raise ValueError(f"{what}: {key!r} is not one of the model's columns {names}.")
+    return np.asarray(out, dtype=int)
+
+
+def set_columns(X: np.ndarray, atexog, names) -> tuple[np.ndarray, list]:
+    """``X`` with the columns ``atexog`` names set to its values (statsmodels' ``atexog``, Stata's
+    ``margins, at()``): a dict from a column (name or index) to a number or one number per row.
+    Returns the new rows and the note that says where the effects are evaluated."""
+    if atexog is None:
+        return X, []
+    if not isinstance(atexog, dict):
+        raise TypeError(f"atexog must be a dict from a column (name or index) to a value, such as "
+                        f"{{{names[0]!r}: 1.0}}; got {type(atexog).__name__}.")
+    X = np.array(X, dtype=np.float64, copy=True)
+    shown = []
+    for key, j in zip(atexog, column_indices(list(atexog), names, "atexog")):
+        value = np.asarray(atexog[key], dtype=np.float64)
+        if value.ndim > 1 or (value.ndim == 1 and value.size != X.shape[0]):
+            raise ValueError(f"atexog[{key!r}] must be a number or one number per row "
+                             f"({X.shape[0]}); got shape {value.shape}.")
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"atexog[{key!r}] holds values that are not finite numbers.")
+        X[:, j] = value
+        shown.append(f"{names[j]} = {value.item():g}" if value.ndim == 0 else
+                     f"{names[j]} = the values given")
+    return X, [f"at {', '.join(shown)} (atexog), in every row."]
+
+
+def discrete_columns(X: np.ndarray, dummy, count, names=None) -> tuple[np.ndarray, np.ndarray]:
+    """The columns taken as dummies and as counts; empty unless asked for.
+
+    ``dummy=True``: the columns whose values in ``X`` are all 0 or 1 (statsmodels asks for both in
+    its training rows; rows that fix a dummy at 0 or at 1 keep it a dummy here, so its effect is
+    the change from 0 to 1 whatever the rows hold).  ``count=True``: the columns of non-negative
+    integers that vary and are not dummies, as statsmodels finds them.  A list names the columns
+    (names or indices) instead."""
+    names = [f"x{j}" for j in range(X.shape[1])] if names is None else list(names)
     integer = np.all(X % 1.0 == 0, axis=0)
     lo, hi = X.min(axis=0), X.max(axis=0)
-    dummies = integer & (lo == 0) & (hi == 1)
-    counts = integer & (lo >= 0) & (hi > lo) & ~dummies
-    return (np.flatnonzero(dummies) if dummy else np.array([], dtype=int),
-            np.flatnonzero(counts) if count else np.array([], dtype=int))
+    binary = integer & (lo >= 0) & (hi <= 1)
+    counts = integer & (lo >= 0) & (hi > lo) & ~binary
+
+    def chosen(flag, found, what):
+        if flag is None or isinstance(flag, (bool, np.bool_)):
+            return np.flatnonzero(found) if flag else np.array([], dtype=int)
+        return column_indices([flag] if isinstance(flag, (str, int)) else list(flag), names, what)
+
+    dummies, counted = chosen(dummy, binary, "dummy"), chosen(count, counts, "count")
+    both = sorted(set(dummies.tolist()) & set(counted.tolist()))
+    if both and isinstance(count, (bool, np.bool_)):  # (a column named as a dummy is one)
+        counted = np.setdiff1d(counted, dummies)
+    elif both:
+        raise ValueError(f"The column(s) {[names[j] for j in both]} are named both as dummies "
+                         "and as counts.")
+    return dummies, counted
 
 
 # ------------------------------------------------------------------------------ the effects
@@ -152,15 +213,43 @@ def _continuous(Z, v, coef, intercept, method: str, fit_intercept: bool):
     return effects, jac
 
 
-def _discrete(Z, v, coef, intercept, method: str, fit_intercept: bool, j: int, low, high, half):
-    """The discrete change of column j from ``low`` to ``high`` (functions of the column) times
-    ``half``: effects (K,) and Jacobian (K, m, p)."""
+def _slope(Z, J, value, v, coef, intercept, method: str, fit_intercept: bool):
+    """The effect of one variable on which the columns at the points Z (r, d) depend with the
+    derivatives J (r, d) (:math:`\\partial x/\\partial v`: a column of the variable itself 1, a
+    column of no other variable 0, ``I(age ** 2)`` :math:`2\\,age`, ``age:smoke`` smoke), the
+    variable's values ``value`` (r,) (for the elasticities), averaged with weights v (r,):
+    effects (K,) and Jacobian (K, m, p).  With :math:`G_k = B_k J`,
+    :math:`D_k = \\sum_m P_m (G_k - G_m)` and the derivatives of the module docstring with
+    :math:`e_j` replaced by :math:`\\tilde J` (J with 0 for the intercept)."""
+    B, _ = _contrasts(coef, intercept)
+    K = B.shape[0]
+    P = reported_probabilities(Z, coef, intercept)
+    Q = _complements(P)
+    Xt = np.hstack([np.ones((Z.shape[0], 1)), Z]) if fit_intercept else Z
+    Jt = np.hstack([np.zeros((J.shape[0], 1)), J]) if fit_intercept else J
+    c = value if "ex" in method else np.ones(Z.shape[0])
+    dy = method.startswith("dy")
+    G = J @ B.T  # (r, K)
+    D = np.column_stack([(P * (G[:, k:k + 1] - G)).sum(axis=1) for k in range(K)])
+    effects, jac = np.zeros(K), np.zeros((K, K - 1, Xt.shape[1]))
+    for k in range(K):
+        Ac = (P[:, k] if dy else 1.0) * c * v
+        effects[k] = Ac @ D[:, k]
+        for l in range(1, K):
+            change = Q[:, l] if k == l else -P[:, l]  # delta_kl - P_l
+            T = -P[:, l] * D[:, l] + (change * D[:, k] if dy else 0.0)
+            jac[k, l - 1] = (Ac * T) @ Xt + (Ac * change) @ Jt
+    return effects, jac
+
+
+def _change(low, high, v, coef, intercept, method: str, fit_intercept: bool, scale: float):
+    """The discrete change of the probabilities from the points ``low`` to ``high`` (r, d) (the
+    same rows with one variable changed), averaged with weights v (r,), times ``scale``: effects
+    (K,) and Jacobian (K, m, p)."""
     K = coef.shape[0] + 1
     dy = method.startswith("dy")
     effects, jac = np.zeros(K), None
-    for sign, value in ((-1.0, low), (1.0, high)):
-        Zj = Z.copy()
-        Zj[:, j] = value(Zj[:, j])
+    for sign, Zj in ((-1.0, low), (1.0, high)):
         P = reported_probabilities(Zj, coef, intercept)
         Q = _complements(P)
         Xt = np.hstack([np.ones((Zj.shape[0], 1)), Zj]) if fit_intercept else Zj
@@ -176,7 +265,15 @@ def _discrete(Z, v, coef, intercept, method: str, fit_intercept: bool, j: int, l
             for l in range(1, K):
                 change = Q[:, l] if k == l else -P[:, l]
                 jac[k, l - 1] += sign * ((v * A * change) @ Xt)
-    return effects * half, jac * half
+    return effects * scale, jac * scale
+
+
+def _discrete(Z, v, coef, intercept, method: str, fit_intercept: bool, j: int, low, high, half):
+    """The discrete change of column j from ``low`` to ``high`` (functions of the column) times
+    ``half``: effects (K,) and Jacobian (K, m, p)."""
+    Z_low, Z_high = Z.copy(), Z.copy()
+    Z_low[:, j], Z_high[:, j] = low(Z[:, j]), high(Z[:, j])
+    return _change(Z_low, Z_high, v, coef, intercept, method, fit_intercept, half)
 
 
 @dataclass(frozen=True)
@@ -279,47 +376,36 @@ class MarginalEffects:
     __repr__ = __str__
 
 
-def marginal_effects(X: np.ndarray, weight: np.ndarray, coef: np.ndarray, intercept: np.ndarray,
-                     covariance: np.ndarray, *, fit_intercept: bool, at: str = "overall",
-                     method: str = "dydx", dummy: bool = False, count: bool = False,
-                     names=None, classes=None, dep_variable: str = "y",
-                     covariance_type: str = "nonrobust") -> MarginalEffects:
-    """The :class:`MarginalEffects` of the reported parameters ``coef`` (m, d) / ``intercept``
-    (m,) (contrasts against class 0) with covariance ``covariance`` (k, k) (equation-major,
-    intercept first) at ``at`` over the rows ``X`` (n, d) with frequency weights ``weight`` (n,).
+def _asks(flag) -> bool:
+    """Whether ``dummy`` / ``count`` asks for discrete changes (True, or columns named)."""
+    if flag is None or isinstance(flag, (bool, np.bool_)):
+        return bool(flag)
+    return isinstance(flag, (str, int)) or len(list(flag)) > 0
 
-    Raises
-    ------
-    ValueError
-        For an unknown ``at`` / ``method``, and for dummy / count changes with 'dyex' / 'eyex' or
-        at 'median' / 'zero' (as statsmodels).
-    """
-    if at not in AT:
-        raise ValueError(f"at must be one of {', '.join(map(repr, AT))}; got {at!r}.")
+
+def _check(at: str, method: str, discrete: bool, ats=AT) -> None:
+    if at not in ats:
+        raise ValueError(f"at must be one of {', '.join(map(repr, ats))}; got {at!r}.")
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}.")
-    if (dummy or count) and (method in ("dyex", "eyex") or at in ("median", "zero")):
+    if discrete and (method in ("dyex", "eyex") or at in ("median", "zero")):
         raise ValueError(f"dummy=True and count=True are discrete changes: they go with method "
                          f"'dydx' or 'eydx' at 'overall' or 'mean' (as statsmodels); got "
                          f"method={method!r}, at={at!r}.")
-    m, d = coef.shape
-    Z, v = evaluation_rows(X, weight, at)
-    effects, jac = _continuous(Z, v, coef, intercept, method, fit_intercept)
-    dummies, counts = discrete_columns(X, dummy, count)
-    for j in dummies:
-        effects[:, j], jac[:, j] = _discrete(Z, v, coef, intercept, method, fit_intercept, j,
-                                             lambda x: 0.0 * x, lambda x: 0.0 * x + 1.0, 1.0)
-    for j in counts:
-        effects[:, j], jac[:, j] = _discrete(Z, v, coef, intercept, method, fit_intercept, j,
-                                             lambda x: x - 1.0, lambda x: x + 1.0, 0.5)
+
+
+def _table(effects, jac, covariance, names, *, m: int, method: str, at: str, classes,
+           dep_variable: str, covariance_type: str, dummy_idx=None, count_idx=None,
+           notes=()) -> MarginalEffects:
+    """The :class:`MarginalEffects` of ``effects`` (K, e) with Jacobian ``jac`` (K, e, m, p):
+    the delta method's covariance, and the two-class table of class 1 only."""
     if m == 1:  # two classes: the effects on P(class 1)
         effects, jac = effects[1:], jac[1:]
-    K = effects.shape[0]
-    G = jac.reshape(K * d, -1)  # class-major rows, equation-major parameters
+    K, e = effects.shape
+    G = jac.reshape(K * e, -1)  # class-major rows, equation-major parameters
     cov = G @ covariance @ G.T
     cov = (cov + cov.T) / 2
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None)).reshape(K, d)
-    names = [f"x{j}" for j in range(d)] if names is None else [str(n) for n in names]
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None)).reshape(K, e)
     label = ["1", "0"] if classes is None else [str(c) for c in classes]
     if m == 1:
         margeff, margeff_se, shown = effects[0], se[0], [dep_variable]
@@ -327,7 +413,99 @@ def marginal_effects(X: np.ndarray, weight: np.ndarray, coef: np.ndarray, interc
         margeff, margeff_se = effects.T.copy(), se.T.copy()
         shown = [f"{dep_variable}={c}" for c in label]
     return MarginalEffects(
-        margeff=margeff, margeff_se=margeff_se, margeff_cov=cov, names=names, classes=shown,
-        method=method, at=at, dummy_idx=dummies if dummy and dummies.size else None,
-        count_idx=counts if count and counts.size else None, dep_variable=dep_variable,
-        model="Logit" if m == 1 else "MNLogit", covariance_type=covariance_type)
+        margeff=margeff, margeff_se=margeff_se, margeff_cov=cov, names=list(names), classes=shown,
+        method=method, at=at, dummy_idx=dummy_idx, count_idx=count_idx,
+        dep_variable=dep_variable, model="Logit" if m == 1 else "MNLogit",
+        covariance_type=covariance_type, notes=list(notes))
+
+
+def marginal_effects(X: np.ndarray, weight: np.ndarray, coef: np.ndarray, intercept: np.ndarray,
+                     covariance: np.ndarray, *, fit_intercept: bool, at: str = "overall",
+                     method: str = "dydx", dummy=False, count=False, atexog=None,
+                     names=None, classes=None, dep_variable: str = "y",
+                     covariance_type: str = "nonrobust") -> MarginalEffects:
+    """The :class:`MarginalEffects` of the reported parameters ``coef`` (m, d) / ``intercept``
+    (m,) (contrasts against class 0) with covariance ``covariance`` (k, k) (equation-major,
+    intercept first) at ``at`` over the rows ``X`` (n, d) with frequency weights ``weight`` (n,),
+    one effect per column.
+
+    The dummies and counts are found in ``X`` (:func:`discrete_columns`), then the columns that
+    ``atexog`` names are set to its values (:func:`set_columns`), then ``at`` is applied, as
+    statsmodels' ``get_margeff(at=, atexog=, dummy=, count=)`` does (whose ``atexog`` keys count
+    the constant column; here a key is a column's index in ``X`` or its name).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``at`` / ``method``, and for dummy / count changes with 'dyex' / 'eyex' or
+        at 'median' / 'zero' (as statsmodels).
+    """
+    _check(at, method, _asks(dummy) or _asks(count))
+    m, d = coef.shape
+    names = [f"x{j}" for j in range(d)] if names is None else [str(n) for n in names]
+    dummies, counts = discrete_columns(X, dummy, count, names)
+    X, notes = set_columns(X, atexog, names)
+    Z, v = evaluation_rows(X, weight, at)
+    effects, jac = _continuous(Z, v, coef, intercept, method, fit_intercept)
+    for j in dummies:
+        effects[:, j], jac[:, j] = _discrete(Z, v, coef, intercept, method, fit_intercept, j,
+                                             lambda x: 0.0 * x, lambda x: 0.0 * x + 1.0, 1.0)
+    for j in counts:
+        effects[:, j], jac[:, j] = _discrete(Z, v, coef, intercept, method, fit_intercept, j,
+                                             lambda x: x - 1.0, lambda x: x + 1.0, 0.5)
+    if dummies.size:
+        notes = [*notes, "discrete change from 0 to 1: " + ", ".join(names[j] for j in dummies)
+                 + "."]
+    if counts.size:
+        notes = [*notes, "change from x - 1 to x + 1, halved: " + ", ".join(
+            names[j] for j in counts) + "."]
+    return _table(effects, jac, covariance, names, m=m, method=method, at=at, classes=classes,
+                  dep_variable=dep_variable, covariance_type=covariance_type,
+                  dummy_idx=dummies if dummies.size else None,
+                  count_idx=counts if counts.size else None, notes=notes)
+
+
+def variable_effects(X: np.ndarray, weight: np.ndarray, designs, coef: np.ndarray,
+                     intercept: np.ndarray, covariance: np.ndarray, *, fit_intercept: bool,
+                     at: str = "overall", method: str = "dydx", classes=None,
+                     dep_variable: str = "y", covariance_type: str = "nonrobust",
+                     notes=()) -> MarginalEffects:
+    """The :class:`MarginalEffects` of variables on which several of the model's columns depend
+    (a formula's ``age`` through ``age``, ``I(age ** 2)`` and ``age:smoke``), as Stata's
+    ``margins, dydx()`` defines them.
+
+    ``X`` (r, d) holds the model's columns at the points where the effects are taken, averaged
+    with ``weight`` (r,) (summing to 1).  ``designs`` lists one effect each:
+
+    ``("slope", name, J, value)``
+        the derivative through every column: ``J`` (r, d) the derivatives of the columns with
+        respect to the variable at the points, ``value`` (r,) the variable's values there (for
+        the elasticities);
+    ``("change", name, low, high, scale)``
+        the discrete change from the points ``low`` (r, d) to ``high`` (r, d) (the same points
+        with the variable at two values: a factor at its reference level and at another, a 0/1
+        variable at 0 and at 1), times ``scale``.
+
+    Standard errors by the delta method through the same map (the Jacobians of :func:`_slope`
+    and :func:`_change`).
+    """
+    _check(at, method, any(e[0] == "change" for e in designs), ats=("overall", "mean"))
+    m = coef.shape[0]
+    K = m + 1
+    effects = np.zeros((K, len(designs)))
+    jac = np.zeros((K, len(designs), m, coef.shape[1] + int(fit_intercept)))
+    for e, design in enumerate(designs):
+        if design[0] == "slope":
+            effects[:, e], jac[:, e] = _slope(X, design[2], design[3], weight, coef, intercept,
+                                              method, fit_intercept)
+        else:
+            effects[:, e], jac[:, e] = _change(design[2], design[3], weight, coef, intercept,
+                                               method, fit_intercept, design[4])
+    changes = [e for e, design in enumerate(designs) if design[0] == "change"]
+    counts = [e for e in changes if designs[e][4] != 1.0]
+    dummies = [e for e in changes if designs[e][4] == 1.0]
+    return _table(effects, jac, covariance, [design[1] for design in designs], m=m, method=method,
+                  at=at, classes=classes, dep_variable=dep_variable,
+                  covariance_type=covariance_type,
+                  dummy_idx=np.asarray(dummies, dtype=int) if dummies else None,
+                  count_idx=np.asarray(counts, dtype=int) if counts else None, notes=notes)
