@@ -464,6 +464,17 @@ DIFFERENCES = {
     "signature: default tol": (
         "1e-6 on the largest optimality violation per unit of weight (scikit-learn: 1e-4 in each "
         "solver's own criterion), as LogisticRegression's"),
+    **{f"signature: default {name}": (
+        f"{value}: what scikit-learn 1.9's placeholder 'warn' means, as a value; scikit-learn warns "
+        "FutureWarning on every fit that it changes the meaning in 1.10 / 1.11, linclass keeps it "
+        "and warns nothing") for name, value in (("l1_ratios", "None"), ("scoring", "None"),
+                                                  ("use_legacy_attributes", "True"))},
+    **{f"{case}: warnings": (
+        "no FutureWarning: linclass's defaults (l1_ratios=None, scoring=None, "
+        "use_legacy_attributes=True) are scikit-learn 1.9's meanings kept as values, and "
+        "l1_ratios=None is not deprecated") for case in (
+            "defaults", "l1_ratios=None", "scoring default", "use_legacy_attributes default",
+            "l1_ratios default")},
     "method: set_callbacks": (
         "scikit-learn's LogisticRegressionCV inherits set_callbacks from LogisticRegression, but "
         "its fit reports to no callback; linclass does not accept callbacks it would not call"),

@@ -293,8 +293,15 @@ def _print_confusion(tally) -> None:
                 [[labels[i], labels[j], str(int(tally.confusion[i, j]))] for i, j in pairs], right={2}))
 
 
+#: how compare times the fits (printed under its table)
+_TIMING_NOTE = ("fit seconds: the median over the folds, each model timed after one untimed "
+                "warm-up fit (imports, compiled loops)")
+
+
 def compare(args) -> int:
-    """Every applicable model (or those named) on the same folds, best accuracy first."""
+    """Every applicable model (or those named) on the same folds, best accuracy first; fit seconds
+    are the median over the folds, after an untimed warm-up fit of each model
+    (:func:`~linclass.cli.evaluation.cross_validate`)."""
     data = load(args)
     check_folds(data, args.cv)
     names = args.models or list(MODELS)
@@ -326,16 +333,17 @@ def compare(args) -> int:
             t = tallies[n]
             writer.writerow([labels[n], f"{np.mean(t.accuracy):.6f}", f"{np.std(t.accuracy):.6f}",
                              "" if t.log_loss is None else f"{np.mean(t.log_loss):.6f}",
-                             f"{np.mean(t.fit_seconds):.6f}"])
+                             f"{np.median(t.fit_seconds):.6f}"])
     else:
         scaled = "; standardised features" if args.scale else ""
         print(f"{data.describe()}: {args.cv}-fold stratified cross-validation (shuffled, seed {SEED})"
               f"{scaled}\n")
         rows = [[labels[n], mean_sd(t.accuracy),
                  "-" if t.log_loss is None else f"{np.mean(t.log_loss):.4f}",
-                 f"{np.mean(t.fit_seconds):.4f}"] for n in done for t in [tallies[n]]]
+                 f"{np.median(t.fit_seconds):.4f}"] for n in done for t in [tallies[n]]]
         print(table(["model", f"accuracy (mean {plus_minus()} sd)", "log-loss", "fit seconds"], rows,
                     right={2, 3}))
+        print(f"\n{_TIMING_NOTE}")
         if skipped or failed:
             print("\nnot compared:")
             for n, reason in {**skipped, **{k: f"failed: {v}" for k, v in failed.items()}}.items():

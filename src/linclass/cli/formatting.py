@@ -7,12 +7,33 @@ import sys
 
 import numpy as np
 
-__all__ = ["command_line", "mean_sd", "one_line", "plain", "plus_minus", "short", "table"]
+__all__ = ["command_line", "first_sentence", "mean_sd", "one_line", "plain", "plus_minus", "short",
+           "table"]
 
 
 def one_line(text) -> str:
     """``text`` with every run of white space (newlines included) made one space."""
     return " ".join(str(text).split())
+
+
+# abbreviations whose full stop does not end a sentence ("i.e. accuracy", "Hastie et al. 2009")
+_ABBREVIATIONS = frozenset({"i.e", "e.g", "etc", "vs", "cf", "al", "approx", "sec", "eq", "fig",
+                            "no", "resp"})
+# a full stop and white space before what may begin a sentence
+_STOP = re.compile(r"\.\s+(?=[A-Z0-9'\"`(\[])")
+
+
+def first_sentence(text) -> str:
+    """The first sentence of ``text`` (in one line, without its full stop): it ends at a full stop
+    followed by white space and a capital (or a digit, a quote, a bracket), never at the stop of an
+    abbreviation such as "i.e." or "e.g.", so a sentence is never cut inside."""
+    text = one_line(text)
+    for match in _STOP.finditer(text):
+        word = text[:match.start()].rsplit(" ", 1)[-1].lstrip("(\"'`").lower()
+        if word in _ABBREVIATIONS:  # "i.e.", "et al."
+            continue
+        return text[:match.start()]
+    return text.rstrip(".")
 
 
 def plain(value) -> str:

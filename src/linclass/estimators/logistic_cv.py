@@ -58,22 +58,26 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     list of values) each fit of the path is the relaxed lasso, and the relaxation is chosen along
     with C, as glmnet's ``cv.glmnet(relax=TRUE, gamma=...)`` does.
 
-    The parameters up to ``use_legacy_attributes`` are scikit-learn 1.9's, in its order and with its
-    defaults but ``solver`` and ``tol``, and with its warnings: a ``FutureWarning`` for ``penalty``
-    (deprecated: ``l1_ratios`` says it), for ``l1_ratios=None``, and for leaving ``l1_ratios``,
-    ``scoring`` or ``use_legacy_attributes`` at their defaults, whose meaning scikit-learn changes
-    in 1.10 and 1.11 (:mod:`linclass.estimators.logistic_cv_params`).
+    The parameters up to ``use_legacy_attributes`` are scikit-learn 1.9's, in its order and with
+    what its defaults mean but ``solver`` and ``tol``.  scikit-learn 1.9 leaves ``l1_ratios``,
+    ``scoring`` and ``use_legacy_attributes`` at a placeholder, ``'warn'``, and warns
+    (``FutureWarning``) on every fit that their meaning changes in 1.10 and 1.11; linclass's
+    defaults are those meanings as values, ``l1_ratios=None``, ``scoring=None`` (accuracy),
+    ``use_legacy_attributes=True``, and they do not change, so a fit at the defaults warns
+    nothing (``'warn'`` is still accepted, as the same values).  ``penalty`` keeps scikit-learn's
+    ``FutureWarning`` (deprecated: ``l1_ratios`` says it); see
+    :mod:`linclass.estimators.logistic_cv_params`.
 
     Parameters
     ----------
     Cs : int or array-like, default=10
         An int: that many values laid out by ``grid``; by default scikit-learn's grid,
         ``np.logspace(-4, 4, Cs)``.  An array: these values.
-    l1_ratios : array-like of float in [0, 1] or None, default='warn'
+    l1_ratios : array-like of float in [0, 1] or None, default=None
         The mixings tried (0: L2, 1: L1, between: the elastic net); the penalty follows from them
-        when ``penalty`` is left alone (all 0: L2, all 1: L1, else the elastic net).  The default
-        (a ``FutureWarning``) and None (another) mean L2 without an l1_ratios axis in the legacy
-        attributes; scikit-learn 1.10 will default to ``(0.0,)`` and refuse None.
+        when ``penalty`` is left alone (all 0: L2, all 1: L1, else the elastic net).  None (the
+        default) means L2 without an l1_ratios axis in the legacy attributes, as scikit-learn
+        1.9's default; scikit-learn 1.10 will default to ``(0.0,)`` and refuse None.
     fit_intercept : bool, default=True
     cv : int, cross-validation generator or iterable, default=None
         As in scikit-learn (None: 5-fold stratified).
@@ -84,10 +88,10 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         Deprecated in scikit-learn 1.8 (a ``FutureWarning``): ``l1_ratios=(0,)`` is 'l2',
         ``(1,)`` 'l1', values in between 'elasticnet'.  Given, it fixes the penalty and an
         ``l1_ratios`` of 'l1' or 'l2' is ignored with a warning (its length still counts).
-    scoring : str, callable or None, default='warn'
-        A scikit-learn scorer for the held-out rows and :meth:`score`; None is accuracy, and so
-        is the default, with a ``FutureWarning``: scikit-learn 1.11 changes it to
-        'neg_log_loss'.  'accuracy' and 'neg_log_loss' are computed from the held-out scores
+    scoring : str, callable or None, default=None
+        A scikit-learn scorer for the held-out rows and :meth:`score`; None (the default) is
+        accuracy, as scikit-learn 1.9's default (scikit-learn 1.11 changes its default to
+        'neg_log_loss').  'accuracy' and 'neg_log_loss' are computed from the held-out scores
         (the same values as scikit-learn's scorers, without a prediction per C); with
         'neg_log_loss', ``-2 * cv_mean_`` is glmnet's binomial / multinomial deviance.
     solver : str, default='auto'
@@ -118,11 +122,11 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         feature of this value and is penalised like the coefficients, in every fold and in the
         refit (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise it.
     random_state : ignored (present for scikit-learn compatibility)
-    use_legacy_attributes : bool, default='warn'
+    use_legacy_attributes : bool, default=True
         The layout of ``coefs_paths_``, ``scores_``, ``n_iter_``, ``C_`` and ``l1_ratio_``
-        (:mod:`linclass.estimators.logistic_cv_layout`): True, scikit-learn 1.9's legacy
-        dictionaries and repeated values; False, the arrays scikit-learn 1.10 will default to.
-        The default is True, with a ``FutureWarning``.
+        (:mod:`linclass.estimators.logistic_cv_layout`): True (the default, as scikit-learn
+        1.9's), scikit-learn 1.9's legacy dictionaries and repeated values; False, the arrays
+        scikit-learn 1.10 will default to.
     grid : {'logspace', 'glmnet'}, default='logspace'
         How an int ``Cs`` is laid out, for every penalty.
 
@@ -249,10 +253,10 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     l1_ratio_ = NoneArray()
     _parameter_constraints: dict = CV_PARAMETER_CONSTRAINTS
 
-    def __init__(self, *, Cs=10, l1_ratios="warn", fit_intercept=True, cv=None, dual=False,
-                 penalty="deprecated", scoring="warn", solver="auto", tol=1e-6, max_iter=100,
+    def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, dual=False,
+                 penalty="deprecated", scoring=None, solver="auto", tol=1e-6, max_iter=100,
                  class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0,
-                 random_state=None, use_legacy_attributes="warn", grid="logspace",
+                 random_state=None, use_legacy_attributes=True, grid="logspace",
                  min_ratio=None, store_paths=True, refit_rule="min", relax=1.0, fold_penalty="C",
                  penalty_factor=None, lower_bounds=None, upper_bounds=None,
                  multinomial_penalty="ungrouped"):

@@ -1,7 +1,6 @@
 """What the parameters of :class:`~linclass.LogisticRegressionCV` mean before a fit, as scikit-learn
-1.9 reads them: the deprecations it announces (``FutureWarning`` for ``penalty``, ``l1_ratios=None``
-and the defaults of ``l1_ratios``, ``scoring`` and ``use_legacy_attributes``), the penalty it
-derives from ``l1_ratios``, and the solver / penalty / ``dual`` combinations it refuses
+1.9 reads them: the deprecation of ``penalty`` (a ``FutureWarning``), the penalty it derives from
+``l1_ratios``, and the solver / penalty / ``dual`` combinations it refuses
 (``ValueError``, with scikit-learn's messages).  Glue, no mathematics.
 """
 
@@ -88,21 +87,20 @@ def _check_ratios(l1_ratios) -> None:
                          f"(l1_ratios={l1_ratios!r}).")
 
 
+def _unless_warn(value, default):
+    """``value``, or ``default`` for scikit-learn's placeholder 'warn'."""
+    return default if isinstance(value, str) and value == "warn" else value
+
+
 def resolve(model) -> CVSettings:
     """The :class:`CVSettings` of ``model``'s parameters, with scikit-learn 1.9's warnings and
     refusals, in its order."""
-    l1_ratios = model.l1_ratios
-    if isinstance(l1_ratios, str) and l1_ratios == "warn":
-        l1_ratios = None
-        warnings.warn("The default value for l1_ratios will change from None to (0.0,) in "
-                      "version 1.10 of scikit-learn, whose LogisticRegressionCV this follows: "
-                      "None will be refused. To avoid this warning, set a value, e.g. "
-                      "l1_ratios=(0,).", FutureWarning, stacklevel=3)
+    # linclass's defaults are scikit-learn 1.9's meanings, given as values (l1_ratios=None,
+    # scoring=None, use_legacy_attributes=True) and kept: no FutureWarning for scikit-learn's
+    # schedule of changes.  'warn', scikit-learn's placeholder (and that of models saved before),
+    # is read as the same value, silently
+    l1_ratios = _unless_warn(model.l1_ratios, None)
     if model.penalty == "deprecated":
-        if model.l1_ratios is None:
-            warnings.warn("'l1_ratios=None' was deprecated in scikit-learn 1.8 and will be refused "
-                          "in 1.10. Use an array-like of values in [0, 1] instead, e.g. "
-                          "l1_ratios=(0,).", FutureWarning, stacklevel=3)
         penalty = _derived_penalty(l1_ratios)
     else:
         penalty = model.penalty
@@ -111,21 +109,8 @@ def resolve(model) -> CVSettings:
                       "and 'Cs' instead: l1_ratios=(0,) for penalty='l2', l1_ratios=(1,) for "
                       "penalty='l1', l1_ratios of floats between 0 and 1 for "
                       "penalty='elasticnet'.", FutureWarning, stacklevel=3)
-    scoring = model.scoring
-    if isinstance(scoring, str) and scoring == "warn":
-        scoring = None
-        warnings.warn("The default value of the parameter 'scoring' will change from None, i.e. "
-                      "accuracy, to 'neg_log_loss' in scikit-learn 1.11. To silence this warning, "
-                      "set it: scoring='neg_log_loss' for the new default, scoring='accuracy' or "
-                      "scoring=None for the old one.", FutureWarning, stacklevel=3)
-    legacy = model.use_legacy_attributes
-    if isinstance(legacy, str) and legacy == "warn":
-        legacy = True
-        warnings.warn("The fitted attributes of LogisticRegressionCV will be simplified in "
-                      "scikit-learn 1.10. Set use_legacy_attributes=False for the new layout now, "
-                      "or True to keep the legacy one and silence this warning; the default "
-                      "changes from True to False in 1.10 (see the docstring of "
-                      "LogisticRegressionCV).", FutureWarning, stacklevel=3)
+    scoring = _unless_warn(model.scoring, None)
+    legacy = _unless_warn(model.use_legacy_attributes, True)
     check_solver(model.solver, penalty, model.dual)
     if penalty == "elasticnet":
         _check_ratios(l1_ratios)

@@ -23,7 +23,8 @@ class CVScoring:
     """``score``, ``get_metadata_routing`` and the routing of ``fit``'s metadata."""
 
     def _get_scorer(self):
-        """The scorer of ``scoring`` (None, and the default 'warn': accuracy)."""
+        """The scorer of ``scoring`` (None, the default, and scikit-learn's placeholder 'warn':
+        accuracy)."""
         scoring = self.scoring
         if scoring is None or (isinstance(scoring, str) and scoring == "warn"):
             scoring = "accuracy"
