@@ -23,7 +23,8 @@ from linclass.estimators.wrapped import fit_clone
 
 __all__ = ["FormulaClassifier", "from_formula"]
 
-_FITTED = ("estimator_", "encoding_", "classes_", "n_features_in_", "feature_names_in_")
+_FITTED = ("estimator_", "encoding_", "classes_", "n_features_in_", "feature_names_in_",
+           "response_levels_")
 
 
 def _default_estimator():
@@ -109,6 +110,12 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         The formula, expanded, with the levels of every factor and the state of every transform
         (None without a formula).
     classes_ : ndarray of shape (n_classes,)
+        Sorted, as scikit-learn's, except for a pandas Categorical response whose levels are not
+        in sorted order: then the levels present, in their order, as R takes a factor's (the
+        first is the reference class of the summary; ``predict_proba``'s columns follow).
+    response_levels_ : ndarray of shape (n_classes,) or None
+        Those levels when the wrapped estimator was fitted on their codes 0, 1, ... (its
+        ``classes_``), else None.
     n_features_in_, feature_names_in_ : the columns of the data that the formula reads
 
     Notes
@@ -167,7 +174,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_columns(data, y, sample_weight)
         from linclass.formula.encoding import as_frame, encode, learn, parse_formula
         from linclass.formula.offsets import offset_values
-        from linclass.formula.response import response_values, weight_values
+        from linclass.formula.response import level_coding, response_labels, weight_values
 
         frame = as_frame(data)
         response, rhs = parse_formula(self.formula, frame.columns)
@@ -183,10 +190,12 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         if response is not None:  # (named, for the summary's Dep. Variable)
             import pandas as pd
 
-            labels = pd.Series(response_values(response, frame), name=response.strip("`"),
-                               index=X.index)
+            values, coding = response_labels(response, frame)
+            labels = pd.Series(values if coding is None else coding.encode(values),
+                               name=response.strip("`"), index=X.index)
         else:
-            labels = y
+            coding = level_coding(y)
+            labels = y if coding is None else coding.encode(y)
         estimator = _set_intercept(
             clone(_default_estimator() if self.estimator is None else self.estimator),
             encoding.intercept)
@@ -202,7 +211,9 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             extra["offset"] = offset
         estimator.fit(X, labels, **extra)
         self.estimator_, self.encoding_ = estimator, encoding
-        self.classes_ = estimator.classes_
+        # a Categorical response's levels in their order (R's), fitted as codes 0, 1, ...
+        self.response_levels_ = None if coding is None else coding.levels
+        self.classes_ = estimator.classes_ if coding is None else coding.levels
         self.feature_names_in_ = np.asarray(encoding.variables, dtype=object)
         self.n_features_in_ = len(encoding.variables)
         return self
@@ -239,15 +250,27 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         return {"offset": offset_values(encoding.offsets, as_frame(data))}
 
     def _labels(self, data, y):
-        """``y``, or the response the formula names, read from ``data``."""
-        if y is not None or self.encoding_ is None:
-            return y
-        if self.encoding_.response is None:
-            raise ValueError("The formula has no response: pass the labels as y.")
-        from linclass.formula.encoding import as_frame
-        from linclass.formula.response import response_values
+        """``y``, or the response the formula names, read from ``data`` (as the wrapped estimator
+        was fitted on them: level codes for a Categorical response, :meth:`_coding`)."""
+        if y is None and self.encoding_ is not None:
+            if self.encoding_.response is None:
+                raise ValueError("The formula has no response: pass the labels as y.")
+            from linclass.formula.encoding import as_frame
+            from linclass.formula.response import response_values
 
-        return response_values(self.encoding_.response, as_frame(data))
+            y = response_values(self.encoding_.response, as_frame(data))
+        coding = self._coding()
+        return y if coding is None or y is None else coding.encode(y)
+
+    def _coding(self):
+        """The :class:`~linclass.formula.response.LevelCoding` of a response fitted in its levels'
+        order, or None."""
+        levels = getattr(self, "response_levels_", None)
+        if levels is None:
+            return None
+        from linclass.formula.response import LevelCoding
+
+        return LevelCoding(levels)
 
     def _weights(self, data, sample_weight):
         if isinstance(sample_weight, str) and self.encoding_ is not None:
@@ -268,7 +291,9 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, data):
         """The wrapped estimator's prediction for the rows of ``data``, shape (n_samples,)."""
         X = self._rows(data)
-        return self.estimator_.predict(X, **self._offset(data))
+        labels = self.estimator_.predict(X, **self._offset(data))
+        coding = self._coding()
+        return labels if coding is None else coding.decode(labels)
 
     predict_proba = _on_rows("predict_proba", "The class probabilities of the rows of ``data``, "
                              "shape (n_samples, n_classes).")
@@ -307,7 +332,14 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             kwargs.update(self._offset(data))
             if isinstance(kwargs.get("groups"), str):
                 kwargs["groups"] = self._column(data, kwargs["groups"])
+        coding = self._coding()
+        if coding is not None and kwargs.get("reference") is not None:
+            kwargs["reference"] = int(coding.encode([kwargs["reference"]])[0])
         table = self.estimator_.summary(*args, **kwargs)
+        if coding is not None and dataclasses.is_dataclass(table):
+            from linclass.formula.response import named_classes
+
+            table = named_classes(table, coding.levels, kwargs.get("reference") or 0)
         if self.encoding_ is not None or not dataclasses.is_dataclass(table):
             return table
         names = getattr(self, "feature_names_in_", None)
@@ -384,17 +416,13 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
                        sample_weight=weights, y=y, cov_type=cov_type, groups=groups)
         if self.encoding_ is None:
             return self.estimator_.marginal_effects(X, **options)
+        from linclass.core.validation import validate_sample_weight
         from linclass.estimators.logistic_summary import margins_table
         from linclass.formula.variables import effect_designs
 
-        def designs():
-            return effect_designs(self.encoding_, data, validated(weights), at=at, atexog=atexog,
-                                  dummy=dummy, count=count, method=method)
-
-        def validated(w):
-            from linclass.core.validation import validate_sample_weight
-
-            return validate_sample_weight(w, X.shape[0])
+        def designs():  # (called once the model is known to have effects)
+            return effect_designs(self.encoding_, data, validate_sample_weight(weights, len(X)),
+                                  at=at, atexog=atexog, dummy=dummy, count=count, method=method)
 
         options.pop("atexog")
         return margins_table(self.estimator_, X, designs=designs, **options)

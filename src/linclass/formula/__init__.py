@@ -13,6 +13,9 @@ encode new rows exactly as its training rows were, as plain data:
 :mod:`~linclass.formula.response`  the left-hand side (the class labels) and weights named by column
 :mod:`~linclass.formula.terms`     which columns each term owns, and which terms R's ``drop1`` may
                                    drop (marginality)
+:mod:`~linclass.formula.variables` the model's columns as functions of the data's variables:
+                                   their derivatives and the counterfactual encodings that
+                                   marginal effects per variable need
 
 formulaic and pandas are imported only when a formula is used (``pip install linclass[formula]``).
 """

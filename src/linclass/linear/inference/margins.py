@@ -35,6 +35,12 @@ by (rows x parameters) product per pair of classes.  statsmodels differentiates 
 by complex steps, which agree to rounding.  (statsmodels 0.15's ``MNLogit`` fails on the
 elasticities 'eyex' / 'dyex' and on ``dummy=True`` / ``count=True``; here they are the formulas
 above for every number of classes.)
+
+:func:`variable_effects` generalises the derivative to a variable on which several columns depend
+(a formula's ``age`` through ``age``, ``I(age ** 2)`` and ``age:smoke``): with :math:`J =
+\\partial x/\\partial v` in place of :math:`e_j`, :math:`D_k = (B_k - \\bar\\beta)J`, and the
+discrete changes go between any two sets of points (a factor's reference level and another level
+with every column built from it), as Stata's ``margins`` defines them.
 """
 
 from __future__ import annotations
