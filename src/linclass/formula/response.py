@@ -1,7 +1,15 @@
 """The class labels and the weights of a formula fit, read from the data frame: the left-hand side
 of ``low ~ age + C(race)`` (a column, or an expression of columns such as ``I(bwt < 2500)``,
 evaluated by formulaic after the checks of :mod:`linclass.formula.safety`), and ``sample_weight``
-given as a column name (R's ``weights = freq``)."""
+given as a column name (R's ``weights = freq``).
+
+The order of the classes: R takes a factor response's levels in their order (the first is the
+reference of ``glm`` and ``multinom``, and the order of ``lda``'s group means, whose singular
+vectors fix the signs of LD1, LD2, ...), where scikit-learn sorts the labels.  A formula model
+follows R: a pandas Categorical response whose levels (those present) are not in sorted order is
+coded :class:`LevelCoding` (0, 1, ... in the levels' order) for the wrapped estimator, whose sorted
+``classes_`` are then the levels' order; the plain estimators keep scikit-learn's sorted
+``classes_``."""
 
 from __future__ import annotations
 
@@ -9,7 +17,8 @@ import numpy as np
 
 from linclass.formula.safety import check_expression, check_names
 
-__all__ = ["evaluate", "response_values", "weight_values"]
+__all__ = ["LevelCoding", "evaluate", "level_coding", "named_classes", "response_labels",
+           "response_values", "weight_values"]
 
 
 def _missing(values, what: str) -> None:
@@ -54,15 +63,107 @@ def evaluate(expression: str, data, what: str = "response"):
 def response_values(expression: str, data) -> np.ndarray:
     """The labels ``expression`` gives on the rows of ``data`` (a column as it is, or the values of
     an expression), as a 1-D array."""
+    return _plain(evaluate(expression, data))
+
+
+def response_labels(expression: str, data) -> tuple[np.ndarray, LevelCoding | None]:
+    """The labels of :func:`response_values` and the :class:`LevelCoding` of a Categorical
+    response whose levels are not in sorted order (None otherwise)."""
+    values = evaluate(expression, data)
+    return _plain(values), level_coding(values)
+
+
+def _plain(values) -> np.ndarray:
     import pandas as pd
 
-    values = evaluate(expression, data)
     if isinstance(values.dtype, pd.CategoricalDtype):
         values = values.astype(values.cat.categories.dtype)
     array = values.to_numpy()
     if array.dtype.kind == "O" and all(isinstance(v, str) for v in array[:1000]):
         array = array.astype(str)
     return array
+
+
+class LevelCoding:
+    """The classes of a factor response in its levels' order (R's), as codes 0, 1, ...
+
+    Parameters
+    ----------
+    levels : ndarray of shape (n_classes,)
+        The levels present in the training rows, in the factor's order.
+    """
+
+    def __init__(self, levels):
+        self.levels = np.asarray(levels)
+
+    def encode(self, labels) -> np.ndarray:
+        """The code of each label (its level's position).
+
+        Raises
+        ------
+        ValueError
+            For a label that is not one of the levels.
+        """
+        values = _plain(labels) if hasattr(labels, "dtype") and hasattr(labels, "cat") else (
+            np.asarray(labels))
+        where = {level: k for k, level in enumerate(self.levels.tolist())}
+        codes = np.array([where.get(v, -1) for v in values.tolist()], dtype=np.intp)
+        if np.any(codes < 0):
+            unknown = list(dict.fromkeys(np.asarray(values)[codes < 0].tolist()))[:5]
+            raise ValueError(f"y holds label(s) {unknown} that are not levels of the response the "
+                             f"model was fitted on (levels: {self.levels.tolist()}).")
+        return codes
+
+    def decode(self, codes) -> np.ndarray:
+        """The levels of the codes."""
+        return self.levels[np.asarray(codes, dtype=np.intp)]
+
+
+def level_coding(values) -> LevelCoding | None:
+    """The :class:`LevelCoding` of a pandas Categorical ``values`` whose levels present in the rows
+    are not in sorted order (R's order differs from scikit-learn's), else None."""
+    import pandas as pd
+
+    if not isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+        return None
+    codes = np.asarray(values.cat.codes if hasattr(values, "cat") else values.codes)
+    categories = values.cat.categories if hasattr(values, "cat") else values.categories
+    levels = np.asarray(categories)[np.unique(codes[codes >= 0])]
+    try:
+        in_order = bool(np.all(np.unique(levels) == levels))
+    except TypeError:  # levels of several types: no sorted order to keep
+        in_order = False
+    return None if in_order else LevelCoding(levels)
+
+
+def named_classes(table, levels, reference: int = 0):
+    """A summary of the wrapped estimator fitted on level codes (:class:`LevelCoding`) with the
+    classes named by their levels: MASS's ``lda`` table's ``classes``, a logistic table's title and
+    equations (``reference``: the code of a softmax table's reference class), the marginal effects'
+    classes (:class:`~linclass.linear.inference.margins.MarginalEffects`)."""
+    from dataclasses import fields, replace
+
+    from linclass.linear.inference.summary import (Summary, binary_title, level_name,
+                                                   softmax_names)
+
+    levels = list(np.asarray(levels).tolist())
+    names = {f.name for f in fields(table)}
+    if "group_means" in names:
+        return replace(table, classes=levels)
+    if "margeff" in names:  # the marginal effects' table: one column per class (softmax)
+        if len(table.classes) != len(levels):
+            return table
+        return replace(table, classes=[level_name(table.dep_variable, c) for c in levels])
+    if "equations" not in names:
+        return table
+    if len(table.equations) == 1:
+        old, new = binary_title(list(range(len(levels)))), binary_title(levels)
+        return replace(table, title=table.title.replace(old, new))
+    if isinstance(table, Summary):
+        order = [levels[reference]] + [c for k, c in enumerate(levels) if k != reference]
+        title, equations = softmax_names(order, table.dep_variable)
+        return replace(table, title=title, equations=equations)
+    return replace(table, equations=[level_name(table.dep_variable, c) for c in levels])
 
 
 def weight_values(sample_weight, data):

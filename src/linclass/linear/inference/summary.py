@@ -31,7 +31,7 @@ from scipy.stats import chi2, norm
 
 from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
 
-__all__ = ["CONSTANT", "Summary", "level_name", "softmax_names", "summarize"]
+__all__ = ["CONSTANT", "Summary", "binary_title", "level_name", "softmax_names", "summarize"]
 
 CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_constant names it
 
@@ -364,6 +364,12 @@ def _cluster_facts(n_clusters, correction) -> list:
             ("Cluster Correction:", CLUSTER_CORRECTIONS[correction][0])]
 
 
+def binary_title(classes) -> str:
+    """What a two-class table's title says it models: "log-odds of class 1 against class 0"."""
+    label = [repr(c) if isinstance(c, str) else str(c) for c in np.asarray(classes).tolist()]
+    return f"log-odds of class {label[1]} against class {label[0]}"
+
+
 def level_name(dep_variable: str, level) -> str:
     """A class as the tables name it, by the response and its level: ``PID=1``, ``type=WinF`` (as
     statsmodels' MNLogit and Stata's mlogit name their equations)."""
@@ -415,9 +421,8 @@ def summarize(*, coef, intercept, covariance, log_likelihood, null_log_likelihoo
                  "of the columns before (0 in coef_, which leaves the fitted probabilities as they "
                  "are)."]
     lr = max(2 * (log_likelihood - null_log_likelihood), 0.0)
-    label = [repr(c) if isinstance(c, str) else str(c) for c in np.asarray(classes).tolist()]
-    if len(label) == 2:
-        title = f"Logistic regression: log-odds of class {label[1]} against class {label[0]}"
+    if len(classes) == 2:
+        title = f"Logistic regression: {binary_title(classes)}"
         equations = [""]
     else:
         title, equations = softmax_names(classes, "y")
