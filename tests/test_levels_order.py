@@ -112,3 +112,10 @@ def test_sorted_levels_and_plain_labels_are_unchanged(birthwt):
     with pytest.raises(ValueError, match=r"label\(s\) \['purple'\] that are not levels"):
         linclass.from_formula("race ~ age + lwt + smoke", birthwt).score(
             birthwt, y=np.array(["purple"] * len(birthwt)))
+
+
+def test_marginal_effects_name_the_levels_as_the_summary(birthwt):
+    model = linclass.from_formula("race ~ age + lwt + smoke", birthwt)
+    effects = model.marginal_effects(birthwt)
+    assert list(effects.classes) == ["race=white", "race=black", "race=other"]
+    assert model.summary().equations == list(effects.classes)[1:]

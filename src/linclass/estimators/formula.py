@@ -415,7 +415,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         options = dict(at=at, method=method, atexog=atexog, dummy=dummy, count=count,
                        sample_weight=weights, y=y, cov_type=cov_type, groups=groups)
         if self.encoding_ is None:
-            return self.estimator_.marginal_effects(X, **options)
+            return self._named(self.estimator_.marginal_effects(X, **options))
         from linclass.core.validation import validate_sample_weight
         from linclass.estimators.logistic_summary import margins_table
         from linclass.formula.variables import effect_designs
@@ -425,7 +425,17 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
                                   at=at, atexog=atexog, dummy=dummy, count=count, method=method)
 
         options.pop("atexog")
-        return margins_table(self.estimator_, X, designs=designs, **options)
+        return self._named(margins_table(self.estimator_, X, designs=designs, **options))
+
+    def _named(self, table):
+        """``table`` with the classes named by the response's levels when the wrapped estimator
+        was fitted on their codes (:meth:`_coding`)."""
+        coding = self._coding()
+        if coding is None or not dataclasses.is_dataclass(table):
+            return table
+        from linclass.formula.response import named_classes
+
+        return named_classes(table, coding.levels)
 
     def _column(self, data, name: str):
         from linclass.formula.encoding import as_frame
