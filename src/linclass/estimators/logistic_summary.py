@@ -215,12 +215,15 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
                          "effects depend on each row's offset, which statsmodels' get_margeff "
                          "leaves out; compute them from predict_proba(X, offset=) by finite "
                          "differences.")
-    if not estimable(model).all():
+    aliased = not estimable(model).all()
+    if aliased and (designs is None or cov_type != "nonrobust"):
         raise ValueError(f"marginal_effects: the model has aliased columns "
                          f"({np.flatnonzero(~estimable(model)).tolist()}, aliased_), whose effects "
                          "are not defined; refit without them.")
     coef, intercept = reported_parameters(model)
     covariance = record.covariance
+    if aliased:  # per variable: an aliased column's coefficient is 0, fixed (no variance)
+        covariance = np.nan_to_num(covariance, nan=0.0)
     if cov_type != "nonrobust":
         rows = training_rows(model, X, y, sample_weight, groups=groups,
                              purpose=f"cov_type={cov_type!r}", in_memory=True)

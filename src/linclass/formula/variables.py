@@ -74,10 +74,21 @@ class Variable:
 
 
 def _reads(expr: str, variables) -> set:
-    """The data's columns a factor expression reads."""
+    """The data's columns a factor expression reads: its names, and the columns that ``Q('...')``
+    quotes."""
+    import ast
+
+    from formulaic.utils.code import sanitize_variable_names
+
     if expr in variables:
         return {expr}
-    return check_expression(expr) & set(variables)
+    names = check_expression(expr)
+    tree = ast.parse(sanitize_variable_names(expr, {}, {}), mode="eval")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Q"
+                and node.args and isinstance(node.args[0], ast.Constant)):
+            names.add(node.args[0].value)
+    return names & set(variables)
 
 
 def model_variables(encoding: FormulaEncoding) -> list[Variable]:
@@ -98,6 +109,12 @@ def model_variables(encoding: FormulaEncoding) -> list[Variable]:
                     order.append(name)
                     factors[name] = []
                 factors[name].append(expr)
+    offsets = set().union(*[_reads(e, data) for e in encoding.offsets]) if encoding.offsets else set()
+    unread = sorted(data - set(order) - offsets)
+    if unread:  # (a term that reads a column in a way not recognised here: refuse, never drop)
+        raise ValueError(f"The formula {encoding.full_formula!r} reads {unread} in a way whose "
+                         "effect linclass cannot trace; write the column by its name in the "
+                         "formula (`my column` in backticks for a name with spaces).")
     out = []
     for name in order:
         exprs = list(dict.fromkeys(factors[name]))
@@ -124,7 +141,8 @@ def model_variables(encoding: FormulaEncoding) -> list[Variable]:
                 lo = max(lo, float(state["lower_bound"]))
             if isinstance(state.get("upper_bound"), (int, float)):
                 hi = min(hi, float(state["upper_bound"]))
-        out.append(Variable(name, "number", linear=all(e == name for e in exprs), bounds=(lo, hi)))
+        itself = {name, f"Q('{name}')", f'Q("{name}")'}
+        out.append(Variable(name, "number", linear=all(e in itself for e in exprs), bounds=(lo, hi)))
     return out
 
 
@@ -334,7 +352,7 @@ def effect_designs(encoding: FormulaEncoding, data, weight=None, *, at: str = "o
                          f"average of the rows' effects) or at='mean' (at the variables' means, "
                          f"Stata's atmeans); got at={at!r}. Set chosen values with "
                          "atexog={'age': 30} (Stata's at()).")
-    frame = as_frame(data)
+    frame = as_frame(data)[list(encoding.variables)]  # (the copies below hold these only)
     variables = model_variables(encoding)
     if not variables:
         raise ValueError("The formula reads no variable: there is no marginal effect to take.")
