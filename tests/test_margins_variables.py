@@ -299,3 +299,50 @@ def test_plain_estimators_keep_one_effect_per_column(birthwt):
         model.marginal_effects(X, atexog={"bwt": 1.0})
     with pytest.raises(ValueError, match="column index 3 is outside"):
         model.marginal_effects(X, atexog={3: 1.0})
+
+
+@pytest.mark.parametrize("method", ["dydx", "eyex", "dyex", "eydx"])
+@pytest.mark.parametrize("at", ["overall", "mean"])
+def test_a_slope_along_one_column_is_that_columns_effect(method, at):
+    """variable_effects with J = e_j (a variable that is one column) and the change between two
+    copies of the points with column j at 0 and 1 give the per-column effects and standard
+    errors (tested against statsmodels' MNLogit in test_marginal_effects.py), three classes."""
+    from sklearn.datasets import load_wine
+
+    from linclass.estimators.logistic_summary import reported_parameters
+    from linclass.linear.inference.margins import evaluation_rows, variable_effects
+
+    X, y = load_wine(return_X_y=True)
+    X = (X[:, :4] - X[:, :4].mean(axis=0)) / X[:, :4].std(axis=0) + 3.0
+    X = np.column_stack([X, (X[:, 0] > 3.0).astype(float)])
+    model = linclass.LogisticRegression(penalty=None).fit(X, y)
+    coef, intercept = reported_parameters(model)
+    covariance = model.summary().covariance
+    discrete = method in ("dydx", "eydx")
+    want = model.marginal_effects(X, at=at, method=method, dummy=[4] if discrete else False)
+    Z, v = evaluation_rows(X, np.ones(len(X)), at)
+    designs = []
+    for j in range(X.shape[1]):
+        if j == 4 and discrete:
+            low, high = Z.copy(), Z.copy()
+            low[:, j], high[:, j] = 0.0, 1.0
+            designs.append(("change", f"x{j}", low, high, 1.0))
+        else:
+            J = np.zeros_like(Z)
+            J[:, j] = 1.0
+            designs.append(("slope", f"x{j}", J, Z[:, j]))
+    got = variable_effects(Z, v, designs, coef, intercept, covariance, fit_intercept=True, at=at,
+                           method=method, classes=model.classes_)
+    np.testing.assert_allclose(got.margeff, want.margeff, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got.margeff_se, want.margeff_se, rtol=1e-10, atol=1e-15)
+
+
+def test_a_count_changes_by_one_either_side_through_its_columns(birthwt, models):
+    """count=['age']: (P(age + 1) - P(age - 1)) / 2 with I(age**2) and age:smoke following."""
+    model = models["powers"]
+    got = model.marginal_effects(birthwt, count=["age"])
+    up = model.predict_proba(birthwt.assign(age=birthwt.age + 1))[:, 1]
+    down = model.predict_proba(birthwt.assign(age=birthwt.age - 1))[:, 1]
+    assert got.margeff[0] == pytest.approx(np.mean(up - down) / 2, rel=1e-12)
+    assert list(got.count_idx) == [0]
+    assert model.marginal_effects(birthwt, count=True).count_idx.tolist() == [0, 1]  # age, lwt
