@@ -323,8 +323,7 @@ def _discrete(frame, variables: list[Variable], flag, kind: str) -> list[str]:
             integer = np.all(x % 1.0 == 0)
             if kind == "dummy" and integer and x.min() >= 0 and x.max() <= 1:
                 found.append(name)
-            elif kind == "count" and integer and x.min() >= 0 and x.max() > x.min() and not (
-                    x.max() <= 1):
+            elif kind == "count" and integer and x.min() >= 0 and x.max() > max(x.min(), 1):
                 found.append(name)
         return found
     names = [flag] if isinstance(flag, str) else list(flag)
@@ -408,6 +407,9 @@ def effect_designs(encoding: FormulaEncoding, data, weight=None, *, at: str = "o
         raise ValueError(f"The effects need the model's columns at rows whose variables are moved "
                          f"a little (derivatives) or set to other values (changes); formulaic "
                          f"could not encode them: {exc}") from None
+    if not plans:
+        raise ValueError(f"No variable of the formula has a {method!r} effect (a factor has no "
+                         "elasticity): ask for method='dydx' or 'eydx'.")
     designs = []
     for kind, name, index, extra in plans:
         if kind == "change":
