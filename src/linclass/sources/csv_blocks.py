@@ -13,6 +13,8 @@ import contextlib
 import csv
 import gzip
 import io
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -135,14 +137,20 @@ def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize,
     if text:
         options["dtype"] = {j: str for j, name in enumerate(header) if name in text}
     fields = _FieldCheck(path, delimiter, len(header))
+    noted = _NotedInterrupt()
     try:
-        if chunksize is None:
-            reader, frames = contextlib.nullcontext(), [pd.read_csv(path, **options)]
-        else:
-            reader = frames = pd.read_csv(path, chunksize=chunksize, **options)
+        with noted:
+            if chunksize is None:
+                reader, frames = contextlib.nullcontext(), iter([pd.read_csv(path, **options)])
+            else:
+                reader = frames = pd.read_csv(path, chunksize=chunksize, **options)
         with reader:
             start = 0
-            for frame in frames:
+            while True:
+                with noted:
+                    frame = next(frames, None)
+                if frame is None:
+                    break
                 if len(frame.columns) != len(header):
                     fields.check()
                     raise DataError(f"{str(path)!r}: rows have {len(frame.columns)} fields but the "
@@ -154,12 +162,43 @@ def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize,
                     yield start, columns
                 start += len(frame)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        if noted.interrupted:  # pandas' C reader turns Ctrl-C in its read() into a ParserError
+            raise KeyboardInterrupt from None
         if isinstance(exc, pd.errors.ParserError):
             fields.check()  # a row with too many fields: name it as the csv reader does
         message = " ".join(str(exc).split())
         raise DataError(f"{str(path)!r} is not a well-formed CSV file: {message}") from None
     finally:
         fields.close()
+
+
+class _NotedInterrupt:
+    """While entered (in the main thread, where Python runs signal handlers), SIGINT's handler
+    also notes that it ran: pandas' C reader turns the KeyboardInterrupt of a Ctrl-C that lands
+    in its reads into a ParserError ("Calling read(nbytes) on source failed") without it, and an
+    interrupt must stay one.  Handlers that are not Python functions (SIG_IGN, SIG_DFL) are left
+    alone."""
+
+    def __init__(self):
+        self.interrupted, self._before = False, None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            before = signal.getsignal(signal.SIGINT)
+            if callable(before):
+                def note(signum, frame):
+                    self.interrupted = True
+                    return before(signum, frame)
+
+                self._before = before
+                signal.signal(signal.SIGINT, note)
+        return self
+
+    def __exit__(self, *exc):
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+            self._before = None
+        return False
 
 
 class _FieldCheck:
