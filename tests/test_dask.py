@@ -234,7 +234,9 @@ def test_errors_name_the_problem():
     Xbad = X.copy()
     Xbad[450, 2] = np.nan
     Xd, yd, _ = dask_xy(Xbad, y)
-    with pytest.raises(ValueError, match=r"chunk 3 \(rows from 238\): Input X contains NaN .*row 212"):
+    # the row of the whole array, as in memory (row 212 of the chunk)
+    with pytest.raises(ValueError, match=r"chunk 3 \(rows from 238\): Input X contains NaN .*at row 450, "
+                                         r"column 2\)"):
         lc.LinearDiscriminantAnalysis().fit(Xd, yd)
     with pytest.raises(ValueError, match="NaN"):
         lc.LogisticRegression().fit(Xd, yd)

@@ -185,8 +185,8 @@ TOLERANCE = {
 
 # States of a stream that have no estimate (fit on the same rows refuses them alike): a class seen
 # with total weight <= 1 has no unbiased covariance, a single class seen has no Fisher direction.
-# partial_fit refuses them and keeps the batch (test_a_refused_intermediate_state_does_not_lose_the_batch
-# at the end of this file), so test 4 goes on with the next chunk.
+# partial_fit keeps the batch without a model and predict refuses them (test_no_model_yet_is_not_fitted
+# at the end of this file); these messages stay accepted should a call refuse them.
 MIDSTREAM_REFUSALS = (
     "is not full rank",  # QDA: a class with fewer rows than features so far (scikit-learn's LinAlgError)
     "needs a total weight above 1",  # unbiased=True, per-class covariances

@@ -1,20 +1,115 @@
 """Validation of the chunks of a chunked source (:mod:`linclass.core.chunks`: Dask collections,
 files read in blocks), where each chunk is read: shape, numeric dtype, NaN / infinity, label types and
 weights, with errors that name the chunk and its first row.
+
+A chunk gets the checks an array in memory gets (:mod:`linclass.core.validation`,
+:mod:`linclass.core.finiteness`), in one place, :func:`validate_chunk`, with the source's file and
+row in the message where the source knows them (:meth:`linclass.core.chunks.Chunk.locate`).  Checks
+that need the whole data (whether the squares of X overflow: for the statistics models, whether their
+class statistics stay finite; for the models that square X, :func:`check_column_magnitude`'s limit,
+which depends on the number of entries) read a :class:`ChunkScan` of each chunk (each column's largest
+magnitude and where the largest value is), reduced with the chunks' other summaries.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.finiteness import check_finite
+from linclass.core.finiteness import check_column_magnitude, check_finite
 from linclass.core.validation import validate_labels, validate_sample_weight
 
-__all__ = ["validate_chunk", "validate_chunk_labels"]
+__all__ = ["ChunkScan", "validate_chunk", "validate_chunk_labels"]
+
+_RESCALE = "Rescale the features (for example with sklearn.preprocessing.StandardScaler)."
 
 
-def _sparse_chunk(X, n_features: int, check: bool, accept: bool):
+@dataclass(frozen=True)
+class ChunkScan:
+    """What one read of the chunks learns of X's magnitude, merged over chunks by :meth:`merge`.
+
+    Attributes
+    ----------
+    magnitude : ndarray of shape (n_features,)
+        The largest absolute value of each column.
+    entries : int
+        Rows times features read.
+    largest : str or None
+        Where the largest absolute value of all is (``"'big.csv' row 51, column 'x'"``).
+    names : sequence of str or None
+        The column names, when the source has them.
+    """
+
+    magnitude: np.ndarray
+    entries: int
+    largest: str | None = None
+    names: object = None
+
+    def merge(self, other: ChunkScan) -> ChunkScan:
+        keep = self if float(self.magnitude.max(initial=0.0)) >= float(other.magnitude.max(initial=0.0)) \
+            else other
+        return ChunkScan(np.maximum(self.magnitude, other.magnitude), self.entries + other.entries,
+                         keep.largest, self.names if self.names is not None else other.names)
+
+    def too_large(self, owner, why: str) -> ValueError:
+        """The error of :func:`linclass.core.finiteness.explain_non_finite` (values too large for
+        ``owner``'s arithmetic), naming where the largest value is."""
+        name = owner if isinstance(owner, str) else type(owner).__name__
+        at = f", at {self.largest}" if self.largest else ""
+        return ValueError(
+            f"Input X holds values too large for {name}'s arithmetic (largest magnitude "
+            f"{float(self.magnitude.max(initial=0.0)):.3g}{at}: {why}). {_RESCALE}")
+
+    def check_squares(self, owner) -> None:
+        """:func:`linclass.core.finiteness.check_magnitude`'s rule on the whole source (for the
+        models that square X: sums of squares must not overflow, squares must not underflow)."""
+        check_column_magnitude(owner, self.magnitude, max(self.entries, 1), feature_names=self.names,
+                               where=self.largest)
+
+
+def _name(names, j: int) -> str:
+    return repr(str(names[j])) if names is not None else str(j)
+
+
+def _scan(X: np.ndarray, chunk, names) -> ChunkScan:
+    """NaN and infinity refused, naming the chunk's row; the chunk's :class:`ChunkScan`."""
+    n, d = X.shape
+    if X.size == 0:
+        return ChunkScan(np.zeros(d), 0)
+    from linclass.core.magnitude_kernel import column_magnitude
+
+    magnitude, sums = column_magnitude(X)
+    if not np.all(np.isfinite(sums)):
+        for bad, kind, fix in ((np.isnan(X), "NaN", "Drop or impute the missing values first (for "
+                                "example with sklearn.impute.SimpleImputer)."),
+                               (np.isinf(X), "infinity", "Replace or drop the infinite values first.")):
+            if bad.any():
+                rows, cols = np.nonzero(bad)
+                many = rows.size != 1
+                raise ValueError(
+                    f"Input X contains {kind} in {rows.size} entr{'ies' if many else 'y'} of "
+                    f"this chunk (first at {chunk.locate(int(rows[0]))}, column "
+                    f"{_name(names, int(cols[0]))}). {fix}")
+    j = int(np.argmax(magnitude))
+    i = int(np.argmax(np.abs(X[:, j])))
+    largest = f"{chunk.locate(i)}, column {_name(names, j)}"
+    if not np.all(np.isfinite(sums)):  # finite values whose sum overflows: beyond any arithmetic
+        raise ValueError(f"Input X contains values too large for float64 arithmetic (largest "
+                         f"magnitude {magnitude[j]:.3g}, at {largest}). {_RESCALE}")
+    return ChunkScan(magnitude, n * d, largest, names)
+
+
+def _sparse_scan(X, chunk, names) -> ChunkScan:
+    from linclass.core.magnitude_kernel import sparse_column_magnitude
+
+    magnitude, _ = sparse_column_magnitude(X)
+    where = f"{chunk.where()}, column {_name(names, int(np.argmax(magnitude)))}" if X.nnz else None
+    return ChunkScan(magnitude, X.shape[0] * X.shape[1], where, names)
+
+
+def _sparse_chunk(X, n_features: int, accept: bool):
     """A scipy.sparse chunk: CSR float64 where the fit reads sparse rows (the models of class
     counts and means), else refused with what works."""
     if not accept:
@@ -24,25 +119,28 @@ def _sparse_chunk(X, n_features: int, check: bool, accept: bool):
             "(X.map_blocks(lambda b: b.toarray())) or fit the sparse matrix in memory.")
     if X.ndim != 2 or X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
-    X = sp.csr_matrix(X, dtype=np.float64)
-    if check:
-        check_finite(X)
-    return X
+    return sp.csr_matrix(X, dtype=np.float64)
 
 
-def _chunk_matrix(X, n_features: int, check: bool = True, sparse: bool = False):
+def _chunk_matrix(X, n_features: int, sparse: bool = False):
+    """The chunk's X as C-contiguous float64 (CSR when ``sparse``), and its column names when it
+    is a data frame."""
     if sp.issparse(X):
-        return _sparse_chunk(X, n_features, check, sparse)
+        return _sparse_chunk(X, n_features, sparse), None
+    names = None
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame (a Dask partition)
         bad = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
         if bad:
             raise ValueError(f"X must be numeric, but column {bad[0]!r} has dtype "
                              f"{X.dtypes.iloc[list(map(str, X.columns)).index(bad[0])]}.")
+        names = [str(c) for c in X.columns]
         X = X.to_numpy(dtype=np.float64)
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D array X of shape (n_samples, n_features), got {X.ndim}D "
                          f"(shape {X.shape}).")
+    if X.dtype.kind == "c":  # (a cast to float64 would drop the imaginary parts with a warning)
+        raise ValueError(f"Complex data not supported: X has dtype {X.dtype}.")
     if X.dtype.kind not in "biuf":
         try:
             X = X.astype(np.float64)
@@ -51,13 +149,11 @@ def _chunk_matrix(X, n_features: int, check: bool = True, sparse: bool = False):
                              "float64.") from None
     if X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, but {n_features} were expected.")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if check:
-        check_finite(X)
-    return X
+    return np.ascontiguousarray(X, dtype=np.float64), names
 
 
-def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool = False):
+def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool = False,
+                   scan: bool = False):
     """Check and convert one chunk of a chunked source (:mod:`linclass.core.chunks`).
 
     Returns ``(X, y, w)``: X float64 C-contiguous of shape (rows, n_features) and finite, y labels
@@ -67,9 +163,23 @@ def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool 
     that a first pass validated: the iterations of logistic regression) skips the scans for NaN /
     infinity and of the labels' type.  A scipy.sparse chunk (a Dask array of sparse blocks) comes
     back as CSR when ``sparse`` (the fit reads sparse rows), and is refused otherwise.
+
+    NaN and infinity are refused with the row in the source (:meth:`Chunk.locate`: the file and its
+    row, or the row of the whole array) and the column.  ``scan=True`` (not with ``again``) returns
+    ``(X, y, w, ChunkScan)``: the chunk's column magnitudes, from the same compiled pass, for the
+    checks that need every chunk (:class:`ChunkScan`).
     """
     try:
-        X = _chunk_matrix(chunk.X, n_features, check=not again, sparse=sparse)
+        X, names = _chunk_matrix(chunk.X, n_features, sparse=sparse)
+        if names is None:
+            names = getattr(chunk, "columns", None)
+        if again:
+            found = None
+        elif sp.issparse(X):
+            check_finite(X)
+            found = _sparse_scan(X, chunk, names) if scan else None
+        else:
+            found = _scan(X, chunk, names)
         n = X.shape[0]
         y = None
         if chunk.y is not None:
@@ -84,8 +194,11 @@ def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool 
             else:
                 w = validate_sample_weight(w, n)
     except ValueError as exc:
-        raise ValueError(f"{chunk.where()}: {exc}") from None
-    return X, y, w
+        message = str(exc)
+        if chunk.where() in message:  # (the message names the chunk already)
+            raise
+        raise ValueError(f"{chunk.where()}: {message}") from None
+    return (X, y, w, found) if scan else (X, y, w)
 
 
 def validate_chunk_labels(labels: np.ndarray) -> np.ndarray:

@@ -34,8 +34,8 @@ from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
 from linclass.core.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
 
-__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "encode_chunk_labels",
-           "require_two_classes"]
+__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "combine_with_scan",
+           "encode_chunk_labels", "require_two_classes", "with_scan"]
 
 
 class ChunkSource(Protocol):
@@ -68,7 +68,13 @@ class Chunk:
     index : int
         Position of the chunk in the source.
     start : int or None
-        Row number (in the whole data) of the chunk's first row, when known.
+        Row number (in the whole data, from 0) of the chunk's first row, when known.
+    origin : str or None
+        The file the chunk was read from, when it was.
+    origin_start : int or None
+        Row number in ``origin`` of the chunk's first row (from 0: the first row after the header).
+    columns : sequence of str or None
+        The column names, when the source has them (for messages).
     """
 
     X: object
@@ -76,9 +82,24 @@ class Chunk:
     sample_weight: object = None
     index: int = 0
     start: int | None = None
+    origin: str | None = None
+    origin_start: int | None = None
+    columns: object = None
 
     def where(self) -> str:
+        if self.origin is not None and self.origin_start is not None:
+            return f"{self.origin!r} (rows from {self.origin_start + 1})"
         return f"chunk {self.index}" + (f" (rows from {self.start})" if self.start is not None else "")
+
+    def locate(self, row: int) -> str:
+        """Where row ``row`` of the chunk is in its source: ``"'big.csv' row 51"`` (a file's rows
+        count from 1 after the header, as :mod:`linclass.sources.tables` counts them), ``"row 50"``
+        (of the whole array, from 0), or ``"row 3 of chunk 2"``."""
+        if self.origin is not None and self.origin_start is not None:
+            return f"{self.origin!r} row {self.origin_start + row + 1}"
+        if self.start is not None:
+            return f"row {self.start + row}"
+        return f"row {row} of chunk {self.index}"
 
 
 def combine_all(combine, parts):
@@ -105,35 +126,50 @@ def encode_chunk_labels(y: np.ndarray, classes: np.ndarray, where: str) -> np.nd
 
 # ---------------------------------------------------------------------------------- statistics
 def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
-    X, y, w = validate_chunk(chunk, n_features, sparse=kind == "mean")  # means: sparse products
-    if X.shape[0] == 0:
+    X, y, w, scan = validate_chunk(chunk, n_features, sparse=kind == "mean", scan=True)  # means:
+    if X.shape[0] == 0:  # sparse products
         return None
     if classes is None:  # the chunk's own labels; the merge takes the union
         own, yi = encode_labels(y)
     else:
         own, yi = classes, encode_chunk_labels(y, classes, chunk.where())
-    return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments)
+    with np.errstate(over="ignore", invalid="ignore"):  # values too large: said after the reduction
+        return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments), scan
 
 
-def _merge(a: ClassStats, b: ClassStats) -> ClassStats:
-    check_label_type(b.classes, a.classes, seen_in="other chunks")
-    return a.merge(b)
+def _merge(a: tuple, b: tuple) -> tuple:
+    check_label_type(b[0].classes, a[0].classes, seen_in="other chunks")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return a[0].merge(b[0]), a[1].merge(b[1])
 
 
 def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments: bool = False,
-                prepare=None) -> ClassStats:
+                prepare=None, owner=None, squares=None) -> ClassStats:
     """Merged :class:`~linclass.core.class_stats.ClassStats` of the whole source, in one pass.
 
     ``classes``: every label there may be (labels outside are an error), or None for the labels
     found (each chunk's own, united by the merge; a chunk may miss any of them).  ``prepare`` is the
     model's per-chunk input step (``StatsClassifier._prepare``: the checks and transforms of discrete
     naive Bayes); it must act row by row.
+
+    Each chunk is checked as an array in memory is (:func:`validate_chunk`), and the whole source
+    as the in-memory fit checks X: statistics that are not finite mean values too large for the
+    arithmetic (:func:`linclass.core.finiteness.explain_non_finite`'s error, for ``owner``: the
+    estimator or its name); ``squares`` (the estimator, or its name, of a fit that squares X:
+    logistic regression) adds :func:`linclass.core.finiteness.check_magnitude`'s limit.  The errors
+    name the file and row (or the row of the array) of the largest value.
     """
-    stats = source.map_reduce(_chunk_stats, _merge, source.n_features, classes, kind, moments,
-                              prepare if prepare is not None else _identity)
-    if stats is None:
+    reduced = source.map_reduce(_chunk_stats, _merge, source.n_features, classes, kind, moments,
+                                prepare if prepare is not None else _identity)
+    if reduced is None:
         raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
                          "minimum of 1 is required.")
+    stats, scan = reduced
+    if squares is not None:
+        scan.check_squares(squares)
+    if not all(np.all(np.isfinite(a)) for a in stats.arrays()):
+        raise scan.too_large(owner if owner is not None else squares if squares is not None
+                             else "the fit", "their squares overflow float64")
     if classes is None:
         validate_chunk_labels(stats.classes)
     if not np.any(stats.counts > 0):
@@ -143,6 +179,19 @@ def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments
 
 def _identity(X):
     return X
+
+
+def with_scan(chunk: Chunk, n_features: int, fn, *args):
+    """``(fn(chunk, n_features, *args), the chunk's ChunkScan)``: a pass of ``fn`` that also
+    gathers what :meth:`ChunkScan.check_squares` needs (for a fit whose first pass is not
+    :func:`class_stats`); reduce with ``functools.partial(combine_with_scan, combine)``."""
+    found = validate_chunk(chunk, n_features, scan=True)[3]
+    return fn(chunk, n_features, *args), found
+
+
+def combine_with_scan(combine, a: tuple, b: tuple) -> tuple:
+    """:func:`with_scan`'s results combined: ``combine`` on the first items, the scans merged."""
+    return combine_all(combine, [a[0], b[0]]), a[1].merge(b[1])
 
 
 def require_two_classes(owner, stats: ClassStats) -> None:

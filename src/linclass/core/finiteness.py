@@ -109,11 +109,17 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
 _SQRT_TINY = float(np.sqrt(np.finfo(np.float64).tiny))  # ~1.5e-154: smaller values square to subnormals
 
 
-def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray) -> ValueError:
-    names = getattr(estimator, "feature_names_in_", None)
+def _who(estimator) -> str:
+    """How a message names ``estimator`` (an estimator, or its name)."""
+    return estimator if isinstance(estimator, str) else type(estimator).__name__
+
+
+def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray, names=None) -> ValueError:
+    if names is None:
+        names = getattr(estimator, "feature_names_in_", None)
     shown = [str(names[j]) if names is not None else int(j) for j in columns[:5]]
     return ValueError(
-        f"Input X holds values too small for {type(estimator).__name__}'s arithmetic: feature(s) "
+        f"Input X holds values too small for {_who(estimator)}'s arithmetic: feature(s) "
         f"{shown} have magnitude at most {float(np.max(magnitude[columns])):.3g}, so their squares "
         "underflow float64 and the features would be treated as constant. Rescale the features (for "
         "example with sklearn.preprocessing.StandardScaler)."
@@ -171,17 +177,20 @@ def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
     return sums
 
 
-def check_column_magnitude(estimator, magnitude: np.ndarray, n_entries: int) -> None:
+def check_column_magnitude(estimator, magnitude: np.ndarray, n_entries: int, *, feature_names=None,
+                           where: str | None = None) -> None:
     """:func:`check_magnitude`'s test on the largest absolute value of each column (finite) of an X
-    of ``n_entries`` entries (gathered chunk by chunk for a chunked fit)."""
+    of ``n_entries`` entries (gathered chunk by chunk for a chunked fit: ``estimator`` may then be
+    a name, ``feature_names`` the source's columns and ``where`` the place of the largest value)."""
     limit = np.sqrt(np.finfo(np.float64).max / n_entries)
     if np.any(magnitude > limit):
+        at = f", at {where}" if where else ""
         raise ValueError(
-            f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
-            f"magnitude {float(magnitude.max()):.3g}: sums of their squares overflow float64). Rescale "
-            "the features (for example with sklearn.preprocessing.StandardScaler)."
+            f"Input X holds values too large for {_who(estimator)}'s arithmetic (largest "
+            f"magnitude {float(magnitude.max()):.3g}{at}: sums of their squares overflow float64). "
+            "Rescale the features (for example with sklearn.preprocessing.StandardScaler)."
         )
     bad = (magnitude > 0) & (magnitude < _SQRT_TINY)
     if np.any(bad):
-        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude, feature_names)
 

@@ -14,10 +14,12 @@ the held-out scores come with the terms (no pass either).
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Integral
 
 import numpy as np
 
+from linclass.core.chunks import combine_with_scan, with_scan
 from linclass.estimators.logistic_cv_choice import CVRun
 from linclass.estimators.logistic_path_setup import path_penalty, resolve_grid
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
@@ -62,10 +64,13 @@ def check_settings(penalty, relax, owner: str) -> None:
 
 def first_passes(source, cv, *, class_weight, fit_intercept, owner, folds: bool):
     """The labels' pass and the folds' totals' pass: ``(layout, folded)``."""
-    entries = source.map_reduce(label_counts, merge_lists, source.n_features)
+    found = source.map_reduce(with_scan, partial(combine_with_scan, merge_lists), source.n_features,
+                              label_counts)
+    entries = None if found is None else found[0]
     if entries is None:
         raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
                          "minimum of 1 is required.")
+    found[1].check_squares(owner)  # as check_magnitude in memory: the paths square X
     layout = block_layout(entries)
     rule = fold_rule(cv, layout, owner) if folds else None
     folded = FoldedPenalised(source, layout.classes, rule, class_weight=class_weight,

@@ -211,7 +211,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         if self.cv is not None:
             return self._fit_folds(source, int(self.cv))
         kind, _ = self._stats_request()
-        stats = class_stats(source, None, kind=kind)
+        stats = class_stats(source, None, kind=kind, owner=self)
         require_two_classes(self, stats)
         explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         poolings, shrinkages, priors = self._grid(stats)

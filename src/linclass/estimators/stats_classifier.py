@@ -234,7 +234,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                              f"expecting {self.n_features_in_} features as input.")
         given = getattr(self, "_partial_classes", None)
         kind, moments = self._stats_request()
-        batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare)
+        batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare,
+                            owner=self)
         if not first and given is None:
             check_label_type(batch.classes, self.stats_.classes)
         if first and given is None:

@@ -3,6 +3,7 @@ peak memory is a few blocks whatever the file's size (:func:`linclass.sources.ch
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
@@ -83,6 +84,7 @@ class FileSource:
         self.cache, self.cache_dir, self.cache_memory = cache, cache_dir, int(cache_memory)
         self.last_pass = None
         self._cache, self._scopes = None, 0
+        self._origins = []  # (row in the whole table, file, row in that file) of each block read
         for X, _, names in read_chunks(self.files, target, chunksize, features=features):
             break  # the first chunk gives the columns
         else:
@@ -115,18 +117,20 @@ class FileSource:
         if cache is not None and cache.blocks is not None:
             where = cache.where
             for i, (X, y, start) in enumerate(cache.read()):
-                yield Chunk(X, y, None, i, start)
+                yield self._chunk(X, y, i, start)
             self.last_pass = f"from the cache {'in memory' if where == 'memory' else 'on disk'}"
             return
         recorder = None if cache is None else cache.recorder()
         start = 0
         blocks = read_chunks(self.files, self.target, self.chunksize, features=self.features,
-                             warn_index=False)  # said once, by __init__
+                             warn_index=False, located=True)  # said once, by __init__
         try:
-            for i, (X, y, _) in enumerate(blocks):
+            for i, (X, y, _, (file, row)) in enumerate(blocks):
+                if not self._origins or self._origins[-1][0] < start:
+                    self._origins.append((start, file, row))
                 if recorder is not None:
                     X, y = recorder.add(X, y, start)
-                yield Chunk(X, y, None, i, start)
+                yield self._chunk(X, y, i, start)
                 start += X.shape[0]
         except BaseException:  # an error, or the reader closed early: keep nothing of this pass
             if recorder is not None:
@@ -137,6 +141,16 @@ class FileSource:
         kept = cache is not None and cache.blocks is not None
         self.last_pass = "decoded" + (f", cached {'in memory' if cache.where == 'memory' else 'on disk'}"
                                       if kept else "")
+
+    def _chunk(self, X, y, index: int, start: int) -> Chunk:
+        """The chunk of the block whose first row is row ``start`` of the table, with the file it
+        comes from and its row there (for the messages of :mod:`linclass.core.chunk_validation`)."""
+        at = bisect.bisect_right(self._origins, start, key=lambda o: o[0]) - 1
+        if at < 0:
+            return Chunk(X, y, None, index, start, columns=self.feature_names)
+        first, file, row = self._origins[at]
+        return Chunk(X, y, None, index, start, origin=file, origin_start=row + start - first,
+                     columns=self.feature_names)
 
     def map_reduce(self, fn, combine, *args):
         """``combine`` over ``fn(chunk, *args)`` for every chunk, read one at a time."""

@@ -105,7 +105,7 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
 
 def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[str] | None = None,
                 engine: str | None = None, warn_index: bool = True,
-                carry: str | None = None) -> Iterator[tuple]:
+                carry: str | None = None, located: bool = False) -> Iterator[tuple]:
     """:func:`read_table` with ``chunksize``: an iterator of ``(X, y, feature_names)`` tuples of at
     most ``chunksize`` rows each.
 
@@ -121,17 +121,21 @@ def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[
         A column whose values are passed through as they are read (any type, missing values
         included: None or NaN; a CSV column as its text, so ``007`` stays ``007``), as a fourth
         item of each tuple: an identifier for the predictions, say.
+    located : bool, default=False
+        Add ``(file, first_row)`` as a last item of each tuple: the file the block comes from and
+        the row in it (from 0, after the header) of its first row (for messages that name them).
 
     Raises
     ------
     DataError
         As :func:`read_table`, when the file is opened or as the rows are read.
     """
-    return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index, carry)
+    return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index, carry,
+                   located)
 
 
 def _chunks(path, target, chunksize, features, engine, warn_index: bool,
-            carry: str | None = None) -> Iterator[tuple]:
+            carry: str | None = None, located: bool = False) -> Iterator[tuple]:
     """The blocks of every file of ``path`` (one file, or several read as one table: see
     :mod:`linclass.sources.file_sets`), converted.  Every file is opened, its columns checked
     against the first file's and the target and features found before a row is read, so that a
@@ -156,17 +160,19 @@ def _chunks(path, target, chunksize, features, engine, warn_index: bool,
         counted = [] if kind == "parquet" else [j for j in index if j != target_index]
         opened.append((file, header, index, blocks, target_index, feature_index, counted,
                        carry_index))
-    return _read_files(opened, warn_index)
+    return _read_files(opened, warn_index, located)
 
 
-def _read_files(opened, warn_index: bool) -> Iterator[tuple]:
+def _read_files(opened, warn_index: bool, located: bool = False) -> Iterator[tuple]:
     rows, warned = 0, not warn_index
     for file, header, _, blocks, target_index, feature_index, counted, carry_index in opened:
         # the row index warning: once, for the first file that has one
+        in_file = 0
         for piece in _convert(file, header, blocks, target_index, feature_index, counted,
                               not warned, carry_index):
             rows += piece[0].shape[0]
-            yield piece
+            yield (*piece, (str(file), in_file)) if located else piece
+            in_file += piece[0].shape[0]
         warned = warned or bool(counted)
     if not rows:
         what = (f"{str(opened[0][0])!r} has" if len(opened) == 1

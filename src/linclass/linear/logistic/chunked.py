@@ -77,7 +77,7 @@ class ChunkedObjective(ObjectiveLayout):
     def __init__(self, source, classes=None, *, class_weight=None, l2=0.0, fit_intercept=True,
                  with_hessian=False):
         kind = "tied" if class_weight is None else "full"
-        stats = self.stats = class_stats(source, classes, kind=kind)
+        stats = self.stats = class_stats(source, classes, kind=kind, squares="LogisticRegression")
         classes = stats.classes
         self.per_class = class_weights(classes, stats.counts, class_weight)
         if self.per_class is not None:
