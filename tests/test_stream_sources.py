@@ -62,9 +62,10 @@ MODELS = {"lda": "LinearDiscriminantAnalysis", "qda": "QuadraticDiscriminantAnal
           "logistic-cv": "LogisticRegressionCV"}
 
 
-@pytest.mark.parametrize("model", list(MODELS))
-def test_command_line_refuses_a_huge_value_with_chunksize_as_in_memory(model, files, tmp_path, capsys):
-    base = ["fit", "--model", model, "--data", files["huge"], "--target", "target",
+@pytest.mark.parametrize("model, extra", [*((m, []) for m in MODELS), ("rda-cv", ["--param", "cv=5"])])
+def test_command_line_refuses_a_huge_value_with_chunksize_as_in_memory(model, extra, files, tmp_path,
+                                                                        capsys):
+    base = ["fit", "--model", model, *extra, "--data", files["huge"], "--target", "target",
             "--out", tmp_path / "m.linclass"]
     memory = _error(base, capsys)
     chunked = _error([*base, "--chunksize", "40"], capsys)

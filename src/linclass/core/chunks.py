@@ -35,7 +35,7 @@ from linclass.core.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
 
 __all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "combine_with_scan",
-           "encode_chunk_labels", "require_two_classes", "with_scan"]
+           "encode_chunk_labels", "refuse_non_finite", "require_two_classes", "with_scan"]
 
 
 class ChunkSource(Protocol):
@@ -167,9 +167,8 @@ def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments
     stats, scan = reduced
     if squares is not None:
         scan.check_squares(squares)
-    if not all(np.all(np.isfinite(a)) for a in stats.arrays()):
-        raise scan.too_large(owner if owner is not None else squares if squares is not None
-                             else "the fit", "their squares overflow float64")
+    refuse_non_finite(owner if owner is not None else squares if squares is not None else "the fit",
+                      stats, scan)
     if classes is None:
         validate_chunk_labels(stats.classes)
     if not np.any(stats.counts > 0):
@@ -179,6 +178,21 @@ def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments
 
 def _identity(X):
     return X
+
+
+def refuse_non_finite(owner, stats: ClassStats, scan=None) -> None:
+    """The in-memory rule of :func:`linclass.core.finiteness.explain_non_finite` on statistics
+    reduced from chunks whose NaN and infinity were refused already: statistics that are not
+    finite mean values too large for ``owner``'s arithmetic (``scan``, a
+    :class:`~linclass.core.chunk_validation.ChunkScan`, says where the largest is)."""
+    if all(np.all(np.isfinite(a)) for a in stats.arrays()):
+        return
+    if scan is not None:
+        raise scan.too_large(owner, "their squares overflow float64")
+    name = owner if isinstance(owner, str) else type(owner).__name__
+    raise ValueError(f"Input X holds values too large for {name}'s arithmetic (the class statistics "
+                     "of the chunks overflow float64). Rescale the features (for example with "
+                     "sklearn.preprocessing.StandardScaler).")
 
 
 def with_scan(chunk: Chunk, n_features: int, fn, *args):

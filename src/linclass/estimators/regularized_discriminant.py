@@ -221,15 +221,20 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
 
     def _fit_folds(self, source, n_splits: int):
         from linclass.core.chunk_validation import validate_chunk_labels
-        from linclass.core.chunks import require_two_classes
+        from linclass.core.chunks import (combine_with_scan, refuse_non_finite, require_two_classes,
+                                          with_scan)
 
-        layout = source.map_reduce(chunked.label_counts, chunked.merge_lists, source.n_features)
+        layout, scan = source.map_reduce(with_scan, functools.partial(combine_with_scan,
+                                                                      chunked.merge_lists),
+                                         source.n_features, chunked.label_counts)
         classes = validate_chunk_labels(np.unique(np.concatenate([e[1] for e in layout])))
         rule = chunked.stratified_folds(layout, classes, n_splits)
         regularized_cv.check_folds(n_splits, rule.totals)
-        parts = source.map_reduce(chunked.fold_stats, chunked.merge_folds, source.n_features,
-                                  classes, rule)
-        stats = functools.reduce(ClassStats.merge, parts)
+        with np.errstate(over="ignore", invalid="ignore"):  # values too large: refused below
+            parts = source.map_reduce(chunked.fold_stats, chunked.merge_folds, source.n_features,
+                                      classes, rule)
+            stats = functools.reduce(ClassStats.merge, parts)
+        refuse_non_finite(self, stats, scan)
         require_two_classes(self, stats)
         explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         poolings, shrinkages, priors = self._grid(stats)
