@@ -151,3 +151,23 @@ def test_penalised_l2_default_at_its_optimum():
     model = LogisticRegression().fit(X, y)
     np.testing.assert_allclose(np.r_[model.intercept_, model.coef_.ravel()],
                                _penalised_optimum(X, y, 1.0), rtol=RTOL, atol=0)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_exact_estimate_costs_one_hessian_more(monkeypatch, solver):
+    """The final steps form the Hessian twice: at the solver's last iterate (the steps) and at
+    the returned estimate (the covariance); the second step reuses the first's."""
+    from linclass.linear.fitting import fit as fitting
+
+    formed = []
+    original = fitting.inference_hessian
+
+    def counted(*args, **kwargs):
+        formed.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(fitting, "inference_hessian", counted)
+    X, y, _ = design("pima")
+    model = LogisticRegression(penalty=None, solver=solver).fit(X, y)
+    assert len(formed) == 2
+    np.testing.assert_allclose(model.summary().bse, reference("pima").se.to_numpy(), rtol=RTOL)

@@ -234,6 +234,9 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         if certify and result.converged and not stopped():
             result = _certified(problem, penalty, objective, result, options,
                                 budget - result.n_iter, observer)
+    explore = getattr(penalty, "explore", None)  # Firth's: the highest of several local maxima
+    if explore is not None and problem.source is None and result.converged and not stopped():
+        result = explore(problem, objective, result, options)
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if penalty.final_step and options.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
@@ -261,22 +264,28 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     )
 
 
-_FINAL_STEPS = 3  # Newton steps at most after the solver's (the second is usually skipped)
+_FINAL_STEPS = 3  # Newton steps at most after the solver's (the second is usually the last)
 
 
 def _final_steps(problem, objective, result, hessian, budget: int, stopped, observe):
-    """``(result, hessian)``: Newton steps with the exact Hessian from the solver's result
-    (:func:`~linclass.linear.solvers.final_step.final_newton_step`), each followed by the Hessian
-    at the new point, until a step is no longer worth taking; the Hessian returned is the one at
-    the returned estimate (the covariance there).  A step stops being worth taking at a Newton
-    decrement near rounding, normally at the second: from the solver's gradient ``tol`` the first
-    ends at about ``tol**2``.  Each kept step counts against ``budget`` and is reported to
-    ``observe`` (a callback's iteration); a fit a callback stopped stays where it was stopped."""
+    """``(result, hessian)``: Newton steps with the exact Hessian at the solver's result
+    (:func:`~linclass.linear.solvers.final_step.final_newton_step`) while they are worth taking,
+    then the Hessian at the returned estimate (the covariance there).
+
+    The first step squares the distance to the optimum (from the solver's gradient ``tol`` to
+    about ``tol**2``); the next, with the same Hessian, multiplies it by about the relative change
+    of the Hessian over the first (the distance itself), which ends at rounding; then the Newton
+    decrement is below its floor and the steps stop.  So one Hessian more than a single step
+    needs, at the returned estimate, and none when no step was taken or the steps moved no score
+    by more than :data:`_HESSIAN_KEPT` (:func:`_scores_moved`).  Each kept step counts against
+    ``budget`` and is reported to ``observe`` (a callback's iteration); a fit a callback stopped
+    stays where it was stopped."""
     overlap = None
     if problem.source is None and objective.l2 == 0.0 and objective.n_params <= MAX_PARAMS:
         def overlap(theta):  # rows fitted with probability one: step only if overlap is proved
             return overlap_proved(problem.X, problem.y, objective.scores(theta),
                                   objective.n_classes, problem.weight, problem.fit_intercept)
+    start = result.theta
     for _ in range(_FINAL_STEPS):
         if hessian is None or stopped() or result.n_iter >= budget:
             break
@@ -286,8 +295,29 @@ def _final_steps(problem, objective, result, hessian, budget: int, stopped, obse
         if observe is not None:  # that step is an iteration
             observe(stepped.theta)
         result = stepped
+    if result.theta is not start and _scores_moved(objective, start, result.theta) > _HESSIAN_KEPT:
         hessian = inference_hessian(objective, result.theta)
     return result, hessian
+
+
+_HESSIAN_KEPT = 1e-11  # a step that moves no score by more than this keeps the Hessian
+
+
+def _scores_moved(objective, before, after) -> float:
+    """How far a step moved the rows' scores: the largest change (for K classes, its largest
+    spread over the classes, which is what the probabilities see); inf without the rows in
+    memory.  A step that moves every score by at most e changes every row's weight in the
+    Hessian by a factor within exp(+-e) (two classes: d log mu(1-mu) / d eta = 1 - 2 mu; K
+    classes: each p_j p_l within exp(+-2e)), so the Hessian, the covariance and the standard
+    errors change by as little: below :data:`_HESSIAN_KEPT` it is not formed again."""
+    X = getattr(objective, "X", None)
+    if X is None or not hasattr(objective, "scores"):
+        return np.inf
+    step = (np.asarray(after, dtype=np.float64) - np.asarray(before, dtype=np.float64))
+    S = np.asarray(objective.scores(step.reshape(objective.shape), X))
+    if S.ndim == 1:
+        return float(np.max(np.abs(S), initial=0.0))
+    return float(np.max(S.max(axis=1) - S.min(axis=1), initial=0.0))
 
 
 def _refine_exactly(objective, hessian) -> bool:

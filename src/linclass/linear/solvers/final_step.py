@@ -4,10 +4,11 @@ A fit that reports standard errors forms the exact float64 Hessian :math:`H(\\ha
 solver's last iterate (:func:`linclass.linear.inference.wald.inference_hessian`).  With it, a Newton
 step :math:`\\hat\\theta - H^{-1}\\nabla f(\\hat\\theta)` (Bishop 2006 sec. 4.3.3) costs one more pass over
 the data, and it squares the distance to the optimum: a solver stopped at gradient ``tol`` ends at a
-gradient of order ``tol**2``, whichever solver ran (the fastest, or the most accurate).  The fit
-then forms the Hessian again at the new point, for the covariance (the standard errors at the
-returned estimate, not one step before it: R's glm and Stata report those at the estimate) and for
-one more step, taken when it still changes the coefficients (``linclass.linear.fitting.fit``).
+gradient of order ``tol**2``, whichever solver ran (the fastest, or the most accurate).  A second
+step with the same Hessian, taken when it still changes the coefficients, ends at rounding; then
+the fit forms the Hessian once more, at the returned estimate, for the covariance (the standard
+errors at the estimate, not one step before it, as R's glm and Stata report them;
+``linclass.linear.fitting.fit``).
 
 A step is skipped when its Newton decrement :math:`\\nabla f^TH^{-1}\\nabla f` is below
 :data:`DECREMENT_FLOOR`: the decrement bounds every coordinate of the step in units of its own
