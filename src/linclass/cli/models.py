@@ -4,6 +4,7 @@ they apply to, and how one is built from ``--model`` and ``--param``."""
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import json
 import re
@@ -57,7 +58,9 @@ def model_name(text: str) -> str:
 
 def parse_param(text: str) -> tuple[str, object]:
     """``'C=0.5'`` -> ``('C', 0.5)``: the value as None, bool, int, float, JSON list/dict, else str;
-    a value in matching quotes (``solver='newton'``, as a Python literal) is the string inside."""
+    a value in matching quotes (``solver='newton'``, as a Python literal) is the string inside, and
+    one in parentheses a Python tuple of numbers or strings (``l1_ratios=(0, 1)``, as Python code
+    writes it; JSON's spelling is ``[0, 1]``)."""
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
@@ -80,8 +83,25 @@ def parse_param(text: str) -> tuple[str, object]:
         try:
             return key, json.loads(value)
         except json.JSONDecodeError as exc:
-            raise argparse.ArgumentTypeError(f"--param {text!r}: the value is not valid JSON ({exc})")
+            raise argparse.ArgumentTypeError(f"--param {text!r}: the value is not valid JSON ({exc}); "
+                                             "a list is written [1, 2], a dict {\"a\": 1}") from None
+    if value[:1] == "(":
+        return key, _tuple(text, value)
     return key, value
+
+
+def _tuple(text: str, value: str) -> tuple:
+    """A Python tuple literal of numbers, strings, booleans or None: ``'(1,)'`` -> ``(1,)``."""
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        parsed = None
+    if not isinstance(parsed, tuple) or not all(
+            v is None or isinstance(v, (bool, int, float, str)) for v in parsed):
+        raise argparse.ArgumentTypeError(
+            f"--param {text!r}: the value is not a tuple of numbers or strings; a list of values is "
+            "written [1] or [0, 0.5, 1] (or as a Python tuple, (1,) or (0, 0.5, 1))")
+    return parsed
 
 
 def make_model(name: str, params: dict | None = None, *, scale: bool = False):
@@ -125,7 +145,9 @@ def _check_values(model, name: str) -> None:
         try:
             part._validate_params()
         except (ValueError, TypeError) as exc:  # scikit-learn's InvalidParameterError is both
-            raise UsageError(f"bad --param value for {name}: {exc}") from None
+            lists = " On the command line a list is written [1] or [0, 0.5, 1]." * (
+                "array-like" in str(exc))
+            raise UsageError(f"bad --param value for {name}: {exc}{lists}") from None
 
 
 #: features whose standard deviations differ by this factor or more get the --scale hint

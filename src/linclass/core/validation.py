@@ -120,6 +120,19 @@ def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, index.reshape(-1).astype(np.intp, copy=False)
 
 
+def _no_missing_labels(y: np.ndarray) -> None:
+    """Refuse an object y holding missing labels (None, NaN, pandas' NA), naming how many and
+    the first rows (from 0)."""
+    missing = np.fromiter((v is None or (isinstance(v, float) and v != v) or type(v).__name__ in
+                           ("NAType", "NaTType") for v in y), dtype=bool, count=y.shape[0])
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
+        raise ValueError(f"y has {rows.size} missing label{'s' * (rows.size != 1)} (None or NaN) "
+                         f"at row{'s' * (rows.size != 1)} {shown} (counting from 0): every sample "
+                         "needs a class label; drop those rows or give them one.")
+
+
 def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
     """Check class labels: present, 1-D, one per sample, finite, discrete, of one sortable type.
 
@@ -139,6 +152,7 @@ def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity: every sample needs a class label.")
     if y.dtype.kind == "O":
+        _no_missing_labels(y)
         # mixed types (e.g. 1 and '1') cannot be ordered; say so instead of failing inside sort
         kinds = {type(v) for v in y}
         if len(kinds) > 1 and not all(issubclass(k, (str, np.str_)) for k in kinds):

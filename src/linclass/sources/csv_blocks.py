@@ -13,6 +13,7 @@ import contextlib
 import csv
 import gzip
 import io
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ import numpy as np
 
 from linclass.exceptions import DataError
 
-__all__ = ["NA_VALUES", "csv_blocks", "csv_header", "csv_index"]
+__all__ = ["NA_VALUES", "csv_blocks", "csv_header", "csv_index", "delimiter_hint"]
 
 # the strings read as a missing value: pandas' defaults, so both CSV readers agree
 NA_VALUES = frozenset({
@@ -60,6 +61,44 @@ def csv_header(path: Path, delimiter: str) -> list[str]:
             raise DataError(f"{str(path)!r}: the header names column {name!r} twice.")
         seen.add(name)
     return header
+
+
+_OTHER_DELIMITERS = {";": "';'", "\t": "tab", "|": "'|'"}
+
+
+def delimiter_hint(path: Path, header: list[str]) -> str:
+    """A sentence for the error of a column not found, when the CSV header reads as more columns
+    with another delimiter than the file's (``;``, tab or ``|``): a ';'-separated file (often
+    with decimal commas, as European spreadsheets write it) saved as ``.csv``.  Empty otherwise."""
+    name = path.name.lower()
+    if not name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return ""
+    delimiter = "\t" if ".tsv" in name else ","
+    cells = [cell for cell in header if cell]
+    best = max(_OTHER_DELIMITERS, key=lambda d: sum(c.count(d) for c in cells))
+    if best == delimiter or not any(best in c for c in cells):
+        return ""
+    columns = sum(len(c.split(best)) for c in cells)
+    comma = False
+    try:
+        with _open_text(path) as handle:
+            rows = [line for line in (handle.readline() for _ in range(3)) if line.strip()]
+        fields = rows[1].split(best) if len(rows) > 1 else []
+        comma = any(re.fullmatch(r"\s*-?\d+,\d+\s*", f) for f in fields)
+    except (OSError, UnicodeDecodeError):
+        pass
+    said, other = {",": "','", "\t": "tab"}[delimiter], _OTHER_DELIMITERS[best]
+    text = (f" Its header reads as {len(cells)} column{'s' * (len(cells) != 1)} with {said} between "
+            f"fields but as {columns} with {other}: the file looks {other}-separated"
+            f"{', with decimal commas (1,5)' * comma}. linclass reads .csv files as ','-separated "
+            "and .tsv files as tab-separated, with decimal points")
+    if best == "\t" and not comma:
+        return text + ": name it .tsv."
+    sep, decimal = repr(best), ", decimal=','" * comma
+    dec = ', dec = ","' * comma
+    r = "read.csv2(f)" if best == ";" and comma else f"read.csv(f, sep = {sep}{dec})"
+    return (text + f": save it so (pandas: pd.read_csv(f, sep={sep}{decimal}).to_csv(g, "
+            f"index=False); R: write.csv({r}, g, row.names = FALSE)).")
 
 
 def csv_index(header: list[str]) -> list[int]:

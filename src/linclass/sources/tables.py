@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from linclass.exceptions import DataError
-from linclass.sources.csv_blocks import csv_blocks, csv_header, csv_index
+from linclass.sources.csv_blocks import csv_blocks, csv_header, csv_index, delimiter_hint
 from linclass.sources.file_sets import data_files
 from linclass.sources.parquet_blocks import parquet_blocks
 
@@ -259,7 +259,8 @@ def _select(path: Path, header: list[str], target, features, index=()) -> tuple[
     def find(name) -> int:
         if name not in position:
             raise DataError(f"{str(path)!r} has no column {name!r}; its columns are: "
-                            f"{', '.join(repr(h) for h in header if h)}.")
+                            f"{', '.join(repr(h) for h in header if h)}."
+                            f"{delimiter_hint(path, header)}")
         return position[name]
 
     target_index = None if target is None else find(target)
@@ -345,7 +346,7 @@ def _numeric(path, name: str, values: np.ndarray, start: int) -> np.ndarray:
                     raise DataError(
                         f"{str(path)!r}: column {name!r} is not numeric: row {start + i + 1} holds "
                         f"{value!r}. Use it as the target, or drop or encode it first."
-                    ) from None
+                        f"{_missing_mark(value)}") from None
             raise  # every value converted one by one: cannot happen
     else:
         out = values.astype(np.float64)
@@ -356,6 +357,16 @@ def _numeric(path, name: str, values: np.ndarray, start: int) -> np.ndarray:
         raise DataError(f"{str(path)!r}: column {name!r} holds {out[i]} in row {start + i + 1}; "
                         "features must be finite numbers.")
     return out
+
+
+def _missing_mark(value) -> str:
+    """A sentence when a value that is not a number looks like a mark for a missing one (``?``,
+    ``-``, ``.``: no letter or digit): missing feature values are refused, whatever marks them."""
+    text = str(value).strip()
+    if any(c.isalnum() for c in text):
+        return ""
+    return (f" If {text!r} marks a missing value: a feature cannot be missing; drop or fill those "
+            f"rows first (pandas: pd.read_csv(f, na_values=[{text!r}]).dropna()).")
 
 
 def _no_missing(path, name: str, missing: np.ndarray, start: int) -> None:

@@ -1,0 +1,102 @@
+"""The errors a user's file or ``--param`` meets say what to do: a ';'-separated (or decimal-comma,
+or tab-separated) file saved as .csv is named as such, a '?' that marks missing values is named, a
+Python tuple is read as a list (and a bad list says how lists are written), and missing labels are
+named with their rows instead of "Labels in y mix types ['NoneType', 'str']"."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+
+import linclass
+from linclass.cli import main, parse_param
+
+
+def _error(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code != 0 and len(lines) == 1 and lines[0].startswith("linclass: error: "), err
+    return code, lines[0]
+
+
+def _evaluate(path):
+    return ["evaluate", "--model", "lda", "--data", path, "--target", "Class", "--cv", "2"]
+
+
+def test_semicolon_file_with_decimal_commas_is_named(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_text("alcohol;ash;Class\n14,23;2,43;a\n13,2;2,14;b\n13,16;2,67;a\n14,37;2,5;b\n")
+    code, line = _error(_evaluate(path), capsys)
+    assert code == 1
+    assert "has no column 'Class'" in line
+    assert "the file looks ';'-separated, with decimal commas (1,5)" in line
+    assert "pd.read_csv(f, sep=';', decimal=',')" in line and "read.csv2(f)" in line
+
+
+def test_semicolon_file_with_decimal_points_is_named(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_text("alcohol;ash;Class\n14.23;2.43;a\n13.2;2.14;b\n")
+    _, line = _error(_evaluate(path), capsys)
+    assert "the file looks ';'-separated." in line and "decimal" not in line.split("looks")[1][:40]
+    assert "pd.read_csv(f, sep=';')" in line
+
+
+def test_tab_separated_csv_is_told_to_be_a_tsv(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_text("alcohol\tash\tClass\n14.23\t2.43\ta\n13.2\t2.14\tb\n")
+    _, line = _error(_evaluate(path), capsys)
+    assert "the file looks tab-separated" in line and "name it .tsv" in line
+
+
+def test_a_comma_file_without_the_column_gets_no_delimiter_hint(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_text("alcohol,ash,label\n14.23,2.43,a\n13.2,2.14,b\n")
+    _, line = _error(_evaluate(path), capsys)
+    assert "has no column 'Class'" in line and "separated" not in line
+
+
+def test_a_question_mark_for_missing_values_is_named(tmp_path, capsys):
+    path = tmp_path / "breast.csv"
+    path.write_text("a,b,Class\n1,2,x\n?,3,y\n2,1,x\n3,3,y\n")
+    _, line = _error(_evaluate(path), capsys)
+    assert "row 2 holds '?'" in line
+    assert "If '?' marks a missing value" in line and "na_values=['?']" in line
+
+
+def test_a_python_tuple_param_is_a_list(capsys):
+    assert parse_param("l1_ratios=(1,)") == ("l1_ratios", (1,))
+    assert parse_param("l1_ratios=(0, 0.5, 1)") == ("l1_ratios", (0, 0.5, 1))
+    code = main(["evaluate", "--model", "logistic-cv", "--dataset", "iris", "--cv", "3",
+                 "--param", "l1_ratios=(1,)", "--param", "Cs=3"])
+    capsys.readouterr()
+    assert code == 0
+
+
+@pytest.mark.parametrize("text", ["x=(1)", "x=(a,", "x=(__import__('os'),)"])
+def test_a_bad_tuple_says_how_lists_are_written(text):
+    with pytest.raises(argparse.ArgumentTypeError, match=r"written \[1\] or \[0, 0.5, 1\]"):
+        parse_param(text)
+
+
+def test_a_refused_list_value_says_how_lists_are_written(capsys):
+    code, line = _error(["evaluate", "--model", "logistic-cv", "--dataset", "iris", "--param",
+                         "l1_ratios=0,1"], capsys)
+    assert code == 2 and "a list is written [1] or [0, 0.5, 1]" in line
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_missing_labels_are_named_with_their_rows(missing):
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    y = np.array(["a", "b", missing, "a", "b", "a", missing, "b"], dtype=object)
+    for model in (linclass.LinearDiscriminantAnalysis(), linclass.LogisticRegression()):
+        with pytest.raises(ValueError, match=r"y has 2 missing labels \(None or NaN\) at rows 2, 6"):
+            model.fit(X, y)
+
+
+def test_labels_of_two_types_are_still_refused_as_such():
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    with pytest.raises(ValueError, match=r"mix types \['int', 'str'\]"):
+        linclass.LinearDiscriminantAnalysis().fit(X, np.array(["a", 1] * 3, dtype=object))
