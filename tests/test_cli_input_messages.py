@@ -100,3 +100,40 @@ def test_labels_of_two_types_are_still_refused_as_such():
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(ValueError, match=r"mix types \['int', 'str'\]"):
         linclass.LinearDiscriminantAnalysis().fit(X, np.array(["a", 1] * 3, dtype=object))
+
+
+@pytest.mark.parametrize("chunked", [[], ["--chunksize", "2"]])
+def test_na_values_reads_a_mark_as_missing(tmp_path, capsys, chunked):
+    path = tmp_path / "breast.csv"
+    path.write_text("a,b,Class\n1,2,x\n ? ,3,y\n2,1,x\n3,3,y\n")
+    code, line = _error(["fit", "--model", "lda", "--data", path, "--target", "Class",
+                         "--na-values", "?", *chunked, "--out", tmp_path / "m.linclass"], capsys)
+    assert code == 1 and "column 'a' has a missing value in row 2 (1 in all)" in line
+
+
+def test_na_values_names_a_missing_label(tmp_path, capsys):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,b,Class\n1,2,x\n4,3,?\n2,1,x\n3,3,y\n")
+    code, line = _error(_evaluate(path) + ["--na-values", "?", "NA?"], capsys)
+    assert code == 1 and "column 'Class' has a missing value in row 2" in line
+
+
+def test_na_values_goes_with_files_only(capsys):
+    code, line = _error(["evaluate", "--model", "lda", "--dataset", "iris", "--na-values", "?"],
+                        capsys)
+    assert code == 2 and "--na-values goes with --data" in line
+
+
+@pytest.mark.parametrize("engine", ["pandas", "csv"])
+def test_more_na_values_in_both_readers(tmp_path, engine):
+    from linclass.sources.csv_blocks import more_na_values
+    from linclass.sources.tables import DataError, read_table
+
+    path = tmp_path / "q.csv"
+    path.write_text("a,b,Class\n1,2,x\n?,3,y\n2,1,x\n")
+    with pytest.raises(DataError, match="is not numeric: row 2 holds '\\?'"):
+        read_table(path, "Class", engine=engine)
+    with more_na_values(["?"]), pytest.raises(DataError, match="missing value in row 2"):
+        read_table(path, "Class", engine=engine)
+    X, _, _ = read_table(path, "Class", engine=engine, features=["b"])  # '?' only in 'a'
+    assert X.shape == (3, 1)

@@ -42,6 +42,9 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
     if args.dataset is not None:
         if getattr(args, "target", None) is not None:
             raise UsageError("--target goes with --data; a --dataset has its own labels")
+        if getattr(args, "na_values", None):
+            raise UsageError("--na-values goes with --data (CSV files); a --dataset has no missing "
+                             "values")
         X, y, names, target_names = load_dataset(args.dataset)
         if target_names is not None:
             y = np.asarray(target_names)[y]

@@ -79,12 +79,22 @@ _DATA_HELP = ("CSV (.csv, .tsv, .csv.gz) or Parquet file; several files, a direc
               "quoted glob ('parts/*.parquet') are read in sorted order as one table")
 
 
+_NA_HELP = ("CSV fields that mark a missing value besides the usual ones (an empty field, NA, NaN, "
+            "null, N/A, ...), e.g. --na-values '?': a missing feature or label is then named as "
+            "missing (the rows need a value: drop or fill them first)")
+
+
+def _add_na_values(parser) -> None:
+    parser.add_argument("--na-values", metavar="TEXT", nargs="+", default=[], help=_NA_HELP)
+
+
 def _add_data(parser, *, target_required_note: str = "required with --data") -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--data", metavar="FILE", nargs="+", action=_Files, help=_DATA_HELP)
     source.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                         help=f"bundled data set: {', '.join(DATASETS)}")
     parser.add_argument("--target", metavar="COL", help=f"label column of --data ({target_required_note})")
+    _add_na_values(parser)
 
 
 def _add_verbose(parser, text: str) -> None:
@@ -234,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     rows.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                       help=f"bundled training data set: {', '.join(DATASETS)}")
     p.add_argument("--target", metavar="COL", help="label column of --data (required with --data)")
+    _add_na_values(p)
 
     p = command("export", "write a saved model as an ONNX graph (onnxruntime runs it without linclass)",
                 "linclass export --model-file lda.linclass --onnx lda.onnx", models=False,

@@ -17,19 +17,37 @@ import re
 import signal
 import threading
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
 
 from linclass.exceptions import DataError
 
-__all__ = ["NA_VALUES", "csv_blocks", "csv_header", "csv_index", "delimiter_hint"]
+__all__ = ["NA_VALUES", "csv_blocks", "csv_header", "csv_index", "delimiter_hint", "more_na_values"]
 
 # the strings read as a missing value: pandas' defaults, so both CSV readers agree
 NA_VALUES = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
+# more strings read as missing, within more_na_values (the command's --na-values)
+_MORE_NA: ContextVar[frozenset] = ContextVar("linclass_more_na_values", default=frozenset())
+
+
+@contextlib.contextmanager
+def more_na_values(values):
+    """Within the ``with`` block, a CSV field equal to one of ``values`` (spaces around it aside)
+    is a missing value too, for both readers: a file that marks missing values with ``?``, say."""
+    token = _MORE_NA.set(frozenset(str(v).strip() for v in values))
+    try:
+        yield
+    finally:
+        _MORE_NA.reset(token)
+
+
+def _na_values() -> frozenset:
+    return NA_VALUES | _MORE_NA.get()
 
 
 def _open_text(path: Path):
@@ -154,10 +172,10 @@ def _stdlib_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> 
 
 
 def _text_columns(block: list[list[str]], width: int) -> list[np.ndarray]:
-    columns = []
+    columns, missing = [], _na_values()
     for j in range(width):
         column = np.empty(len(block), dtype=object)
-        column[:] = [None if row[j].strip() in NA_VALUES else row[j] for row in block]
+        column[:] = [None if row[j].strip() in missing else row[j] for row in block]
         columns.append(column)
     return columns
 
@@ -170,7 +188,10 @@ def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize,
     :class:`_FieldCheck`; a row with too many fields stops pandas, and the same check names it."""
     import pandas as pd
 
-    options = dict(sep=delimiter, na_values=sorted(NA_VALUES), keep_default_na=False,
+    # pandas compares fields as written: a mark with spaces around it is given with them too
+    more = _MORE_NA.get()
+    more = more | {f" {v}" for v in more} | {f"{v} " for v in more} | {f" {v} " for v in more}
+    options = dict(sep=delimiter, na_values=sorted(NA_VALUES | more), keep_default_na=False,
                    skip_blank_lines=True, index_col=False, encoding="utf-8-sig",
                    skipinitialspace=False)
     if text:

@@ -366,7 +366,8 @@ def _missing_mark(value) -> str:
     if any(c.isalnum() for c in text):
         return ""
     return (f" If {text!r} marks a missing value: a feature cannot be missing; drop or fill those "
-            f"rows first (pandas: pd.read_csv(f, na_values=[{text!r}]).dropna()).")
+            f"rows first (pandas: pd.read_csv(f, na_values=[{text!r}]).dropna(); the linclass "
+            f"command names them with --na-values {text!r}).")
 
 
 def _no_missing(path, name: str, missing: np.ndarray, start: int) -> None:
