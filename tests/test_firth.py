@@ -122,18 +122,23 @@ def test_refusals():
         lc.LogisticRegression(penalty="firth", solver="lbfgs").fit(X, y)
     with pytest.raises(ValueError, match="penalty='firth'"):
         lc.LogisticRegression().fit(X, y).summary(ci="profile")
-    with pytest.raises(ValueError, match="alpha=0.05"):
-        lc.LogisticRegression(penalty="firth").fit(X, y).summary(alpha=0.1, ci="profile")
     with pytest.raises(ValueError, match="collinear"):
         lc.LogisticRegression(penalty="firth").fit(np.column_stack([X, X[:, 1]]), y)
 
 
 def test_persistence_keeps_the_profile(tmp_path):
+    """A model file holds the profile at alpha=0.05 (computed when saved if no summary asked for
+    it yet), not the rows: other levels are refused on a loaded model, computed on a fitted one."""
     X, y = endometrial()
     model = lc.LogisticRegression(penalty="firth").fit(X, y)
     loaded = lc.load(lc.save(model, tmp_path / "firth.linclass"))
     np.testing.assert_array_equal(loaded.summary(ci="profile").ci_lower,
                                   model.summary(ci="profile").ci_lower)
+    with pytest.raises(ValueError, match="alpha=0.05"):
+        loaded.summary(alpha=0.1, ci="profile")
+    wide, narrow = model.summary(ci="profile"), model.summary(alpha=0.1, ci="profile")
+    assert np.all(narrow.ci_lower > wide.ci_lower) and np.all(narrow.ci_upper < wide.ci_upper)
+    np.testing.assert_allclose(narrow.p_value, wide.p_value, rtol=1e-9)
 
 
 def test_estimator_contract_on_two_classes():

@@ -39,7 +39,7 @@ class LogisticInferenceMethods:
         ci : {'wald', 'profile'}, default='wald'
             'profile': profile-likelihood intervals and likelihood-ratio p-values in place of
             Wald's: for ``penalty='firth'`` fits the penalised ones, as R's logistf reports them
-            (computed at the fit, for ``alpha=0.05``); for unpenalised fits (two or more classes)
+            (computed when first asked, any ``alpha``); for unpenalised fits (two or more classes)
             those of R's ``confint`` of a glm, for any ``alpha``, computed from the training rows
             ``X``, ``y``, ``sample_weight`` (:mod:`linclass.linear.inference.profile`).  Standard
             errors and z are Wald's either way.

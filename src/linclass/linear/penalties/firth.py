@@ -14,9 +14,16 @@ separation (Heinze & Schemper 2002).  Its gradient is the modified score
 
 (the diagonal of the hat matrix :math:`W^{1/2}\\tilde X I^{-1}\\tilde X^TW^{1/2}`).  The Newton solver
 of :mod:`linclass.linear.solvers` runs on it unchanged: :class:`FirthObjective` gives the value
-:math:`-\\ell^*/N`, its gradient :math:`-U^*/N` and, as curvature, the Fisher information
-:math:`I/N` (the IRLS step with the hat-matrix adjustment, as logistf and brglm2 take it), with the
-line search on :math:`\\ell^*`.  :math:`\\ell^*` does not depend on the centring of X (the change of
+:math:`-\\ell^*/N`, its gradient :math:`-U^*/N` and, as curvature, the exact Hessian
+:math:`-\\nabla^2\\ell^*/N` (:mod:`linclass.linear.penalties.firth_likelihood`) wherever it is
+positive definite and costs at most :data:`EXACT_WORK`, else the Fisher information :math:`I/N`
+(the IRLS step with the hat-matrix adjustment, as logistf and brglm2 take it), with the line search
+on :math:`\\ell^*`.  Fisher scoring alone converges only linearly, slowly where :math:`\\ell^*` is
+flat in some direction (under separation: on mlbench's Sonar, 100 iterations to a gradient of
+1e-10, and at a gradient of 1e-6 a coefficient 8% from its value); Newton's steps converge
+quadratically, and the fit's last step (:mod:`linclass.linear.solvers.final_step`) takes the
+estimate to what float64 resolves.  The standard errors stay those of the Fisher information
+(:meth:`FirthObjective.fisher_information`), as brglm2 and logistf report them.  :math:`\\ell^*` does not depend on the centring of X (the change of
 coordinates has determinant one).  K > 2 classes:
 :mod:`linclass.linear.penalties.firth_multinomial`.
 """
@@ -27,9 +34,29 @@ import numpy as np
 
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood
 from linclass.linear.solvers import newton
 
-__all__ = ["FirthObjective", "Fixed", "check_information", "constrained_fit"]
+__all__ = ["EXACT_WORK", "FirthObjective", "Fixed", "check_information", "constrained_fit",
+           "exact_curvature"]
+
+#: the most multiply-adds (about :math:`np^3/2`) a Newton step spends on the exact Hessian of
+#: :math:`\\ell^*`; above it the fit takes Fisher scoring's steps
+EXACT_WORK = 2e9
+
+
+def exact_curvature(hessian: np.ndarray | None, information: np.ndarray) -> np.ndarray:
+    """The curvature of a Newton step on :math:`-\\ell^*`: ``-hessian`` (the exact Hessian of
+    :math:`\\ell^*`) where it is given and negative definite, else the Fisher ``information``
+    (whose step always ascends)."""
+    if hessian is None or not np.all(np.isfinite(hessian)):
+        return information
+    curvature = -0.5 * (hessian + hessian.T)
+    try:
+        np.linalg.cholesky(curvature)
+    except np.linalg.LinAlgError:
+        return information
+    return curvature
 
 
 def check_information(info: np.ndarray) -> None:
@@ -63,6 +90,7 @@ class FirthObjective(LinearObjective):
         super().__init__(X, y, 2, sample_weight, l2=0.0, fit_intercept=fit_intercept,
                          offset=offset)
         self._penalty_at = None  # (theta, log|I|, h, I)
+        self._exact = None  # the PenalisedLikelihood of the design, formed at the first Hessian
 
     def _design(self) -> np.ndarray:
         """:math:`\\tilde X` in the layout's order (centred features, then the intercept column)."""
@@ -115,8 +143,31 @@ class FirthObjective(LinearObjective):
         return losses.binary(self.scores(theta), self._target)[1]
 
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
-        """The Fisher information :math:`I(\\theta)/N`, the curvature of Firth's IRLS step."""
+        """The curvature of the Newton step (of the mean objective): the exact Hessian
+        :math:`-\\nabla^2\\ell^*(\\theta)/N` where it is positive definite and costs at most
+        :data:`EXACT_WORK`, else the Fisher information :math:`I(\\theta)/N` (Firth's IRLS step)."""
+        info = self.penalty_parts(theta)[2]
+        n, p = self.X.shape[0], self.n_params
+        if n * p * p * (p + 1) / 2 > EXACT_WORK:
+            return info / self.total
+        if self._exact is None:
+            self._exact = PenalisedLikelihood(self.X - self.offset, self._labels(), self.w,
+                                              self.fit_intercept)
+            self._exact.exact_max = p
+        hessian = None
+        if np.isfinite(self.penalty_parts(theta)[0]):
+            parts = self._exact.evaluate(np.asarray(theta, dtype=np.float64).reshape(1, -1))
+            hessian = None if parts.hessian is None else parts.hessian[0]
+        return exact_curvature(hessian, info) / self.total
+
+    def fisher_information(self, theta) -> np.ndarray:
+        """The Fisher information :math:`I(\\theta)/N` (of the mean objective), whose inverse over
+        N is the covariance Firth's fits report."""
         return self.penalty_parts(theta)[2] / self.total
+
+    def _labels(self) -> np.ndarray:
+        """y in {0, 1}, shape (n,)."""
+        return np.asarray(self.y, dtype=np.float64).reshape(-1)
 
     def log_likelihood(self, theta) -> float:
         """:math:`\\ell(\\theta)` without the penalty."""

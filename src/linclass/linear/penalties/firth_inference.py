@@ -15,8 +15,10 @@ as brglm2's ``brmultinom`` does (K > 2: Wald only).
   \\sim \\chi^2_1` for each parameter, and against the intercept-only model (its slopes held at 0,
   the penalty again on the full model) for the model as a whole.
 
-The profile quantities need the rows, so they are computed at the end of the fit (for the
-conventional :math:`\\alpha = 0.05`) and stored with the model.  For K > 2 classes
+The profile quantities need the rows and many constrained fits, so they are computed when a
+summary first asks for them (``summary(ci='profile')``, any :math:`\\alpha`), from a copy of the
+rows the fit keeps, and kept with the model; a model file holds them for the conventional
+:math:`\\alpha = 0.05`.  For K > 2 classes
 (:mod:`linclass.linear.penalties.firth_multinomial`) the record holds the Wald quantities (the
 standard errors of brglm2's ``summary.brmultinom``: the inverse Fisher information at the estimate,
 for each class's contrast against the first) and the penalised log-likelihoods of the model and of
@@ -39,53 +41,77 @@ from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjectiv
 from linclass.linear.penalties.firth_profile import Profile
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import LogisticInference, logistic_inference
+from linclass.linear.penalties.firth_starts import explore
 from linclass.linear.logistic.separation import overlap_certified
 from linclass.linear.logistic.separation import separation as find_separation
 
-__all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "firth_notes", "firth_state", "firth_summary",
-           "multinomial_firth_state"]
+__all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "ProfileRows", "firth_notes", "firth_state",
+           "firth_summary", "multinomial_firth_state", "profile_state"]
 
 PROFILE_ALPHA = 0.05
 MAX_PROFILE_PARAMS = 200  # larger models get Wald intervals only
 _NO_PROFILE = f"profile intervals are computed for at most {MAX_PROFILE_PARAMS} parameters"
 
 
-def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_err,
+def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept,
                 separation: str | None) -> dict:
-    """The Firth part of a fit's inference state (stored in the model file).
+    """The Firth part of a fit's inference state (stored in the model file), without the profile
+    quantities (:func:`profile_state`, computed when first asked for).
 
     Parameters
     ----------
     X, y, sample_weight : the training rows (y in {0, 1}; the weights the fit used)
     fit_intercept : bool
     coef, intercept : the fitted log-odds coefficients, shapes (1, d) and (1,)
-    std_err : ndarray of shape (p,)
-        Standard errors of the reported parameters (intercept first), for the bracketing steps.
     separation : 'complete', 'quasi' or None
         What the separation check found (the maximum-likelihood estimate would not exist).
 
     Returns
     -------
-    dict with 'penalised' (:math:`\\ell^*(\\hat\\theta)`), 'null_penalised', 'separation', and
-    'profile' (None, or 'lower', 'upper', 'p_value', 'lr_statistic' of shape (p,) in reported order,
-    and 'alpha').
+    dict with 'penalised' (:math:`\\ell^*(\\hat\\theta)`), 'null_penalised', 'separation',
+    'profile' (None until computed) and, for a model with more than :data:`MAX_PROFILE_PARAMS`
+    parameters, 'no_profile' (why there are none).
     """
     d = X.shape[1]
     objective = FirthObjective(X, y, sample_weight, fit_intercept=fit_intercept,
                                offset=np.zeros(d))
-    # uncentred parameters: [coef..., intercept]; reported order: [intercept, coef...]
-    theta = np.r_[np.asarray(coef).reshape(-1), np.asarray(intercept).reshape(-1)[:int(fit_intercept)]]
+    theta = _uncentred(coef, intercept, fit_intercept)
+    slopes = np.zeros(theta.size, dtype=bool)
+    slopes[:d] = True
+    _, null_value, _ = constrained_fit(objective, slopes, np.where(slopes, 0.0, theta))
+    state = {"penalised": float(objective.penalised_log_likelihood(theta)),
+             "null_penalised": float(-null_value * objective.total),
+             "separation": separation, "profile": None}
+    if theta.size > MAX_PROFILE_PARAMS:
+        state["no_profile"] = _NO_PROFILE
+    return state
+
+
+def _uncentred(coef, intercept, fit_intercept: bool) -> np.ndarray:
+    """The uncentred parameters ``[coef..., intercept]`` of a two-class fit."""
+    return np.r_[np.asarray(coef, dtype=np.float64).reshape(-1),
+                 np.asarray(intercept, dtype=np.float64).reshape(-1)[:int(fit_intercept)]]
+
+
+def profile_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_err,
+                  separation: str | None, alpha: float = PROFILE_ALPHA) -> dict:
+    """The profile penalised-likelihood intervals at level :math:`1-\\alpha`, the penalised
+    likelihood-ratio statistics and their p-values of every parameter (the module docstring):
+    'lower', 'upper', 'lr_statistic', 'p_value' of shape (p,) in reported order (intercept
+    first), and 'alpha'.  Each parameter's profile costs several constrained fits, so a fit leaves
+    them to the first summary that asks (:class:`FirthRecord`).
+
+    Parameters
+    ----------
+    X, y, sample_weight, fit_intercept, coef, intercept, separation : as :func:`firth_state`
+    std_err : ndarray of shape (p,)
+        Standard errors of the reported parameters (intercept first), for the bracketing steps.
+    alpha : float
+    """
+    theta = _uncentred(coef, intercept, fit_intercept)
     p = theta.size
     order = np.r_[p - 1, np.arange(p - 1)] if fit_intercept else np.arange(p)
-    best = objective.penalised_log_likelihood(theta)
-    slopes = np.zeros(p, dtype=bool)
-    slopes[:d] = True
-    null_theta, null_value, _ = constrained_fit(objective, slopes, np.where(slopes, 0.0, theta))
-    state = {"penalised": float(best), "null_penalised": float(-null_value * objective.total),
-             "separation": separation, "profile": None}
-    if p > MAX_PROFILE_PARAMS:
-        return state
-    q = chi2.ppf(1.0 - PROFILE_ALPHA, 1)
+    q = chi2.ppf(1.0 - alpha, 1)
     problem = PenalisedLikelihood(X, y, sample_weight, fit_intercept)
     scale = np.asarray(std_err, dtype=np.float64)[np.argsort(order)]
     scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0 + np.abs(theta))
@@ -96,11 +122,35 @@ def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept, std_e
         lr[j] = max(profile.deviance(0.0, explore=True), 0.0)
         lower[j] = profile.bound(-1.0, q)
         upper[j] = profile.bound(1.0, q)
-    state["profile"] = {
-        "lower": lower[order], "upper": upper[order], "lr_statistic": lr[order],
-        "p_value": chi2.sf(lr[order], 1), "alpha": PROFILE_ALPHA,
-    }
-    return state
+    return {"lower": lower[order], "upper": upper[order], "lr_statistic": lr[order],
+            "p_value": chi2.sf(lr[order], 1), "alpha": float(alpha)}
+
+
+@dataclass(eq=False)
+class ProfileRows:
+    """What a two-class Firth fit keeps to compute its profile quantities when first asked for:
+    a copy of the training rows (``X``, ``y`` in {0, 1}, the fit's ``weight``), the estimate, its
+    standard errors (reported order) and the separation found; ``computed``: the profiles already
+    computed, by alpha.  Not written to model files (:meth:`FirthRecord.as_state` writes the
+    profile at :data:`PROFILE_ALPHA` instead)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    fit_intercept: bool
+    coef: np.ndarray
+    intercept: np.ndarray
+    std_err: np.ndarray
+    separation: str | None
+    computed: dict
+
+    def profile(self, alpha: float) -> dict:
+        key = float(alpha)
+        if key not in self.computed:
+            self.computed[key] = profile_state(self.X, self.y, self.weight, self.fit_intercept,
+                                               self.coef, self.intercept, self.std_err,
+                                               self.separation, alpha)
+        return self.computed[key]
 
 
 def multinomial_firth_state(X, y, n_classes: int, sample_weight, fit_intercept: bool, coef,
@@ -132,6 +182,20 @@ def multinomial_firth_state(X, y, n_classes: int, sample_weight, fit_intercept: 
             "no_profile": "profile intervals are computed for two-class Firth fits only"}
 
 
+def separation_at(problem, objective, theta) -> str | None:
+    """'complete', 'quasi' or None for the rows of ``problem``: proved absent by Stiemke's weights
+    at ``theta`` (two classes), else decided by the linear programme (None when it is too large to
+    attempt)."""
+    K = problem.n_classes
+    if K == 2 and overlap_certified(problem.X, problem.y, expit(objective.scores(theta)),
+                                    problem.weight, problem.fit_intercept):
+        return None
+    try:
+        return find_separation(problem.X, problem.y, K, problem.weight, problem.fit_intercept)
+    except ValueError:  # too large a linear programme to attempt
+        return None
+
+
 def n_starts(n_params: int, separation: str | None) -> int:
     """Quasi-random starts of the profile search at each checked point.
 
@@ -153,35 +217,38 @@ def firth_notes(state: dict, converged: bool, n_iter: int) -> list:
              "them; standard errors from the Fisher information X^T W X at the penalised estimate "
              "(as brglm2 and logistf; not the penalised log-likelihood's Hessian)."]
     if state["separation"] is not None:
+        offered = state["profile"] is not None or state.get("profile_pending", False)
         advice = ("Prefer the profile intervals and likelihood-ratio p-values "
-                  "(summary(ci='profile')) to the Wald ones." if state["profile"] is not None else
+                  "(summary(ci='profile')) to the Wald ones." if offered else
                   "The Wald intervals and p-values can be poor approximations here.")
         notes.append(f"{state['separation']} separation is present: the maximum-likelihood estimate "
                      f"does not exist, Firth's estimate does. {advice}")
     if state.get("separation_checked", True) is False:
         notes.append("separation was not checked (a linear programme over the rows in memory); "
                      "Firth's estimate exists either way.")
-    if state["profile"] is None:
+    if state["profile"] is None and not state.get("profile_pending", False):
         notes.append(state.get("no_profile", _NO_PROFILE) + ".")
     if not converged:
         notes.append(f"the solver did not converge in {n_iter} iterations.")
     return notes
 
 
-def firth_summary(table, state: dict, ci: str):
+def firth_summary(table, state: dict, ci: str, profile: dict | None = None):
     """The summary table of a Firth fit: Wald's (``ci='wald'``), or with the profile penalised-
     likelihood intervals, the penalised likelihood-ratio statistics and their p-values in place of
-    Wald's (``ci='profile'``: columns chi2 and P>chi2; ``conf_int()`` gives these intervals)."""
+    Wald's (``ci='profile'``: columns chi2 and P>chi2; ``conf_int()`` gives these intervals):
+    ``profile`` (:func:`profile_state`), or the one ``state`` holds."""
     if ci == "wald":
         return table
-    profile = state["profile"]
+    profile = state["profile"] if profile is None else profile
     if profile is None:
         raise ValueError(f"No profile intervals for this fit: {state.get('no_profile', _NO_PROFILE)}"
                          "; use ci='wald'.")
     if abs(table.alpha - profile["alpha"]) > 1e-12:
-        raise ValueError(f"The profile intervals were computed at the fit for alpha="
-                         f"{profile['alpha']:g}; use summary(alpha={profile['alpha']:g}, "
-                         "ci='profile') or ci='wald'.")
+        raise ValueError(f"The model file holds the profile intervals for alpha="
+                         f"{profile['alpha']:g} (other levels are computed from the fit's rows, "
+                         f"which a model file does not keep); use summary(alpha="
+                         f"{profile['alpha']:g}, ci='profile') or ci='wald'.")
     shape = table.coef.shape
     notes = list(table.notes) + ["intervals: profile penalised likelihood; p-values: penalised "
                                  "likelihood-ratio tests (chi2 with 1 df)."]
@@ -194,11 +261,33 @@ def firth_summary(table, state: dict, ci: str):
 @dataclass(frozen=True, eq=False)
 class FirthRecord:
     """The inference record of Firth's fit: the Wald quantities at the penalised estimate (``wald``,
-    with Firth's notes) and the profile quantities computed at the fit (``firth``: the dict of
-    :func:`firth_state`).  Its log-likelihoods are the penalised ones, as logistf reports them."""
+    with Firth's notes) and the Firth quantities (``firth``: the dict of :func:`firth_state`).  Its
+    log-likelihoods are the penalised ones, as logistf reports them.
+
+    The profile quantities cost many constrained fits (31 s of a 31.1 s fit on mlbench's Sonar, 208
+    rows and 61 parameters), so a fit of rows in memory keeps what they need (``rows``,
+    :class:`ProfileRows`) and computes them at the first ``table(ci='profile')`` for each alpha,
+    keeping them for the next.  A model file holds the profile at :data:`PROFILE_ALPHA`
+    (:meth:`as_state` computes it then if no summary has asked yet), not the rows."""
 
     wald: LogisticInference
     firth: dict
+    rows: ProfileRows | None = None
+
+    def profile(self, alpha: float) -> dict | None:
+        """The profile quantities at level ``1 - alpha`` (:func:`profile_state`): those kept, else
+        computed from the fit's rows and kept; None where there are none (more than
+        :data:`MAX_PROFILE_PARAMS` parameters, K > 2 classes, a chunked fit)."""
+        stored = self.firth.get("profile")
+        if stored is not None and abs(stored["alpha"] - alpha) <= 1e-12:
+            return stored
+        if self.rows is None or "no_profile" in self.firth:
+            return stored
+        profile = self.rows.profile(alpha)
+        if abs(alpha - PROFILE_ALPHA) <= 1e-12:
+            self.firth["profile"] = profile
+            self.firth.pop("profile_pending", None)
+        return profile
 
     @property
     def log_likelihood(self) -> float:
@@ -213,7 +302,10 @@ class FirthRecord:
         return self.wald.n_obs
 
     def as_state(self) -> dict:
-        """The dict model files of format version 1 hold: the Wald record's, with ``firth``."""
+        """The dict model files of format version 1 hold: the Wald record's, with ``firth`` (the
+        profile at :data:`PROFILE_ALPHA` computed now if it is still pending)."""
+        if self.firth.get("profile_pending", False):
+            self.profile(PROFILE_ALPHA)
         return {**self.wald.as_state(), "firth": self.firth}
 
     def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
@@ -224,7 +316,8 @@ class FirthRecord:
                        null_log_likelihood=self.null_log_likelihood)
         table = wald.table(coef=coef, intercept=intercept, classes=classes,
                            feature_names=feature_names, fit_intercept=fit_intercept, alpha=alpha)
-        return firth_summary(table, self.firth, ci)
+        return firth_summary(table, self.firth, ci,
+                             self.profile(table.alpha) if ci == "profile" else None)
 
 
 class Firth:
@@ -257,11 +350,17 @@ class Firth:
             raise ValueError("penalty='firth' needs a dense X (it forms the hat matrix of every "
                              "row); convert it with X.toarray().")
 
-    final_step = False  # the inference is at the penalised estimate itself
+    # Newton steps with the exact Hessian of l* after the solver's (linclass.linear.solvers.
+    # final_step): from a gradient of tol, where l* is flat in some direction (separation), the
+    # estimate can still be percents off (mlbench's Sonar: 8% at 1e-6); each step squares that
+    final_step = True
     certifiable = False  # no duality gap: a smooth fit stops on the modified score
     score = "modified score"
 
     def objective(self, problem, *, proximal: bool = False):
+        # a chunk source's curvature is the Fisher information (one pass an iteration): no last
+        # Newton steps of l*'s Hessian there
+        self.final_step = problem.source is None
         if problem.source is not None:
             return ChunkedFirthObjective(problem.source, class_weight=problem.class_weight,
                                          fit_intercept=problem.fit_intercept)
@@ -273,6 +372,11 @@ class Firth:
 
     def coefficients(self, objective, theta):
         return objective.coefficients(theta)
+
+    def explore(self, problem, objective, result, options):
+        """The highest of the local maxima that Newton's method reaches from several starts, on
+        separated data (:func:`linclass.linear.penalties.firth_starts.explore`)."""
+        return explore(problem, objective, result, options, separation_at)
 
     def start(self, objective, warm, max_iter: int):
         """Newton / IRLS from the intercept-only fit (or a warm start), once the information matrix
@@ -295,24 +399,29 @@ class Firth:
             firth = objective.firth_state(result.theta)
             wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
             return None, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
-        separation = None
-        if not (K == 2 and overlap_certified(problem.X, problem.y,
-                                             expit(objective.scores(result.theta)),
-                                             problem.weight, problem.fit_intercept)):
-            try:  # the linear programme, where Stiemke's weights at the estimate prove nothing
-                separation = find_separation(problem.X, problem.y, K, problem.weight,
-                                             problem.fit_intercept)
-            except ValueError:  # too large a linear programme to attempt
-                separation = None
-        wald = logistic_inference(objective, result)
+        separation = getattr(objective, "firth_separation", False)
+        if separation is False:  # not checked by explore (a fit stopped early)
+            separation = separation_at(problem, objective, result.theta)
+        # the covariance of the Fisher information (the Newton steps' curvature may be the exact
+        # Hessian of l*, which the fit passes as ``hessian``)
+        wald = logistic_inference(objective, result,
+                                  hessian=objective.fisher_information(result.theta))
         coef, intercept = objective.coefficients(result.theta)
+        rows = None
         if K > 2:
             firth = multinomial_firth_state(problem.X, problem.y, K, problem.weight,
                                             problem.fit_intercept, coef, intercept, separation)
         else:
-            se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None))
-                  if wald.covariance is not None else np.full(objective.n_params, np.nan))
             firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
-                                intercept, se, separation)
+                                intercept, separation)
+            if "no_profile" not in firth:  # the profile when a summary asks for it
+                se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None))
+                      if wald.covariance is not None else np.full(objective.n_params, np.nan))
+                weight = None if problem.weight is None else np.array(problem.weight, dtype=float)
+                rows = ProfileRows(np.array(problem.X, dtype=np.float64), np.array(problem.y),
+                                   weight, problem.fit_intercept, np.array(coef),
+                                   np.array(intercept), se, separation, {})
+                firth["profile_pending"] = True
         wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
-        return separation, FirthRecord(wald=wald, firth=firth), objective.log_likelihood(result.theta)
+        return (separation, FirthRecord(wald=wald, firth=firth, rows=rows),
+                objective.log_likelihood(result.theta))

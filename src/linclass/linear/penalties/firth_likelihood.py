@@ -76,6 +76,7 @@ class PenalisedLikelihood:
                   else np.asarray(sample_weight, dtype=np.float64))
         self.total = float(self.w.sum())
         self.n_params = self.design.shape[1]
+        self.exact_max = EXACT_MAX  # parameters up to which evaluate() forms the exact Hessian
 
     def value(self, theta) -> float:
         """:math:`\\ell^*(\\theta)` at one point of shape (p,)."""
@@ -117,7 +118,7 @@ class PenalisedLikelihood:
         h = np.einsum("sin,sin->sn", B, B)
         mu = np.exp(log_p)
         gradient = (w * (self.y - mu) + h * (0.5 - mu)) @ Xd
-        if order == 1 or self.n_params > EXACT_MAX:
+        if order == 1 or self.n_params > self.exact_max:
             return Parts(value, gradient, info, None)
         S, p, n = B.shape
         # M's rows (r, s) and (s, r) are equal: the pairs r <= s only, the others counted twice

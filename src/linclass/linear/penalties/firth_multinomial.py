@@ -66,10 +66,14 @@ The modified score
 
 The iteration
     :class:`MultinomialFirthObjective` gives :func:`linclass.linear.solvers.newton` the value
-    :math:`-\\ell^*/N`, the gradient :math:`-U^*/N` and, as curvature, the Fisher information
-    :math:`I/N`: Fisher scoring on the modified score, :math:`\\theta \\leftarrow \\theta +
-    I^{-1}U^*` (Kosmidis & Firth 2010's quasi-Newton iteration), halving the step until
-    :math:`\\ell^*` rises enough (Armijo), until the largest entry of :math:`U^*/N` is at most tol.
+    :math:`-\\ell^*/N`, the gradient :math:`-U^*/N` and, as curvature, the Hessian of
+    :math:`-\\ell^*/N` (central differences of :math:`U^*`) where it is positive definite, else the
+    Fisher information :math:`I/N`: Fisher scoring on the modified score, :math:`\\theta
+    \\leftarrow \\theta + I^{-1}U^*` (Kosmidis & Firth 2010's quasi-Newton iteration), halving
+    the step until :math:`\\ell^*` rises enough (Armijo), until the largest entry of :math:`U^*/N`
+    is at most tol.  Fisher scoring alone converges linearly (on MASS's fgl, 9 features and six
+    classes, 1.8e-4 from brmultinom's estimate at a gradient of 1e-6); Newton's steps, and the
+    fit's last steps (:mod:`linclass.linear.solvers.final_step`), quadratically.
 """
 
 from __future__ import annotations
@@ -82,7 +86,13 @@ from linclass.linear.logistic.layout import contrast_basis
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.penalties.firth import check_information
 
-__all__ = ["MultinomialFirthObjective", "leverage_blocks", "score_adjustment"]
+__all__ = ["EXACT_MAX_PARAMS", "MultinomialFirthObjective", "leverage_blocks",
+           "score_adjustment"]
+
+#: parameters up to which Newton's steps take the Hessian of l* (central differences of the
+#: modified score, 2q scores a step) rather than the Fisher information
+EXACT_MAX_PARAMS = 120
+_DIFFERENCE = 6e-6  # the central difference's relative step, about the cube root of float64's eps
 
 
 def leverage_blocks(Xt: np.ndarray, info_inverse: np.ndarray, m: int) -> np.ndarray:
@@ -231,7 +241,37 @@ class MultinomialFirthObjective(LinearObjective):
         return value, self._finish_gradient(theta, G, 1.0 / self.total)
 
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
-        """The Fisher information :math:`I(\\theta)/N`, the curvature of Fisher scoring."""
+        """The curvature of the Newton step (of the mean objective): the Hessian of
+        :math:`-\\ell^*/N`, by central differences of the modified score (2q scores), where it is
+        positive definite and q is at most :data:`EXACT_MAX_PARAMS`; else the Fisher information
+        :math:`I(\\theta)/N` (Fisher scoring's step)."""
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
+        info = self.curvature_sum(theta) / self.total
+        q = info.shape[0]
+        if q > EXACT_MAX_PARAMS or not np.isfinite(self._parts(theta)[2]):
+            return info
+        flat = theta.ravel()
+        steps = _DIFFERENCE * (1.0 + np.abs(flat))
+        H = np.empty((q, q))
+        for j in range(q):
+            sides = []
+            for sign in (1.0, -1.0):
+                point = flat.copy()
+                point[j] += sign * steps[j]
+                sides.append(self.value_gradient(point.reshape(self.shape))[1].ravel())
+            H[:, j] = (sides[0] - sides[1]) / (2.0 * steps[j])
+        H = 0.5 * (H + H.T)
+        if not np.all(np.isfinite(H)):
+            return info
+        try:
+            np.linalg.cholesky(H)
+        except np.linalg.LinAlgError:
+            return info
+        return H
+
+    def fisher_information(self, theta) -> np.ndarray:
+        """The Fisher information :math:`I(\\theta)/N` (of the mean objective), whose inverse over
+        N is the covariance of the fit."""
         return self.curvature_sum(theta) / self.total
 
     def log_likelihood(self, theta) -> float:
