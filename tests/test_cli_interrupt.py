@@ -19,7 +19,8 @@ pd = pytest.importorskip("pandas")
 from linclass.cli import main  # noqa: E402
 from linclass.sources.csv_blocks import csv_blocks  # noqa: E402
 
-_SWALLOWED = "Error tokenizing data. C error: Calling read(nbytes) on source failed. Try engine='python'."
+_SWALLOWED = ("Error tokenizing data. C error: Calling read(nbytes) on source failed. "
+              "Try engine='python'.")
 
 
 def _write(path: Path, n: int = 200) -> Path:

@@ -83,8 +83,9 @@ def parse_param(text: str) -> tuple[str, object]:
         try:
             return key, json.loads(value)
         except json.JSONDecodeError as exc:
-            raise argparse.ArgumentTypeError(f"--param {text!r}: the value is not valid JSON ({exc}); "
-                                             "a list is written [1, 2], a dict {\"a\": 1}") from None
+            raise argparse.ArgumentTypeError(
+                f"--param {text!r}: the value is not valid JSON ({exc}); a list is written [1, 2], "
+                "a dict {\"a\": 1}") from None
     if value[:1] == "(":
         return key, _tuple(text, value)
     return key, value

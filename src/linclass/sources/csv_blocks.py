@@ -106,8 +106,8 @@ def delimiter_hint(path: Path, header: list[str]) -> str:
     except (OSError, UnicodeDecodeError):
         pass
     said, other = {",": "','", "\t": "tab"}[delimiter], _OTHER_DELIMITERS[best]
-    text = (f" Its header reads as {len(cells)} column{'s' * (len(cells) != 1)} with {said} between "
-            f"fields but as {columns} with {other}: the file looks {other}-separated"
+    text = (f" Its header reads as {len(cells)} column{'s' * (len(cells) != 1)} with {said} "
+            f"between fields but as {columns} with {other}: the file looks {other}-separated"
             f"{', with decimal commas (1,5)' * comma}. linclass reads .csv files as ','-separated "
             "and .tsv files as tab-separated, with decimal points")
     if best == "\t" and not comma:
