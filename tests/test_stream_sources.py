@@ -120,6 +120,11 @@ def test_damaged_parquet_pages_are_refused_in_chunks_naming_file_and_row(tmp_pat
     frame = pd.read_parquet(path)  # in memory: the same refusal
     with pytest.raises(ValueError, match=TOO_LARGE.format("LinearDiscriminantAnalysis", "1.3e\\+306")):
         lc.LinearDiscriminantAnalysis().fit(frame.drop(columns="target"), frame["target"])
+    dd = pytest.importorskip("dask.dataframe")  # and through Dask: the partition's row and column
+    parts = dd.read_parquet(path)
+    with pytest.raises(ValueError, match=TOO_LARGE.format("QuadraticDiscriminantAnalysis", "1.3e\\+306")
+                       + r", at row 50 of chunk 0, column 'ash'"):
+        lc.QuadraticDiscriminantAnalysis().fit(parts.drop(columns="target"), parts["target"])
 
 
 def test_several_files_name_the_file_and_its_own_row(files):
