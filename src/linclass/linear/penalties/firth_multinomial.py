@@ -84,7 +84,7 @@ from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
 from linclass.linear.logistic.layout import contrast_basis
 from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.penalties.firth import check_information
+from linclass.linear.penalties.firth import EXACT_WORK, check_information
 
 __all__ = ["EXACT_MAX_PARAMS", "MultinomialFirthObjective", "leverage_blocks",
            "score_adjustment"]
@@ -243,12 +243,14 @@ class MultinomialFirthObjective(LinearObjective):
     def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
         """The curvature of the Newton step (of the mean objective): the Hessian of
         :math:`-\\ell^*/N`, by central differences of the modified score (2q scores), where it is
-        positive definite and q is at most :data:`EXACT_MAX_PARAMS`; else the Fisher information
+        positive definite, q is at most :data:`EXACT_MAX_PARAMS` and the 2q scores cost at most
+        :data:`~linclass.linear.penalties.firth.EXACT_WORK`; else the Fisher information
         :math:`I(\\theta)/N` (Fisher scoring's step)."""
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
         info = self.curvature_sum(theta) / self.total
         q = info.shape[0]
-        if q > EXACT_MAX_PARAMS or not np.isfinite(self._parts(theta)[2]):
+        work = 2.0 * q * self.X.shape[0] * q * q  # 2q scores, each about n q^2 multiply-adds
+        if q > EXACT_MAX_PARAMS or work > EXACT_WORK or not np.isfinite(self._parts(theta)[2]):
             return info
         flat = theta.ravel()
         steps = _DIFFERENCE * (1.0 + np.abs(flat))
