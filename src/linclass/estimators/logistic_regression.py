@@ -122,8 +122,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         pixel counts), continues with 'newton' when the model has at most 2000 parameters:
         ``solver_`` is then 'lbfgs+newton').  Smooth
         fits on dense X start at the shared-covariance Gaussian model (:mod:`linclass.linear.logistic.start`)
-        and every converged smooth fit ends with one exact Newton step
-        (:mod:`linclass.linear.solvers.final_step`).  scikit-learn's names are accepted and run the linclass solver that
+        and every converged smooth fit ends with exact Newton steps, its covariance from the
+        Hessian at the estimate (:mod:`linclass.linear.solvers.final_step`).  scikit-learn's names are accepted and run the linclass solver that
         reaches the same optimum (``solver_`` records it):
 
         =================  ==========  ====================================================

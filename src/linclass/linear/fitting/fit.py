@@ -184,7 +184,7 @@ def _working_precision(problem: LogisticProblem, penalty, solver: str) -> Logist
 
 def _smooth(problem, options, objective, solver) -> LogisticFit:
     """A smooth objective by newton / bohning / lbfgs / sgd, certified by the duality gap where the
-    penalty has one, and ended by one exact Newton step."""
+    penalty has one, and ended by exact Newton steps (:func:`_final_steps`)."""
     penalty, task = options.penalty, options.task
     classes = problem.classes
     n_rows = objective.X.shape[0] if problem.source is None else int(objective.stats.n_rows.sum())
@@ -285,22 +285,36 @@ def _final_steps(problem, objective, result, hessian, budget: int, stopped, obse
         def overlap(theta):  # rows fitted with probability one: step only if overlap is proved
             return overlap_proved(problem.X, problem.y, objective.scores(theta),
                                   objective.n_classes, problem.weight, problem.fit_intercept)
-    start = result.theta
+    start, decrements = result.theta, []
     for _ in range(_FINAL_STEPS):
         if hessian is None or stopped() or result.n_iter >= budget:
             break
-        stepped = final_newton_step(objective, result, hessian, overlap=overlap)
+        stepped = final_newton_step(objective, result, hessian, overlap=overlap,
+                                    decrements=decrements)
         if stepped.n_iter == result.n_iter:  # not taken
             break
         if observe is not None:  # that step is an iteration
             observe(stepped.theta)
         result = stepped
-    if result.theta is not start and _scores_moved(objective, start, result.theta) > _HESSIAN_KEPT:
+    if result.theta is not start and (_surely_moved(objective, decrements)
+                                      or _scores_moved(objective, start, result.theta)
+                                      > _HESSIAN_KEPT):
         hessian = inference_hessian(objective, result.theta)
     return result, hessian
 
 
 _HESSIAN_KEPT = 1e-11  # a step that moves no score by more than this keeps the Hessian
+
+
+def _surely_moved(objective, decrements) -> bool:
+    """Whether the first step's Newton decrement alone proves that it moved some score by more
+    than :data:`_HESSIAN_KEPT` (then :func:`_scores_moved` need not read X): without a penalty the
+    decrement is the mean over the rows of :math:`\\Delta\\eta_i^T V_i \\Delta\\eta_i`, with
+    :math:`V_i` the variance of the row's class indicators, at most a quarter of the squared
+    spread of :math:`\\Delta\\eta_i` (a variable within [a, b] varies by at most
+    :math:`(b-a)^2/4`), so the largest spread is at least twice its square root."""
+    return (objective.l2 == 0.0 and bool(decrements)
+            and 2.0 * np.sqrt(decrements[0]) > _HESSIAN_KEPT)
 
 
 def _scores_moved(objective, before, after) -> float:

@@ -204,8 +204,9 @@ def reporting_map(layout) -> np.ndarray:
 def inference_hessian(objective, theta, *, max_params: int | None = None) -> np.ndarray | None:
     """The exact (float64) Hessian of the mean objective at ``theta``, of shape (n_params, n_params),
     or None for a model with more than ``max_params`` (None: :data:`MAX_PARAMS`) parameters, whose
-    covariance is not formed.  A fit forms it once: for :func:`logistic_inference` and for the final
-    Newton step (:func:`linclass.linear.solvers.final_step.final_newton_step`)."""
+    covariance is not formed.  A fit forms it at the solver's last iterate, for the final Newton
+    steps (:func:`linclass.linear.solvers.final_step.final_newton_step`), and once more at the
+    returned estimate, for :func:`logistic_inference`."""
     max_params = MAX_PARAMS if max_params is None else max_params
     if objective.n_params > max_params:
         return None
@@ -240,9 +241,9 @@ def logistic_inference(objective, result, *, separation: str | None = None,
     max_params : int or None
         None: :data:`MAX_PARAMS`.
     hessian : ndarray of shape (n_params, n_params) or None
-        :func:`inference_hessian` at the solver's last iterate, when the caller formed it already
-        (it may be one final Newton step behind ``result.theta``; see
-        :mod:`linclass.linear.solvers.final_step`); None forms it at ``result.theta``.
+        :func:`inference_hessian` at ``result.theta``, when the caller formed it already (the
+        fit's final Newton steps end with it: :mod:`linclass.linear.solvers.final_step`); None
+        forms it at ``result.theta``.
 
     Returns
     -------

@@ -15,7 +15,7 @@ lbfgs      limited-memory BFGS whose initial metric is the Hessian at the start 
 sgd        the stochastic gradient rule on shuffled mini-batches, with an adaptive step
 =========  ==================================================================================
 
-Beside them: ``final_step`` (one exact Newton step that ends every converged fit, with the Hessian
+Beside them: ``final_step`` (the exact Newton steps that end every converged fit, with the Hessian
 that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
 work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``coordinate_descent``
 chooses ``prox_newton`` (two classes) or ``prox_newton_softmax`` (the coupled K x d model by feature

@@ -44,7 +44,7 @@ _ROUNDS = 6  # continuations, each asking a hundredfold smaller gradient
 
 
 def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | None, *,
-                      overlap=None) -> SolverResult:
+                      overlap=None, decrements: list | None = None) -> SolverResult:
     """One Newton step from ``result.theta`` with ``hessian`` (of the mean objective there).
 
     Parameters
@@ -58,6 +58,9 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
         ``overlap(theta) -> bool``: whether the classes are proved not separated at theta
         (:func:`linclass.linear.logistic.separation.overlap_proved`), asked only when an
         unpenalised fit has rows fitted with probability one; None: not proved.
+    decrements : list or None
+        Receives the step's Newton decrement :math:`\\nabla f^TH^{-1}\\nabla f` when the step is
+        kept.
 
     Returns
     -------
@@ -87,6 +90,8 @@ def final_newton_step(objective, result: SolverResult, hessian: np.ndarray | Non
     if not (np.isfinite(f_new) and f_new <= f + max(decrement, rounding * abs(f))
             and gradient_norm(g_new) <= 0.5 * gradient_norm(g)):
         return result
+    if decrements is not None:
+        decrements.append(decrement)
     return replace(result, theta=candidate, gradient_norm=gradient_norm(g_new), value=f_new,
                    n_iter=result.n_iter + 1, history=np.append(result.history, f_new))
 
