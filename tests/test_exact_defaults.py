@@ -171,3 +171,19 @@ def test_exact_estimate_costs_one_hessian_more(monkeypatch, solver):
     model = LogisticRegression(penalty=None, solver=solver).fit(X, y)
     assert len(formed) == 2
     np.testing.assert_allclose(model.summary().bse, reference("pima").se.to_numpy(), rtol=RTOL)
+
+
+def test_certificate_in_row_blocks(monkeypatch):
+    """The proof reads X in blocks of rows (no copy of a large X); blocks of any size give the
+    same verdict, zero-weight rows left out."""
+    X, y = satellite()
+    model = LogisticRegression(penalty=None).fit(X, y)
+    scores = X @ model.coef_.T + model.intercept_
+    w = np.ones(y.size)
+    w[::7] = 0.0  # left out: still overlapping
+    assert separation_module.overlap_proved(X, y, scores, 6)
+    monkeypatch.setattr(separation_module, "_PROOF_ROWS", 999)
+    assert separation_module.overlap_proved(X, y, scores, 6)
+    weighted = LogisticRegression(penalty=None).fit(X, y, sample_weight=w)
+    scores = X @ weighted.coef_.T + weighted.intercept_  # at that fit's estimate
+    assert separation_module.overlap_proved(X, y, scores, 6, sample_weight=w)

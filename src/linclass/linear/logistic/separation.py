@@ -131,53 +131,94 @@ def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_
     sample_weight : ndarray or None
         Rows with zero weight do not take part.
     """
-    if sp.issparse(X):
+    K, n = int(n_classes), np.shape(y)[0]
+    p = X.shape[1] + (1 if fit_intercept else 0)
+    if sp.issparse(X) or n == 0 or p * (K - 1) > _PROOF_MAX_PARAMS:
         return False
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim == 1:
         S = np.column_stack([np.zeros_like(S), S])
     y = np.asarray(y, dtype=np.int64)
-    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    keep = w > 0
-    if not keep.all():
-        X, y, S, w = X[keep], y[keep], S[keep], w[keep]
-    K, n = int(n_classes), y.shape[0]
-    if n == 0 or S.shape != (n, K) or not np.all(np.isfinite(S)):
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if S.shape != (n, K):
         return False
-    rows = np.arange(n)
-    S = S - S.max(axis=1, keepdims=True)
-    P = np.exp(S - np.log(np.exp(S).sum(axis=1, keepdims=True)))
-    lam = w[:, None] * P          # lambda_ij, j != y_i
-    lam[rows, y] = 0.0
-    if not np.all(np.count_nonzero(lam > 0, axis=1) == K - 1):  # a weight underflowed to zero
+    blocks = [slice(start, min(start + _PROOF_ROWS, n)) for start in range(0, n, _PROOF_ROWS)]
+    scale = np.zeros(p)  # the scaled design's column scales (_scaled_design), over kept rows
+    for rows in blocks:
+        keep = w[rows] > 0
+        if keep.any():
+            scale = np.maximum(scale, np.abs(_design_rows(X, rows, keep, fit_intercept)).max(axis=0))
+    if not scale.any():
         return False
-    total = lam.sum(axis=1)       # w_i (1 - mu_{i y_i}), without the cancellation
-    C = -lam
-    C[rows, y] = total            # the score is Xt^T C (column k: class k's block)
-    Xt = _scaled_design(np.asarray(X, dtype=np.float64), fit_intercept)
-    p, m = Xt.shape[1], K - 1
-    g = (Xt.T @ C[:, 1:]).ravel(order="F")
-    M = np.empty((p * m, p * m))
-    for k in range(1, K):
-        for l in range(k, K):
-            # row i's weight on the (k, l) block: sum_j lambda_ij (e_y - e_j)_k (e_y - e_j)_l
-            if k == l:
-                d = np.where(y == k, total, lam[:, k])
-            else:
-                d = np.where(y == k, -lam[:, l], np.where(y == l, -lam[:, k], 0.0))
-            block = Xt.T @ (Xt * d[:, None])
-            M[(k - 1) * p:k * p, (l - 1) * p:l * p] = block
-            M[(l - 1) * p:l * p, (k - 1) * p:k * p] = block.T
+    scale = np.maximum(scale, np.finfo(float).tiny)
+    m = K - 1
+    g, M = np.zeros((p, m)), np.zeros((p * m, p * m))
+    for rows in blocks:  # the score g and M, block by block of rows (no copy of X)
+        weights = _stiemke_weights(S[rows], y[rows], w[rows], K)
+        if weights is None:
+            return False
+        keep, yb, lam, total, C = weights
+        Xt = _design_rows(X, rows, keep, fit_intercept) / scale
+        g += Xt.T @ C[:, 1:]
+        for k in range(1, K):
+            for l in range(k, K):
+                # row i's weight on the (k, l) block: sum_j lambda_ij (e_y - e_j)_k (e_y - e_j)_l
+                if k == l:
+                    d = np.where(yb == k, total, lam[:, k])
+                else:
+                    d = np.where(yb == k, -lam[:, l], np.where(yb == l, -lam[:, k], 0.0))
+                M[(k - 1) * p:k * p, (l - 1) * p:l * p] += Xt.T @ (Xt * d[:, None])
+    upper = np.triu_indices(p * m, 1)
+    M[upper[1], upper[0]] = M[upper]  # blocks (l, k) = (k, l)^T
     try:
         factor = cho_factor(M, lower=True, check_finite=False)
     except LinAlgError:
         return False
     if np.min(np.diag(factor[0])) ** 2 <= 1e-10 * np.max(np.diag(M)):  # not decided here
         return False
-    u = cho_solve(factor, g, check_finite=False).reshape(m, p).T
-    T = np.column_stack([np.zeros(n), Xt @ u])  # x_i^T u_j, u_0 = 0
-    margins = T[rows, y][:, None] - T           # a_ij^T u; zero at j = y_i
-    return bool(np.max(np.abs(margins)) <= _OVERLAP_MARGIN)
+    u = cho_solve(factor, g.ravel(order="F"), check_finite=False).reshape(m, p).T
+    for rows in blocks:  # every |a_ij^T u| within the margin
+        keep = w[rows] > 0
+        if not keep.any():
+            continue
+        yb = y[rows][keep]
+        T = np.column_stack([np.zeros(yb.size),
+                             (_design_rows(X, rows, keep, fit_intercept) / scale) @ u])
+        margins = T[np.arange(yb.size), yb][:, None] - T  # a_ij^T u; zero at j = y_i
+        if np.max(np.abs(margins)) > _OVERLAP_MARGIN:
+            return False
+    return True
+
+
+_PROOF_ROWS = 65_536       # rows per block of the proof's passes
+_PROOF_MAX_PARAMS = 4_000  # larger systems are left to the linear programme (or its refusal)
+
+
+def _design_rows(X, rows: slice, keep: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """The kept rows of ``rows`` of :math:`[X, 1]` (or X), in float64."""
+    Xb = np.asarray(X[rows], dtype=np.float64)[keep]
+    return np.column_stack([Xb, np.ones(Xb.shape[0])]) if fit_intercept else Xb
+
+
+def _stiemke_weights(S: np.ndarray, y: np.ndarray, w: np.ndarray, K: int):
+    """``(keep, y, lambda, total, C)`` of a block of rows with scores S (rows of zero weight left
+    out): :math:`\\lambda_{ij} = w_i\\mu_{ij}` (0 at :math:`j = y_i`), their row sums
+    :math:`w_i(1 - \\mu_{iy_i})` without the cancellation, and C, whose product with the rows is
+    the score; None when a score is not finite or a weight underflowed to zero (not proved)."""
+    keep = w > 0
+    S, y, w = S[keep], y[keep], w[keep]
+    if not np.all(np.isfinite(S)):
+        return None
+    index = np.arange(y.size)
+    S = S - S.max(axis=1, keepdims=True)
+    lam = w[:, None] * np.exp(S - np.log(np.exp(S).sum(axis=1, keepdims=True)))
+    lam[index, y] = 0.0
+    if not np.all(np.count_nonzero(lam > 0, axis=1) == K - 1):
+        return None
+    total = lam.sum(axis=1)
+    C = -lam
+    C[index, y] = total
+    return keep, y, lam, total, C
 
 
 def separation(X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight=None,
