@@ -187,3 +187,15 @@ def test_certificate_in_row_blocks(monkeypatch):
     weighted = LogisticRegression(penalty=None).fit(X, y, sample_weight=w)
     scores = X @ weighted.coef_.T + weighted.intercept_  # at that fit's estimate
     assert separation_module.overlap_proved(X, y, scores, 6, sample_weight=w)
+
+
+@pytest.mark.parametrize("case", ["housing", "birthwt"])
+def test_penalised_default_equals_a_tight_fit(case):
+    """The default L2 fit (softmax with frequency weights, and two classes) is the fit at
+    tol=1e-13 to 1e-9, standard errors included."""
+    X, y, w = design(case)
+    default = LogisticRegression().fit(X, y, sample_weight=w)
+    tight = LogisticRegression(tol=1e-13, max_iter=1000).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(default.coef_, tight.coef_, rtol=RTOL, atol=0)
+    np.testing.assert_allclose(np.asarray(default.summary().bse), np.asarray(tight.summary().bse),
+                               rtol=RTOL, atol=0)
