@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 import linclass
 from linclass import LogisticRegression
@@ -112,6 +113,7 @@ def test_certificate_refuses_separated_softmax():
     assert model.separation_ in ("complete", "quasi")
     scores = X @ model.coef_.T + model.intercept_
     assert not separation_module.overlap_proved(X, y, scores, 3)
+    assert not separation_module.overlap_proved(sp.csr_matrix(X), y, scores, 3)
 
 
 def test_certificate_proves_binary_overlap_where_probabilities_round_to_one():
@@ -184,6 +186,7 @@ def test_certificate_in_row_blocks(monkeypatch):
     assert separation_module.overlap_proved(X, y, scores, 6)
     monkeypatch.setattr(separation_module, "_PROOF_ROWS", 999)
     assert separation_module.overlap_proved(X, y, scores, 6)
+    assert separation_module.overlap_proved(sp.csr_matrix(X), y, scores, 6)
     weighted = LogisticRegression(penalty=None).fit(X, y, sample_weight=w)
     scores = X @ weighted.coef_.T + weighted.intercept_  # at that fit's estimate
     assert separation_module.overlap_proved(X, y, scores, 6, sample_weight=w)

@@ -123,7 +123,8 @@ def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dense (sparse X: False)
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Read in blocks of rows (at most 16 MB of them dense at a time).
     y : ndarray of shape (n_samples,), class indices in 0..n_classes-1
     scores : ndarray of shape (n_samples,) (two classes: the log-odds of class 1) or
         (n_samples, n_classes), at some parameters (best near the maximum-likelihood estimate)
@@ -133,8 +134,10 @@ def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_
     """
     K, n = int(n_classes), np.shape(y)[0]
     p = X.shape[1] + (1 if fit_intercept else 0)
-    if sp.issparse(X) or n == 0 or p * (K - 1) > _PROOF_MAX_PARAMS:
+    if n == 0 or p * (K - 1) > _PROOF_MAX_PARAMS:
         return False
+    if sp.issparse(X) and X.format != "csr":  # read by rows
+        X = sp.csr_matrix(X)
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim == 1:
         S = np.column_stack([np.zeros_like(S), S])
@@ -142,7 +145,8 @@ def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if S.shape != (n, K):
         return False
-    blocks = [slice(start, min(start + _PROOF_ROWS, n)) for start in range(0, n, _PROOF_ROWS)]
+    size = max(1, min(_PROOF_ROWS, _PROOF_ENTRIES // p))  # rows per block
+    blocks = [slice(start, min(start + size, n)) for start in range(0, n, size)]
     scale = np.zeros(p)  # the scaled design's column scales (_scaled_design), over kept rows
     for rows in blocks:
         keep = w[rows] > 0
@@ -190,13 +194,15 @@ def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_
     return True
 
 
-_PROOF_ROWS = 65_536       # rows per block of the proof's passes
+_PROOF_ROWS = 65_536       # rows per block of the proof's passes, at most
+_PROOF_ENTRIES = 2 ** 21   # and at most this many entries of the design per block (16 MB)
 _PROOF_MAX_PARAMS = 4_000  # larger systems are left to the linear programme (or its refusal)
 
 
 def _design_rows(X, rows: slice, keep: np.ndarray, fit_intercept: bool) -> np.ndarray:
-    """The kept rows of ``rows`` of :math:`[X, 1]` (or X), in float64."""
-    Xb = np.asarray(X[rows], dtype=np.float64)[keep]
+    """The kept rows of ``rows`` of :math:`[X, 1]` (or X), dense, in float64."""
+    Xb = X[rows]
+    Xb = (Xb.toarray() if sp.issparse(Xb) else np.asarray(Xb)).astype(np.float64, copy=False)[keep]
     return np.column_stack([Xb, np.ones(Xb.shape[0])]) if fit_intercept else Xb
 
 
