@@ -12,8 +12,9 @@ errors at the estimate, not one step before it, as R's glm and Stata report them
 
 A step is skipped when its Newton decrement :math:`\\nabla f^TH^{-1}\\nabla f` is below
 :data:`DECREMENT_FLOOR`: the decrement bounds every coordinate of the step in units of its own
-standard error (:math:`|s_j| \\le \\sqrt{(H^{-1})_{jj}\\,\\nabla f^TH^{-1}\\nabla f}`, Cauchy-Schwarz),
-so below the floor the step moves no coefficient by more than 1e-13 of its standard error.  (A
+standard error (Cauchy-Schwarz:
+:math:`|s_j| \\le \\sqrt{(H^{-1})_{jj}\\,\\nabla f^TH^{-1}\\nabla f}`), so below the floor the
+step moves no coefficient by more than 1e-13 of its standard error.  (A
 test against the objective's rounding instead skipped steps that moved coefficients by 5e-7 of
 their value: on MASS's Pima.tr the objective changes by the square of the step, below its rounding
 long before the coefficients stop changing.)
