@@ -27,18 +27,19 @@ correction :math:`\\delta_i = -\\lambda_i s_i\\tilde x_i^Tu`, :math:`u = M^{-1}g
 proved at the cost of one weighted Gram product, where the linear programme over a large X takes
 minutes (35 of a 40 s Firth fit at n = 200,000).  When the test fails the programme decides.
 
-**K classes** (:func:`overlap_proved`). The rows of the system are :math:`a_{ij} = \\tilde x_i
-\\otimes (e_{y_i} - e_j)`, one per row i and class :math:`j \\ne y_i`; the weights
-:math:`\\lambda_{ij} = w_i\\mu_{ij}` balance them exactly at the maximum-likelihood estimate
-(:math:`\\sum_{ij}\\lambda_{ij}a_{ij}` is the score), and near it the same correction,
+**K classes** (:func:`overlap_proved`). The rows of the system are
+:math:`a_{ij} = \\tilde x_i \\otimes (e_{y_i} - e_j)`, one per row i and class :math:`j \\ne y_i`;
+the weights :math:`\\lambda_{ij} = w_i\\mu_{ij}` balance them exactly at the maximum-likelihood
+estimate (:math:`\\sum_{ij}\\lambda_{ij}a_{ij}` is the score), and near it the same correction,
 :math:`\\delta_{ij} = -\\lambda_{ij}a_{ij}^Tu` with
 :math:`M = \\sum_{ij}\\lambda_{ij}a_{ij}a_{ij}^T` (in the parameters of classes 1..K-1 against
 class 0, where M is non-singular), proves overlap when every :math:`|a_{ij}^Tu| \\le 1/2`. The
 weights are computed from the scores (a log-sum-exp), not as :math:`1 - \\mu_{i y_i}`, so that a
 row fitted with probability one to double precision still has its positive weight. An unpenalised
-fit runs the test at its estimate whenever some row is fitted with probability one (:func:`check_separation`): on
-mlbench's Satellite (6,435 rows, 36 features, 6 classes, not separated, some rows within 1e-10 of
-probability one) it replaces a linear programme that took 3.1 of the fit's 3.2 s.
+fit runs the test at its estimate whenever some row is fitted with probability one
+(:func:`check_separation`): on mlbench's Satellite (6,435 rows, 36 features, 6 classes, not
+separated, some rows within 1e-10 of probability one) it replaces a linear programme that took
+3.1 of the fit's 3.2 s.
 """
 
 from __future__ import annotations
