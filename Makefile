@@ -64,6 +64,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/bench_float32.py
 	$(BIN)/python benchmarks/bench_penalised.py
 	$(BIN)/python benchmarks/bench_penalty_columns.py
+	$(BIN)/python benchmarks/bench_firth.py
 	$(BIN)/python benchmarks/bench_perceptron.py
 	$(BIN)/python benchmarks/bench_kernel_fisher.py
 	$(BIN)/python benchmarks/bench_dask.py
