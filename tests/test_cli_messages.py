@@ -279,6 +279,8 @@ def test_a_firth_summary_hints_at_the_command_line_spelling(firth_file, capsys):
 
 
 def test_summary_ci_profile_prints_the_profile_intervals(firth_file, capsys):
+    import pandas as pd
+
     import linclass
 
     code, wald, err = cli(["summary", "--model-file", firth_file], capsys)
@@ -286,9 +288,15 @@ def test_summary_ci_profile_prints_the_profile_intervals(firth_file, capsys):
     code, same, err = cli(["summary", "--model-file", firth_file, "--ci", "wald"], capsys)
     assert code == 0 and same == wald
     code, out, err = cli(["summary", "--model-file", firth_file, "--ci", "profile"], capsys)
+    assert code == 2 and "--data FILE --target COL" in err  # saving computes no profile
+    data = str(firth_file.parent / "sep.csv")
+    code, out, err = cli(["summary", "--model-file", firth_file, "--ci", "profile", "--data", data,
+                          "--target", "y"], capsys)
     assert code == 0, err
     assert "intervals: profile penalised likelihood" in out
-    expected = linclass.load(firth_file).summary(ci="profile").to_frame()
+    table = pd.read_csv(data)
+    expected = linclass.load(firth_file).summary(
+        ci="profile", X=table[["x1", "x2"]], y=table["y"]).to_frame()
     for name in ("x1", "x2"):
         lo, hi = _interval(out, name)
         assert _interval(wald, name) != (lo, hi)
@@ -324,8 +332,10 @@ def test_no_summary_note_is_spelled_in_python(params, firth_file, tmp_path, caps
         data = ["--dataset", "breast_cancer", "--features", "0", "1", "2", "--scale"]
         assert main(["fit", "--model", "logistic", *params, *data, "--out", str(model)]) == 0
         capsys.readouterr()
+    rows = ["--data", str(firth_file.parent / "sep.csv"), "--target", "y"]
     for ci in ("wald", "profile") if params == "firth" else ("wald",):
-        code, out, err = cli(["summary", "--model-file", model, "--ci", ci], capsys)
+        code, out, err = cli(["summary", "--model-file", model, "--ci", ci,
+                              *(rows if ci == "profile" else [])], capsys)
         assert code == 0, err
         notes = "\n".join(line for line in out.splitlines() if line.startswith("Note"))
         assert notes

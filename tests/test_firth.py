@@ -127,10 +127,11 @@ def test_refusals():
 
 
 def test_persistence_keeps_the_profile(tmp_path):
-    """A model file holds the profile at alpha=0.05 (computed when saved if no summary asked for
-    it yet), not the rows: other levels are refused on a loaded model, computed on a fitted one."""
+    """A model file holds the profile at alpha=0.05 (when a summary computed it before saving),
+    not the rows: other levels are refused on a loaded model, computed on a fitted one."""
     X, y = endometrial()
     model = lc.LogisticRegression(penalty="firth").fit(X, y)
+    model.summary(ci="profile")
     loaded = lc.load(lc.save(model, tmp_path / "firth.linclass"))
     np.testing.assert_array_equal(loaded.summary(ci="profile").ci_lower,
                                   model.summary(ci="profile").ci_lower)

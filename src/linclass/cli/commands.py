@@ -224,6 +224,12 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
                          "penalty=firth) and, from the training rows (--data FILE --target COL or "
                          "--dataset NAME), for unpenalised fits (--param penalty=None); this model "
                          f"was fitted with penalty={penalty!r}")
+    firth = (getattr(inner, "_inference", None) or {}) if penalty == "firth" else {}
+    firth = firth.get("firth", {}) if isinstance(firth, dict) else getattr(firth, "firth", {})
+    if ci == "profile" and not rows and firth.get("no_profile", "").startswith("the model was saved"):
+        raise UsageError("--ci profile: this Firth model was saved before its profile intervals "
+                         "were computed, and a model file does not keep the training rows they "
+                         "need: give them with --data FILE --target COL (or --dataset NAME)")
     kwargs = {"ci": ci}
     if asked or ci == "profile":
         kwargs.update(cov_type=cov_type, **rows)

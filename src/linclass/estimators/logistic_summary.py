@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.validation import validate_predict, validate_sample_weight
-from linclass.linear.fitting.records import LogisticInference, inference_record
+from linclass.linear.fitting.records import FirthRecord, LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects, variable_effects
 from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.summary import Summary, level_name, softmax_names
@@ -140,6 +140,12 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         profile = replace(kept, **{name: _spread(getattr(kept, name), found) for name in
                                    ("lower", "upper", "lr_statistic", "p_value", "estimate")})
         ci = "wald"  # the record's table; the profile columns replace Wald's below
+    if (ci == "profile" and isinstance(record, FirthRecord) and record.rows is None
+            and (X is not None or source is not None)):  # a model file without its profile
+        rows = training_rows(model, X, y, sample_weight, source=source, purpose="ci='profile'",
+                             in_memory=True, offset=offset)
+        record = record.with_rows(rows.X, rows.y, rows.weight, model.fit_intercept, model.coef_,
+                                  model.intercept_)
     if cov_type != "nonrobust":
         record = replace(record, covariance=covariance)
     extra = {}

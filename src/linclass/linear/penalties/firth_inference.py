@@ -18,8 +18,8 @@ as brglm2's ``brmultinom`` does (K > 2: Wald only).
 The profile quantities need the rows and many constrained fits, so they are computed when a
 summary first asks for them (``summary(ci='profile')``, any :math:`\\alpha`), from a copy of the
 rows the fit keeps, and kept with the model; a model file holds them for the conventional
-:math:`\\alpha = 0.05`.  For K > 2 classes
-(:mod:`linclass.linear.penalties.firth_multinomial`) the record holds the Wald quantities (the
+:math:`\\alpha = 0.05` when a summary computed them before saving (saving computes nothing).
+For K > 2 classes (:mod:`linclass.linear.penalties.firth_multinomial`) the record holds the Wald quantities (the
 standard errors of brglm2's ``summary.brmultinom``: the inverse Fisher information at the estimate,
 for each class's contrast against the first) and the penalised log-likelihoods of the model and of
 its intercept-only version; no profile intervals.
@@ -51,6 +51,9 @@ __all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "ProfileRows", "firth_notes"
 PROFILE_ALPHA = 0.05
 MAX_PROFILE_PARAMS = 200  # larger models get Wald intervals only
 _NO_PROFILE = f"profile intervals are computed for at most {MAX_PROFILE_PARAMS} parameters"
+_NOT_SAVED = ("the model was saved before summary(ci='profile') computed its profile intervals, "
+              "and a model file does not keep the training rows they need: pass them as "
+              "summary(ci='profile', X=X, y=y), or call summary(ci='profile') before saving")
 
 
 def firth_state(X, y, sample_weight, fit_intercept: bool, coef, intercept,
@@ -267,8 +270,8 @@ class FirthRecord:
     The profile quantities cost many constrained fits (31 s of a 31.1 s fit on mlbench's Sonar, 208
     rows and 61 parameters), so a fit of rows in memory keeps what they need (``rows``,
     :class:`ProfileRows`) and computes them at the first ``table(ci='profile')`` for each alpha,
-    keeping them for the next.  A model file holds the profile at :data:`PROFILE_ALPHA`
-    (:meth:`as_state` computes it then if no summary has asked yet), not the rows."""
+    keeping them for the next.  A model file holds the profile at :data:`PROFILE_ALPHA` if a
+    summary computed it before saving (:meth:`as_state` computes nothing), never the rows."""
 
     wald: LogisticInference
     firth: dict
@@ -289,6 +292,40 @@ class FirthRecord:
             self.firth.pop("profile_pending", None)
         return profile
 
+    def with_rows(self, X, y, weight, fit_intercept: bool, coef, intercept) -> "FirthRecord":
+        """This record with the training rows a model file does not keep (``y`` in {0, 1}), so
+        that a loaded two-class fit saved before its profile was computed can compute it.  The
+        rows must give the fit's penalised log-likelihood at the estimate (to 1e-8, relative).
+
+        Raises
+        ------
+        ValueError
+            For rows on which the model was not fitted, or a record that has no profile to compute
+            (K > 2 classes, more than :data:`MAX_PROFILE_PARAMS` parameters, a chunked fit).
+        """
+        if self.firth.get("no_profile") != _NOT_SAVED:
+            return self
+        X = np.array(X, dtype=np.float64)
+        d = X.shape[1]
+        objective = FirthObjective(X, np.asarray(y), weight, fit_intercept=fit_intercept,
+                                   offset=np.zeros(d))
+        value = float(objective.penalised_log_likelihood(_uncentred(coef, intercept,
+                                                                    fit_intercept)))
+        stored = float(self.firth["penalised"])
+        if not abs(value - stored) <= 1e-8 * max(1.0, abs(stored)):
+            raise ValueError(f"ci='profile': the rows passed give the penalised log-likelihood "
+                             f"{value:.10g} at the estimate, where the fit had {stored:.10g}; pass "
+                             "the rows (and sample_weight) the model was fitted on.")
+        se = (np.sqrt(np.clip(np.diag(self.wald.covariance), 0.0, None))
+              if self.wald.covariance is not None else np.full(_uncentred(
+                  coef, intercept, fit_intercept).size, np.nan))
+        rows = ProfileRows(X, np.asarray(y), None if weight is None else np.array(weight, float),
+                           fit_intercept, np.array(coef), np.array(intercept), se,
+                           self.firth["separation"], {})
+        firth = {key: value for key, value in self.firth.items() if key != "no_profile"}
+        firth["profile_pending"] = True
+        return replace(self, firth=firth, rows=rows)
+
     @property
     def log_likelihood(self) -> float:
         return float(self.firth["penalised"])
@@ -303,10 +340,13 @@ class FirthRecord:
 
     def as_state(self) -> dict:
         """The dict model files of format version 1 hold: the Wald record's, with ``firth`` (the
-        profile at :data:`PROFILE_ALPHA` computed now if it is still pending)."""
-        if self.firth.get("profile_pending", False):
-            self.profile(PROFILE_ALPHA)
-        return {**self.wald.as_state(), "firth": self.firth}
+        profile at :data:`PROFILE_ALPHA` if a summary computed it; saving computes nothing, since
+        the profile can cost far more than the fit, so a profile still pending is written as
+        'no_profile' with :data:`_NOT_SAVED`)."""
+        firth = dict(self.firth)
+        if firth.pop("profile_pending", False):
+            firth["no_profile"] = _NOT_SAVED
+        return {**self.wald.as_state(), "firth": firth}
 
     def table(self, *, coef, intercept, classes, feature_names, fit_intercept, alpha=0.05,
               ci="wald") -> Summary:
