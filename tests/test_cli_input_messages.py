@@ -137,3 +137,57 @@ def test_more_na_values_in_both_readers(tmp_path, engine):
         read_table(path, "Class", engine=engine)
     X, _, _ = read_table(path, "Class", engine=engine, features=["b"])  # '?' only in 'a'
     assert X.shape == (3, 1)
+
+
+WINE_EU = "alcohol;ash;Class\n14,23;2,43;a\n13,2;2,14;b\n13,16;2,67;a\n14,37;2,5;b\n12,5;1,9;a\n13,8;2,2;b\n"
+
+
+def test_the_delimiter_hint_names_the_options_that_read_the_file(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_text(WINE_EU)
+    _, line = _error(_evaluate(path), capsys)
+    assert "with --sep ';' --decimal ," in line and "csv_dialect(sep=';', decimal=',')" in line
+
+
+@pytest.mark.parametrize("chunked", [[], ["--chunksize", "2"]])
+def test_sep_and_decimal_read_a_semicolon_file_with_decimal_commas(tmp_path, capsys, chunked):
+    path, plain = tmp_path / "wine.csv", tmp_path / "plain.csv"
+    path.write_text(WINE_EU)
+    plain.write_text(WINE_EU.replace(",", ".").replace(";", ","))
+    fitted = []
+    for file, options in ((path, ["--sep", ";", "--decimal", ","]), (plain, [])):
+        out = tmp_path / f"{file.stem}.linclass"
+        assert main(["fit", "--model", "lda", "--data", str(file), "--target", "Class", *options,
+                     *chunked, "--out", str(out)]) == 0, capsys.readouterr().err
+        fitted.append(linclass.load(out))
+    np.testing.assert_array_equal(fitted[0].means_, fitted[1].means_)
+    np.testing.assert_allclose(fitted[0].means_[0], [(14.23 + 13.16 + 12.5) / 3,
+                                                     (2.43 + 2.67 + 1.9) / 3])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "csv"])
+def test_csv_dialect_in_both_readers(tmp_path, engine):
+    from linclass.sources.csv_blocks import csv_dialect
+    from linclass.sources.tables import read_table
+
+    path = tmp_path / "eu.csv"
+    path.write_text("a;b;Class\n1,5;-2;x,1\n,25;3e2;y\n2,0;1,;x,1\n")
+    with csv_dialect(sep=";", decimal=","):
+        X, y, names = read_table(path, "Class", engine=engine)
+    np.testing.assert_array_equal(X, [[1.5, -2.0], [0.25, 300.0], [2.0, 1.0]])
+    assert list(y) == ["x,1", "y", "x,1"] and names == ["a", "b"]  # labels stay as written
+
+
+def test_bad_sep_and_decimal_are_refused(tmp_path, capsys):
+    from linclass.sources.csv_blocks import csv_dialect
+
+    path = tmp_path / "wine.csv"
+    path.write_text(WINE_EU)
+    code, line = _error(_evaluate(path) + ["--sep", ";;"], capsys)
+    assert code == 2 and "not one character" in line
+    code, line = _error(_evaluate(path) + ["--decimal", ","], capsys)  # a .csv: ',' between fields
+    assert code == 1 and "cannot hold decimal commas" in line and "--sep" in line
+    code, line = _error(["evaluate", "--model", "lda", "--dataset", "iris", "--sep", ";"], capsys)
+    assert code == 2 and "--sep and --decimal go with --data" in line
+    with pytest.raises(ValueError, match="both ','"), csv_dialect(sep=",", decimal=","):
+        pass

@@ -62,9 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             # the commands (and scikit-learn, SciPy, numba behind them) are imported only once
             # the arguments parse: --help, --version and a usage error cost none of them
             from linclass.cli.commands import COMMANDS
-            from linclass.sources.csv_blocks import more_na_values
+            from linclass.sources.csv_blocks import csv_dialect, more_na_values
 
-            with more_na_values(getattr(args, "na_values", None) or ()):
+            dialect = csv_dialect(getattr(args, "sep", None), getattr(args, "decimal", "."))
+            with more_na_values(getattr(args, "na_values", None) or ()), dialect:
                 return COMMANDS[args.command](args)
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0

@@ -45,6 +45,8 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
         if getattr(args, "na_values", None):
             raise UsageError("--na-values goes with --data (CSV files); a --dataset has no missing "
                              "values")
+        if getattr(args, "sep", None) is not None or getattr(args, "decimal", ".") != ".":
+            raise UsageError("--sep and --decimal go with --data (CSV files), not --dataset")
         X, y, names, target_names = load_dataset(args.dataset)
         if target_names is not None:
             y = np.asarray(target_names)[y]

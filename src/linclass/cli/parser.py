@@ -84,8 +84,28 @@ _NA_HELP = ("CSV fields that mark a missing value besides the usual ones (an emp
             "missing (the rows need a value: drop or fill them first)")
 
 
+_SEPARATORS = {"tab": "\t", "\\t": "\t", "\t": "\t", "comma": ",", "semicolon": ";",
+               "pipe": "|", "space": " "}
+
+
+def _separator(text: str) -> str:
+    """--sep's value: one character, or tab / \\t / comma / semicolon / pipe / space."""
+    sep = _SEPARATORS.get(text.lower(), text)
+    if len(sep) != 1 or sep in "\r\n\"'":
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one character; give the delimiter between fields, such as ';', '|' "
+            "or tab")
+    return sep
+
+
 def _add_na_values(parser) -> None:
     parser.add_argument("--na-values", metavar="TEXT", nargs="+", default=[], help=_NA_HELP)
+    parser.add_argument("--sep", metavar="CHAR", type=_separator, default=None,
+                        help="the delimiter between a CSV file's fields (default: by the file's "
+                             "name, ',' for .csv and tab for .tsv), such as ';' or tab")
+    parser.add_argument("--decimal", choices=[".", ","], default=".",
+                        help="the decimal mark of the CSV file's numbers: ',' for 1,5 (with a "
+                             "--sep other than ',')")
 
 
 def _add_data(parser, *, target_required_note: str = "required with --data") -> None:

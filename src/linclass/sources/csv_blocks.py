@@ -24,7 +24,8 @@ import numpy as np
 
 from linclass.exceptions import DataError
 
-__all__ = ["NA_VALUES", "csv_blocks", "csv_header", "csv_index", "delimiter_hint", "more_na_values"]
+__all__ = ["NA_VALUES", "csv_blocks", "csv_dialect", "csv_header", "csv_index", "delimiter_hint",
+           "file_delimiter", "more_na_values"]
 
 # the strings read as a missing value: pandas' defaults, so both CSV readers agree
 NA_VALUES = frozenset({
@@ -48,6 +49,52 @@ def more_na_values(values):
 
 def _na_values() -> frozenset:
     return NA_VALUES | _MORE_NA.get()
+
+
+# the field delimiter (None: by the file's name) and the decimal mark, within csv_dialect
+_DIALECT: ContextVar[tuple] = ContextVar("linclass_csv_dialect", default=(None, "."))
+_NUMBER_WITH_COMMA = re.compile(r"\s*[-+]?(\d+,?\d*|,\d+)([eE][-+]?\d+)?\s*")
+
+
+@contextlib.contextmanager
+def csv_dialect(sep: str | None = None, decimal: str = "."):
+    """Within the ``with`` block, CSV files are read with ``sep`` between fields (None: by the
+    file's name, ``','`` for .csv and tab for .tsv) and ``decimal`` as the decimal mark (``','``:
+    ``1,5`` is 1.5), by both readers: a ';'-separated file with decimal commas, as spreadsheets
+    write it in much of Europe, is ``csv_dialect(sep=';', decimal=',')`` (the command's
+    ``--sep ';' --decimal ','``).
+
+    Raises
+    ------
+    ValueError
+        For a ``sep`` that is not one character, a ``decimal`` other than '.' or ',', or the same
+        character for both.
+    """
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"'"):
+        raise ValueError(f"sep must be one character (such as ';', '|' or a tab) or None; "
+                         f"got {sep!r}.")
+    if decimal not in (".", ","):
+        raise ValueError(f"decimal must be '.' or ','; got {decimal!r}.")
+    if sep == decimal:
+        raise ValueError(f"sep and decimal are both {sep!r}: a file with decimal commas separates "
+                         "its fields with another character (such as ';').")
+    token = _DIALECT.set((sep, decimal))
+    try:
+        yield
+    finally:
+        _DIALECT.reset(token)
+
+
+def file_delimiter(default: str) -> str:
+    """The field delimiter of a CSV file whose name gives ``default``: :func:`csv_dialect`'s
+    ``sep`` where one is set."""
+    return _DIALECT.get()[0] or default
+
+
+def _point(field: str) -> str:
+    """A field with a decimal comma written with a point (only a number: a label stays as
+    written)."""
+    return field.replace(",", ".") if _NUMBER_WITH_COMMA.fullmatch(field) else field
 
 
 def _open_text(path: Path):
@@ -89,8 +136,8 @@ def delimiter_hint(path: Path, header: list[str]) -> str:
     with another delimiter than the file's (``;``, tab or ``|``): a ';'-separated file (often
     with decimal commas, as European spreadsheets write it) saved as ``.csv``.  Empty otherwise."""
     name = path.name.lower()
-    if not name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        return ""
+    if not name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")) or _DIALECT.get()[0] is not None:
+        return ""  # (a delimiter given: not the file's name's)
     delimiter = "\t" if ".tsv" in name else ","
     cells = [cell for cell in header if cell]
     best = max(_OTHER_DELIMITERS, key=lambda d: sum(c.count(d) for c in cells))
@@ -110,12 +157,16 @@ def delimiter_hint(path: Path, header: list[str]) -> str:
             f"between fields but as {columns} with {other}: the file looks {other}-separated"
             f"{', with decimal commas (1,5)' * comma}. linclass reads .csv files as ','-separated "
             "and .tsv files as tab-separated, with decimal points")
+    option = f"--sep {_OTHER_DELIMITERS[best]}" + " --decimal ," * comma
+    call = f"csv_dialect(sep={best!r}" + ", decimal=','" * comma + ")"
+    text += (f" (the command reads it as it is with {option}; Python: within "
+             f"linclass.sources.csv_blocks.{call})")
     if best == "\t" and not comma:
-        return text + ": name it .tsv."
+        return text + ", or name it .tsv."
     sep, decimal = repr(best), ", decimal=','" * comma
     dec = ', dec = ","' * comma
     r = "read.csv2(f)" if best == ";" and comma else f"read.csv(f, sep = {sep}{dec})"
-    return (text + f": save it so (pandas: pd.read_csv(f, sep={sep}{decimal}).to_csv(g, "
+    return (text + f", or save it so (pandas: pd.read_csv(f, sep={sep}{decimal}).to_csv(g, "
             f"index=False); R: write.csv({r}, g, row.names = FALSE)).")
 
 
@@ -127,6 +178,10 @@ def csv_index(header: list[str]) -> list[int]:
 def csv_blocks(path: Path, delimiter: str, chunksize, engine, text: tuple[str, ...] = ()):
     """The header, its row-index candidates and the blocks; the columns named in ``text`` are read
     as written (str; None where missing), not as numbers: an ID such as ``007`` stays ``007``."""
+    if delimiter == _DIALECT.get()[1]:
+        raise DataError(f"{str(path)!r} is read with {delimiter!r} between fields, so it cannot "
+                        "hold decimal commas: give the delimiter it uses (the command's --sep, "
+                        "such as --sep ';').")
     header = csv_header(path, delimiter)
     if engine is None:
         try:
@@ -173,9 +228,11 @@ def _stdlib_blocks(path: Path, delimiter: str, header: list[str], chunksize) -> 
 
 def _text_columns(block: list[list[str]], width: int) -> list[np.ndarray]:
     columns, missing = [], _na_values()
+    comma = _DIALECT.get()[1] == ","
     for j in range(width):
         column = np.empty(len(block), dtype=object)
-        column[:] = [None if row[j].strip() in missing else row[j] for row in block]
+        column[:] = [None if row[j].strip() in missing else _point(row[j]) if comma else row[j]
+                     for row in block]
         columns.append(column)
     return columns
 
@@ -193,7 +250,7 @@ def _pandas_blocks(path: Path, delimiter: str, header: list[str], chunksize,
     more = more | {f" {v}" for v in more} | {f"{v} " for v in more} | {f" {v} " for v in more}
     options = dict(sep=delimiter, na_values=sorted(NA_VALUES | more), keep_default_na=False,
                    skip_blank_lines=True, index_col=False, encoding="utf-8-sig",
-                   skipinitialspace=False)
+                   skipinitialspace=False, decimal=_DIALECT.get()[1])
     if text:
         options["dtype"] = {j: str for j, name in enumerate(header) if name in text}
     fields = _FieldCheck(path, delimiter, len(header))

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from linclass.exceptions import DataError
-from linclass.sources.csv_blocks import csv_blocks, csv_header, csv_index, delimiter_hint
+from linclass.sources.csv_blocks import (csv_blocks, csv_header, csv_index, delimiter_hint,
+                                         file_delimiter)
 from linclass.sources.file_sets import data_files
 from linclass.sources.parquet_blocks import parquet_blocks
 
@@ -149,7 +150,8 @@ def _chunks(path, target, chunksize, features, engine, warn_index: bool,
         if kind == "parquet":
             header, index, blocks = parquet_blocks(file, chunksize)
         else:
-            header, index, blocks = csv_blocks(file, _CSV_SUFFIXES[kind], chunksize, engine,
+            header, index, blocks = csv_blocks(file, file_delimiter(_CSV_SUFFIXES[kind]),
+                                               chunksize, engine,
                                                text=() if carry is None else (carry,))
         if n:
             _same_columns(files[0], opened[0][1], opened[0][2], file, header, index)
@@ -211,7 +213,7 @@ def feature_columns(path, target: str | None = None) -> list[str]:
     if kind == "parquet":
         header, index, _ = parquet_blocks(path, None)
     else:
-        header = csv_header(path, _CSV_SUFFIXES[kind])
+        header = csv_header(path, file_delimiter(_CSV_SUFFIXES[kind]))
         index = csv_index(header)
     _, feature_index = _select(path, header, target, None, index)
     return [header[j] for j in feature_index]
