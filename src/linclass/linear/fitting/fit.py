@@ -237,6 +237,9 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     explore = getattr(penalty, "explore", None)  # Firth's: the highest of several local maxima
     if explore is not None and problem.source is None and result.converged and not stopped():
         result = explore(problem, objective, result, options)
+    if (penalty.final_step and options.max_iter > 0 and solver == "lbfgs" and K > 2
+            and problem.source is None and result.converged and not stopped()):
+        result = _polished(objective, result, budget - result.n_iter, observer(solver))
     hessian = None  # the exact one inference needs (None above MAX_PARAMS); max_iter=0: the start
     if penalty.final_step and options.max_iter > 0:
         hessian = inference_hessian(objective, result.theta)
@@ -262,6 +265,30 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         history=result.history, solver=solver, separation=separation,
         log_likelihood=float(log_likelihood), inference=record, stopped=bool(stopped()),
     )
+
+
+_POLISH_TOL = 1e-13  # the largest gradient entry (mean objective) a softmax L-BFGS run goes on to
+_POLISH_ITER = 30
+
+
+def _polished(objective, result, left: int, observe):
+    """A converged softmax L-BFGS run continued to a gradient of :data:`_POLISH_TOL`, so that the
+    Newton step with the Hessian formed next moves no score by more than :data:`_HESSIAN_KEPT` and
+    that Hessian is the one at the returned estimate: with K classes the Hessian costs about
+    (K - 1)^2 d / 4 times an iteration (the gradient), and going on is cheaper than forming it
+    twice (K = 10, d = 50, 100,000 rows: 12 more iterations, 0.57 s, where a Hessian took 0.95 s;
+    the step after them moved the scores by 5e-12).  Not with float32 products (which round
+    above that gradient), nor without a penalty where rows are fitted with probability one
+    (maybe separated: no optimum to go on to); iterations count against ``left``."""
+    if (left <= 0 or objective.rounding > 1e-13
+            or (objective.l2 == 0.0 and objective.count_perfect(result.theta))):
+        return result
+    more = SOLVERS["lbfgs"](objective, result.theta, tol=_POLISH_TOL,
+                            max_iter=min(_POLISH_ITER, left), on_iteration=observe)
+    if not (np.all(np.isfinite(more.theta)) and more.value <= result.value):
+        return result
+    return replace(more, n_iter=result.n_iter + more.n_iter, converged=True,
+                   history=np.concatenate([result.history, more.history[1:]]))
 
 
 _FINAL_STEPS = 3  # Newton steps at most after the solver's (the second is usually the last)
