@@ -59,10 +59,14 @@ def _error(args, capsys) -> str:
 MODELS = {"lda": "LinearDiscriminantAnalysis", "qda": "QuadraticDiscriminantAnalysis",
           "gnb": "GaussianNB", "fisher": "FisherDiscriminantAnalysis", "rda-cv":
           "RegularizedDiscriminantAnalysisCV", "logistic": "LogisticRegression",
-          "logistic-cv": "LogisticRegressionCV"}
+          "logistic-cv": "LogisticRegressionCV",
+          "kfda": "KernelFisherDiscriminantAnalysis"}
+# kernel Fisher reads chunks with Nystroem features only
+EXTRA = {"kfda": ["--param", "approximation=nystroem", "--param", "n_landmarks=20"]}
 
 
-@pytest.mark.parametrize("model, extra", [*((m, []) for m in MODELS), ("rda-cv", ["--param", "cv=5"])])
+@pytest.mark.parametrize("model, extra", [*((m, EXTRA.get(m, [])) for m in MODELS),
+                                          ("rda-cv", ["--param", "cv=5"])])
 def test_command_line_refuses_a_huge_value_with_chunksize_as_in_memory(model, extra, files, tmp_path,
                                                                         capsys):
     base = ["fit", "--model", model, *extra, "--data", files["huge"], "--target", "target",

@@ -287,7 +287,10 @@ class KernelFisherDiscriminantAnalysis(
         record_features(self, source)
         summary = kernel_fisher_chunks.summarise_rows(source)
         n = summary.n_samples
-        check_column_magnitude(self, summary.magnitude, summary.entries)  # as check_magnitude
+        if summary.scan is not None:  # as check_magnitude, naming the file and row
+            summary.scan.check_squares(self)
+        else:
+            check_column_magnitude(self, summary.magnitude, summary.entries)
         gamma = self.gamma
         if gamma is None and not callable(self.kernel):
             gamma = gamma_from_variance(summary.variance, source.n_features)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
+from linclass.core.chunk_validation import ChunkScan, validate_chunk, validate_chunk_labels
 from linclass.core.chunks import require_two_classes
 from linclass.core.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
@@ -53,6 +53,9 @@ class RowSummary:
         Mean and sum of squared deviations of every entry of X (merged as Chan, Golub and LeVeque).
     magnitude : ndarray of shape (n_features,)
         The largest absolute value in each column.
+    scan : ChunkScan or None
+        The same, with where the largest value is (:mod:`linclass.core.chunk_validation`), for
+        the error that names the file and row.
     """
 
     rows: dict
@@ -60,6 +63,7 @@ class RowSummary:
     mean: float
     m2: float
     magnitude: np.ndarray
+    scan: ChunkScan | None = None
 
     @property
     def n_samples(self) -> int:
@@ -86,16 +90,19 @@ class RowSummary:
             rows={**self.rows, **other.rows}, entries=n, mean=self.mean + frac * delta,
             m2=self.m2 + other.m2 + delta * delta * self.entries * frac,
             magnitude=np.maximum(self.magnitude, other.magnitude),
+            scan=other.scan if self.scan is None else self.scan if other.scan is None
+            else self.scan.merge(other.scan),
         )
 
 
 def _summary(chunk, n_features):
-    X, _, _ = validate_chunk(chunk, n_features)
+    X, _, _, scan = validate_chunk(chunk, n_features, scan=True)
     if X.size == 0:
-        return RowSummary({chunk.index: X.shape[0]}, 0, 0.0, 0.0, np.zeros(n_features))
+        return RowSummary({chunk.index: X.shape[0]}, 0, 0.0, 0.0, np.zeros(n_features), scan)
     mean = float(X.mean())
-    return RowSummary({chunk.index: X.shape[0]}, X.size, mean, float(np.sum((X - mean) ** 2)),
-                      np.abs(X).max(axis=0))
+    with np.errstate(over="ignore"):  # values too large are refused after the reduction
+        m2 = float(np.sum((X - mean) ** 2))
+    return RowSummary({chunk.index: X.shape[0]}, X.size, mean, m2, scan.magnitude, scan)
 
 
 def summarise_rows(source) -> RowSummary:
