@@ -67,6 +67,25 @@ def test_summary_prints_the_robust_table(cov_type, training, capsys):
     assert not np.allclose(plain, printed, atol=1e-3)
 
 
+@pytest.mark.parametrize("correction", ["stata", "statsmodels", "none"])
+def test_cluster_correction_is_the_summarys(correction, training, capsys):
+    """--cluster-correction chooses the small-sample factor as summary(cluster_correction=...)
+    does, and the header names it with the number of clusters."""
+    data, model, frame = training
+    code, out, err = cli(["summary", "--model-file", model, "--cov-type", "cluster", "--groups",
+                          "school", "--cluster-correction", correction, "--data", data,
+                          "--target", "label"], capsys)
+    assert code == 0, err
+    expected = linclass.load(model).summary(
+        cov_type="cluster", X=frame[["radius", "texture", "smooth", "symm"]], y=frame["label"],
+        groups=frame["school"], cluster_correction=correction)
+    np.testing.assert_allclose(printed_std_errors(out, expected.names), expected.std_err[0],
+                               atol=5e-4)
+    assert re.search(r"No\. Clusters:\s+23\b", out), out
+    factor = {"stata": "G/(G-1)", "statsmodels": "G/(G-1)(N-1)/(N-k)", "none": "none"}[correction]
+    assert re.search(rf"Cluster Correction:\s+{re.escape(factor)}\s", out), out
+
+
 def test_scaled_model_on_a_bundled_dataset(tmp_path, capsys):
     model = tmp_path / "scaled.linclass"
     features = ["--features", "0", "1", "4"]
@@ -94,7 +113,9 @@ def test_misuses_are_one_error_line(training, tmp_path, capsys):
         (["--cov-type", "HC1"], 2, "computed from the training rows"),
         (["--cov-type", "cluster", *rows], 2, "needs --groups COL"),
         (["--cov-type", "HC0", "--groups", "school", *rows], 2, "--groups is used by --cov-type cluster"),
-        (["--groups", "school"], 2, "--groups goes with --cov-type cluster"),
+        (["--groups", "school"], 2, "--groups and --cluster-correction go with --cov-type cluster"),
+        (["--cov-type", "HC0", "--cluster-correction", "none", *rows], 2,
+         "--cluster-correction goes with --cov-type cluster"),
         (["--cov-type", "HC3", *rows], 2, "invalid choice"),
         (["--cov-type", "cluster", "--groups", "district", *rows], 1, "district"),
         (["--cov-type", "HC0", "--data", data], 2, "--target"),

@@ -164,13 +164,17 @@ def _training_rows(args, model) -> dict:
         if args.cov_type != "nonrobust":
             raise UsageError(f"--cov-type {args.cov_type} is computed from the training rows: give "
                              "them with --data FILE --target COL (or --dataset NAME)")
-        if args.groups is not None:
-            raise UsageError("--groups goes with --cov-type cluster and --data FILE")
+        if args.groups is not None or args.cluster_correction is not None:
+            raise UsageError("--groups and --cluster-correction go with --cov-type cluster and "
+                             "--data FILE")
         return {}
     if args.groups is not None and args.cov_type != "cluster":
         raise UsageError(f"--groups is used by --cov-type cluster only (not {args.cov_type})")
     if args.groups is None and args.cov_type == "cluster":
         raise UsageError("--cov-type cluster needs --groups COL: the column of cluster labels")
+    if args.cluster_correction is not None and args.cov_type != "cluster":
+        raise UsageError(f"--cluster-correction goes with --cov-type cluster (not "
+                         f"{args.cov_type})")
     names = getattr(model, "feature_names_in_", None)
     names = None if names is None else [str(n) for n in names]
     data = load(args, need_target=True, features=names)
@@ -183,6 +187,8 @@ def _training_rows(args, model) -> dict:
     rows = {"X": X, "y": data.y}
     if args.groups is not None:
         rows["groups"] = _groups(args)
+    if args.cluster_correction is not None:
+        rows["cluster_correction"] = args.cluster_correction
     return rows
 
 

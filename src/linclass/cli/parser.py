@@ -256,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--groups", metavar="COL",
                    help="the cluster column of --data (or a feature of --dataset) for "
                         "--cov-type cluster")
+    p.add_argument("--cluster-correction", choices=("stata", "statsmodels", "none"), default=None,
+                   help="--cov-type cluster's small-sample factor: 'stata' (default: G/(G-1), as "
+                        "Stata's vce(cluster) and R's sandwich::vcovCL), 'statsmodels' "
+                        "(G/(G-1)(N-1)/(N-k)) or 'none'")
     rows = p.add_mutually_exclusive_group()
     rows.add_argument("--data", metavar="FILE", nargs="+", action=_Files,
                       help="the training rows (CSV or Parquet; several files, a directory or a "
