@@ -278,9 +278,12 @@ VALUES = [
     Case("values: class_weight dict", {"Cs": 5, "cv": 3, "l1_ratios": (0.0,),
                                        "class_weight": {0: 2.0, 1: 0.5}, "scoring": "neg_log_loss",
                                        "use_legacy_attributes": False, **TIGHT}, "binary", "values"),
+    # random_state: scikit-learn's dual liblinear shuffles the rows, and stopped unconverged at
+    # C=1e4 its score there varies from run to run (-0.91 to -0.75), once above C=1's
     Case("values: dual=True (liblinear)", {"Cs": 5, "cv": 3, "l1_ratios": (0.0,), "dual": True,
                                            "solver": "liblinear", "scoring": "neg_log_loss",
-                                           "use_legacy_attributes": False, **TIGHT},
+                                           "use_legacy_attributes": False, "random_state": 0,
+                                           **TIGHT},
          "binary", "values"),
     Case("values: sparse X", {"Cs": 5, "cv": 3, "l1_ratios": (0.0,), "scoring": "neg_log_loss",
                               "use_legacy_attributes": False, **TIGHT}, "sparse", "values"),
