@@ -171,7 +171,7 @@ def test_profile_summary_gives_one_interval_everywhere():
                for line in str(profile).splitlines() if line.split()[:1] == ["x2"]}
     np.testing.assert_allclose(printed["x2"], bounds[3], atol=5e-4)  # EH
     with pytest.raises(ValueError, match="ci='wald'"):
-        profile.conf_int(alpha=0.1)  # the profile was computed at the fit for alpha=0.05
+        profile.conf_int(alpha=0.1)  # the table holds the profile for alpha=0.05 only
 
 
 def test_profile_table_labels_the_likelihood_ratio_tests():

@@ -127,8 +127,9 @@ class LogisticInference:
         if ci not in ("wald", "profile"):
             raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
         if ci == "profile":
-            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth') at the "
-                             "fit, and for unpenalised fits from their training rows "
+            raise ValueError("Profile intervals are computed for Firth fits (penalty='firth'; at "
+                             "the first summary that asks for them), and for unpenalised fits from "
+                             "their training rows "
                              "(LogisticRegression.summary(ci='profile', X=X, y=y)).")
         if self.covariance is None:
             raise ValueError(f"No standard errors for this fit: {self.reason}.")
