@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from linclass.generative import gaussian, gaussian_scores
 from linclass.projection import fisher
 from linclass.projection import kernel_fisher, kernel_fisher_chunks
-from linclass.core.finiteness import check_column_magnitude, check_magnitude
+from linclass.core.finiteness import check_magnitude
 from linclass.core.validation import validate_fit, validate_priors
 from linclass.projection.kernels import (
     NAMES, choose_landmarks, gamma_from_variance, make_kernel, select_landmarks,
@@ -287,10 +287,7 @@ class KernelFisherDiscriminantAnalysis(
         record_features(self, source)
         summary = kernel_fisher_chunks.summarise_rows(source)
         n = summary.n_samples
-        if summary.scan is not None:  # as check_magnitude, naming the file and row
-            summary.scan.check_squares(self)
-        else:
-            check_column_magnitude(self, summary.magnitude, summary.entries)
+        summary.scan.check_squares(self)  # as check_magnitude, naming the file and row
         gamma = self.gamma
         if gamma is None and not callable(self.kernel):
             gamma = gamma_from_variance(summary.variance, source.n_features)

@@ -51,19 +51,16 @@ class RowSummary:
         Number of entries of X (rows times features).
     mean, m2 : float
         Mean and sum of squared deviations of every entry of X (merged as Chan, Golub and LeVeque).
-    magnitude : ndarray of shape (n_features,)
-        The largest absolute value in each column.
-    scan : ChunkScan or None
-        The same, with where the largest value is (:mod:`linclass.core.chunk_validation`), for
-        the error that names the file and row.
+    scan : ChunkScan
+        The largest absolute value in each column, with where the largest of all is
+        (:mod:`linclass.core.chunk_validation`), for the error that names the file and row.
     """
 
     rows: dict
     entries: int
     mean: float
     m2: float
-    magnitude: np.ndarray
-    scan: ChunkScan | None = None
+    scan: ChunkScan
 
     @property
     def n_samples(self) -> int:
@@ -89,20 +86,18 @@ class RowSummary:
         return RowSummary(
             rows={**self.rows, **other.rows}, entries=n, mean=self.mean + frac * delta,
             m2=self.m2 + other.m2 + delta * delta * self.entries * frac,
-            magnitude=np.maximum(self.magnitude, other.magnitude),
-            scan=other.scan if self.scan is None else self.scan if other.scan is None
-            else self.scan.merge(other.scan),
+            scan=self.scan.merge(other.scan),
         )
 
 
 def _summary(chunk, n_features):
     X, _, _, scan = validate_chunk(chunk, n_features, scan=True)
     if X.size == 0:
-        return RowSummary({chunk.index: X.shape[0]}, 0, 0.0, 0.0, np.zeros(n_features), scan)
+        return RowSummary({chunk.index: X.shape[0]}, 0, 0.0, 0.0, scan)
     mean = float(X.mean())
     with np.errstate(over="ignore"):  # values too large are refused after the reduction
         m2 = float(np.sum((X - mean) ** 2))
-    return RowSummary({chunk.index: X.shape[0]}, X.size, mean, m2, scan.magnitude, scan)
+    return RowSummary({chunk.index: X.shape[0]}, X.size, mean, m2, scan)
 
 
 def summarise_rows(source) -> RowSummary:
