@@ -163,10 +163,6 @@ def _with(frame, name: str, values):
     return out
 
 
-def _columns(encoding: FormulaEncoding, frame) -> np.ndarray:
-    return _columns_many(encoding, [frame])[0]
-
-
 #: the most cells (rows x columns) encoded in one call of formulaic
 BATCH_CELLS = 4_000_000
 
