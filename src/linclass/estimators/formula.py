@@ -416,13 +416,12 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
                        sample_weight=weights, y=y, cov_type=cov_type, groups=groups)
         if self.encoding_ is None:
             return self._named(self.estimator_.marginal_effects(X, **options))
-        from linclass.core.validation import validate_sample_weight
         from linclass.estimators.logistic_summary import margins_table
         from linclass.formula.variables import effect_designs
 
-        def designs():  # (called once the model is known to have effects)
-            return effect_designs(self.encoding_, data, validate_sample_weight(weights, len(X)),
-                                  at=at, atexog=atexog, dummy=dummy, count=count, method=method)
+        def designs(weight):  # (called once the model is known to have effects)
+            return effect_designs(self.encoding_, data, weight, at=at, atexog=atexog,
+                                  dummy=dummy, count=count, method=method)
 
         options.pop("atexog")
         return self._named(margins_table(self.estimator_, X, designs=designs, **options))

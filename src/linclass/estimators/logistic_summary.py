@@ -212,7 +212,7 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     from the training rows ``X``, ``y``, ``sample_weight`` and ``groups``.  ``designs``: a
     callable that gives ``(points, weights, designs, notes)`` of
     :func:`~linclass.linear.inference.margins.variable_effects` (a formula model's effects per
-    variable), called once the model is known to have them."""
+    variable) from the rows' validated weights, called once the model is known to have them."""
     cov_type = check_cov_type(cov_type, groups)
     record = inference_record(model._inference, model.log_likelihood_)
     unpenalised(model, record, "marginal_effects")
@@ -243,7 +243,7 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     facts = {"classes": model.classes_, "dep_variable": _facts(model)["dep_variable"],
              "covariance_type": cov_type}
     if designs is not None:
-        points, point_weight, effects, notes = designs()
+        points, point_weight, effects, notes = designs(weight)
         return variable_effects(points, point_weight, effects, coef, intercept, covariance,
                                 fit_intercept=model.fit_intercept, at=at, method=method,
                                 notes=notes, **facts)
