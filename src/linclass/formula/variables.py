@@ -306,29 +306,33 @@ def _set(frame, atexog, variables: list[Variable]):
     return frame, [f"at {', '.join(shown)} (atexog), in every row."]
 
 
-def _discrete(frame, variables: list[Variable], flag, kind: str) -> list[str]:
-    """The numbers taken as dummies (values all 0 or 1) or counts (non-negative integers that
-    vary, not dummies), or the ones ``flag`` names."""
-    numbers = {v.name for v in variables if v.kind == "number"}
-    if flag is None or isinstance(flag, (bool, np.bool_)):
-        if not flag:
-            return []
-        found = []
-        for name in sorted(numbers, key=[v.name for v in variables].index):
+def _discrete(frame, variables: list[Variable], dummy, count) -> tuple[list[str], list[str]]:
+    """The numbers taken as dummies (values all 0 or 1) and as counts (non-negative integers that
+    vary, not dummies) when ``dummy`` / ``count`` is True, or the ones each names; each number's
+    values are read once."""
+    numbers = [v.name for v in variables if v.kind == "number"]
+    found = {"dummy": [], "count": []}
+    flags = {"dummy": dummy, "count": count}
+    if any(isinstance(f, (bool, np.bool_)) and f for f in flags.values()):
+        for name in numbers:
             x = frame[name].to_numpy(dtype=np.float64)
-            integer = np.all(x % 1.0 == 0)
-            if kind == "dummy" and integer and x.min() >= 0 and x.max() <= 1:
-                found.append(name)
-            elif kind == "count" and integer and x.min() >= 0 and x.max() > max(x.min(), 1):
-                found.append(name)
-        return found
-    names = [flag] if isinstance(flag, str) else list(flag)
-    for name in names:
-        if name not in numbers:
-            raise ValueError(f"{kind}: {name!r} is not a numeric variable of the formula "
-                             f"({sorted(numbers)}); a factor's effect is always its levels' "
-                             "changes.")
-    return names
+            if np.all(x % 1.0 == 0) and x.min() >= 0:
+                if x.max() <= 1:
+                    found["dummy"].append(name)
+                elif x.max() > x.min():
+                    found["count"].append(name)
+    out = {}
+    for kind, flag in flags.items():
+        if flag is None or isinstance(flag, (bool, np.bool_)):
+            out[kind] = found[kind] if flag else []
+            continue
+        out[kind] = [flag] if isinstance(flag, str) else list(flag)
+        for name in out[kind]:
+            if name not in numbers:
+                raise ValueError(f"{kind}: {name!r} is not a numeric variable of the formula "
+                                 f"({sorted(numbers)}); a factor's effect is always its levels' "
+                                 "changes.")
+    return out["dummy"], [c for c in out["count"] if c not in out["dummy"]]
 
 
 def effect_designs(encoding: FormulaEncoding, data, weight=None, *, at: str = "overall",
@@ -353,8 +357,7 @@ def effect_designs(encoding: FormulaEncoding, data, weight=None, *, at: str = "o
         raise ValueError("The formula reads no variable: there is no marginal effect to take.")
     n = len(frame)
     weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
-    dummies = _discrete(frame, variables, dummy, "dummy")
-    counts = [c for c in _discrete(frame, variables, count, "count") if c not in dummies]
+    dummies, counts = _discrete(frame, variables, dummy, count)
     frame, notes = _set(frame, atexog, variables)
     if at == "overall":
         rows, share = frame, None
