@@ -79,41 +79,23 @@ def overlap_certified(X: np.ndarray, y: np.ndarray, mu: np.ndarray, sample_weigh
                       fit_intercept: bool = True) -> bool:
     """Whether two classes are proved not separated (the maximum-likelihood estimate exists) by
     Stiemke's weights at the probabilities ``mu`` of class 1 (module docstring).  False means
-    "not proved" (the linear programme of :func:`separation` decides then).
+    "not proved" (the linear programme of :func:`separation` decides then).  The two-class case of
+    :func:`overlap_proved`, which takes the scores instead (log-space weights).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dense
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,), class indices in {0, 1}
     mu : ndarray of shape (n_samples,)
         Probabilities of class 1 at some parameters (best near the maximum-likelihood estimate).
     sample_weight : ndarray or None
         Rows with zero weight do not take part.
     """
-    if sp.issparse(X):
-        return False
-    if sample_weight is not None:
-        keep = sample_weight > 0
-        X, y, mu, w = X[keep], y[keep], mu[keep], sample_weight[keep]
-    else:
-        w = np.ones(y.shape[0])
-    if y.size == 0:
-        return False
-    lam = w * np.abs(y - mu)
-    if not (np.all(np.isfinite(lam)) and np.all(lam > 0)):  # a row fitted with probability one
-        return False
-    Xt = _scaled_design(X, fit_intercept)
-    g = Xt.T @ (w * (y - mu))
-    root = Xt * np.sqrt(lam)[:, None]
-    M = root.T @ root
-    try:
-        factor = cho_factor(M, lower=True, check_finite=False)
-    except LinAlgError:
-        return False
-    if np.min(np.diag(factor[0])) ** 2 <= 1e-10 * np.max(np.diag(M)):  # collinear: not decided here
-        return False
-    u = cho_solve(factor, g, check_finite=False)
-    return bool(np.max(np.abs(Xt @ u)) <= _OVERLAP_MARGIN)
+    mu = np.asarray(mu, dtype=np.float64)
+    # a probability of 0 or 1 gives an infinite score (not proved), one outside [0, 1] a NaN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.log(mu) - np.log1p(-mu)
+    return overlap_proved(X, y, scores, 2, sample_weight, fit_intercept)
 
 
 def overlap_proved(X, y: np.ndarray, scores: np.ndarray, n_classes: int, sample_weight=None,

@@ -31,7 +31,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import expit
 from scipy.stats import chi2
 
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
@@ -42,7 +41,7 @@ from linclass.linear.penalties.firth_profile import Profile
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import LogisticInference, logistic_inference
 from linclass.linear.penalties.firth_starts import explore
-from linclass.linear.logistic.separation import overlap_certified
+from linclass.linear.logistic.separation import overlap_proved
 from linclass.linear.logistic.separation import separation as find_separation
 
 __all__ = ["PROFILE_ALPHA", "Firth", "FirthRecord", "ProfileRows", "firth_notes", "firth_state",
@@ -187,11 +186,10 @@ def multinomial_firth_state(X, y, n_classes: int, sample_weight, fit_intercept: 
 
 def separation_at(problem, objective, theta) -> str | None:
     """'complete', 'quasi' or None for the rows of ``problem``: proved absent by Stiemke's weights
-    at ``theta`` (two classes), else decided by the linear programme (None when it is too large to
-    attempt)."""
+    at ``theta``, else decided by the linear programme (None when it is too large to attempt)."""
     K = problem.n_classes
-    if K == 2 and overlap_certified(problem.X, problem.y, expit(objective.scores(theta)),
-                                    problem.weight, problem.fit_intercept):
+    if overlap_proved(problem.X, problem.y, objective.scores(theta), K, problem.weight,
+                      problem.fit_intercept):
         return None
     try:
         return find_separation(problem.X, problem.y, K, problem.weight, problem.fit_intercept)
