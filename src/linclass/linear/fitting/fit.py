@@ -307,11 +307,15 @@ def _final_steps(problem, objective, result, hessian, budget: int, stopped, obse
     by more than :data:`_HESSIAN_KEPT` (:func:`_scores_moved`).  Each kept step counts against
     ``budget`` and is reported to ``observe`` (a callback's iteration); a fit a callback stopped
     stays where it was stopped."""
-    overlap = None
+    overlap, proved = None, []
     if problem.source is None and objective.l2 == 0.0 and objective.n_params <= MAX_PARAMS:
         def overlap(theta):  # rows fitted with probability one: step only if overlap is proved
-            return overlap_proved(problem.X, problem.y, objective.scores(theta),
-                                  objective.n_classes, problem.weight, problem.fit_intercept)
+            # overlap is a property of the rows: once proved, the later steps need no new proof
+            if not proved and overlap_proved(problem.X, problem.y, objective.scores(theta),
+                                             objective.n_classes, problem.weight,
+                                             problem.fit_intercept):
+                proved.append(True)
+            return bool(proved)
     start, decrements = result.theta, []
     for _ in range(_FINAL_STEPS):
         if hessian is None or stopped() or result.n_iter >= budget:
