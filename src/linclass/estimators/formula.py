@@ -412,10 +412,10 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             groups = self._column(data, groups)
         if cov_type != "nonrobust" and y is None:
             y = self._labels(data, None)
-        options = dict(at=at, method=method, atexog=atexog, dummy=dummy, count=count,
-                       sample_weight=weights, y=y, cov_type=cov_type, groups=groups)
+        options = dict(at=at, method=method, dummy=dummy, count=count, sample_weight=weights, y=y,
+                       cov_type=cov_type, groups=groups)
         if self.encoding_ is None:
-            return self._named(self.estimator_.marginal_effects(X, **options))
+            return self._named(self.estimator_.marginal_effects(X, atexog=atexog, **options))
         from linclass.estimators.logistic_summary import margins_table
         from linclass.formula.variables import effect_designs
 
@@ -423,7 +423,6 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             return effect_designs(self.encoding_, data, weight, at=at, atexog=atexog,
                                   dummy=dummy, count=count, method=method)
 
-        options.pop("atexog")
         return self._named(margins_table(self.estimator_, X, designs=designs, **options))
 
     def _named(self, table):
