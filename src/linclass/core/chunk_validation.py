@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.finiteness import check_column_magnitude, check_finite
+from linclass.core.finiteness import _who, check_column_magnitude, check_finite, column_name
 from linclass.core.validation import validate_labels, validate_sample_weight
 
 __all__ = ["ChunkScan", "validate_chunk", "validate_chunk_labels"]
@@ -56,10 +56,9 @@ class ChunkScan:
     def too_large(self, owner, why: str) -> ValueError:
         """The error of :func:`linclass.core.finiteness.explain_non_finite` (values too large for
         ``owner``'s arithmetic), naming where the largest value is."""
-        name = owner if isinstance(owner, str) else type(owner).__name__
         at = f", at {self.largest}" if self.largest else ""
         return ValueError(
-            f"Input X holds values too large for {name}'s arithmetic (largest magnitude "
+            f"Input X holds values too large for {_who(owner)}'s arithmetic (largest magnitude "
             f"{float(self.magnitude.max(initial=0.0)):.3g}{at}: {why}). {_RESCALE}")
 
     def check_squares(self, owner) -> None:
@@ -67,10 +66,6 @@ class ChunkScan:
         models that square X: sums of squares must not overflow, squares must not underflow)."""
         check_column_magnitude(owner, self.magnitude, max(self.entries, 1), feature_names=self.names,
                                where=self.largest)
-
-
-def _name(names, j: int) -> str:
-    return repr(str(names[j])) if names is not None else str(j)
 
 
 def _scan(X: np.ndarray, chunk, names) -> ChunkScan:
@@ -81,31 +76,22 @@ def _scan(X: np.ndarray, chunk, names) -> ChunkScan:
     from linclass.core.magnitude_kernel import column_magnitude
 
     magnitude, sums = column_magnitude(X)
-    if not np.all(np.isfinite(sums)):
-        for bad, kind, fix in ((np.isnan(X), "NaN", "Drop or impute the missing values first (for "
-                                "example with sklearn.impute.SimpleImputer)."),
-                               (np.isinf(X), "infinity", "Replace or drop the infinite values first.")):
-            if bad.any():
-                rows, cols = np.nonzero(bad)
-                many = rows.size != 1
-                raise ValueError(
-                    f"Input X contains {kind} in {rows.size} entr{'ies' if many else 'y'} of "
-                    f"this chunk (first at {chunk.locate(int(rows[0]))}, column "
-                    f"{_name(names, int(cols[0]))}). {fix}")
+    if not np.all(np.isfinite(sums)):  # NaN, infinity, or finite values whose sum overflows
+        check_finite(X, feature_names=names, locate=chunk.locate)
     j = int(np.argmax(magnitude))
     i = int(np.argmax(np.abs(X[:, j])))
-    largest = f"{chunk.locate(i)}, column {_name(names, j)}"
-    if not np.all(np.isfinite(sums)):  # finite values whose sum overflows: beyond any arithmetic
-        raise ValueError(f"Input X contains values too large for float64 arithmetic (largest "
-                         f"magnitude {magnitude[j]:.3g}, at {largest}). {_RESCALE}")
-    return ChunkScan(magnitude, n * d, largest, names)
+    return ChunkScan(magnitude, n * d, f"{chunk.locate(i)}, column {column_name(names, j)}", names)
 
 
 def _sparse_scan(X, chunk, names) -> ChunkScan:
+    """:func:`_scan` of a CSR chunk: one read of its stored entries."""
     from linclass.core.magnitude_kernel import sparse_column_magnitude
 
-    magnitude, _ = sparse_column_magnitude(X)
-    where = f"{chunk.where()}, column {_name(names, int(np.argmax(magnitude)))}" if X.nnz else None
+    magnitude, sums = sparse_column_magnitude(X)
+    if not np.all(np.isfinite(sums)):
+        check_finite(X, feature_names=names, locate=chunk.locate)
+    where = f"{chunk.where()}, column {column_name(names, int(np.argmax(magnitude)))}" if X.nnz \
+        else None
     return ChunkScan(magnitude, X.shape[0] * X.shape[1], where, names)
 
 
@@ -175,9 +161,11 @@ def validate_chunk(chunk, n_features: int, *, again: bool = False, sparse: bool 
             names = getattr(chunk, "columns", None)
         if again:
             found = None
+        elif sp.issparse(X) and not scan:
+            check_finite(X, feature_names=names, locate=chunk.locate)
+            found = None
         elif sp.issparse(X):
-            check_finite(X)
-            found = _sparse_scan(X, chunk, names) if scan else None
+            found = _sparse_scan(X, chunk, names)
         else:
             found = _scan(X, chunk, names)
         n = X.shape[0]

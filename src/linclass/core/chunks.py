@@ -180,19 +180,13 @@ def _identity(X):
     return X
 
 
-def refuse_non_finite(owner, stats: ClassStats, scan=None) -> None:
+def refuse_non_finite(owner, stats: ClassStats, scan) -> None:
     """The in-memory rule of :func:`linclass.core.finiteness.explain_non_finite` on statistics
     reduced from chunks whose NaN and infinity were refused already: statistics that are not
-    finite mean values too large for ``owner``'s arithmetic (``scan``, a
+    finite mean values too large for ``owner``'s arithmetic (``scan``, the chunks'
     :class:`~linclass.core.chunk_validation.ChunkScan`, says where the largest is)."""
-    if all(np.all(np.isfinite(a)) for a in stats.arrays()):
-        return
-    if scan is not None:
+    if not all(np.all(np.isfinite(a)) for a in stats.arrays()):
         raise scan.too_large(owner, "their squares overflow float64")
-    name = owner if isinstance(owner, str) else type(owner).__name__
-    raise ValueError(f"Input X holds values too large for {name}'s arithmetic (the class statistics "
-                     "of the chunks overflow float64). Rescale the features (for example with "
-                     "sklearn.preprocessing.StandardScaler).")
 
 
 def with_scan(chunk: Chunk, n_features: int, fn, *args):

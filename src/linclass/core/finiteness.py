@@ -19,19 +19,28 @@ __all__ = ["check_column_magnitude", "check_finite", "check_magnitude", "explain
            "explain_underflow"]
 
 
-def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names) -> str:
+def column_name(feature_names, j: int) -> str:
+    """How a message names column ``j``: its name quoted when there are names, else its index."""
+    return repr(str(feature_names[j])) if feature_names is not None else str(j)
+
+
+def _row(row: int, locate) -> str:
+    return locate(int(row)) if locate is not None else f"row {row}"
+
+
+def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names, locate=None) -> str:
     rows, cols = np.nonzero(bad)
-    col = cols[0]
-    name = repr(str(feature_names[col])) if feature_names is not None else str(col)
-    return f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at row {rows[0]}, column {name})"
+    return (f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at {_row(rows[0], locate)}, "
+            f"column {column_name(feature_names, cols[0])})")
 
 
-def check_finite(X, *, name: str = "X", feature_names=None) -> None:
+def check_finite(X, *, name: str = "X", feature_names=None, locate=None) -> None:
     """Raise a ValueError naming where X holds NaN or infinity.
 
     One summation decides the common case; the element-wise scan runs only when the sum is not finite
     (which also happens, harmlessly, when finite values are so large that their sum overflows).
-    For scipy.sparse X the stored values are checked.
+    For scipy.sparse X the stored values are checked.  ``locate`` (row -> str, such as
+    :meth:`linclass.core.chunks.Chunk.locate`) names a row where X is part of a larger source.
     """
     if sp.issparse(X):
         with np.errstate(over="ignore", invalid="ignore"):
@@ -45,8 +54,9 @@ def check_finite(X, *, name: str = "X", feature_names=None) -> None:
             kind = "NaN" if np.isnan(values[first]) else "infinity"
             raise ValueError(
                 f"Input {name} contains {kind} in {int(bad.sum())} stored entr"
-                f"{'y' if bad.sum() == 1 else 'ies'} (first at row {X.row[first]}, column "
-                f"{X.col[first]}). Drop, impute or replace those values first."
+                f"{'y' if bad.sum() == 1 else 'ies'} (first at {_row(X.row[first], locate)}, column "
+                f"{column_name(feature_names, X.col[first])}). Drop, impute or replace those values "
+                "first."
             )
         raise ValueError(
             f"Input {name} contains values too large for float64 arithmetic; rescale the features."
@@ -58,20 +68,22 @@ def check_finite(X, *, name: str = "X", feature_names=None) -> None:
     nan = np.isnan(X)
     if nan.any():
         raise ValueError(
-            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names)}. "
+            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names, locate)}. "
             "Drop or impute the missing values first (for example with sklearn.impute.SimpleImputer)."
         )
     inf = np.isinf(X)
     if inf.any():
         raise ValueError(
-            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names)}. "
+            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names, locate)}. "
             "Replace or drop the infinite values first."
         )
     # finite but the sum overflowed: values near the float64 limit; squares will overflow too
+    size = np.abs(X)
+    i, j = np.unravel_index(int(np.argmax(size)), X.shape)
     raise ValueError(
         f"Input {name} contains values too large for float64 arithmetic (largest magnitude "
-        f"{np.max(np.abs(X)):.3g}). Rescale the features (for example with "
-        "sklearn.preprocessing.StandardScaler)."
+        f"{size[i, j]:.3g}, at {_row(i, locate)}, column {column_name(feature_names, j)}). Rescale "
+        "the features (for example with sklearn.preprocessing.StandardScaler)."
     )
 
 
