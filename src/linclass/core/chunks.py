@@ -35,7 +35,7 @@ from linclass.core.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
 
 __all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "combine_with_scan",
-           "encode_chunk_labels", "refuse_non_finite", "require_two_classes", "with_scan"]
+           "encode_chunk_labels", "refuse_non_finite", "require_two_classes"]
 
 
 class ChunkSource(Protocol):
@@ -189,16 +189,10 @@ def refuse_non_finite(owner, stats: ClassStats, scan) -> None:
         raise scan.too_large(owner, "their squares overflow float64")
 
 
-def with_scan(chunk: Chunk, n_features: int, fn, *args):
-    """``(fn(chunk, n_features, *args), the chunk's ChunkScan)``: a pass of ``fn`` that also
-    gathers what :meth:`ChunkScan.check_squares` needs (for a fit whose first pass is not
-    :func:`class_stats`); reduce with ``functools.partial(combine_with_scan, combine)``."""
-    found = validate_chunk(chunk, n_features, scan=True)[3]
-    return fn(chunk, n_features, *args), found
-
-
 def combine_with_scan(combine, a: tuple, b: tuple) -> tuple:
-    """:func:`with_scan`'s results combined: ``combine`` on the first items, the scans merged."""
+    """Results ``(value, ChunkScan)`` of a pass that validates each chunk with ``scan=True``
+    (:func:`linclass.selection.chunked.scanned_label_counts`) combined: ``combine`` on the values, the
+    scans merged."""
     return combine_all(combine, [a[0], b[0]]), a[1].merge(b[1])
 
 

@@ -19,14 +19,14 @@ from numbers import Integral
 
 import numpy as np
 
-from linclass.core.chunks import combine_with_scan, with_scan
+from linclass.core.chunks import combine_with_scan
 from linclass.estimators.logistic_cv_choice import CVRun
 from linclass.estimators.logistic_path_setup import path_penalty, resolve_grid
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
 from linclass.linear.fitting.choice import check_chunked
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.penalties.penalised_folds import FoldedPenalised
-from linclass.selection.chunked import label_counts, merge_lists
+from linclass.selection.chunked import merge_lists, scanned_label_counts
 from linclass.selection.fold_rules import block_layout, fold_rule
 from linclass.sources.chunks import caching, record_features
 from linclass.sources.dask import is_dask_collection
@@ -64,8 +64,8 @@ def check_settings(penalty, relax, owner: str) -> None:
 
 def first_passes(source, cv, *, class_weight, fit_intercept, owner, folds: bool):
     """The labels' pass and the folds' totals' pass: ``(layout, folded)``."""
-    found = source.map_reduce(with_scan, partial(combine_with_scan, merge_lists), source.n_features,
-                              label_counts)
+    found = source.map_reduce(scanned_label_counts, partial(combine_with_scan, merge_lists),
+                              source.n_features)
     entries = None if found is None else found[0]
     if entries is None:
         raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "

@@ -221,12 +221,11 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
 
     def _fit_folds(self, source, n_splits: int):
         from linclass.core.chunk_validation import validate_chunk_labels
-        from linclass.core.chunks import (combine_with_scan, refuse_non_finite, require_two_classes,
-                                          with_scan)
+        from linclass.core.chunks import combine_with_scan, refuse_non_finite, require_two_classes
 
-        layout, scan = source.map_reduce(with_scan, functools.partial(combine_with_scan,
-                                                                      chunked.merge_lists),
-                                         source.n_features, chunked.label_counts)
+        layout, scan = source.map_reduce(chunked.scanned_label_counts,
+                                         functools.partial(combine_with_scan, chunked.merge_lists),
+                                         source.n_features)
         classes = validate_chunk_labels(np.unique(np.concatenate([e[1] for e in layout])))
         rule = chunked.stratified_folds(layout, classes, n_splits)
         regularized_cv.check_folds(n_splits, rule.totals)

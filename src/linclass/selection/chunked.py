@@ -33,7 +33,7 @@ from linclass.selection import scoring as scoring_
 
 __all__ = ["FoldRule", "add_sums", "chunk_rows", "fold_stats", "fold_sums", "label_counts",
            "loo_criterion_sums", "loo_grid_sums", "loo_proba", "merge_folds", "merge_lists",
-           "stratified_folds"]
+           "scanned_label_counts", "stratified_folds"]
 
 
 def chunk_rows(chunk: Chunk, n_features: int, classes: np.ndarray, prepare=None) -> FitData:
@@ -86,13 +86,24 @@ def add_sums(a: tuple, b: tuple) -> tuple:
 
 
 # ------------------------------------------------------------------------------- K-fold
-def label_counts(chunk: Chunk, n_features: int) -> list:
-    """``[(block index, distinct labels, their row counts, their first row in the block)]``."""
-    _, y, _ = validate_chunk(chunk, n_features)
+def _counts(chunk: Chunk, y) -> list:
     if y is None:
         raise ValueError(f"{chunk.where()}: y is required for cross-validation.")
     labels, first, counts = np.unique(y, return_index=True, return_counts=True)
     return [(chunk.index, labels, counts, first)]
+
+
+def label_counts(chunk: Chunk, n_features: int) -> list:
+    """``[(block index, distinct labels, their row counts, their first row in the block)]``."""
+    return _counts(chunk, validate_chunk(chunk, n_features)[1])
+
+
+def scanned_label_counts(chunk: Chunk, n_features: int) -> tuple:
+    """``(label_counts(chunk), the chunk's ChunkScan)`` from one validation of the chunk (the
+    first pass of a chunked cross-validation, which also checks X's magnitude); reduce with
+    ``functools.partial(combine_with_scan, merge_lists)`` (:mod:`linclass.core.chunks`)."""
+    _, y, _, scan = validate_chunk(chunk, n_features, scan=True)
+    return _counts(chunk, y), scan
 
 
 def merge_lists(a: list, b: list) -> list:
