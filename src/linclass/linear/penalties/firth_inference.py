@@ -155,6 +155,17 @@ class ProfileRows:
         return self.computed[key]
 
 
+def profile_rows(X, y, weight, fit_intercept: bool, coef, intercept, covariance,
+                 separation: str | None) -> ProfileRows:
+    """A :class:`ProfileRows` of copies of the training rows and the estimate, with the standard
+    errors of ``covariance`` (the Wald record's, reported order; NaN where it is None)."""
+    se = (np.sqrt(np.clip(np.diag(covariance), 0.0, None)) if covariance is not None
+          else np.full(_uncentred(coef, intercept, fit_intercept).size, np.nan))
+    return ProfileRows(np.array(X, dtype=np.float64), np.array(y),
+                       None if weight is None else np.array(weight, dtype=np.float64),
+                       fit_intercept, np.array(coef), np.array(intercept), se, separation, {})
+
+
 def multinomial_firth_state(X, y, n_classes: int, sample_weight, fit_intercept: bool, coef,
                             intercept, separation: str | None) -> dict:
     """The Firth part of a K-class fit's inference state: 'penalised'
@@ -303,7 +314,7 @@ class FirthRecord:
         """
         if self.firth.get("no_profile") != _NOT_SAVED:
             return self
-        X = np.array(X, dtype=np.float64)
+        X = np.asarray(X, dtype=np.float64)
         d = X.shape[1]
         objective = FirthObjective(X, np.asarray(y), weight, fit_intercept=fit_intercept,
                                    offset=np.zeros(d))
@@ -314,12 +325,8 @@ class FirthRecord:
             raise ValueError(f"ci='profile': the rows passed give the penalised log-likelihood "
                              f"{value:.10g} at the estimate, where the fit had {stored:.10g}; pass "
                              "the rows (and sample_weight) the model was fitted on.")
-        se = (np.sqrt(np.clip(np.diag(self.wald.covariance), 0.0, None))
-              if self.wald.covariance is not None else np.full(_uncentred(
-                  coef, intercept, fit_intercept).size, np.nan))
-        rows = ProfileRows(X, np.asarray(y), None if weight is None else np.array(weight, float),
-                           fit_intercept, np.array(coef), np.array(intercept), se,
-                           self.firth["separation"], {})
+        rows = profile_rows(X, y, weight, fit_intercept, coef, intercept, self.wald.covariance,
+                            self.firth["separation"])
         firth = {key: value for key, value in self.firth.items() if key != "no_profile"}
         firth["profile_pending"] = True
         return replace(self, firth=firth, rows=rows)
@@ -453,12 +460,8 @@ class Firth:
             firth = firth_state(problem.X, problem.y, problem.weight, problem.fit_intercept, coef,
                                 intercept, separation)
             if "no_profile" not in firth:  # the profile when a summary asks for it
-                se = (np.sqrt(np.clip(np.diag(wald.covariance), 0.0, None))
-                      if wald.covariance is not None else np.full(objective.n_params, np.nan))
-                weight = None if problem.weight is None else np.array(problem.weight, dtype=float)
-                rows = ProfileRows(np.array(problem.X, dtype=np.float64), np.array(problem.y),
-                                   weight, problem.fit_intercept, np.array(coef),
-                                   np.array(intercept), se, separation, {})
+                rows = profile_rows(problem.X, problem.y, problem.weight, problem.fit_intercept,
+                                    coef, intercept, wald.covariance, separation)
                 firth["profile_pending"] = True
         wald = replace(wald, notes=tuple(firth_notes(firth, result.converged, result.n_iter)))
         return (separation, FirthRecord(wald=wald, firth=firth, rows=rows),
