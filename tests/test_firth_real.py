@@ -177,7 +177,9 @@ def test_saving_computes_no_profile_and_a_loaded_model_takes_the_rows(tmp_path, 
     monkeypatch.setattr(firth_inference, "profile_state", refuse)
     loaded = lc.load(lc.save(model, tmp_path / "firth.linclass"))
     monkeypatch.setattr(firth_inference, "profile_state", real)
-    with pytest.raises(ValueError, match="does not keep the training rows"):
+    from linclass.exceptions import TrainingRowsNeeded
+
+    with pytest.raises(TrainingRowsNeeded, match="does not keep the training rows"):
         loaded.summary(ci="profile")
     with pytest.raises(ValueError, match="pass the rows"):
         loaded.summary(ci="profile", X=X[::-1], y=1 - y)

@@ -3,11 +3,17 @@
 from scipy.linalg import LinAlgWarning
 
 __all__ = ["AliasedColumnsWarning", "DataError", "GridEdgeWarning", "NotFittedError",
-           "SeparationWarning", "SingularCovarianceWarning"]
+           "SeparationWarning", "SingularCovarianceWarning", "TrainingRowsNeeded"]
 
 
 class DataError(ValueError):
     """A data file or data set name that cannot be used: the message says what and where."""
+
+
+class TrainingRowsNeeded(ValueError):
+    """A result that is computed from the training rows, which a fitted model does not keep (the
+    profile intervals of a Firth model saved before a summary computed them): the message says how
+    to pass them (``X=``, ``y=``)."""
 
 
 class GridEdgeWarning(UserWarning):

@@ -19,6 +19,7 @@ import numpy as np
 from linclass import registry
 from linclass.cli.data import chosen_file_features, frame, load
 from linclass.cli.errors import UsageError
+from linclass.exceptions import TrainingRowsNeeded
 from linclass.cli.evaluation import accuracy, check_folds, cross_validate, print_warnings
 from linclass.cli.exporting import export
 from linclass.cli.figures import plot
@@ -230,17 +231,15 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
                          "penalty=firth) and, from the training rows (--data FILE --target COL or "
                          "--dataset NAME), for unpenalised fits (--param penalty=None); this model "
                          f"was fitted with penalty={penalty!r}")
-    firth = (getattr(inner, "_inference", None) or {}) if penalty == "firth" else {}
-    firth = firth.get("firth", {}) if isinstance(firth, dict) else getattr(firth, "firth", {})
-    if ci == "profile" and not rows and firth.get("no_profile", "").startswith("the model was saved"):
-        raise UsageError("--ci profile: this Firth model was saved before its profile intervals "
-                         "were computed, and a model file does not keep the training rows they "
-                         "need: give them with --data FILE --target COL (or --dataset NAME)")
     kwargs = {"ci": ci}
     if asked or ci == "profile":
         kwargs.update(cov_type=cov_type, **rows)
     try:
         return command_line(model.summary(**kwargs), parameter_names())
+    except TrainingRowsNeeded:
+        raise UsageError("--ci profile: this Firth model was saved before its profile intervals "
+                         "were computed, and a model file does not keep the training rows they "
+                         "need: give them with --data FILE --target COL (or --dataset NAME)") from None
     except (ValueError, AttributeError, KeyError) as exc:
         if asked:
             raise ValueError(f"{' '.join(asked)}: {command_line(one_line(exc), parameter_names())} "

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.stats import chi2
 
+from linclass.exceptions import TrainingRowsNeeded
 from linclass.linear.penalties.firth import FirthObjective, constrained_fit
 from linclass.linear.penalties.firth_chunked import ChunkedFirthObjective
 from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
@@ -254,8 +255,9 @@ def firth_summary(table, state: dict, ci: str, profile: dict | None = None):
         return table
     profile = state["profile"] if profile is None else profile
     if profile is None:
-        raise ValueError(f"No profile intervals for this fit: {state.get('no_profile', _NO_PROFILE)}"
-                         "; use ci='wald'.")
+        error = TrainingRowsNeeded if state.get("no_profile") == _NOT_SAVED else ValueError
+        raise error(f"No profile intervals for this fit: {state.get('no_profile', _NO_PROFILE)}"
+                    "; use ci='wald'.")
     if abs(table.alpha - profile["alpha"]) > 1e-12:
         raise ValueError(f"The model file holds the profile intervals for alpha="
                          f"{profile['alpha']:g} (other levels are computed from the fit's rows, "
