@@ -39,7 +39,7 @@ from linclass import (
     SingularCovarianceWarning,
 )
 from linclass.projection import fisher
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 SOLVERS = ["eigen", "svd", "gsvd"]
 

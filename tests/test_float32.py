@@ -8,7 +8,7 @@
 * A float32 fit is the float64 fit of the same values: probabilities within 1e-5 on real data
   (breast cancer standardised, digits, wine, iris, TF-IDF of the standard library's source), as
   shipped and with float32 products forced on these small sets (the class statistics' passes of
-  :mod:`linclass.core.scatter_float32`, the logistic objective's blocks), and on large synthetic X,
+  :mod:`linclass.generative.scatter_float32`, the logistic objective's blocks), and on large synthetic X,
   whose passes are float32 without a float64 copy of X.
 * A model fitted on float32 X keeps its float32 attributes through a model file.
 """
@@ -209,7 +209,7 @@ def products(request, monkeypatch):
     small: float64 products), or lowered to nothing, so that every fit below that can computes in
     float32 (where float32 is not accurate enough, the fit turns to float64 itself)."""
     if request.param == "float32 products":
-        import linclass.core.class_stats as class_stats
+        import linclass.generative.class_stats as class_stats
         import linclass.linear.fitting.fit as fitting
         import linclass.linear.logistic.objective as objective
 
@@ -255,7 +255,7 @@ def test_large_float32_fit_computes_in_float32_and_stays_accurate(make):
 
 def test_large_float32_passes_are_float32(monkeypatch):
     """The passes over a large float32 X read it in float32 (no float64 copy of X is made)."""
-    import linclass.core.class_stats as class_stats
+    import linclass.generative.class_stats as class_stats
     import linclass.linear.logistic.objective as objective
 
     rng = np.random.default_rng(4)

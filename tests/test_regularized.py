@@ -10,7 +10,7 @@ from sklearn.model_selection import LeaveOneOut, StratifiedKFold, cross_val_pred
 
 import linclass as lc
 from linclass.selection import scoring as scoring_
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.selection.regularized_cv import grid_scores
 from linclass.selection.regularized_loo import loo_grid_scores
 

@@ -1,6 +1,6 @@
 """Class statistics of a large X read in row chunks (:mod:`linclass.core.row_workers`) and the
 compiled passes behind them: the same numbers as one pass over all rows, for any thread count, and
-the certified shortcut of QDA's rank rule (:func:`linclass.generative.gaussian_forms.full_form`)
+the certified shortcut of QDA's rank rule (:func:`linclass.generative.gaussian.full_form`)
 giving the model of the eigenvalue route."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from threadpoolctl import threadpool_limits
 
 import linclass
-from linclass.core import class_stats, row_workers, scatter_passes
-from linclass.core.class_stats import ClassStats
-from linclass.core.stats_kernels import head_means
-from linclass.generative import gaussian_forms
+from linclass.core import row_workers
+from linclass.generative import class_stats, gaussian, scatter_passes
+from linclass.generative.class_stats import ClassStats
+from linclass.generative.stats_kernels import head_means
 
 KINDS = [("tied", False), ("full", False), ("full", True)]
 KIND_IDS = ["tied", "full", "full+moments"]
@@ -122,9 +122,9 @@ def test_certified_rank_gives_the_eigenvalue_routes_model(loader):
     model is bit for bit the one the eigenvalue route gives."""
     X, y = loader(return_X_y=True)
     fast = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
-    with mock.patch.object(gaussian_forms, "_certified_full_rank", return_value=None):
+    with mock.patch.object(gaussian, "_certified_full_rank", return_value=None):
         slow = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
-    with mock.patch.object(gaussian_forms, "scaled_eigh", side_effect=AssertionError("eigh")):
+    with mock.patch.object(gaussian, "scaled_eigh", side_effect=AssertionError("eigh")):
         linclass.QuadraticDiscriminantAnalysis().fit(X, y)  # the certificate held: no eigenproblem
     for name in ("whiten", "offsets", "const", "rank"):
         np.testing.assert_array_equal(getattr(fast.model_, name), getattr(slow.model_, name))
@@ -142,7 +142,7 @@ def test_certificate_declines_near_the_floor():
     stats = ClassStats.from_batch(X, y, np.arange(2), kind="full")
     sigmas = stats.scatter / stats.counts[:, None, None]
     scale = np.sqrt(np.diagonal(sigmas, axis1=1, axis2=2).max(axis=0))
-    assert gaussian_forms._certified_full_rank(sigmas, np.arange(2), 1e-6, scale) is None
-    assert gaussian_forms._certified_full_rank(sigmas, np.arange(2), 1e-12, scale) is not None
+    assert gaussian._certified_full_rank(sigmas, np.arange(2), 1e-6, scale) is None
+    assert gaussian._certified_full_rank(sigmas, np.arange(2), 1e-12, scale) is not None
     with pytest.warns(linclass.exceptions.SingularCovarianceWarning):
         linclass.GaussianDiscriminantAnalysis(covariance_type="full", tol=1e-6).fit(X, y)

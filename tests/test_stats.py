@@ -20,8 +20,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from linclass.core import scatter_passes as stats_module  # the blocked passes behind ClassStats
-from linclass.core.class_stats import ClassStats
+from linclass.generative import scatter_passes as stats_module  # the blocked passes behind ClassStats
+from linclass.generative.class_stats import ClassStats
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None)
 RTOL = 1e-9

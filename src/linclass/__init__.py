@@ -2,9 +2,9 @@
 
 Public names only.  The package is arranged by role, in the order data flows through it:
 
-``core``        validation, the chunk protocol, class statistics, covariance estimates, priors,
-                posteriors
-``generative``  Gaussian models, regularised discriminant analysis, discrete naive Bayes
+``core``        validation, the chunk protocol, the float32 policy, posteriors
+``generative``  class statistics, covariance estimates, priors, Gaussian models, regularised
+                discriminant analysis, discrete naive Bayes
 ``projection``  Fisher's discriminant and kernel Fisher (discriminative projections)
 ``linear``      the logistic objective over dense, sparse and chunked designs, its penalties,
                 solvers, inference and fit; the perceptron
@@ -47,7 +47,7 @@ _HOME = {
     "GridEdgeWarning": "linclass.exceptions",
     "SeparationWarning": "linclass.exceptions",
     "SingularCovarianceWarning": "linclass.exceptions",
-    "ClassStats": "linclass.core.class_stats",
+    "ClassStats": "linclass.generative.class_stats",
     "LogisticPath": "linclass.estimators.logistic_path",
     "logistic_path": "linclass.estimators.logistic_path",
     "loo_predict_proba": "linclass.estimators.loo_posteriors",

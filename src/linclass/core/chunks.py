@@ -1,6 +1,7 @@
 """The chunk protocol every chunked fit reads through: a :class:`ChunkSource` hands out
-:class:`Chunk` pieces of (X, y, w) and folds ``fn(chunk)`` over them; :func:`class_stats` is the one
-pass that the models of class statistics need (and logistic regression's first pass).
+:class:`Chunk` pieces of (X, y, w) and folds ``fn(chunk)`` over them
+(:meth:`~linclass.generative.class_stats.ClassStats.from_source` is the one pass that the models of
+class statistics need, and logistic regression's first pass).
 
 The spine is the in-memory one with its data pass split in two: a function of one chunk that returns a
 small summary, and a reduction that adds the summaries.  Nothing of size n ever reaches the driver.
@@ -11,7 +12,7 @@ small summary, and a reduction that adds the summaries.  Nothing of size n ever 
 model                  chunk summary                                    reduced by
 =====================  ===============================================  =============================
 labels                 the distinct labels of the chunk                 sorted union
-Gaussian, NB, Fisher   :class:`~linclass.core.class_stats.ClassStats`   ``ClassStats.merge`` (exact)
+Gaussian, NB, Fisher   :class:`~linclass.generative.class_stats.ClassStats`   ``ClassStats.merge`` (exact)
 logistic / softmax     loss, gradient (p x m) and, for Newton, the      sums (``LinearObjective.
                        curvature (pm x pm) at the current theta         partial_sums``,
                                                                         :mod:`linclass.linear.logistic.chunked`)
@@ -30,11 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
-from linclass.core.class_stats import ClassStats
-from linclass.core.validation import check_label_type, encode_labels
-
-__all__ = ["Chunk", "ChunkSource", "class_stats", "combine_all", "combine_with_scan",
+__all__ = ["Chunk", "ChunkSource", "combine_all", "combine_with_scan",
            "encode_chunk_labels", "refuse_non_finite", "require_two_classes"]
 
 
@@ -124,63 +121,7 @@ def encode_chunk_labels(y: np.ndarray, classes: np.ndarray, where: str) -> np.nd
     return idx.astype(np.intp, copy=False)
 
 
-# ---------------------------------------------------------------------------------- statistics
-def _chunk_stats(chunk: Chunk, n_features, classes, kind, moments, prepare):
-    X, y, w, scan = validate_chunk(chunk, n_features, sparse=kind == "mean", scan=True)  # means:
-    if X.shape[0] == 0:  # sparse products
-        return None
-    if classes is None:  # the chunk's own labels; the merge takes the union
-        own, yi = encode_labels(y)
-    else:
-        own, yi = classes, encode_chunk_labels(y, classes, chunk.where())
-    with np.errstate(over="ignore", invalid="ignore"):  # values too large: said after the reduction
-        return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments), scan
-
-
-def _merge(a: tuple, b: tuple) -> tuple:
-    check_label_type(b[0].classes, a[0].classes, seen_in="other chunks")
-    with np.errstate(over="ignore", invalid="ignore"):
-        return a[0].merge(b[0]), a[1].merge(b[1])
-
-
-def class_stats(source, classes: np.ndarray | None = None, *, kind: str, moments: bool = False,
-                prepare=None, owner=None, squares=None) -> ClassStats:
-    """Merged :class:`~linclass.core.class_stats.ClassStats` of the whole source, in one pass.
-
-    ``classes``: every label there may be (labels outside are an error), or None for the labels
-    found (each chunk's own, united by the merge; a chunk may miss any of them).  ``prepare`` is the
-    model's per-chunk input step (``StatsClassifier._prepare``: the checks and transforms of discrete
-    naive Bayes); it must act row by row.
-
-    Each chunk is checked as an array in memory is (:func:`validate_chunk`), and the whole source
-    as the in-memory fit checks X: statistics that are not finite mean values too large for the
-    arithmetic (:func:`linclass.core.finiteness.explain_non_finite`'s error, for ``owner``: the
-    estimator or its name); ``squares`` (the estimator, or its name, of a fit that squares X:
-    logistic regression) adds :func:`linclass.core.finiteness.check_magnitude`'s limit.  The errors
-    name the file and row (or the row of the array) of the largest value.
-    """
-    reduced = source.map_reduce(_chunk_stats, _merge, source.n_features, classes, kind, moments,
-                                prepare if prepare is not None else _identity)
-    if reduced is None:
-        raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
-                         "minimum of 1 is required.")
-    stats, scan = reduced
-    if squares is not None:
-        scan.check_squares(squares)
-    refuse_non_finite(owner if owner is not None else squares if squares is not None else "the fit",
-                      stats, scan)
-    if classes is None:
-        validate_chunk_labels(stats.classes)
-    if not np.any(stats.counts > 0):
-        raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
-    return stats
-
-
-def _identity(X):
-    return X
-
-
-def refuse_non_finite(owner, stats: ClassStats, scan) -> None:
+def refuse_non_finite(owner, stats, scan) -> None:
     """The in-memory rule of :func:`linclass.core.finiteness.explain_non_finite` on statistics
     reduced from chunks whose NaN and infinity were refused already: statistics that are not
     finite mean values too large for ``owner``'s arithmetic (``scan``, the chunks'
@@ -196,7 +137,7 @@ def combine_with_scan(combine, a: tuple, b: tuple) -> tuple:
     return combine_all(combine, [a[0], b[0]]), a[1].merge(b[1])
 
 
-def require_two_classes(owner, stats: ClassStats) -> None:
+def require_two_classes(owner, stats) -> None:
     """The in-memory fit's "at least two classes" rule, on the reduced statistics (``owner``: the
     estimator, or its name, that the message names)."""
     active = stats.classes[stats.counts > 0]

@@ -11,7 +11,7 @@ class and case is ``tests/test_float32.py``).  The rules:
 * A fit on a large float32 X (:data:`LOW_PRECISION_MIN` entries or more) computes its products over
   X in float32 (half the memory traffic, twice the BLAS throughput) and sums those products over
   row blocks in float64, so that the statistics, the gradients and the optimum stay accurate
-  (:mod:`linclass.core.scatter_float32`, :mod:`linclass.linear.logistic.objective`); where float32
+  (:mod:`linclass.generative.scatter_float32`, :mod:`linclass.linear.logistic.objective`); where float32
   products would not be accurate enough (an ill-conditioned covariance, values out of float32's
   range for squares, or a small X, whose float64 products cost little) it computes them in
   float64.  Everything computed from those sums (covariances, factorisations, solver steps) is

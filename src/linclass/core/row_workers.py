@@ -1,7 +1,7 @@
 """Class statistics of a large X from row chunks, read by as many threads as BLAS may use.
 
 The statistics of a dense X are one read of its rows (class sums, squares, the Gram product) and
-merge exactly (:meth:`linclass.core.class_stats.ClassStats.merge`), so X is cut into contiguous row
+merge exactly (:meth:`linclass.generative.class_stats.ClassStats.merge`), so X is cut into contiguous row
 chunks (views, no copy) whose statistics are computed apart and merged in chunk order.  The chunks
 depend only on X's shape, never on the thread count, so one, two or more threads give the same
 numbers, bit for bit.

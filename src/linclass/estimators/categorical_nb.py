@@ -1,5 +1,5 @@
 """Naive Bayes for categorical features (scikit-learn's CategoricalNB), on the class-statistics spine:
-validate -> category codes -> one-hot indicators -> :class:`~linclass.core.class_stats.ClassStats`
+validate -> category codes -> one-hot indicators -> :class:`~linclass.generative.class_stats.ClassStats`
 (the category counts per class) -> :func:`linclass.generative.categorical.estimate` -> scores.
 No mathematics here."""
 
@@ -10,9 +10,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.core.finiteness import check_finite, explain_non_finite
-from linclass.core.priors import class_log_priors
+from linclass.generative.priors import class_log_priors
 from linclass.estimators.naive_bayes import _DiscreteNB
 from linclass.generative import categorical
 

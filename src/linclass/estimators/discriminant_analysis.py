@@ -120,7 +120,7 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     shrinkage : None, 'auto', float in [0, 1], 'ledoit-wolf' or 'oas', default=None
         Per class.  A float: :math:`(1-\\alpha)\\Sigma_k + \\alpha(\\mathrm{tr}\\Sigma_k/d)I`.  'auto'
         (scikit-learn's): Ledoit-Wolf on the class's standardized rows, i.e. shrinkage towards its own
-        diagonal (:mod:`linclass.core.row_covariance`; needs ``fit`` on all rows).  'ledoit-wolf' /
+        diagonal (:mod:`linclass.generative.covariance`; needs ``fit`` on all rows).  'ledoit-wolf' /
         'oas' (linclass's): the intensity from the class's residuals in the units of X, from
         statistics that stream (``partial_fit``).
     priors : array-like of shape (n_classes,), default=None

@@ -1,5 +1,5 @@
 """The Gaussian discriminant estimators' shared machinery: :class:`_GaussianBase` (validate ->
-:class:`~linclass.core.class_stats.ClassStats` -> :func:`linclass.generative.gaussian.estimate` ->
+:class:`~linclass.generative.class_stats.ClassStats` -> :func:`linclass.generative.gaussian.estimate` ->
 scores, with MASS's posteriors and the closed-form leave-one-out) and :class:`_SklearnCovariance`
 (scikit-learn's covariance options of LDA and QDA).  No mathematics lives here.
 """
@@ -10,10 +10,9 @@ from numbers import Real
 
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from linclass.core import row_covariance
 from linclass.core.validation import validate_priors
 from linclass.estimators.stats_classifier import StatsClassifier
-from linclass.generative import gaussian, gaussian_scores, predictive
+from linclass.generative import covariance, gaussian, gaussian_scores, predictive
 from linclass.selection import leave_one_out
 
 _SHRINKAGE = [None, StrOptions({"ledoit-wolf", "oas"}), Interval(Real, 0, 1, closed="both")]
@@ -60,7 +59,7 @@ class _GaussianBase(StatsClassifier):
 
     def _eigen_tol(self) -> float:
         """The rank threshold on eigenvalues of the standardized covariance, relative to the largest
-        (:mod:`linclass.core.precision`)."""
+        (:mod:`linclass.generative.precision`)."""
         return getattr(self, "tol", 1e-10)
 
     def _stats_request(self) -> tuple[str, bool]:
@@ -180,8 +179,8 @@ class _SklearnCovariance:
     def _row_estimates(self, X, data, stats):
         self._check_covariance_options()
         if self.covariance_estimator is not None:
-            return row_covariance.estimator_covariances(
+            return covariance.estimator_covariances(
                 self.covariance_estimator, X, data.y, stats.n_classes, data.sample_weight)
         if isinstance(self.shrinkage, str) and self.shrinkage == "auto":
-            return row_covariance.standardized_ledoit_wolf(X, data.y, stats, data.sample_weight)
+            return covariance.standardized_ledoit_wolf(X, data.y, stats, data.sample_weight)
         return None

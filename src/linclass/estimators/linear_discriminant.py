@@ -2,7 +2,7 @@
 shared by the classes, a classifier and a transformer onto the Fisher directions (the shared
 machinery: :mod:`linclass.estimators.gaussian_base`).
 
-validate -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``partial_fit`` calls) ->
+validate -> :class:`~linclass.generative.class_stats.ClassStats` (merged across ``partial_fit`` calls) ->
 :func:`linclass.generative.gaussian.estimate` ->
 :func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
 :func:`linclass.core.posterior.log_posterior`; ``scalings_`` and ``transform`` from
@@ -51,7 +51,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         A float: :math:`(1-\\alpha)\\Sigma + \\alpha(\\mathrm{tr}\\Sigma/d)I`, scikit-learn's
         ``shrinkage=float`` exactly.  'auto' (scikit-learn's): each class standardized by its own
         standard deviations, Ledoit-Wolf on that, scaled back and pooled: shrinkage towards each
-        class's diagonal (:mod:`linclass.core.row_covariance`; needs ``fit`` on all rows).
+        class's diagonal (:mod:`linclass.generative.covariance`; needs ``fit`` on all rows).
         'ledoit-wolf' and 'oas' (linclass's): the intensity from the pooled within-class residuals in
         the units of X, from statistics that stream (``partial_fit``, chunks).
     priors : array-like of shape (n_classes,), default=None

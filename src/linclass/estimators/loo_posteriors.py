@@ -1,6 +1,6 @@
 """Leave-one-out posteriors without refitting: :func:`loo_predict_proba` and :func:`loo_score`.
 
-validate -> :class:`~linclass.core.class_stats.ClassStats` (one fit of a clone) ->
+validate -> :class:`~linclass.generative.class_stats.ClassStats` (one fit of a clone) ->
 :func:`linclass.selection.leave_one_out.loo_joint_log_likelihood` (rank-one downdates) ->
 :mod:`linclass.core.posterior`.  On Dask collections the fit is the chunked one (one pass, the
 statistics merged) and the downdates run block by block with the global statistics

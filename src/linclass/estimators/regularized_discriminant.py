@@ -1,7 +1,7 @@
 """Regularised discriminant analysis (Friedman 1989), and its cross-validated choice of the two
 regularisation parameters.
 
-validate -> :class:`~linclass.core.class_stats.ClassStats` -> (the grid's scores,
+validate -> :class:`~linclass.generative.class_stats.ClassStats` -> (the grid's scores,
 :mod:`linclass.selection.regularized_cv`) -> :func:`linclass.generative.regularized.estimate` ->
 QDA's scores -> :mod:`linclass.core.posterior`.  No mathematics lives here.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.core.finiteness import explain_non_finite, explain_underflow
 from linclass.selection.scoring import SCORINGS
 from linclass.core.validation import validate_priors
@@ -200,7 +200,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         passes, the statistics then each block's criterion at every grid point; ``cv`` an int
         (stratified folds in row order) in three, the label counts, every fold's statistics, the
         held-out rows' sums (two for ``'log_likelihood'``).  Other splitters need the rows."""
-        from linclass.core.chunks import class_stats, require_two_classes
+        from linclass.core.chunks import require_two_classes
         from linclass.sources.chunks import record_features
 
         refusal = self._chunks_refusal()
@@ -211,7 +211,7 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         if self.cv is not None:
             return self._fit_folds(source, int(self.cv))
         kind, _ = self._stats_request()
-        stats = class_stats(source, None, kind=kind, owner=self)
+        stats = ClassStats.from_source(source, None, kind=kind, owner=self)
         require_two_classes(self, stats)
         explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         poolings, shrinkages, priors = self._grid(stats)

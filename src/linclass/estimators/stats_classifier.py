@@ -1,6 +1,6 @@
 """The fit / partial_fit / predict machinery shared by every classifier built on class statistics.
 
-validate -> ``_prepare`` -> :class:`~linclass.core.class_stats.ClassStats` (merged across ``partial_fit`` calls)
+validate -> ``_prepare`` -> :class:`~linclass.generative.class_stats.ClassStats` (merged across ``partial_fit`` calls)
 -> ``_estimate`` (a model record) -> ``_joint_log_likelihood`` -> :mod:`linclass.core.posterior`.
 Subclasses supply those steps; no mathematics lives here.
 """
@@ -25,7 +25,7 @@ from linclass.core.validation import (
     validate_priors,
 )
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.score_predictions import ScorePredictions
 
@@ -223,7 +223,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
         pass, each chunk's class statistics merged into the running ones."""
         from linclass.core.validation import check_label_type
-        from linclass.core.chunks import class_stats, require_two_classes
+        from linclass.core.chunks import require_two_classes
         from linclass.sources.chunks import record_features
 
         self._refuse_streaming("chunks")
@@ -234,8 +234,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                              f"expecting {self.n_features_in_} features as input.")
         given = getattr(self, "_partial_classes", None)
         kind, moments = self._stats_request()
-        batch = class_stats(source, given, kind=kind, moments=moments, prepare=self._prepare,
-                            owner=self)
+        batch = ClassStats.from_source(source, given, kind=kind, moments=moments,
+                                       prepare=self._prepare, owner=self)
         if not first and given is None:
             check_label_type(batch.classes, self.stats_.classes)
         if first and given is None:

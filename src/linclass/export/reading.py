@@ -71,7 +71,7 @@ def _fitted_model(model):
 
 def _gaussian(model) -> Single:
     """LDA, QDA, Gaussian naive Bayes, GDA, RDA: the scoring form of their
-    :class:`~linclass.generative.gaussian_forms.GaussianModel`."""
+    :class:`~linclass.generative.gaussian.GaussianModel`."""
     posterior = getattr(model, "posterior", "plug-in")
     if posterior != "plug-in":
         raise NotExportableError(

@@ -3,7 +3,7 @@ with probabilities :math:`\\theta_{kjc}` (scikit-learn's CategoricalNB).
 
 The counts of each category per class are class statistics like any other: with the one-hot
 indicator matrix :math:`Z` of X (one column per (feature, category); :func:`one_hot`), the
-per-class sums of :class:`~linclass.core.class_stats.ClassStats` of kind 'mean' on Z are the counts
+per-class sums of :class:`~linclass.generative.class_stats.ClassStats` of kind 'mean' on Z are the counts
 :math:`N_{kjc}`, so the fit is one sparse product and the statistics merge (``partial_fit``, chunks).
 Then, with additive smoothing :math:`\\alpha`,
 
@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.generative.discrete import DiscreteModel, smoothing
 
 __all__ = ["check_categories", "estimate", "joint_log_likelihood", "offsets", "one_hot", "regroup",

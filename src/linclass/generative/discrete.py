@@ -2,7 +2,7 @@
 models.
 
 Each is fitted from per-class weighted counts :math:`n_k` and feature totals
-:math:`S_{kj} = \\sum_{i \\in k} w_i x_{ij}` (:class:`~linclass.core.class_stats.ClassStats` of kind 'mean'), and
+:math:`S_{kj} = \\sum_{i \\in k} w_i x_{ij}` (:class:`~linclass.generative.class_stats.ClassStats` of kind 'mean'), and
 each has a posterior of logistic form: the class scores are linear in x (Bishop 2006 sec. 4.2.3-4.2.4:
 naive Bayes with discrete features, and exponential-family class-conditionals in general),
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["EVENT_MODELS", "DiscreteModel", "estimate", "joint_log_likelihood"]
 

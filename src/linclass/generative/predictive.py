@@ -52,8 +52,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from linclass.core.class_stats import ClassStats
-from linclass.core.precision import feature_scale, precision_root
+from linclass.generative.class_stats import ClassStats
+from linclass.generative.precision import feature_scale, precision_root
 
 __all__ = ["POSTERIORS", "check_defined", "scores"]
 

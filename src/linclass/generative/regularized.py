@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core import covariance as cov_
-from linclass.core.class_stats import ClassStats
+from linclass.generative import covariance as cov_
+from linclass.generative.class_stats import ClassStats
 from linclass.generative.gaussian import GaussianModel, full_model
 
 __all__ = ["covariances", "estimate", "pooled_parts"]

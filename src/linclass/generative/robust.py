@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["t_statistics"]
 
@@ -38,7 +38,7 @@ def t_statistics(X: np.ndarray, y: np.ndarray, classes: np.ndarray, sample_weigh
         Counts and row numbers as for the Gaussian fit; ``means`` the t locations
         :math:`\\mu_k`; ``scatter`` :math:`N\\Sigma = N\\frac{\\nu}{\\nu-2}\\Psi`, so that the
         maximum-likelihood pooled covariance :math:`S_W/N` of
-        :func:`linclass.core.covariance.pooled_covariance` is the t's covariance.  (These are not
+        :func:`linclass.generative.covariance.pooled_covariance` is the t's covariance.  (These are not
         mergeable statistics of the rows.)
     case_weights : ndarray of shape (n_samples,)
         The final :math:`u_i` (1 for typical rows, small for outliers).

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from linclass import registry
-from linclass.core.precision import gaussian_discriminants, precision_root, whitening
+from linclass.generative.precision import gaussian_discriminants, precision_root, whitening
 from linclass.core.validation import validate_predict
 from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale
 
@@ -302,11 +302,11 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
 
     with :math:`\\phi = P(y = 1)`.  Computed from ``means_``, the fitted covariance and ``priors_``
     (never from ``coef_``) by the one Gaussian-to-linear map
-    (:func:`linclass.core.precision.gaussian_discriminants`) about the midpoint
+    (:func:`linclass.generative.precision.gaussian_discriminants`) about the midpoint
     :math:`c = (\\mu_0 + \\mu_1)/2`, where the two quadratic terms are equal and cancel exactly:
     :math:`\\theta_0 = -\\tfrac12(\\mu_1 + \\mu_0)^T\\theta + \\ln\\phi - \\ln(1-\\phi)`, which avoids
     the cancellation of two large quadratic forms.  Class 1 is ``classes_[1]``.  A singular
-    :math:`\\Sigma` uses the pseudo-inverse exactly as the fit did (:func:`linclass.core.precision.precision_root`).
+    :math:`\\Sigma` uses the pseudo-inverse exactly as the fit did (:func:`linclass.generative.precision.precision_root`).
 
     Parameters
     ----------

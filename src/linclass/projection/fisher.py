@@ -11,7 +11,7 @@ and its eigenvalues are :math:`\\lambda / (1 + \\lambda)`, the squared canonical
 
 Here :math:`S_W` is the pooled within-class covariance (scatter / n, the MLE) and
 :math:`S_B = \\sum_k (n_k/n)(m_k - \\bar m)(m_k - \\bar m)^T`, both computed from
-:class:`~linclass.core.class_stats.ClassStats`: no pass over X.  Three solvers:
+:class:`~linclass.generative.class_stats.ClassStats`: no pass over X.  Three solvers:
 
 ``'eigen'``  Cholesky of :math:`S_W` and a symmetric eigenproblem (two classes: the closed form of
              eq. 4.30).  Needs :math:`S_W` positive definite.
@@ -38,9 +38,9 @@ import scipy.linalg as sla
 from scipy import stats as sps
 
 from linclass.exceptions import SingularCovarianceWarning
-from linclass.core.priors import class_log_priors
-from linclass.core.class_stats import ClassStats
-from linclass.core.precision import constant_features, feature_scale
+from linclass.generative.priors import class_log_priors
+from linclass.generative.class_stats import ClassStats
+from linclass.generative.precision import constant_features, feature_scale
 
 __all__ = [
     "FisherModel",

@@ -54,7 +54,7 @@ from scipy.linalg import blas
 from linclass.projection import fisher
 from linclass.core.progress import progress
 from linclass.projection.kernels import Kernel, row_blocks
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = [
     "KernelFisherModel",

@@ -32,7 +32,7 @@ import numpy as np
 
 from linclass.core.chunk_validation import ChunkScan, validate_chunk, validate_chunk_labels
 from linclass.core.chunks import require_two_classes
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.core.validation import check_label_type, encode_labels
 from linclass.projection.kernel_fisher import landmark_stats
 

@@ -166,7 +166,7 @@ def stratified_folds(layout: list, classes: np.ndarray, n_splits: int) -> FoldRu
 def fold_stats(chunk: Chunk, n_features: int, classes: np.ndarray, rule: FoldRule) -> list:
     """The statistics (kind 'full') of the chunk's rows of every fold, a list of length
     ``n_splits``; combined by merging fold by fold."""
-    from linclass.core.class_stats import ClassStats
+    from linclass.generative.class_stats import ClassStats
 
     data = chunk_rows(chunk, n_features, classes)
     fold = rule.of(chunk.index, data.y)

@@ -3,7 +3,7 @@ scatter and moments of the data without that row, as rank-one corrections of the
 
 For a row :math:`x_i` of class :math:`k = y_i` with weight :math:`w_i` (a frequency weight: the row is
 removed with all of its weight), write :math:`r_i = x_i - \\mu_k`, :math:`n_k' = n_k - w_i`.  The
-merge formula of :mod:`linclass.core.class_stats` read backwards gives
+merge formula of :mod:`linclass.generative.class_stats` read backwards gives
 
 .. math::
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["RowDowndates", "fourth_without", "row_downdates", "total_variance_without", "without"]
 
@@ -127,7 +127,7 @@ def fourth_without(stats: ClassStats, rows: RowDowndates, r_S_r: np.ndarray,
         F' = F_1 - 4T_1\\cdot\\delta + 4\\delta^TS_1\\delta + 2\\,\\mathrm{tr}(S_1)\\lVert\\delta\\rVert^2
              + n_k'\\lVert\\delta\\rVert^4 + 4w\\lVert\\delta\\rVert^2 (r\\cdot\\delta)
 
-    (the last term is the first moment's, zero in :func:`linclass.core.class_stats._shift_moments`
+    (the last term is the first moment's, zero in :func:`linclass.generative.class_stats._shift_moments`
     where the centre is the mean).
 
     Parameters

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.selection import rank_one
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.selection.downdate import RowDowndates, fourth_without, row_downdates, total_variance_without
 from linclass.generative import gaussian_scores
 from linclass.generative.gaussian import GaussianModel
@@ -108,7 +108,7 @@ def loo_log_priors(stats: ClassStats, rows: RowDowndates, priors) -> np.ndarray:
 def _intensity(shrinkage, n, trace, frob, fourth, d):
     """Shrinkage intensity per row of the MLE covariance :math:`S'/n` from :math:`\\mathrm{tr}\\,S'`,
     :math:`\\lVert S'\\rVert_F^2` and :math:`\\sum w\\lVert x-\\mu\\rVert^4` (the formulas of
-    :func:`linclass.core.covariance.ledoit_wolf_intensity` / ``oas_intensity``, vectorised)."""
+    :func:`linclass.generative.covariance.ledoit_wolf_intensity` / ``oas_intensity``, vectorised)."""
     if shrinkage is None:
         return 0.0
     if not isinstance(shrinkage, str):

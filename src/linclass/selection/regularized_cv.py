@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from linclass.core.class_stats import ClassStats
-from linclass.core.priors import class_log_priors
+from linclass.generative.class_stats import ClassStats
+from linclass.generative.priors import class_log_priors
 from linclass.core.threads import blas_threads_for, worker_threads
 from linclass.selection import scoring as scoring_
 from linclass.selection.downdate import row_downdates, without

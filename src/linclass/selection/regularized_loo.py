@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.generative.regularized import pooled_parts
 from linclass.selection.downdate import row_downdates
 from linclass.selection.leave_one_out import loo_log_priors

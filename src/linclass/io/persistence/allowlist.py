@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from linclass import registry
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 from linclass.formula.encoding import FormulaEncoding
 from linclass.generative.discrete import DiscreteModel
 from linclass.linear.fitting.records import FirthRecord, LogisticInference, PenalisedRecord

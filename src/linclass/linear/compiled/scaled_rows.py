@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from linclass.core.stats_kernels import scaled_row
+from linclass.generative.stats_kernels import scaled_row
 from linclass.linear.compiled.columns import JIT as _JIT
 
 __all__ = ["centred_scaled_rows"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from linclass.core.stats_kernels import scaled_row
+from linclass.generative.stats_kernels import scaled_row
 from linclass.linear.compiled.sample_terms import score_terms
 
 __all__ = ["binary_pass", "binary_pass_rows"]

@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
 from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
-from linclass.core.scatter_float32 import CONDITION_LIMIT, standardized_condition
+from linclass.generative.scatter_float32 import CONDITION_LIMIT, standardized_condition
 from linclass.core.threads import blas_threads_for
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
@@ -370,7 +370,7 @@ def _scores_moved(objective, before, after) -> float:
 def _refine_exactly(objective, hessian) -> bool:
     """Whether the last Newton step of a fit in float32 products is taken with float64 products:
     when the Hessian is ill-conditioned enough (standardized, above
-    :data:`~linclass.core.scatter_float32.CONDITION_LIMIT`) that the float32 gradient's rounding
+    :data:`~linclass.generative.scatter_float32.CONDITION_LIMIT`) that the float32 gradient's rounding
     would move the optimum visibly.  One step of this iterative refinement makes it the float64
     optimum."""
     return (hessian is not None and getattr(objective, "products", None) == "float32"

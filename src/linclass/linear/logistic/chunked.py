@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.core.chunk_validation import validate_chunk
-from linclass.core.chunks import Chunk, class_stats, encode_chunk_labels
-from linclass.core.class_stats import ClassStats
+from linclass.core.chunks import Chunk, encode_chunk_labels
+from linclass.generative.class_stats import ClassStats
 from linclass.linear.logistic.class_weights import class_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
 
@@ -77,7 +77,8 @@ class ChunkedObjective(ObjectiveLayout):
     def __init__(self, source, classes=None, *, class_weight=None, l2=0.0, fit_intercept=True,
                  with_hessian=False):
         kind = "tied" if class_weight is None else "full"
-        stats = self.stats = class_stats(source, classes, kind=kind, squares="LogisticRegression")
+        stats = self.stats = ClassStats.from_source(source, classes, kind=kind,
+                                                    squares="LogisticRegression")
         classes = stats.classes
         self.per_class = class_weights(classes, stats.counts, class_weight)
         if self.per_class is not None:

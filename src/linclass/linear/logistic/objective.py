@@ -14,7 +14,7 @@ of the losses, as in scikit-learn, so the same C gives the same model.)
 
 The coefficient layout (``theta`` of shape (p, m), softmax in the sum-to-zero basis P), the centring
 at the weighted mean m, the penalty and the Hessian bound are :mod:`linclass.linear.logistic.layout`;
-the centred Gram matrix comes from :class:`~linclass.core.class_stats.ClassStats` (one pass, exact
+the centred Gram matrix comes from :class:`~linclass.generative.class_stats.ClassStats` (one pass, exact
 even for large offsets).
 
 Sparse X (scipy.sparse) is never densified or centred as a whole: the blocked pass multiplies the
@@ -61,7 +61,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.dtype_policy import is_low
-from linclass.core.scatter_float32 import reference_point
+from linclass.generative.scatter_float32 import reference_point
 from linclass.linear import compiled
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights

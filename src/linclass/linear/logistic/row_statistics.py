@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["RowStatistics"]
 

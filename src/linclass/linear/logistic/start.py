@@ -32,7 +32,7 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, solve_triangular
 
-from linclass.core.precision import gaussian_discriminants
+from linclass.generative.precision import gaussian_discriminants
 
 __all__ = ["gaussian_start", "gaussian_theta"]
 

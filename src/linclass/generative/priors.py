@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["class_log_priors"]
 

@@ -37,11 +37,14 @@ from functools import reduce
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
+from linclass.core.chunks import encode_chunk_labels, refuse_non_finite
 from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
-from linclass.core import scatter_passes
 from linclass.core.row_workers import map_chunks, row_chunks
-from linclass.core.scatter_float32 import needs_float64
-from linclass.core.scatter_passes import (
+from linclass.core.validation import check_label_type, encode_labels
+from linclass.generative import scatter_passes
+from linclass.generative.scatter_float32 import needs_float64
+from linclass.generative.scatter_passes import (
     cancels, centred_pass, class_order, class_sums, compiled as _compiled, diag_scatter, indicator,
     safe_means, scaled_pass, tied_scatter,
 )
@@ -58,7 +61,7 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     blocks, centred and summed in the same read (float64: a compiled loop) and accumulated with
     syrk.  The centre is the mean :math:`r_k` of the class's first block (for a class of at most one
     block, its exact mean; for a float64 X with contiguous rows and no fourth moments, of the class's
-    first rows in row order: :func:`~linclass.core.scatter_passes.scaled_pass`, whose syrk also
+    first rows in row order: :func:`~linclass.generative.scatter_passes.scaled_pass`, whose syrk also
     gives the sums), so the means come from the same pass: with
     :math:`\\delta_k = \\mu_k - r_k`,
 
@@ -158,8 +161,8 @@ class ClassStats:
         """Statistics of one batch.
 
         The statistics are float64 whatever X's dtype; a large float32 X is read in float32
-        (:mod:`linclass.core.scatter_float32`), and again as float64 where float32 products are not
-        accurate enough (:func:`~linclass.core.scatter_float32.needs_float64`).  For the kinds with
+        (:mod:`linclass.generative.scatter_float32`), and again as float64 where float32 products are not
+        accurate enough (:func:`~linclass.generative.scatter_float32.needs_float64`).  For the kinds with
         d x d products ('tied', 'full'), a large float64 X with contiguous rows is read in row
         chunks, on as many threads as BLAS may use, and their statistics merged
         (:mod:`linclass.core.row_workers`): the same numbers for any thread count.  (The diagonal
@@ -219,6 +222,41 @@ class ClassStats:
                                        *(a for a in (scatter, fourth, third) if a is not None)):
             return cls._from_rows(X.astype(np.float64), y, classes, sample_weight, kind, moments)
         return cls(np.asarray(classes), counts, n_rows, means, scatter, kind, fourth, third)
+
+    @classmethod
+    def from_source(cls, source, classes: np.ndarray | None = None, *, kind: str,
+                    moments: bool = False, prepare=None, owner=None, squares=None) -> ClassStats:
+        """Merged statistics of a whole chunked source (:class:`linclass.core.chunks.ChunkSource`),
+        in one pass: :meth:`from_batch` on each chunk, reduced with :meth:`merge`.
+
+        ``classes``: every label there may be (labels outside are an error), or None for the labels
+        found (each chunk's own, united by the merge; a chunk may miss any of them).  ``prepare`` is
+        the model's per-chunk input step (``StatsClassifier._prepare``: the checks and transforms of
+        discrete naive Bayes); it must act row by row.
+
+        Each chunk is checked as an array in memory is
+        (:func:`linclass.core.chunk_validation.validate_chunk`), and the whole source as the
+        in-memory fit checks X: statistics that are not finite mean values too large for the
+        arithmetic (:func:`linclass.core.finiteness.explain_non_finite`'s error, for ``owner``: the
+        estimator or its name); ``squares`` (the estimator, or its name, of a fit that squares X:
+        logistic regression) adds :func:`linclass.core.finiteness.check_magnitude`'s limit.  The
+        errors name the file and row (or the row of the array) of the largest value.
+        """
+        reduced = source.map_reduce(_chunk_stats, _merge_scanned, source.n_features, classes, kind,
+                                    moments, prepare if prepare is not None else _identity)
+        if reduced is None:
+            raise ValueError(f"Found array with 0 sample(s) (shape=(0, {source.n_features})) while a "
+                             "minimum of 1 is required.")
+        stats, scan = reduced
+        if squares is not None:
+            scan.check_squares(squares)
+        refuse_non_finite(owner if owner is not None else squares if squares is not None else "the fit",
+                          stats, scan)
+        if classes is None:
+            validate_chunk_labels(stats.classes)
+        if not np.any(stats.counts > 0):
+            raise ValueError("Every sample_weight is zero: at least one sample needs a positive weight.")
+        return stats
 
     # ------------------------------------------------------------------ shape
     @property
@@ -378,3 +416,26 @@ def _shift_moments(part: ClassStats, delta: np.ndarray, sums: np.ndarray | None 
         fourth = fourth - 4 * dd * sd
         third = third + 2 * sd[:, None] * delta + dd[:, None] * sums
     return fourth, third
+
+
+# ------------------------------------------------------------------ chunked sources
+def _chunk_stats(chunk, n_features, classes, kind, moments, prepare):
+    X, y, w, scan = validate_chunk(chunk, n_features, sparse=kind == "mean", scan=True)  # means:
+    if X.shape[0] == 0:  # sparse products
+        return None
+    if classes is None:  # the chunk's own labels; the merge takes the union
+        own, yi = encode_labels(y)
+    else:
+        own, yi = classes, encode_chunk_labels(y, classes, chunk.where())
+    with np.errstate(over="ignore", invalid="ignore"):  # values too large: said after the reduction
+        return ClassStats.from_batch(prepare(X), yi, own, w, kind=kind, moments=moments), scan
+
+
+def _merge_scanned(a: tuple, b: tuple) -> tuple:
+    check_label_type(b[0].classes, a[0].classes, seen_in="other chunks")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return a[0].merge(b[0]), a[1].merge(b[1])
+
+
+def _identity(X):
+    return X

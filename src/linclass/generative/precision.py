@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core.class_stats import ClassStats
+from linclass.generative.class_stats import ClassStats
 
 __all__ = ["constant_features", "feature_scale", "gaussian_discriminants", "precision_root", "precision_times",
            "rank_scale", "scaled_eigh", "whitening"]

@@ -1,4 +1,4 @@
-"""The class-statistics passes of :mod:`linclass.core.scatter_passes` over a large float32 X: the
+"""The class-statistics passes of :mod:`linclass.generative.scatter_passes` over a large float32 X: the
 products in float32 (BLAS ``ssyrk``, products with the class indicators), their sums over row
 blocks in float64.
 
@@ -16,7 +16,7 @@ Two rules keep it away:
   (:data:`CANCELLATION`: classes far apart relative to their spread), a second pass centres each
   class at its own mean (rounded to float32) and corrects for the rounding exactly.
 
-The caller (:class:`~linclass.core.class_stats.ClassStats`) recomputes in float64 the statistics
+The caller (:class:`~linclass.generative.class_stats.ClassStats`) recomputes in float64 the statistics
 that float32 products do not give accurately enough (:func:`needs_float64`): values beyond about
 1e19 or below about 1e-19, whose squares leave float32's range, and scatter matrices whose
 standardized condition number exceeds :data:`CONDITION_LIMIT`, whose inverse would turn the

@@ -1,4 +1,4 @@
-"""Compiled loops of the class statistics' passes (:mod:`linclass.core.scatter_passes`): the
+"""Compiled loops of the class statistics' passes (:mod:`linclass.generative.scatter_passes`): the
 per-class sums a BLAS product cannot give without a second read of X or a K-times larger product.
 
 Each loop reads every row once, in order, and adds it (times its weight) into its class's row of

@@ -1,4 +1,4 @@
-"""The passes over X behind :class:`linclass.core.class_stats.ClassStats`: class sums, pooled and
+"""The passes over X behind :class:`linclass.generative.class_stats.ClassStats`: class sums, pooled and
 diagonal scatter, and the per-class centred pass of the full scatter.
 
 Each is one pass over X in row blocks of ``_BLOCK`` rows (temporaries stay in cache); the class sums
@@ -6,7 +6,7 @@ are one sparse product with the (weighted) class indicators, and no pass forms a
 its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
 afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
 
-A float32 X is read in float32 (:mod:`linclass.core.scatter_float32` for the pooled and diagonal
+A float32 X is read in float32 (:mod:`linclass.generative.scatter_float32` for the pooled and diagonal
 kinds; :func:`centred_pass` keeps its blocks in X's dtype and its sums in float64).
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core import scatter_float32
+from linclass.generative import scatter_float32
 from linclass.core.dtype_policy import is_low
-from linclass.core.stats_kernels import (
+from linclass.generative.stats_kernels import (
     class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means, squared_deviations,
 )
 
@@ -60,7 +60,7 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
 def cancels(raw: np.ndarray, centred: np.ndarray, low: bool = False) -> bool:
     """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere
     (``low``: sums of float32 products, which have fewer digits to lose:
-    :data:`linclass.core.scatter_float32.CANCELLATION`)."""
+    :data:`linclass.generative.scatter_float32.CANCELLATION`)."""
     limit = scatter_float32.CANCELLATION if low else _CANCELLATION
     return bool(np.any(centred * limit < raw))
 
@@ -154,14 +154,14 @@ def class_order(y: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 def centred_pass(X, w, order, n_rows, refs, moments):
-    """One pass of the full scatter (:mod:`linclass.core.class_stats`) about ``refs`` (None: each
+    """One pass of the full scatter (:mod:`linclass.generative.class_stats`) about ``refs`` (None: each
     class's first block mean).
 
     Returns ``(refs, sums, scatter, fourth, third)``, all about ``refs``; ``sums`` is
     :math:`\\sum_i w_i (x_i - r_k)`.  A float32 X is centred and multiplied in float32 about refs
     rounded to float32 (their subtraction from nearby values is exact); the sums are float64.  A
     float64 X with contiguous rows is gathered, centred and summed in one compiled read per block
-    (:func:`linclass.core.stats_kernels.gather_centred`), but for each class's first block, whose
+    (:func:`linclass.generative.stats_kernels.gather_centred`), but for each class's first block, whose
     mean is the centre."""
     n_classes, d = n_rows.size, X.shape[1]
     dtype = X.dtype if is_low(X) else np.dtype(np.float64)
@@ -209,10 +209,10 @@ def centred_pass(X, w, order, n_rows, refs, moments):
 def scaled_pass(X, y, w, order, n_rows, refs):
     """:func:`centred_pass` without fourth moments for a float64 X with contiguous rows (None
     ``refs``: each class's mean of its first ``_HEAD`` rows in row order,
-    :func:`linclass.core.stats_kernels.head_means`).
+    :func:`linclass.generative.stats_kernels.head_means`).
 
     Each block of a class's rows is gathered, centred and scaled by :math:`\\sqrt{w_i}` in one
-    compiled read (:func:`~linclass.core.stats_kernels.gather_scaled_rows`), beside a last column of
+    compiled read (:func:`~linclass.generative.stats_kernels.gather_scaled_rows`), beside a last column of
     :math:`\\sqrt{w_i}`; one syrk of the block then holds the scatter and, in its last column, the
     centred sums :math:`\\sum_i w_i (x_i - r_k)`, so no loop adds them row by row."""
     n_classes, d = n_rows.size, X.shape[1]
