@@ -61,10 +61,11 @@ def _cast(value, dtype):
     return value
 
 
-def cast_fitted(estimator, names, low: bool) -> None:
+def cast_fitted(estimator, names, dtype) -> None:
     """Cast the fitted attributes ``names`` of ``estimator`` (float arrays, float scalars, lists of
-    arrays) to float32 when ``low`` (the fit was on float32 X); absent ones are skipped."""
-    if not low:
+    arrays) to float32 when ``dtype``, the dtype of the X the fit was on, is float32; absent ones are
+    skipped."""
+    if np.dtype(dtype) != LOW:
         return
     for name in names:
         if name in vars(estimator):

@@ -178,10 +178,10 @@ def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
     if stored is not None:
         magnitude, finite = stored[0], bool(np.all(np.isfinite(stored[1])))
     elif sums is None:
-        high, low = X.max(axis=0), X.min(axis=0)
-        if hasattr(high, "toarray"):  # scipy.sparse X: the column extremes as arrays (zeros included)
-            high, low = high.toarray().ravel(), low.toarray().ravel()
-        magnitude = np.maximum(np.abs(high), np.abs(low))
+        largest, smallest = X.max(axis=0), X.min(axis=0)
+        if hasattr(largest, "toarray"):  # scipy.sparse X: column extremes as arrays (zeros included)
+            largest, smallest = largest.toarray().ravel(), smallest.toarray().ravel()
+        magnitude = np.maximum(np.abs(largest), np.abs(smallest))
         finite = bool(np.all(np.isfinite(magnitude)))
     if not finite:
         check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))

@@ -112,7 +112,7 @@ def set_fitted(model, fit, task, low: bool = False):
     (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
     model.classes_ = fit.classes
     model.coef_, model.intercept_ = fit.coef, fit.intercept
-    cast_fitted(model, ("coef_", "intercept_"), low)
+    cast_fitted(model, ("coef_", "intercept_"), np.float32 if low else np.float64)
     model.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
     model.converged_ = fit.converged
     model.violation_ = fit.violation

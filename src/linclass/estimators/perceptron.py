@@ -311,7 +311,8 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.coef_ = result.coef
         self.intercept_ = result.intercept
         # after float32 X, scikit-learn's dtypes: float32 weights, a float64 bias for two classes
-        cast_fitted(self, ("coef_", "intercept_") if self.coef_.shape[0] > 1 else ("coef_",), low)
+        cast_fitted(self, ("coef_", "intercept_") if self.coef_.shape[0] > 1 else ("coef_",),
+                    np.float32 if low else np.float64)
         errors, t = (np.zeros(0, dtype=np.intp), 1) if previous is None else previous
         self.errors_ = np.concatenate([errors, result.mistakes])
         self.n_epochs_ = int(self.errors_.size)

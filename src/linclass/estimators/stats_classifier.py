@@ -293,7 +293,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             self.class_count_ = stats.counts
             self.priors_ = np.exp(model.log_priors)
             self._describe(model)
-        cast_fitted(self, self._float32_names(), getattr(self, "_float32", False))
+        cast_fitted(self, self._float32_names(),
+                    np.float32 if getattr(self, "_float32", False) else np.float64)
         return self
 
     def _without_model(self, exc: ValueError, stats):

@@ -42,11 +42,10 @@ from linclass.core.chunks import encode_chunk_labels, refuse_non_finite
 from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
 from linclass.core.row_workers import map_chunks, row_chunks
 from linclass.core.validation import check_label_type, encode_labels
-from linclass.generative import scatter_passes
-from linclass.generative.scatter_float32 import needs_float64
+from linclass.generative import scatter_float32, scatter_passes
 from linclass.generative.scatter_passes import (
-    cancels, centred_pass, class_order, class_sums, compiled as _compiled, diag_scatter, indicator,
-    safe_means, scaled_pass, tied_scatter,
+    cancels, centred_pass, class_order, class_sums, compiled as _compiled, indicator, safe_means,
+    scaled_pass,
 )
 
 __all__ = ["ClassStats"]
@@ -81,7 +80,7 @@ def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     delta = safe_means(sums, counts)
     corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
-               low=is_low(X)):
+               X.dtype):
         refs = safe_means(sums, counts) + refs
         refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, refs)
         delta = safe_means(sums, counts)
@@ -210,16 +209,16 @@ class ClassStats:
             sums = np.asarray((indicator(y, n_classes, sample_weight) @ X).todense()
                               if sp.issparse(X) else class_sums(X, y, sample_weight, n_classes))
             means, scatter = safe_means(sums, counts), None
-        elif kind == "tied":
-            means, scatter = tied_scatter(X, y, sample_weight, counts, n_classes)
-        elif kind == "diag":
-            means, scatter = diag_scatter(X, y, sample_weight, counts, n_classes)
+        elif kind in ("tied", "diag"):  # a float32 X: float32 products, summed in float64
+            passes = scatter_float32 if is_low(X) else scatter_passes
+            scatter_of = passes.tied_scatter if kind == "tied" else passes.diag_scatter
+            means, scatter = scatter_of(X, y, sample_weight, counts, n_classes)
         else:
             means, scatter, fourth, third = _full_scatter(
                 X, y, sample_weight, counts, n_rows, n_classes, moments
             )
-        if is_low(X) and needs_float64(kind, means,
-                                       *(a for a in (scatter, fourth, third) if a is not None)):
+        if is_low(X) and scatter_float32.needs_float64(
+                kind, means, *(a for a in (scatter, fourth, third) if a is not None)):
             return cls._from_rows(X.astype(np.float64), y, classes, sample_weight, kind, moments)
         return cls(np.asarray(classes), counts, n_rows, means, scatter, kind, fourth, third)
 

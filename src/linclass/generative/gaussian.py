@@ -277,12 +277,12 @@ def estimate(
     if covariance_type == "spherical":
         var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
     var = (1 - reg_param) * var + reg_param + eps
-    var, low = floor_values(var, tol, fallback**2)  # per feature: tol x that feature's total variance
+    var, floored = floor_values(var, tol, fallback**2)  # per feature: tol x that feature's total variance
     present = stats.counts > 0
-    if np.any(low[present]):
+    if np.any(floored[present]):
         warn_singular(
-            f"per-class variance of class(es) {stats.classes[present & low.any(axis=1)].tolist()}",
-            int((~low[present]).sum(axis=1).min()), d,
+            f"per-class variance of class(es) {stats.classes[present & floored.any(axis=1)].tolist()}",
+            int((~floored[present]).sum(axis=1).min()), d,
             f"Zero variances were floored at {tol:g} x the feature's total variance.",
         )
     var[~present] = 1.0
@@ -344,8 +344,8 @@ def warn_singular(what: str, rank, d: int, action: str) -> None:
 def floor_values(values: np.ndarray, tol: float, scale) -> tuple[np.ndarray, np.ndarray]:
     """Raise eigenvalues / variances at or below ``tol * scale`` to that floor; also return where."""
     floor = tol * np.where(np.asarray(scale) > 0, scale, 1.0)
-    low = values <= floor
-    return np.where(low, floor, values), low
+    floored = values <= floor
+    return np.where(floored, floor, values), floored
 
 
 def linear_form(fields, sigma, alpha, tol, center, fallback_scale) -> GaussianModel:
@@ -461,14 +461,14 @@ def full_form(fields, stats, sigmas, alphas, tol, center, fallback_scale,
             W[k] = np.eye(d)
             continue
         _, evals, _ = eigen[k]
-        _, low = floor_values(evals, tol, top)
-        ranks[k] = d - int(low.sum())
-        if np.any(low):
+        _, floored = floor_values(evals, tol, top)
+        ranks[k] = d - int(floored.sum())
+        if np.any(floored):
             singular.append(stats.classes[k])
             if on_singular == "raise":
                 refuse_singular(singular, ranks[k], d, tol, float(stats.counts[k]))
         L = None
-        if not np.any(low):  # nothing floored: the floored Sigma_k is Sigma_k
+        if not np.any(floored):  # nothing floored: the floored Sigma_k is Sigma_k
             try:
                 L = np.linalg.cholesky(sigmas[k])
             except np.linalg.LinAlgError:  # positive only to rounding (tol=0)

@@ -13,7 +13,8 @@ Two rules keep it away:
   column there has a mean larger than its standard deviation (data far from the origin); the
   subtraction of two nearby float32 numbers is exact;
 * when the centred scatter is still much smaller than the raw moment it came from
-  (:data:`CANCELLATION`: classes far apart relative to their spread), a second pass centres each
+  (:func:`~linclass.generative.scatter_passes.cancels` for float32 products: classes far apart
+  relative to their spread), a second pass centres each
   class at its own mean (rounded to float32) and corrects for the rounding exactly.
 
 The caller (:class:`~linclass.generative.class_stats.ClassStats`) recomputes in float64 the statistics
@@ -31,16 +32,15 @@ from scipy.linalg import LinAlgError, cholesky
 from scipy.linalg.lapack import dpocon
 
 from linclass.core.dtype_policy import LOW
+from linclass.generative.scatter_passes import cancels, safe_means
 
-__all__ = ["CANCELLATION", "CONDITION_LIMIT", "diag_scatter", "needs_float64", "reference_point",
+__all__ = ["CONDITION_LIMIT", "diag_scatter", "needs_float64", "reference_point",
            "standardized_condition", "tied_scatter"]
 
 _BLOCK = 4096  # rows per float32 product: its own rounding stays near 3e-8, the block in cache
 _GEMV_CLASSES = 4  # up to this many classes, class sums are one matrix-vector product each
 _DENSE_CLASSES = 64  # up to this many, one product with the dense indicator; above, the sparse one
 _HEAD = 1024  # rows that decide whether X is shifted
-#: raw moment / centred scatter above this: centre each class exactly (float32 keeps ~7 digits)
-CANCELLATION = 2.0
 #: condition number of a standardized scatter above which float32 sums are not accurate enough
 #: (their relative rounding, ~1e-7, times this stays near 1e-5 in the coefficients)
 CONDITION_LIMIT = 100.0
@@ -82,10 +82,6 @@ def reference_point(X: np.ndarray) -> np.ndarray | None:
     return mean.astype(LOW) if np.any(np.abs(mean) > spread) else None
 
 
-def _cancels(raw: np.ndarray, centred: np.ndarray) -> bool:
-    return bool(np.any(centred * CANCELLATION < raw))
-
-
 def _moment_pass(X, y, w, n_classes, centre):
     """One pass of :math:`\\sum_i w_i r_ir_i^T` and the class sums :math:`\\sum_{i\\in k} w_ir_i`
     of :math:`r_i = x_i - c` (``centre`` None: :math:`c = 0`; shape (d,): one point; shape (K, d):
@@ -119,13 +115,13 @@ def tied_scatter(X, y, w, counts, n_classes):
     """
     ref = reference_point(X)
     gram, sums = _moment_pass(X, y, w, n_classes, ref)
-    delta = _safe_means(sums, counts)
+    delta = safe_means(sums, counts)
     scatter = gram - (delta.T * counts) @ delta
     means = delta if ref is None else delta + ref
-    if _cancels(np.diag(gram), np.diag(scatter)):
+    if cancels(np.diag(gram), np.diag(scatter), LOW):
         centre = means.astype(LOW)
         gram, sums = _moment_pass(X, y, w, n_classes, centre)
-        delta = _safe_means(sums, counts)
+        delta = safe_means(sums, counts)
         scatter = gram - (delta.T * counts) @ delta
         means = centre + delta
     means[counts <= 0] = 0.0
@@ -154,23 +150,17 @@ def diag_scatter(X, y, w, counts, n_classes):
         return sums[:, :d], sums[:, d:]
 
     sums, squares = moments(ref)
-    delta = _safe_means(sums, counts)
+    delta = safe_means(sums, counts)
     scatter = squares - counts[:, None] * delta**2
     means = delta if ref is None else delta + ref
-    if _cancels(squares, scatter):
+    if cancels(squares, scatter, LOW):
         centre = means.astype(LOW)
         sums, squares = moments(centre)
-        delta = _safe_means(sums, counts)
+        delta = safe_means(sums, counts)
         scatter = squares - counts[:, None] * delta**2
         means = centre + delta
     means[counts <= 0] = 0.0
     return means, np.maximum(scatter, 0.0)
-
-
-def _safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(sums)
-    np.divide(sums, counts[:, None], out=out, where=counts[:, None] > 0)
-    return out
 
 
 def standardized_condition(scatter: np.ndarray) -> float:

@@ -6,8 +6,9 @@ are one sparse product with the (weighted) class indicators, and no pass forms a
 its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
 afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
 
-A float32 X is read in float32 (:mod:`linclass.generative.scatter_float32` for the pooled and diagonal
-kinds; :func:`centred_pass` keeps its blocks in X's dtype and its sums in float64).
+A float32 X is read in float32: the pooled and diagonal kinds by
+:mod:`linclass.generative.scatter_float32` (which :class:`~linclass.generative.class_stats.ClassStats`
+picks by X's dtype), and :func:`centred_pass` keeps its blocks in X's dtype and its sums in float64.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.generative import scatter_float32
-from linclass.core.dtype_policy import is_low
+from linclass.core.dtype_policy import LOW, is_low
 from linclass.generative.stats_kernels import (
     class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means, squared_deviations,
 )
@@ -26,7 +26,10 @@ __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "
 
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _HEAD = 128  # rows of each class whose mean centres the scaled pass
-_CANCELLATION = 1e3  # raw second moment / centred scatter above this: recompute exactly
+#: raw second moment / centred scatter above which the subtraction lost too many digits and the
+#: scatter is recomputed about the means, by the dtype of the products summed (X's): float64 sums
+#: keep ~16 digits; sums of float32 products ~7, so they are centred exactly sooner
+_CANCELLATION = {np.dtype(np.float64): 1e3, LOW: 2.0}
 
 
 def indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_matrix:
@@ -57,12 +60,10 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
     return np.asarray(indicator(y, n_classes, w) @ X)
 
 
-def cancels(raw: np.ndarray, centred: np.ndarray, low: bool = False) -> bool:
-    """True when centred = raw - correction lost more than log10(_CANCELLATION) digits somewhere
-    (``low``: sums of float32 products, which have fewer digits to lose:
-    :data:`linclass.generative.scatter_float32.CANCELLATION`)."""
-    limit = scatter_float32.CANCELLATION if low else _CANCELLATION
-    return bool(np.any(centred * limit < raw))
+def cancels(raw: np.ndarray, centred: np.ndarray, products: np.dtype = np.dtype(np.float64)) -> bool:
+    """True when centred = raw - correction lost more digits somewhere than sums of products of
+    dtype ``products`` (X's) can spare (:data:`_CANCELLATION`)."""
+    return bool(np.any(centred * _CANCELLATION[np.dtype(products)] < raw))
 
 
 def safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -80,8 +81,6 @@ def tied_scatter(X, y, w, counts, n_classes):
     (large offsets relative to the within-class spread) the scatter is recomputed exactly from
     centred blocks (two-pass algorithm).
     """
-    if is_low(X):
-        return scatter_float32.tied_scatter(X, y, w, counts, n_classes)
     if compiled(X):  # syrk and class sums from the same blocks (the sums read them from cache)
         n, d = X.shape
         gram, sums = np.zeros((d, d)), np.zeros((n_classes, d))
@@ -113,8 +112,6 @@ def diag_scatter(X, y, w, counts, n_classes):
     """Means and per-class diagonal scatter from one blocked pass of raw first and second moments
     (no d x d product: the squares of a block, in cache, summed per class by the sparse indicator),
     recomputed from centred blocks when the subtraction cancels."""
-    if is_low(X):
-        return scatter_float32.diag_scatter(X, y, w, counts, n_classes)
     if compiled(X):  # one compiled read of X: sums and squares per class
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
         sums, squares = np.zeros((n_classes, X.shape[1])), np.zeros((n_classes, X.shape[1]))
