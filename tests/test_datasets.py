@@ -1,19 +1,15 @@
-"""Tests of the data readers: bundled data sets (linclass.io.datasets), CSV and Parquet tables
-(linclass.sources.tables), files as chunk sources (linclass.sources.files), their errors, and the
-old paths of these names."""
+"""Tests of the data readers of linclass.datasets: bundled data sets, CSV and Parquet tables
+(linclass.sources.tables), files as chunk sources (linclass.sources.files), and their errors."""
 
 from __future__ import annotations
 
 import gzip
-import importlib
 import sys
 
 import numpy as np
 import pytest
 
-from linclass.io.datasets import DATASETS, load_dataset
-from linclass.sources.files import FileSource
-from linclass.sources.tables import DataError, read_table
+from linclass.datasets import DATASETS, DataError, FileSource, load_dataset, read_table
 
 ENGINES = ["pandas", "csv"]
 
@@ -334,31 +330,3 @@ def test_file_source_errors_name_the_file(tmp_path):
     with pytest.raises(DataError, match=r"rows\.csv' has no column 'label'"):
         FileSource(path, "label", 10)
 
-
-# ------------------------------------------------------------------------------------- old paths
-@pytest.mark.parametrize("old, name, home", [
-    ("linclass.datasets", "FileSource", "linclass.sources.files"),
-    ("linclass.datasets", "read_table", "linclass.sources.tables"),
-    ("linclass.datasets", "DataError", "linclass.sources.tables"),
-    ("linclass.datasets", "load_dataset", "linclass.io.datasets"),
-    ("linclass.datasets", "DATASETS", "linclass.io.datasets"),
-    ("linclass.chunks", "fit_chunked", "linclass.sources.chunks"),
-    ("linclass.chunks", "ChunkedObjective", "linclass.linear.logistic.chunked"),
-    ("linclass.chunks", "Chunk", "linclass.core.chunks"),
-    # the first release's linclass.perceptron: rule, training loop and basis functions
-    *[("linclass.perceptron", name, "linclass.linear.perceptron.training")
-      for name in ("PerceptronFit", "make_rng", "train")],
-    *[("linclass.perceptron", name, "linclass.linear.perceptron.rule")
-      for name in ("Patterns", "predict_index", "run_epoch", "scores")],
-    *[("linclass.perceptron", name, "linclass.linear.perceptron.basis_functions")
-      for name in ("basis_features", "poly_features", "poly_powers")],
-])
-def test_old_paths_name_the_same_objects(old, name, home):
-    assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(home), name)
-
-
-def test_star_import_of_the_old_module_gives_its_names():
-    namespace = {}
-    exec("from linclass.datasets import *", namespace)
-    assert {"DATASETS", "DataError", "FileSource", "load_dataset", "read_table"} <= set(namespace)
-    assert namespace["FileSource"] is FileSource

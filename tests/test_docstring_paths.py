@@ -4,13 +4,10 @@ Each ``.py`` file under ``src/linclass`` and ``README.md`` is read as text, and 
 ``linclass.a.b.c`` in it (docstrings, comments, Sphinx roles, code) is resolved the way a reader
 would: the longest prefix that imports as a module is imported, and the rest is looked up with
 ``getattr`` (a module attribute, a class, a function, a class attribute or method; a dataclass field or
-an annotated class attribute counts too).  A path of the first release that :mod:`linclass.compat`
-keeps importable resolves as well: its old prefix is replaced by the module :data:`linclass.compat.MOVED`
-names (for a split module, the part whose ``__all__`` holds the name).
+an annotated class attribute counts too).
 
 Strings that are not code paths are left out: the record names written inside model files
-(the keys of :data:`linclass.io.persistence.allowlist.RECORDS`, in that table or quoted anywhere) and
-the entries of the compatibility table itself.
+(the keys of :data:`linclass.io.persistence.allowlist.RECORDS`, in that table or quoted anywhere).
 
 One test per file; a failure lists every unresolved reference of that file as ``file:line: path``.
 """
@@ -25,8 +22,6 @@ from pathlib import Path
 
 import pytest
 
-import linclass  # noqa: F401  (installs the first release's paths)
-from linclass.compat import MOVED
 from linclass.io.persistence.allowlist import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,30 +43,9 @@ def _table_lines(path: Path, name: str) -> range:
 
 #: (file, lines) whose references are table entries, not code paths
 TABLES = {
-    SRC / "compat.py": _table_lines(SRC / "compat.py", "MOVED"),
     SRC / "io" / "persistence" / "allowlist.py": _table_lines(
         SRC / "io" / "persistence" / "allowlist.py", "RECORDS"),
 }
-
-
-def _current(ref: str) -> str | None:
-    """``ref`` with a first-release prefix replaced by where that code lives now (None: the old
-    path does not hold that name)."""
-    parts = ref.split(".")
-    for j in range(len(parts), 1, -1):
-        old = ".".join(parts[:j])
-        if old not in MOVED:
-            continue
-        target, rest = MOVED[old], parts[j:]
-        if isinstance(target, str):
-            return ".".join([target, *rest])
-        if not rest:
-            return target[0]
-        for module in target:  # split since: the old path holds the parts' public names
-            if rest[0] in getattr(importlib.import_module(module), "__all__", ()):
-                return ".".join([module, *rest])
-        return None
-    return ref
 
 
 def _has(obj, name: str) -> tuple[bool, object]:
@@ -85,10 +59,7 @@ def _has(obj, name: str) -> tuple[bool, object]:
 @cache
 def problem(ref: str) -> str | None:
     """Why ``ref`` does not resolve, or None."""
-    path = _current(ref)
-    if path is None:
-        return "not a name the first-release path holds"
-    parts = path.split(".")
+    parts = ref.split(".")
     for i in range(len(parts), 0, -1):
         name = ".".join(parts[:i])
         try:

@@ -1,5 +1,5 @@
-"""Fisher's linear discriminant (``linclass.fisher`` and ``FisherDiscriminantAnalysis``) against
-quantities computed independently here from the raw data.
+"""Fisher's linear discriminant (``linclass.projection.fisher`` and ``FisherDiscriminantAnalysis``)
+against quantities computed independently here from the raw data.
 
 * Two classes: the direction is S_W^{-1}(m_2 - m_1) up to a positive scale (Bishop 2006 eq. 4.30), with
   v^T S_W v = 1 for S_W the pooled within-class scatter / n, and classes_[1] projecting higher.

@@ -36,7 +36,7 @@ from linclass import (
     QuadraticDiscriminantAnalysis,
     SingularCovarianceWarning,
 )
-from linclass.inspect.geometry import (
+from linclass.geometry import (
     Hyperplanes,
     generative_to_logistic,
     hyperplanes,

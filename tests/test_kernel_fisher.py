@@ -1,4 +1,4 @@
-"""Kernel Fisher discriminant analysis (``linclass.kernel_fisher`` and
+"""Kernel Fisher discriminant analysis (``linclass.projection.kernel_fisher`` and
 ``KernelFisherDiscriminantAnalysis``) against quantities computed independently here.
 
 * An independent dense implementation of the dual equation

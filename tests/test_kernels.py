@@ -1,4 +1,5 @@
-"""``linclass.kernels``: kernel values, block-built Gram matrices, gamma resolution and landmark selection.
+"""``linclass.projection.kernels``: kernel values, block-built Gram matrices, gamma resolution and
+landmark selection.
 
 * Every named kernel against ``sklearn.metrics.pairwise`` (an independent implementation) to 1e-12.
 * ``Kernel.gram`` built in several row blocks equals the matrix computed in one piece; ``diag`` equals

@@ -1,4 +1,4 @@
-"""One-versus-rest, one-versus-one and the single K-class discriminant (linclass.multiclass).
+"""One-versus-rest, one-versus-one and the single K-class discriminant (linclass.estimators.multiclass).
 
 * Bishop's ambiguity (2006 sec. 4.1.2, Figure 4.2) on a hand-made three-class layout: points that are
   ambiguous are *constructed* from the fitted hyperplanes in the test (solving for the scores we want,

@@ -1,4 +1,4 @@
-"""``linclass.persistence``: safe save / load of estimators.
+"""``linclass.io.persistence``: safe save / load of estimators.
 
 * Round trip of every public estimator (every solver / variant that stores different state): the
   loaded estimator has the same type, parameters and ``__dict__`` (deep, dtype- and type-exact) and

@@ -38,8 +38,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 
 import linclass  # noqa: E402
-from linclass.inspect import plot  # noqa: E402
-from linclass.inspect.plot import canvas  # noqa: E402
+from linclass import plot  # noqa: E402
+from linclass.plot import canvas  # noqa: E402
 
 RES = 150  # grid resolution used in the tests (the default 300 is only slower)
 
@@ -166,10 +166,10 @@ def test_decision_regions_hyperplane_only_when_it_is_the_boundary():
 
 
 def test_decision_regions_hyperplane_comes_from_the_geometry():
-    """Any two-class model whose boundary linclass.inspect.geometry reads as a hyperplane gets it
+    """Any two-class model whose boundary linclass.geometry reads as a hyperplane gets it
     drawn, a one-versus-rest wrapper (no coef_ of its own) included."""
     from linclass.estimators.multiclass import OneVsRestClassifier
-    from linclass.inspect.geometry import hyperplanes
+    from linclass.geometry import hyperplanes
 
     X, y = correlated(n=60)
     for model in (linclass.LogisticRegression(), OneVsRestClassifier(linclass.LogisticRegression()),

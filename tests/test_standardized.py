@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 import linclass
 from linclass.strategies.standardize import standardization, standardize
-from linclass.inspect.geometry import hyperplanes, signed_distance
+from linclass.geometry import hyperplanes, signed_distance
 
 
 def wine():

@@ -1,4 +1,4 @@
-"""Properties of :class:`linclass.stats.ClassStats`, checked with hypothesis and against naive numpy.
+"""Properties of :class:`linclass.ClassStats`, checked with hypothesis and against naive numpy.
 
 Every property runs for each statistics kind ('tied', 'full', 'diag'; 'full' also with the fourth-
 moment statistics) and with and without sample weights.  Reference values are computed the slow,

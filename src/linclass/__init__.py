@@ -13,20 +13,22 @@ Public names only.  The package is arranged by role, in the order data flows thr
 ``sources``     where rows come from: CSV / Parquet tables, Dask collections, files
 ``formula``     formulas on data frames (formulaic's coding of factors, kept as plain data)
 ``estimators``  the scikit-learn classes (thin glue: validate -> spine -> fitted attributes)
-``io``          model files (``save`` / ``load``), bundled data sets, the atomic writer
+``io``          model files (``save`` / ``load``), the atomic writer
 ``export``      deployment: ONNX graphs of fitted classifiers (``to_onnx``)
-``inspect``     geometry of the boundaries, figures
+``geometry``    the hyperplanes of linear boundaries, signed distances to them
+``plot``        figures (matplotlib, imported only when a figure is drawn)
+``datasets``    the bundled data sets, CSV / Parquet tables and files read in chunks
+``chunks``      fitting from a chunk source (``fit_chunked``) and the chunk protocol
 ``cli``         the ``linclass`` command
 ``registry``    every estimator once, with what it can do
 
-``linclass.plot``, ``linclass.geometry``, ``linclass.datasets`` (and the other module paths of the
-first release) still import: :mod:`linclass.compat` says why and which.
+Users import from ``linclass`` itself and from the public modules ``linclass.plot``,
+``linclass.geometry``, ``linclass.datasets`` and ``linclass.chunks``; the other module paths are the
+implementation's and may move (CHANGELOG.md lists the first release's paths that went).
 """
 
 import importlib
 import importlib.util
-
-from linclass import compat
 
 __version__ = "0.1.0"
 
@@ -66,13 +68,13 @@ __all__ = sorted(set(_HOME) - set(_ESTIMATORS)) + ["__version__"] + list(_ESTIMA
 
 
 def __getattr__(name: str):
-    """A public name, imported from its module on first use; else a first-release module path
-    (:func:`linclass.compat.module_getattr`)."""
+    """A public name, imported from its module on first use; else a submodule (``linclass.plot``
+    after ``import linclass``), imported then."""
     home = _HOME.get(name)
     if home is None:
-        if importlib.util.find_spec(f"linclass.{name}") is not None:  # a subpackage, as before
+        if importlib.util.find_spec(f"linclass.{name}") is not None:
             return importlib.import_module(f"linclass.{name}")
-        return compat.module_getattr(name)
+        raise AttributeError(f"module 'linclass' has no attribute {name!r}")
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value  # later uses find it directly
     return value
@@ -80,6 +82,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-compat.install()

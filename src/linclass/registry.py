@@ -2,10 +2,11 @@
 
 The model files (:mod:`linclass.io.persistence`: which classes a file may build), the command
 (:mod:`linclass.cli`: ``--model`` names, which models apply to which data and figures), the geometry
-and figures (:mod:`linclass.inspect`), chunked fits (:mod:`linclass.sources.chunks`) and the test
-suite (every entry and variant is run through the estimator checks, the bad-input matrix, the
-property tests and the save / load round trip) all read this table.  Adding an estimator is its
-modules, its class in :mod:`linclass.estimators`, and one :class:`Entry` below.
+and figures (:mod:`linclass.geometry`, :mod:`linclass.plot`), chunked fits
+(:mod:`linclass.sources.chunks`) and the test suite (every entry and variant is run through the
+estimator checks, the bad-input matrix, the property tests and the save / load round trip) all read
+this table.  Adding an estimator is its modules, its class in :mod:`linclass.estimators`, and one
+:class:`Entry` below.
 
 Capabilities
 ------------
@@ -13,12 +14,12 @@ Capabilities
 ``transform``    ``transform`` (a projection)
 ``partial_fit``  ``partial_fit`` on batches gives the same model as ``fit`` on all of them
 ``chunks``       fits from a chunk source (Dask collections, files read in blocks):
-                 :func:`linclass.sources.chunks.fit_chunked`
+                 :func:`linclass.chunks.fit_chunked`
 ``sparse``       accepts scipy.sparse X without densifying it (its default settings)
 ``counts``       models non-negative counts or binary features (not real-valued measurements)
 ``gaussian``     Gaussian class densities (``means_``, ``covariance_``): density figures
 ``linear``       its decision boundaries are hyperplanes in x (for some settings, see
-                 :func:`linclass.inspect.geometry.hyperplanes`)
+                 :func:`linclass.geometry.hyperplanes`)
 ``curve``        records a training curve (``loss_curve_`` or ``errors_``)
 ``seeded``       has a ``random_state``
 ``meta``         wraps another estimator (the ``estimator`` parameter)

@@ -20,6 +20,7 @@ from sklearn.datasets import load_iris
 
 import linclass
 from linclass import save
+from linclass.io.persistence import FORMAT_VERSION
 
 HERE = Path(__file__).parent
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform")
@@ -105,7 +106,7 @@ def expected(model, X) -> dict:
 
 
 def main() -> None:
-    version = linclass.persistence.FORMAT_VERSION
+    version = FORMAT_VERSION
     for name, (model, data) in cases().items():
         stem = HERE / f"golden_v{version}_{name}"
         if stem.with_suffix(".linclass").exists():

@@ -195,7 +195,7 @@ def _training_rows(args, model) -> dict:
 
 def _groups(args) -> np.ndarray:
     """The cluster labels of --groups: a column of --data (any type), or a feature of --dataset."""
-    from linclass.io.datasets import load_dataset
+    from linclass.datasets import load_dataset
     from linclass.sources.tables import feature_columns, read_table
 
     if args.data is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from linclass.cli.errors import UsageError
-from linclass.io.datasets import load_dataset
+from linclass.datasets import load_dataset
 from linclass.sources.file_sets import describe_files
 from linclass.sources.tables import DataError, read_table
 from linclass.sources.tables import feature_columns

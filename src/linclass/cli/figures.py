@@ -1,4 +1,4 @@
-"""``linclass plot``: one figure of :mod:`linclass.inspect.plot`, written to --out."""
+"""``linclass plot``: one figure of :mod:`linclass.plot`, written to --out."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def plot(args) -> int:
     data = load(args)
     if args.classes:
         data = keep_classes(data, args.classes)
-    from linclass.inspect import plot as figures
+    import linclass.plot as figures
 
     if args.kind == "fisher":
         _fisher(data, args.out, figures)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from linclass.cli.errors import UsageError
 from linclass.cli.models import FIGURE_MODELS, MODELS, model_name, models_that, parse_param
-from linclass.inspect.plot.canvas import FORMATS as FIGURE_FORMATS
-from linclass.io.datasets import DATASETS
+from linclass.plot.canvas import FORMATS as FIGURE_FORMATS
+from linclass.datasets import DATASETS
 
 __all__ = ["FIGURE_KINDS", "build_parser"]
 

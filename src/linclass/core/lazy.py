@@ -8,16 +8,18 @@ import importlib
 __all__ = ["lazy_getattr"]
 
 
-def lazy_getattr(package: str, homes: dict, namespace: dict):
+def lazy_getattr(package: str, homes: dict, namespace: dict, base: str | None = None):
     """The ``__getattr__`` of ``package`` (its ``__name__``) whose names are found in
-    ``package.<homes[name]>``; each is kept in ``namespace`` (the package's ``globals()``) after its
-    first use, so that later uses find it directly."""
+    ``<base>.<homes[name]>`` (``base`` is ``package`` unless given: a public module such as
+    :mod:`linclass.datasets` names modules of another package); each is kept in ``namespace`` (the
+    package's ``globals()``) after its first use, so that later uses find it directly."""
+    base = package if base is None else base
 
     def __getattr__(name: str):
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        value = getattr(importlib.import_module(f"{base}.{home}"), name)
         namespace[name] = value
         return value
 

@@ -2,10 +2,10 @@
 covariance, is :mod:`linclass.estimators.linear_discriminant`; the machinery they share:
 :mod:`linclass.estimators.gaussian_base`).
 
-validate -> :class:`~linclass.stats.ClassStats` (merged across ``partial_fit`` calls) ->
+validate -> :class:`~linclass.ClassStats` (merged across ``partial_fit`` calls) ->
 :func:`linclass.generative.gaussian.estimate` ->
 :func:`linclass.generative.gaussian_scores.joint_log_likelihood` ->
-:func:`linclass.posterior.log_posterior`.  No mathematics lives here.
+:func:`linclass.core.posterior.log_posterior`.  No mathematics lives here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Fisher's linear discriminant as a scikit-learn transformer and classifier.
 
-validate -> :class:`~linclass.stats.ClassStats` ('tied') -> :func:`linclass.fisher.estimate` ->
-:func:`linclass.fisher.scores` -> :mod:`linclass.posterior`.  No mathematics lives here.
+validate -> :class:`~linclass.ClassStats` ('tied') ->
+:func:`linclass.projection.fisher.estimate` -> :func:`linclass.projection.fisher.scores` ->
+:mod:`linclass.core.posterior`.  No mathematics lives here.
 """
 
 from __future__ import annotations

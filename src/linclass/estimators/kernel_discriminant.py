@@ -89,7 +89,7 @@ class KernelFisherDiscriminantAnalysis(
     Notes
     -----
     With ``approximation='nystroem'`` the model also fits from chunks: Dask collections passed to
-    ``fit``, and any chunk source through ``fit_source`` (:func:`linclass.sources.chunks.fit_chunked`,
+    ``fit``, and any chunk source through ``fit_source`` (:func:`linclass.chunks.fit_chunked`,
     the command's ``--chunksize``), with the in-memory answer.  The landmarks are the rows at the
     global row indices that the in-memory fit would draw for the same ``random_state`` (the rows are
     counted in a first pass, then those rows gathered; 'kmeans++' gathers its pool of candidates, at
@@ -263,7 +263,7 @@ class KernelFisherDiscriminantAnalysis(
         ----------
         source : ChunkSource
             A chunk source (:class:`linclass.core.chunks.ChunkSource`): a
-            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
+            :class:`~linclass.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
 
         Returns
         -------

@@ -82,7 +82,7 @@ def _loo_scores(estimator, X, y, sample_weight):
 
 def _is_source(X) -> bool:
     """Whether X is a chunk source (:class:`~linclass.core.chunks.ChunkSource`: a
-    :class:`~linclass.sources.files.FileSource`, ...) that carries its own labels."""
+    :class:`~linclass.datasets.FileSource`, ...) that carries its own labels."""
     return hasattr(X, "map_reduce") and hasattr(X, "n_features") and not hasattr(X, "shape")
 
 
@@ -132,7 +132,7 @@ def loo_predict_proba(estimator, X, y=None, sample_weight=None) -> np.ndarray:
     estimator : a Gaussian model (LDA, QDA, GaussianNB, GaussianDiscriminantAnalysis of any
         ``covariance_type``, RegularizedDiscriminantAnalysis); fitted or not, it is not modified
     X : array-like of shape (n_samples, n_features), a Dask array or data frame, or a chunk source
-        (a :class:`~linclass.sources.files.FileSource`: a CSV or Parquet file read in blocks,
+        (a :class:`~linclass.datasets.FileSource`: a CSV or Parquet file read in blocks,
         two passes, with its own labels and weights; then y and sample_weight stay None)
     y : array-like of shape (n_samples,) (a Dask array or series with Dask X); None for a source
     sample_weight : array-like of shape (n_samples,), default=None

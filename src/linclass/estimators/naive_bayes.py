@@ -186,7 +186,7 @@ class BernoulliNB(_DiscreteNB):
 
     :math:`\\phi_{kj} = (S_{kj} + \\alpha) / (n_k + 2\\alpha)` and the class scores are linear:
     :math:`w_{kj} = \\ln\\frac{\\phi_{kj}}{1-\\phi_{kj}}`, :math:`w_{k0} = \\sum_j\\ln(1-\\phi_{kj}) + \\ln\\pi_k`
-    (see :mod:`linclass.naive_bayes`).  Same model as scikit-learn's BernoulliNB.
+    (see :mod:`linclass.generative.discrete`).  Same model as scikit-learn's BernoulliNB.
 
     Parameters
     ----------

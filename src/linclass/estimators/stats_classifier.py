@@ -137,7 +137,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         ----------
         source : ChunkSource
             A chunk source (:class:`linclass.core.chunks.ChunkSource`): a
-            :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
+            :class:`~linclass.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
 
         Returns
         -------

@@ -9,7 +9,7 @@ give the densities themselves, for every covariance structure:
 
 (Bishop 2006 sec. 4.2.1), with :math:`\\Sigma_k = LL^T` factored by Cholesky, so that the quadratic
 form is :math:`\\lVert L^{-1}(x-\\mu_k)\\rVert^2` and :math:`\\ln|\\Sigma_k| = 2\\sum_j\\ln L_{jj}`.  The
-figures of :mod:`linclass.inspect.plot` (ellipses, density surfaces) draw these.
+figures of :mod:`linclass.plot` (ellipses, density surfaces) draw these.
 """
 
 from __future__ import annotations

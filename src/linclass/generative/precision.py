@@ -13,7 +13,7 @@ The tied Gaussian models drop those directions (a generalized inverse on the ran
 :math:`\\Sigma`, :func:`precision_root`); the per-class models floor them (with
 :func:`scaled_eigh`).  :func:`precision_times` applies the same generalized inverse to a vector, so
 that quantities derived later from a fitted model (its logistic form, in
-:mod:`linclass.inspect.geometry`) equal the model's own coefficients, also for a singular
+:mod:`linclass.geometry`) equal the model's own coefficients, also for a singular
 :math:`\\Sigma`.
 """
 

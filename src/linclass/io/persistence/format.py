@@ -69,11 +69,16 @@ finished: reference cycles cannot be stored).  Estimators nest (a meta-estimator
 
 Allowlist (:mod:`linclass.io.persistence.allowlist`)
     Estimators: the classes of :mod:`linclass.registry` (every public estimator, the multi-class
-    wrappers included).  Records (by the names written in files, which stay fixed wherever the
-    classes live): :class:`linclass.kernels.Kernel`,
-    :class:`linclass.stats.ClassStats`, :class:`linclass.gaussian.GaussianModel`,
-    :class:`linclass.fisher.FisherModel`, :class:`linclass.kernel_fisher.KernelFisherModel`,
-    :class:`linclass.naive_bayes.DiscreteModel`, :class:`linclass.formula.FormulaEncoding` (a
+    wrappers included).  Records, by the names written in files, which are the first release's
+    module paths and stay fixed wherever the classes live (those paths no longer import):
+    ``"linclass.kernels.Kernel"`` (:class:`~linclass.projection.kernels.Kernel`),
+    ``"linclass.stats.ClassStats"`` (:class:`~linclass.ClassStats`),
+    ``"linclass.gaussian.GaussianModel"`` (:class:`~linclass.generative.gaussian.GaussianModel`),
+    ``"linclass.fisher.FisherModel"`` (:class:`~linclass.projection.fisher.FisherModel`),
+    ``"linclass.kernel_fisher.KernelFisherModel"``
+    (:class:`~linclass.projection.kernel_fisher.KernelFisherModel`),
+    ``"linclass.naive_bayes.DiscreteModel"`` (:class:`~linclass.generative.discrete.DiscreteModel`),
+    :class:`linclass.formula.FormulaEncoding` (a
     formula model's encoding: the formula as text, factor levels as lists of strings, numbers or
     booleans, transforms' state as numbers; built only after every factor expression of the
     formula passes :mod:`linclass.formula.safety`, so that formulaic never evaluates Python from a

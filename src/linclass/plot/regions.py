@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from linclass.inspect.geometry import hyperplanes
-from linclass.inspect.plot import canvas
-from linclass.inspect.plot.points import as_two_features, axis_names, class_positions, model_input
+from linclass.geometry import hyperplanes
+from linclass.plot import canvas
+from linclass.plot.points import as_two_features, axis_names, class_positions, model_input
 
 __all__ = ["decision_regions"]
 
@@ -41,7 +41,7 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
     -----
     Boundaries are contours of the predicted-class map, so they are right for any classifier.  When
     the model has two classes and one hyperplane :math:`w^Tx + w_0 = 0` in the plotted plane
-    (:func:`linclass.inspect.geometry.hyperplanes`, Bishop 2006 sec. 4.1.1) whose sides agree with
+    (:func:`linclass.geometry.hyperplanes`, Bishop 2006 sec. 4.1.1) whose sides agree with
     ``predict`` on the grid, that exact hyperplane is drawn as well (dashed).  A model with
     ``ambiguous(X) -> bool mask`` (the one-versus-rest and one-versus-one wrappers, Bishop 2006
     fig. 4.2) gets its ambiguous cells hatched grey and their share of the plotted area in the title.
@@ -116,7 +116,7 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
 
 def _hyperplane(ax, model, grid: np.ndarray, Z: np.ndarray) -> None:
     """Draw the two-class model's hyperplane :math:`w^Tx + w_0 = 0`, as
-    :func:`~linclass.inspect.geometry.hyperplanes` gives it, when its positive side is where the
+    :func:`~linclass.geometry.hyperplanes` gives it, when its positive side is where the
     model predicts ``classes_[1]`` (``Z == 1``) on the grid."""
     try:
         H = hyperplanes(model)

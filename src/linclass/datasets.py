@@ -1,15 +1,37 @@
-"""Data for the ``linclass`` command and for examples: the bundled data sets.
+"""Data: the bundled data sets, CSV and Parquet tables, and files read in chunks.
 
-:func:`load_dataset` returns one of scikit-learn's bundled data sets (no network); an unknown name is
-a :class:`DataError`, the error of every data problem (a file's too).
+:func:`load_dataset` returns one of scikit-learn's bundled data sets (no network).
+:func:`read_table` reads a CSV or Parquet file (or a folder or glob of them) into ``X, y,
+feature_names``, :func:`read_chunks` the same in chunks, and :func:`feature_columns` names its
+feature columns; :class:`FileSource` is such a file as a chunk source, for
+:func:`linclass.chunks.fit_chunked`.  Every data problem (an unknown data set, a file's missing
+column or unreadable value) is a :class:`DataError`.
+
+The readers live in :mod:`linclass.sources` and are imported on first use (module ``__getattr__``):
+the command's help reads :data:`DATASETS` without importing SciPy or pandas.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from linclass.core.lazy import lazy_getattr
 
-__all__ = ["DATASETS", "load_dataset"]
+__all__ = ["DATASETS", "DataError", "FileSource", "feature_columns", "load_dataset", "read_chunks",
+           "read_table"]
+
+#: each reader -> its module under linclass.sources, imported on first use
+_HOME = {
+    "DataError": "tables", "FileSource": "files", "feature_columns": "tables",
+    "read_chunks": "tables", "read_table": "tables",
+}
+
+__getattr__ = lazy_getattr(__name__, _HOME, globals(), base="linclass.sources")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 #: Bundled data sets: name -> one-line description.
 DATASETS = {

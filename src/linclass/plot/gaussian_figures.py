@@ -15,8 +15,8 @@ import numpy as np
 
 from linclass.generative.densities import class_log_density, covariance_matrices
 from linclass.generative.gaussian import GaussianModel
-from linclass.inspect.plot import canvas
-from linclass.inspect.plot.points import as_two_features, axis_names, class_positions
+from linclass.plot import canvas
+from linclass.plot.points import as_two_features, axis_names, class_positions
 
 __all__ = ["gaussian_contours", "gaussian_surface"]
 

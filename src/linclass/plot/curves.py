@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from linclass.inspect.plot import canvas
+from linclass.plot import canvas
 
 __all__ = ["training_curve"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from linclass import registry
-from linclass.inspect.plot import canvas
-from linclass.inspect.plot.points import class_positions
+from linclass.plot import canvas
+from linclass.plot.points import class_positions
 
 __all__ = ["fisher_figure"]
 
