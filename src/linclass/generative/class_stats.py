@@ -44,55 +44,13 @@ from linclass.core.row_workers import map_chunks, row_chunks
 from linclass.core.validation import check_label_type, encode_labels
 from linclass.generative import scatter_float32, scatter_passes
 from linclass.generative.scatter_passes import (
-    cancels, centred_pass, class_order, class_sums, compiled as _compiled, indicator, safe_means,
-    scaled_pass,
+    class_sums, compiled as _compiled, full_scatter, indicator, safe_means, shift_moments,
 )
 
 __all__ = ["ClassStats"]
 
 KINDS = ("full", "tied", "diag", "mean")
 _FULL_CHUNK_ROWS = 2048  # rows per class in a row chunk of the full scatter (its blocks are per class)
-
-def _full_scatter(X, y, w, counts, n_rows, n_classes, moments):
-    """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
-
-    Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
-    blocks, centred and summed in the same read (float64: a compiled loop) and accumulated with
-    syrk.  The centre is the mean :math:`r_k` of the class's first block (for a class of at most one
-    block, its exact mean; for a float64 X with contiguous rows and no fourth moments, of the class's
-    first rows in row order: :func:`~linclass.generative.scatter_passes.scaled_pass`, whose syrk also
-    gives the sums), so the means come from the same pass: with
-    :math:`\\delta_k = \\mu_k - r_k`,
-
-    .. math::  \\mu_k = r_k + \\delta_k, \\qquad
-               S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T
-
-    and the fourth moments move from :math:`r_k` to :math:`\\mu_k` exactly (:func:`_shift_moments`).
-    The correction is small when the order of the rows is unrelated to their values
-    (:math:`n_k\\delta_k^2` is then about :math:`1/m` of the scatter for a centre from m rows);
-    should it cancel digits all the same (rows sorted by a feature), a second pass centres at the
-    means.
-    """
-    order = class_order(y, n_classes)
-    one_pass = scaled_pass if _compiled(X) and not moments else (
-        lambda X, y, w, order, n_rows, refs: centred_pass(X, w, order, n_rows, refs, moments))
-    refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, None)
-    delta = safe_means(sums, counts)
-    corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
-               X.dtype):
-        refs = safe_means(sums, counts) + refs
-        refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, refs)
-        delta = safe_means(sums, counts)
-        corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-    if moments:
-        about_refs = ClassStats(np.arange(n_classes), counts, n_rows, refs, scatter, "full",
-                                fourth, third)
-        fourth, third = _shift_moments(about_refs, delta, sums)
-    means = refs + delta
-    means[counts <= 0] = 0.0
-    return means, corrected, fourth, third
-
 
 def _stat_bytes(kind: str, n_classes: int, d: int, moments: bool) -> int:
     """Bytes of one batch's statistics (what each row chunk holds until the merge)."""
@@ -214,7 +172,7 @@ class ClassStats:
             scatter_of = passes.tied_scatter if kind == "tied" else passes.diag_scatter
             means, scatter = scatter_of(X, y, sample_weight, counts, n_classes)
         else:
-            means, scatter, fourth, third = _full_scatter(
+            means, scatter, fourth, third = full_scatter(
                 X, y, sample_weight, counts, n_rows, n_classes, moments
             )
         if is_low(X) and scatter_float32.needs_float64(
@@ -369,7 +327,8 @@ class ClassStats:
         if a.fourth is not None and b.fourth is not None:
             fourth, third = np.zeros_like(a.fourth), np.zeros_like(a.third)
             for part in (a, b):
-                f, t = _shift_moments(part, means - part.means)
+                f, t = shift_moments(part.scatter, part.counts, part.fourth, part.third,
+                                     means - part.means)
                 fourth += f
                 third += t
         return replace(
@@ -379,42 +338,6 @@ class ClassStats:
 
     def __add__(self, other: ClassStats) -> ClassStats:
         return self.merge(other)
-
-
-def _shift_moments(part: ClassStats, delta: np.ndarray, sums: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Fourth-moment statistics of ``part`` about ``part.means + delta`` instead of its own centre.
-
-    ``part``'s scatter S, fourth F and third T are about ``part.means``; ``sums`` is
-    :math:`s = \\sum w r` about that centre (zero, the default, when the centre is the mean).  With
-    :math:`r = x - c` and :math:`u = r - \\delta`:
-
-    .. math::
-
-        \\sum w \\lVert u \\rVert^4 = F - 4 T\\cdot\\delta + 4 \\delta^T S \\delta
-            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4
-            - 4 \\lVert\\delta\\rVert^2 s\\cdot\\delta, \\qquad
-        \\sum w \\lVert u \\rVert^2 u = T - \\mathrm{tr}(S)\\,\\delta - 2 S \\delta
-            - n \\lVert\\delta\\rVert^2 \\delta + 2 (s\\cdot\\delta)\\delta + \\lVert\\delta\\rVert^2 s
-    """
-    S = part.scatter
-    n = part.counts
-    Sd = np.einsum("kij,kj->ki", S, delta)
-    trace = np.trace(S, axis1=1, axis2=2)
-    dd = np.einsum("ki,ki->k", delta, delta)
-    fourth = (
-        part.fourth
-        - 4 * np.einsum("ki,ki->k", part.third, delta)
-        + 4 * np.einsum("ki,ki->k", delta, Sd)
-        + 2 * trace * dd
-        + n * dd**2
-    )
-    third = part.third - trace[:, None] * delta - 2 * Sd - (n * dd)[:, None] * delta
-    if sums is not None:
-        sd = np.einsum("ki,ki->k", sums, delta)
-        fourth = fourth - 4 * dd * sd
-        third = third + 2 * sd[:, None] * delta + dd[:, None] * sums
-    return fourth, third
 
 
 # ------------------------------------------------------------------ chunked sources

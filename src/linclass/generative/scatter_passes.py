@@ -1,5 +1,6 @@
 """The passes over X behind :class:`linclass.generative.class_stats.ClassStats`: class sums, pooled and
-diagonal scatter, and the per-class centred pass of the full scatter.
+diagonal scatter, the per-class full scatter (a centred or a scaled pass), and the fourth-moment
+statistics moved to another centre (:func:`shift_moments`, which the merge uses too).
 
 Each is one pass over X in row blocks of ``_BLOCK`` rows (temporaries stay in cache); the class sums
 are one sparse product with the (weighted) class indicators, and no pass forms a d x d product that
@@ -22,7 +23,7 @@ from linclass.generative.stats_kernels import (
 )
 
 __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "diag_scatter",
-           "indicator", "safe_means", "scaled_pass", "tied_scatter"]
+           "full_scatter", "indicator", "safe_means", "scaled_pass", "shift_moments", "tied_scatter"]
 
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _HEAD = 128  # rows of each class whose mean centres the scaled pass
@@ -60,7 +61,8 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
     return np.asarray(indicator(y, n_classes, w) @ X)
 
 
-def cancels(raw: np.ndarray, centred: np.ndarray, products: np.dtype = np.dtype(np.float64)) -> bool:
+def cancels(raw: np.ndarray, centred: np.ndarray,
+            products: np.dtype = np.dtype(np.float64)) -> bool:
     """True when centred = raw - correction lost more digits somewhere than sums of products of
     dtype ``products`` (X's) can spare (:data:`_CANCELLATION`)."""
     return bool(np.any(centred * _CANCELLATION[np.dtype(products)] < raw))
@@ -142,6 +144,45 @@ def diag_scatter(X, y, w, counts, n_classes):
             R *= R
             scatter += indicator(y[block], n_classes, None if w is None else w[block]) @ R
     return means, np.maximum(scatter, 0.0)
+
+
+def full_scatter(X, y, w, counts, n_rows, n_classes, moments):
+    """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
+
+    Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
+    blocks, centred and summed in the same read (float64: a compiled loop) and accumulated with
+    syrk.  The centre is the mean :math:`r_k` of the class's first block (for a class of at most one
+    block, its exact mean; for a float64 X with contiguous rows and no fourth moments, of the class's
+    first rows in row order: :func:`scaled_pass`, whose syrk also
+    gives the sums), so the means come from the same pass: with
+    :math:`\\delta_k = \\mu_k - r_k`,
+
+    .. math::  \\mu_k = r_k + \\delta_k, \\qquad
+               S_k = \\sum_i w_i (x_i - r_k)(x_i - r_k)^T - n_k\\delta_k\\delta_k^T
+
+    and the fourth moments move from :math:`r_k` to :math:`\\mu_k` exactly (:func:`shift_moments`).
+    The correction is small when the order of the rows is unrelated to their values
+    (:math:`n_k\\delta_k^2` is then about :math:`1/m` of the scatter for a centre from m rows);
+    should it cancel digits all the same (rows sorted by a feature), a second pass centres at the
+    means.
+    """
+    order = class_order(y, n_classes)
+    one_pass = scaled_pass if compiled(X) and not moments else (
+        lambda X, y, w, order, n_rows, refs: centred_pass(X, w, order, n_rows, refs, moments))
+    refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, None)
+    delta = safe_means(sums, counts)
+    corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
+               X.dtype):
+        refs = safe_means(sums, counts) + refs
+        refs, sums, scatter, fourth, third = one_pass(X, y, w, order, n_rows, refs)
+        delta = safe_means(sums, counts)
+        corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    if moments:
+        fourth, third = shift_moments(scatter, counts, fourth, third, delta, sums)
+    means = refs + delta
+    means[counts <= 0] = 0.0
+    return means, corrected, fourth, third
 
 
 def class_order(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -232,3 +273,37 @@ def scaled_pass(X, y, w, order, n_rows, refs):
             scatter[k] += G[:d, :d]
             sums[k] += G[:d, d]
     return refs, sums, scatter, None, None
+
+
+def shift_moments(S: np.ndarray, n: np.ndarray, F: np.ndarray, T: np.ndarray, delta: np.ndarray,
+                  sums: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Fourth-moment statistics about ``c + delta`` instead of their own centre c, per class.
+
+    The scatter S (of shape (n_classes, d, d)), counts n, fourth F and third T are about c; ``sums`` is
+    :math:`s = \\sum w r` about that centre (zero, the default, when the centre is the mean).  With
+    :math:`r = x - c` and :math:`u = r - \\delta`:
+
+    .. math::
+
+        \\sum w \\lVert u \\rVert^4 = F - 4 T\\cdot\\delta + 4 \\delta^T S \\delta
+            + 2\\,\\mathrm{tr}(S) \\lVert\\delta\\rVert^2 + n \\lVert\\delta\\rVert^4
+            - 4 \\lVert\\delta\\rVert^2 s\\cdot\\delta, \\qquad
+        \\sum w \\lVert u \\rVert^2 u = T - \\mathrm{tr}(S)\\,\\delta - 2 S \\delta
+            - n \\lVert\\delta\\rVert^2 \\delta + 2 (s\\cdot\\delta)\\delta + \\lVert\\delta\\rVert^2 s
+    """
+    Sd = np.einsum("kij,kj->ki", S, delta)
+    trace = np.trace(S, axis1=1, axis2=2)
+    dd = np.einsum("ki,ki->k", delta, delta)
+    fourth = (
+        F
+        - 4 * np.einsum("ki,ki->k", T, delta)
+        + 4 * np.einsum("ki,ki->k", delta, Sd)
+        + 2 * trace * dd
+        + n * dd**2
+    )
+    third = T - trace[:, None] * delta - 2 * Sd - (n * dd)[:, None] * delta
+    if sums is not None:
+        sd = np.einsum("ki,ki->k", sums, delta)
+        fourth = fourth - 4 * dd * sd
+        third = third + 2 * sd[:, None] * delta + dd[:, None] * sums
+    return fourth, third

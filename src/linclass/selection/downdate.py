@@ -127,7 +127,7 @@ def fourth_without(stats: ClassStats, rows: RowDowndates, r_S_r: np.ndarray,
         F' = F_1 - 4T_1\\cdot\\delta + 4\\delta^TS_1\\delta + 2\\,\\mathrm{tr}(S_1)\\lVert\\delta\\rVert^2
              + n_k'\\lVert\\delta\\rVert^4 + 4w\\lVert\\delta\\rVert^2 (r\\cdot\\delta)
 
-    (the last term is the first moment's, zero in :func:`linclass.generative.class_stats._shift_moments`
+    (the last term is the first moment's, zero in :func:`linclass.generative.scatter_passes.shift_moments`
     where the centre is the mean).
 
     Parameters
