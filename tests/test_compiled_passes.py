@@ -149,7 +149,7 @@ def test_row_chunks_on_threads_do_not_change_the_result(curvature, monkeypatch):
     for threads in (1, 2):
         with threadpool_limits(threads, user_api="blas"):
             objective = LinearObjective(X, y, 2)
-            value, XtR, rsum, H, _ = objective._evaluate(theta, curvature)
+            value, XtR, rsum, H, _ = objective._evaluate(theta, np.float64 if curvature else None)
             results.append((value, XtR, H))
     assert results[0][0] == results[1][0]
     np.testing.assert_array_equal(results[0][1], results[1][1])
@@ -157,7 +157,7 @@ def test_row_chunks_on_threads_do_not_change_the_result(curvature, monkeypatch):
         np.testing.assert_array_equal(results[0][2], results[1][2])
     blocked = LinearObjective(X, y, 2)
     blocked._reads_once = lambda: False
-    value, XtR, _, H, _ = blocked._evaluate(theta, curvature)
+    value, XtR, _, H, _ = blocked._evaluate(theta, np.float64 if curvature else None)
     assert results[0][0] == pytest.approx(value, rel=1e-13)
     np.testing.assert_allclose(results[0][1], XtR, rtol=1e-10, atol=1e-10)
     if curvature:
@@ -200,20 +200,21 @@ def test_objective_evaluation_is_the_same_by_either_pass():
 
 
 @pytest.mark.parametrize("intercept", [True, False])
-@pytest.mark.parametrize("low", [False, True])
-def test_two_class_curvature_sum_is_the_weighted_gram(intercept, low):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_two_class_curvature_sum_is_the_weighted_gram(intercept, dtype):
     rng = np.random.default_rng(7)
     X = rng.standard_normal((3000, 9)) * 3 + 10
     c = rng.random(3000) * 0.25
     m = X.mean(axis=0)
-    acc = CurvatureSum(9, 1, m, intercept, low)
+    low = dtype == np.float32
+    acc = CurvatureSum(9, 1, m, intercept, dtype)
     for start in range(0, 3000, 700):  # blocks of several sizes through one buffer
         acc.add(X[start:start + 700], c[start:start + 700])
     A = np.c_[X - m, np.ones(3000)] if intercept else X - m
     expected = A.T @ (A * c[:, None])
     np.testing.assert_allclose(acc.total(), expected, rtol=1e-6 if low else 1e-12,
                                atol=(1e-6 if low else 1e-12) * np.abs(expected).max())
-    sparse = CurvatureSum(9, 1, m, intercept, low)
+    sparse = CurvatureSum(9, 1, m, intercept, dtype)
     sparse.add(sp.csr_matrix(X), c)
     np.testing.assert_allclose(sparse.total(), acc.total(), rtol=1e-6 if low else 1e-12,
                                atol=(1e-6 if low else 1e-12) * np.abs(expected).max())
@@ -235,9 +236,11 @@ def test_hessian_is_the_same_by_either_pass(intercept, weighted):
                       for _ in range(2)]
         objectives[1]._reads_once = lambda: False
         theta = rng.standard_normal(objectives[0].shape) * 0.1
-        for low in (False, True):
-            H1, H2 = (o.curvature_sum(theta, low=low) for o in objectives)
-            tol = 1e-6 if low else 1e-13
+        for products in (np.float64, np.float32):
+            for o in objectives:  # a step's curvature with these products
+                o.step_products = np.dtype(products)
+            H1, H2 = (o.step_hessian(theta) for o in objectives)
+            tol = 1e-6 if products == np.float32 else 1e-13
             np.testing.assert_allclose(H1, H2, rtol=tol, atol=tol * np.abs(H2).max())
             (f1, g1), (f2, g2) = (o.value_gradient(theta) for o in objectives)
             assert f1 == pytest.approx(f2, rel=1e-13)

@@ -275,7 +275,7 @@ def test_large_float32_passes_are_float32(monkeypatch):
     assert stats.scatter.dtype == np.float64 and not copies
     obj = objective.LinearObjective(Xs, y, 2, l2=1.0)
     obj.value_gradient(obj.null_start())
-    obj.hessian(obj.null_start() + 0.01, low_precision=True)
+    obj.step_hessian(obj.null_start() + 0.01)
     # two classes: each float32 row is read by a compiled loop that forms its products in float64
     assert obj.X.dtype == np.float32 and obj.hessian_dtype == np.float32 and not copies
 

@@ -450,13 +450,17 @@ def test_low_precision_hessian_is_close(monkeypatch, K, weighted):
     obj = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
     theta = random_theta(obj, 14)
     exact = obj.hessian(theta)
-    # below the size threshold the flag is ignored: the same float64 computation
-    np.testing.assert_array_equal(obj.hessian(theta, low_precision=True), exact)
+    # below the size threshold a step's curvature is the same float64 computation
+    assert obj.step_products == np.float64
+    np.testing.assert_array_equal(obj.step_hessian(theta), exact)
     monkeypatch.setattr(objective_module, "LOW_PRECISION_MIN", 100)
-    # an exact Hessian kept from the last evaluation serves a low-precision request as it is
-    np.testing.assert_array_equal(obj.hessian(theta, low_precision=True), exact)
     obj = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
-    low = obj.hessian(theta, low_precision=True)
+    assert obj.step_products == np.float32
+    # an exact Hessian kept from the last evaluation serves a step as it is
+    np.testing.assert_array_equal(obj.hessian(theta), exact)
+    np.testing.assert_array_equal(obj.step_hessian(theta), exact)
+    obj = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
+    low = obj.step_hessian(theta)
     assert obj.hessian_dtype == np.float32  # the float32 path was taken
     assert not np.array_equal(low, exact)
     scale = np.linalg.norm(exact, 2)
@@ -465,6 +469,6 @@ def test_low_precision_hessian_is_close(monkeypatch, K, weighted):
     # the closed form at zero coefficients, on a fresh objective (no cached float64 Gram matrix)
     fresh = make_objective(14, K=K, weighted=weighted, n=3000, d=6, l2=0.1)
     start = fresh.null_start()
-    low0 = fresh.hessian(start, low_precision=True)
+    low0 = fresh.step_hessian(start)
     assert fresh.hessian_dtype == np.float32
     np.testing.assert_allclose(low0, obj.hessian(start), rtol=1e-4, atol=1e-5 * scale)

@@ -195,7 +195,7 @@ def test_unknown_option_is_an_error(name):
     obj = make_objective(2)
     with pytest.raises(TypeError, match="max_iters"):
         SOLVERS[name](obj, obj.null_start(), max_iters=3)
-    foreign = {"newton": "eta0", "bohning": "random_state", "lbfgs": "batch_size", "sgd": "low_precision"}
+    foreign = {"newton": "eta0", "bohning": "random_state", "lbfgs": "batch_size", "sgd": "memory"}
     with pytest.raises(TypeError, match=foreign[name]):
         SOLVERS[name](obj, obj.null_start(), max_iter=1, **{foreign[name]: 1})
 

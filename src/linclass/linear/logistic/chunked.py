@@ -10,6 +10,7 @@ import numpy as np
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
+from linclass.core.dtype_policy import LOW
 from linclass.generative.class_stats import ClassStats
 from linclass.linear.logistic.class_weights import class_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout
@@ -32,12 +33,13 @@ def chunk_objective(chunk: Chunk, n_features, classes, per_class, offset, fit_in
 
 
 def _chunk_terms(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept,
-                 with_hessian, low):
-    """``LinearObjective.partial_sums`` of one chunk (None when it carries no weight)."""
+                 curvature):
+    """``LinearObjective.partial_sums`` of one chunk (None when it carries no weight); the
+    curvature with products of the dtype ``curvature`` (None: without)."""
     part = chunk_objective(chunk, n_features, classes, per_class, offset, fit_intercept)
     if part is None or part.total <= 0:
         return None
-    return part.partial_sums(theta, with_hessian, low=low)
+    return part.partial_sums(theta, curvature)
 
 
 def _chunk_perfect(chunk: Chunk, n_features, classes, per_class, offset, theta, fit_intercept):
@@ -100,22 +102,25 @@ class ChunkedObjective(ObjectiveLayout):
         super().__init__(d, classes.size, total=stats.total, offset=offset,
                          class_weight=stats.counts, l2=l2, fit_intercept=fit_intercept)
         self._gram = self._embed_gram(scatter)
-        self._cache = None  # (theta, value, gradient, hessian, low precision) of the last evaluation
+        self._cache = None  # (theta, value, gradient, hessian, its products' dtype), last evaluated
         self.passes = 1
-        # float32 curvature products on large data, as LinearObjective.hessian(low_precision=True)
-        self.low_precision = source.n_features * float(stats.n_rows.sum()) >= LOW_PRECISION_MIN
+        #: the dtype of the curvature's products in a Newton step, as
+        #: :attr:`LinearObjective.step_products`: float32 on large data, until the exact Hessian
+        #: is asked for (:meth:`hessian`)
+        large = source.n_features * float(stats.n_rows.sum()) >= LOW_PRECISION_MIN
+        self.step_products = LOW if large else np.dtype(np.float64)
 
     def _evaluate(self, theta: np.ndarray, with_hessian: bool):
         theta = np.array(theta, dtype=np.float64).reshape(self.shape)
         if self._cache is not None and np.array_equal(self._cache[0], theta) and (
                 self._cache[3] is not None or not with_hessian) and (
-                not with_hessian or self._cache[4] <= self.low_precision):
+                not with_hessian or self._cache[4].itemsize >= self.step_products.itemsize):
             return self._cache
         constant = not np.any(theta[: self.n_features])  # every row has the same probabilities
-        low = self.low_precision and with_hessian and not constant
+        curvature = self.step_products if with_hessian and not constant else None
         total = self.source.map_reduce(_chunk_terms, _add_terms, self.n_features, self.classes,
                                        self.per_class, self.offset, theta, self.fit_intercept,
-                                       with_hessian and not constant, low)
+                                       curvature)
         self.passes += 1
         value, G, H = total
         if with_hessian and constant:
@@ -128,7 +133,7 @@ class ChunkedObjective(ObjectiveLayout):
             H = H.copy()
             H[np.diag_indices(H.shape[0])] += self._penalty_diagonal()
             H /= self.total
-        self._cache = (theta, value, G, H, low)
+        self._cache = (theta, value, G, H, np.dtype(np.float64) if curvature is None else curvature)
         return self._cache
 
     def value(self, theta) -> float:
@@ -138,15 +143,16 @@ class ChunkedObjective(ObjectiveLayout):
         _, f, g, _, _ = self._evaluate(theta, self.with_hessian)
         return f, g.copy()
 
-    def hessian(self, theta, *, low_precision: bool = False) -> np.ndarray:
-        """The Hessian of :math:`f` at theta (one pass, unless computed with the gradient there).
+    def hessian(self, theta) -> np.ndarray:
+        """The exact Hessian of :math:`f` at theta (one pass, unless computed with the gradient
+        there).  Once a caller asks for it (Newton does after a damped step, and inference always),
+        later passes form every curvature with float64 products."""
+        self.step_products = np.dtype(np.float64)
+        return self._evaluate(theta, True)[3].copy()
 
-        As :meth:`LinearObjective.hessian`, its products may be formed in float32 on large data
-        (for Newton's steps; the gradient stays float64): once a caller asks for the exact Hessian
-        (Newton does after a damped step, and inference always), later passes form it in float64.
-        """
-        if not low_precision:
-            self.low_precision = False
+    def step_hessian(self, theta) -> np.ndarray:
+        """The curvature of a Newton step at theta: as :meth:`LinearObjective.step_hessian`, its
+        products are :attr:`step_products` (float32 on large data; the gradient stays float64)."""
         return self._evaluate(theta, True)[3].copy()
 
     def start_stats(self):
@@ -156,7 +162,7 @@ class ChunkedObjective(ObjectiveLayout):
     def curvature_metric(self, theta) -> np.ndarray:
         """L-BFGS's initial metric: the Hessian at theta (one pass, which also evaluates the value
         and gradient there; float32 products on large data)."""
-        return self.hessian(theta, low_precision=True)
+        return self.step_hessian(theta)
 
     def count_perfect(self, theta) -> int:
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)

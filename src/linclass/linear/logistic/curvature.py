@@ -29,8 +29,9 @@ otherwise each block is one weighted Gram product :math:`\\tilde X^T(\\tilde X \
 Measured on 40,000 rows (one BLAS thread): p = 21, K = 3, 8 ms by Gram products against 70 ms by
 Z; p = 101, K = 3, 0.18 s against 1.4 s; p = 11 and 16, K = 10, Z 1.4-2.5x faster.
 
-Products are formed in float32 when ``low`` (Newton steps on large X; the inference Hessian is always
-float64); the sums are float64.
+Products are formed in the accumulator's ``dtype``: float32 for the curvature of a Newton step on
+large X, or over a large float32 X (the objective decides which, from its data:
+:attr:`linclass.linear.logistic.objective.LinearObjective.step_products`); the sums are float64.
 """
 
 from __future__ import annotations
@@ -84,16 +85,17 @@ class CurvatureSum:
     offset : ndarray of shape (d,)
         The centring point m.
     fit_intercept : bool
-    low : bool
-        Form the products in float32.
+    dtype : float32 or float64, default=float64
+        The dtype of the products (their sums are float64).
     """
 
-    def __init__(self, n_features: int, m: int, offset: np.ndarray, fit_intercept: bool, low: bool):
+    def __init__(self, n_features: int, m: int, offset: np.ndarray, fit_intercept: bool,
+                 dtype=np.float64):
         self.d, self.m = int(n_features), int(m)
         self.p = self.d + int(fit_intercept)
         self.offset = np.asarray(offset, dtype=np.float64)
         self.fit_intercept = fit_intercept
-        self.dtype = np.float32 if low else np.float64
+        self.dtype = np.float32 if np.dtype(dtype) == np.float32 else np.float64
         self.kr = self.m >= _KR_MIN_M and self.p <= _KR_MAX_P
         self._rows = None  # the two-class blocks' scaled rows (a buffer reused by every block)
         if self.m == 1:
@@ -127,8 +129,7 @@ class CurvatureSum:
     def part(self) -> CurvatureSum:
         """An empty sum of the same shape, offset and product dtype (for one chunk of rows, to
         :meth:`merge` back)."""
-        return CurvatureSum(self.d, self.m, self.offset, self.fit_intercept,
-                            self.dtype == np.float32)
+        return CurvatureSum(self.d, self.m, self.offset, self.fit_intercept, self.dtype)
 
     def merge(self, other: CurvatureSum) -> None:
         """Add the sum of other rows (a :meth:`part`)."""

@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.dtype_policy import is_low
+from linclass.core.dtype_policy import LOW, is_low
 from linclass.generative.scatter_float32 import reference_point
 from linclass.linear import compiled
 from linclass.linear.logistic import losses
@@ -132,6 +132,11 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         #: float64 where each row is read by a compiled loop (:meth:`_reads_once`)
         self.products = ("float32" if is_low(X) and not self.sparse and not self._reads_once()
                          else "float64")
+        #: the dtype of the products of a Newton step's curvature (:meth:`step_hessian`): float32
+        #: on a large dense X (an approximate curvature changes the steps, not the optimum, which
+        #: the float64 gradient fixes), else float64
+        self.step_products = (LOW if not self.sparse and X.size >= LOW_PRECISION_MIN
+                              else np.dtype(np.float64))
         self._target = y.astype(np.float64) if n_classes == 2 else None
         self.score_offset = score_offset
         self._null = None  # the null model with the score offset, (theta, value), when first needed
@@ -212,20 +217,24 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
             own = own[w > 0]
         return X, float(loss.sum()), R, mu, w, suspicious_rows(own)
 
-    def _evaluate(self, theta, curvature: bool = False, low: bool = False):
+    def _evaluate(self, theta, curvature=None):
         """One pass at theta: ``(loss sum, X^T R, R^T 1, curvature sum or None, perfect)``,
-        unscaled and without the penalty; reused when theta is the point last evaluated."""
+        unscaled and without the penalty, the curvature sum with products of the dtype
+        ``curvature`` (None: no curvature); reused when theta is the point last evaluated (its
+        curvature when its products were at least as precise)."""
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
         last = self._last
         if last is not None and np.array_equal(last[0], theta) and (
-                not curvature or (last[4] is not None and last[5] <= low)):
+                curvature is None or (last[4] is not None
+                                      and last[5].itemsize >= np.dtype(curvature).itemsize)):
             return last[1:5] + (last[6],)
         coef, intercept = self.coefficients(theta)
         n, d = self.X.shape
         width = 1 if self.basis is None else self.n_classes
         centred = self._centre is not None and self.products == "float32"  # (see _block_terms)
         about = self.offset - self._centre if centred else self.offset
-        acc = CurvatureSum(d, self.shape[1], about, self.fit_intercept, low) if curvature else None
+        acc = (None if curvature is None
+               else CurvatureSum(d, self.shape[1], about, self.fit_intercept, curvature))
         if self._reads_once():  # two classes, dense X: one compiled read of each row
             value, XtR, rsum, perfect = self._read_once(coef[0], float(intercept[0]), acc)
         else:
@@ -245,10 +254,11 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         finite = np.isfinite(value) and np.all(np.isfinite(XtR))
         if self.products == "float32" and not (finite and (H is None or np.all(np.isfinite(H)))):
             self.exact_products()  # float32 products overflowed (X is finite): float64 from now on
-            return self._evaluate(theta, curvature, low)
+            return self._evaluate(theta, curvature)
         if acc is not None:
             self.hessian_dtype = acc.dtype
-        self._last = (theta.copy(), value, XtR, rsum, H, low, perfect)
+        self._last = (theta.copy(), value, XtR, rsum, H, None if acc is None else np.dtype(acc.dtype),
+                      perfect)
         return value, XtR, rsum, H, perfect
 
     def _read_once(self, coef, intercept: float, acc):
@@ -260,7 +270,7 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         """Whether an evaluation is a compiled read of each row (:meth:`_read_once`): two classes,
         dense C-ordered X of float64 or float32.  A float32 row is read as it is (half the bytes)
         and its products are formed in float64 (exact for the row's values, so no float32 centre
-        is needed); only the Hessian's rows are stored in float32 when ``low``."""
+        is needed); only the Hessian's rows are stored in float32 when its products are."""
         X = self.X
         return (self.basis is None and not self.sparse and X.dtype in (np.float64, np.float32)
                 and X.flags.c_contiguous and (self.w is None or self.w.dtype == np.float64))
@@ -301,16 +311,17 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         G[: self.n_features] += (self.l2 / self.total) * theta[: self.n_features]
         return G
 
-    def partial_sums(self, theta: np.ndarray, with_hessian: bool = False, *, low: bool = False):
+    def partial_sums(self, theta: np.ndarray, curvature=None):
         """The data terms of :math:`f`, its gradient and Hessian over these rows, unscaled and without
         the penalty: ``(sum_i w_i l_i, gradient sum of shape (p, m), curvature sum of shape
         (n_params, n_params) or None)``.
 
         Sums over disjoint row sets add up to the sums over their union (with a shared ``offset``),
         which is how :class:`linclass.linear.logistic.chunked.ChunkedObjective` evaluates :math:`f` chunk by chunk.
-        ``low`` forms the curvature's products in float32 (see :meth:`hessian`).
+        ``curvature``: None (no curvature sum), or the dtype of its products, which the whole data
+        decides (:attr:`ChunkedObjective.step_products`).
         """
-        value, XtR, rsum, H, _ = self._evaluate(theta, with_hessian, low)
+        value, XtR, rsum, H, _ = self._evaluate(theta, curvature)
         return value, self._data_gradient(XtR, rsum), H
 
     def count_perfect(self, theta: np.ndarray) -> int:
@@ -352,32 +363,38 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         return self._finish_gradient(theta, G, 1.0 / weight)
 
     # ------------------------------------------------------------------ curvature
-    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The Hessian of :math:`f` at theta, shape (n_params, n_params), C order of (p, m).
 
         At a point with zero coefficients every row has the same probabilities, so the Hessian is
-        :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  ``low_precision`` forms
-        the data products in float32 when X is large (for Newton steps; the gradient, and therefore
-        the optimum, stay float64); a large float32 X has them in float32 in every Hessian (its
-        block sums are float64).  The pass that forms it also evaluates the value and gradient at
-        theta (kept for the next call).
+        :math:`M \\otimes \\tilde X^TW\\tilde X / N` (one Gram matrix).  Its data products are
+        float64, except over a large float32 X, the precision the fit chose for its rows: then
+        they are float32 (:attr:`step_products`; their block sums are float64).  The pass that
+        forms it also evaluates the value and gradient at theta (kept for the next call).
         """
+        return self._hessian(theta, self.step_products if is_low(self.X) else np.dtype(np.float64))
+
+    def step_hessian(self, theta: np.ndarray) -> np.ndarray:
+        """The curvature of a Newton step at theta: :meth:`hessian` with its data products in
+        :attr:`step_products` (float32 on a large X, whatever its dtype: an approximate curvature
+        changes the path, not the limit, which the float64 gradient fixes)."""
+        return self._hessian(theta, self.step_products)
+
+    def _hessian(self, theta: np.ndarray, products) -> np.ndarray:
+        """The Hessian of :math:`f` at theta with data products of the dtype ``products``."""
         theta = theta.reshape(self.shape)
         p, m = self.shape
         d = self.n_features
-        # float32 products on large X: for Newton steps, and always when X itself is float32
-        low = ((low_precision or is_low(self.X)) and not self.sparse
-               and self.X.size >= LOW_PRECISION_MIN)
         if self.score_offset is None and not np.any(theta[:d]) and (self._gram is not None
-                                                                    or not low):
+                                                                    or products != LOW):
             H = np.kron(self.gram, self._curvature_weights_at_constant(theta))
         else:
-            H = self.curvature_sum(theta, low=low)
+            H = self._evaluate(theta, products)[3].copy()
         H[np.diag_indices(p * m)] += self._penalty_diagonal()
         return H / self.total
 
-    def curvature_sum(self, theta: np.ndarray, *, low: bool = False) -> np.ndarray:
+    def curvature_sum(self, theta: np.ndarray) -> np.ndarray:
         """:math:`\\sum_i w_i (M_i \\otimes \\tilde x_i\\tilde x_i^T)` of shape (n_params, n_params), C
         order of (p, m): the Hessian's data term before the penalty and the 1/N
-        (:mod:`linclass.linear.logistic.curvature`)."""
-        return self._evaluate(theta, True, low)[3].copy()
+        (:mod:`linclass.linear.logistic.curvature`), with float64 products."""
+        return self._evaluate(theta, np.float64)[3].copy()

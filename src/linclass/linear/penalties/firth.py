@@ -142,7 +142,7 @@ class FirthObjective(LinearObjective):
         """:math:`\\mu = \\sigma(\\theta^T\\tilde x)` of every row, shape (n,)."""
         return losses.binary(self.scores(theta), self._target)[1]
 
-    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The curvature of the Newton step (of the mean objective): the exact Hessian
         :math:`-\\nabla^2\\ell^*(\\theta)/N` where it is positive definite and costs at most
         :data:`EXACT_WORK`, else the Fisher information :math:`I(\\theta)/N` (Firth's IRLS step)."""
@@ -159,6 +159,8 @@ class FirthObjective(LinearObjective):
             parts = self._exact.evaluate(np.asarray(theta, dtype=np.float64).reshape(1, -1))
             hessian = None if parts.hessian is None else parts.hessian[0]
         return exact_curvature(hessian, info) / self.total
+
+    step_hessian = hessian  # Firth's steps never use float32 products
 
     def fisher_information(self, theta) -> np.ndarray:
         """The Fisher information :math:`I(\\theta)/N` (of the mean objective), whose inverse over
@@ -210,7 +212,7 @@ class Fixed:
         f, g = self.objective.value_gradient(self.full(t))
         return f, g.reshape(-1)[self.free].reshape(self.shape)
 
-    def hessian(self, t, *, low_precision: bool = False) -> np.ndarray:
+    def hessian(self, t) -> np.ndarray:
         H = self.objective.hessian(self.full(t))
         return H[np.ix_(self.free, self.free)]
 
@@ -234,5 +236,5 @@ def constrained_fit(objective, fixed: np.ndarray, values: np.ndarray, *, tol: fl
         theta = problem.full(np.zeros(0))
         return theta, objective.value(theta), True
     result = newton(problem, problem.template[problem.free].reshape(problem.shape), tol=tol,
-                    max_iter=max_iter, low_precision=False)
+                    max_iter=max_iter)
     return problem.full(result.theta), result.value, result.converged

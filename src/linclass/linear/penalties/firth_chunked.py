@@ -143,7 +143,7 @@ def _chunk_firth(chunk: Chunk, n_features, classes, per_class, offset, fit_inter
     part = _chunk_part(chunk, n_features, classes, per_class, offset, fit_intercept)
     if part is None:
         return None
-    loss, G, info = part.partial_sums(theta, with_information)
+    loss, G, info = part.partial_sums(theta, np.float64 if with_information else None)
     info = 0.0 if info is None else info
     spread = 0.0
     if inverse is not None:
@@ -334,7 +334,7 @@ class ChunkedFirthObjective(ChunkedObjective):
         point = self._point(theta)
         return -(point[1] + 0.5 * self._log_det(point[2])) / self.total, point[3].copy()
 
-    def hessian(self, theta, *, low_precision: bool = False) -> np.ndarray:
+    def hessian(self, theta) -> np.ndarray:
         """The Fisher information :math:`I(\\theta)/N`, the curvature of Firth's IRLS step (no
         pass at a point just read)."""
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
@@ -343,7 +343,9 @@ class ChunkedFirthObjective(ChunkedObjective):
             info = self._point(theta)[2]
         return info / self.total
 
-    def curvature_sum(self, theta, *, low: bool = False) -> np.ndarray:
+    step_hessian = hessian  # Firth's steps never use float32 products
+
+    def curvature_sum(self, theta) -> np.ndarray:
         """The Fisher information :math:`I(\\theta)` (q, q)."""
         return self.hessian(theta) * self.total
 

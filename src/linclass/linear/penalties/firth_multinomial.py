@@ -205,14 +205,14 @@ class MultinomialFirthObjective(LinearObjective):
         (p*m, p*m), C order of (p, m), from the probabilities ``mu`` (n, K)."""
         C = curvature_weights(mu, self.basis, self.w)
         m = self.shape[1]
-        acc = CurvatureSum(self.n_features, m, self.offset, self.fit_intercept, low=False)
+        acc = CurvatureSum(self.n_features, m, self.offset, self.fit_intercept)
         step = acc.block_rows()
         for start in range(0, self.X.shape[0], step):
             block = C[start:start + step]
             acc.add(self.X[start:start + step], block[:, 0, 0] if m == 1 else block)
         return acc.total()
 
-    def curvature_sum(self, theta, *, low: bool = False) -> np.ndarray:
+    def curvature_sum(self, theta) -> np.ndarray:
         """The Fisher information :math:`I_\\theta` (p*m, p*m)."""
         return self._parts(theta)[4].copy()
 
@@ -240,7 +240,7 @@ class MultinomialFirthObjective(LinearObjective):
         value = -(log_likelihood + 0.5 * log_det) / self.total
         return value, self._finish_gradient(theta, G, 1.0 / self.total)
 
-    def hessian(self, theta: np.ndarray, *, low_precision: bool = False) -> np.ndarray:
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The curvature of the Newton step (of the mean objective): the Hessian of
         :math:`-\\ell^*/N`, by central differences of the modified score (2q scores), where it is
         positive definite, q is at most :data:`EXACT_MAX_PARAMS` and the 2q scores cost at most
@@ -270,6 +270,8 @@ class MultinomialFirthObjective(LinearObjective):
         except np.linalg.LinAlgError:
             return info
         return H
+
+    step_hessian = hessian  # Firth's steps never use float32 products
 
     def fisher_information(self, theta) -> np.ndarray:
         """The Fisher information :math:`I(\\theta)/N` (of the mean objective), whose inverse over

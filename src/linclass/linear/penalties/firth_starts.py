@@ -47,11 +47,10 @@ def explore(problem, objective, result, options, separation_at):
         ridge = LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight,
                                 l2=1.0 / C, fit_intercept=problem.fit_intercept,
                                 offset=objective.offset)
-        start = newton(ridge, objective.null_start(), tol=1e-8, max_iter=100,
-                       low_precision=False).theta
+        ridge.step_products = np.dtype(np.float64)  # exact steps, as Firth's own
+        start = newton(ridge, objective.null_start(), tol=1e-8, max_iter=100).theta
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            other = newton(objective, start, tol=options.tol, max_iter=options.max_iter,
-                           low_precision=False)
+            other = newton(objective, start, tol=options.tol, max_iter=options.max_iter)
         if other.converged and np.isfinite(other.value):
             found.append((float(other.value), other))
     best_value, best = min(found, key=lambda pair: pair[0])

@@ -4,8 +4,8 @@ Every solver is a function ``solve(objective, theta0, *, tol, max_iter, ...) -> 
 starts from ``theta0`` (shape ``objective.shape``), stops when the largest entry of the gradient of the
 mean objective is at most ``tol`` (SGD: when an epoch no longer improves the objective by ``tol``) or
 after ``max_iter`` iterations, and is deterministic (SGD given its ``random_state``).  Each takes
-exactly its own keyword options (newton: ``low_precision``; sgd: ``random_state``, ``batch_size``,
-``eta0``, ``n_iter_no_change``), so a misspelled option is a ``TypeError``.
+exactly its own keyword options (sgd: ``random_state``, ``batch_size``, ``eta0``,
+``n_iter_no_change``), so a misspelled option is a ``TypeError``.
 
 =========  ==================================================================================
 newton     Newton-Raphson / IRLS, :math:`H = X^TWX` (Bishop 2006 sec. 4.3.3), with a backtracking line search

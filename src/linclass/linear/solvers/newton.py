@@ -6,9 +6,10 @@ gradient, convergence test, Hessian, inner solve (Cholesky; pseudo-inverse if si
 (halving) along the Newton direction, update.  The line search makes the iteration safe far from the
 optimum and on separable data, where the undamped step can overshoot.
 
-On large X the Hessian is formed in float32 (the gradient, which fixes the optimum, stays float64):
-an approximate Hessian changes the path, not the limit.  The first step that needs damping switches
-to the exact float64 Hessian for the rest of the run.
+The steps' curvature is the objective's ``step_hessian`` where it has one (on large X its products
+are float32, as the objective decides from its data; the gradient, which fixes the optimum, stays
+float64): an approximate Hessian changes the path, not the limit.  The first step that needs
+damping switches to the exact ``hessian`` for the rest of the run.
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ __all__ = ["newton"]
 
 
 def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
-           low_precision: bool = True, on_iteration=None) -> SolverResult:
+           on_iteration=None) -> SolverResult:
     """Minimise ``objective`` by damped Newton steps; see the module docstring.  ``on_iteration``:
     called with the parameters after each iteration; a true result stops the run."""
     theta = np.array(theta0, dtype=np.float64).reshape(objective.shape)
     f, g = objective.value_gradient(theta)
     history, singular, run = [f], False, Iterations(tol, max_iter)
+    curvature = getattr(objective, "step_hessian", objective.hessian)
     while run.go_on(g):
-        system = SymmetricSolver(objective.hessian(theta, low_precision=low_precision))
+        system = SymmetricSolver(curvature(theta))
         singular |= system.singular
         step = -system.solve(g.ravel()).reshape(objective.shape)
         slope = float(g.ravel() @ step.ravel())
@@ -43,7 +45,7 @@ def newton(objective, theta0, *, tol: float = 1e-6, max_iter: int = 100,
             step, slope = -g, -float(g.ravel() @ g.ravel())
         found = backtrack(objective, theta, step, f, g, slope)
         if found is None or found[0] < 1.0:  # a damped step: the exact Hessian from now on
-            low_precision = False
+            curvature = objective.hessian
         if found is None:  # no progress possible at this precision
             run.converged = gradient_norm(g) <= np.sqrt(tol)
             break
