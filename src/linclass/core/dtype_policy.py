@@ -6,8 +6,9 @@ others; linclass's estimators that share a scikit-learn name follow scikit-learn
 attribute (each such estimator lists its attributes in ``_float32_attributes``; the table of every
 class and case is ``tests/test_float32.py``).  The rules:
 
-* Validation (:mod:`linclass.core.validation`, ``keep_float32=True``) keeps a float32 X, dense or
-  sparse, as it is; any other dtype (integers, float16, ...) becomes float64, as before.
+* Validation (:mod:`linclass.core.validation`, ``dtype=FLOAT32_KEPT``) keeps a float32 X, dense or
+  sparse, as it is; any other dtype (integers, float16, ...) becomes float64, as before.  This is the
+  one decision: what follows reads X's dtype.
 * A fit on a large float32 X (:data:`LOW_PRECISION_MIN` entries or more) computes its products over
   X in float32 (half the memory traffic, twice the BLAS throughput) and sums those products over
   row blocks in float64, so that the statistics, the gradients and the optimum stay accurate
@@ -29,9 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LOW", "LOW_PRECISION_MIN", "cast_fitted", "float64_data", "is_low", "output_dtype"]
+__all__ = ["FLOAT32_KEPT", "LOW", "LOW_PRECISION_MIN", "cast_fitted", "float64_data", "is_low",
+           "output_dtype"]
 
 LOW = np.dtype(np.float32)
+#: validation's ``dtype`` (scikit-learn's ``validate_data`` argument) for an estimator that keeps a
+#: float32 X as scikit-learn does: float64 and float32 stay, any other dtype becomes float64
+FLOAT32_KEPT = (np.float64, np.float32)
 #: entries of X from which products over X may be float32 (below, float64 products cost little)
 LOW_PRECISION_MIN = 2_000_000
 

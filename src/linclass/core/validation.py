@@ -6,7 +6,7 @@ inspects raw user input.  Errors are :class:`ValueError` (or :class:`TypeError` 
 object) whose message says what was wrong and how to fix it.
 
 Dtype policy: X is converted to C-contiguous float64 (no copy when it already is); an estimator that
-keeps float32 as scikit-learn does passes ``keep_float32=True``, and a float32 X then stays float32
+keeps float32 as scikit-learn does passes ``dtype=FLOAT32_KEPT``, and a float32 X then stays float32
 (:mod:`linclass.core.dtype_policy`).
 
 Finiteness: ``validate_*(..., check_finite=True)`` scans X for NaN / infinity at once (one sum);
@@ -48,7 +48,7 @@ class FitData:
 
     Attributes
     ----------
-    X : ndarray of shape (n_samples, n_features), float64 (or float32, see ``keep_float32``),
+    X : ndarray of shape (n_samples, n_features), float64 (or float32, see ``dtype``),
         C-contiguous (or scipy.sparse CSR / CSC when the estimator accepts it)
     y : ndarray of shape (n_samples,), intp
         Index of each sample's class in ``classes``.
@@ -82,7 +82,7 @@ def _check_2d(X, estimator) -> None:
 
 
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False,
-               keep_float32: bool = False):
+               dtype=np.float64):
     refuse_dask(X, estimator)
     _check_2d(X, estimator)
     refuse_factors(X, estimator)
@@ -90,7 +90,7 @@ def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse:
         estimator,
         X,
         reset=reset,
-        dtype=[np.float64, np.float32] if keep_float32 else np.float64,
+        dtype=list(dtype) if isinstance(dtype, tuple) else dtype,
         order="C",
         accept_sparse=("csr", "csc") if accept_sparse else False,
         ensure_all_finite=False,
@@ -245,7 +245,7 @@ def validate_fit(
     min_classes: int = 2,
     check_finite: bool = True,
     accept_sparse: bool = False,
-    keep_float32: bool = False,
+    dtype=np.float64,
 ) -> FitData:
     """Check and convert training data.
 
@@ -268,11 +268,12 @@ def validate_fit(
         results computed from X.
     accept_sparse : bool
         Accept scipy.sparse X (kept sparse, CSR or CSC).
-    keep_float32 : bool
-        Keep a float32 X in float32 (dense or sparse); other dtypes become float64.
+    dtype : np.float64 or :data:`~linclass.core.dtype_policy.FLOAT32_KEPT`
+        The dtypes X keeps (scikit-learn's ``validate_data`` argument): ``FLOAT32_KEPT`` keeps a
+        float32 X in float32 (dense or sparse); other dtypes become float64.
     """
     X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse,
-                   keep_float32=keep_float32)
+                   dtype=dtype)
     y = validate_labels(y, X.shape[0], estimator)
     w = validate_sample_weight(sample_weight, X.shape[0])
     if classes is None:
@@ -317,14 +318,14 @@ def validate_classes(classes) -> np.ndarray:
 
 
 def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False,
-                     keep_float32: bool = False):
+                     dtype=np.float64):
     """Check X at predict / transform time: same number (and names) of features as at fit.
 
     With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`;
-    ``keep_float32`` as in :func:`validate_fit`.
+    ``dtype`` as in :func:`validate_fit`.
     """
     return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse,
-                      keep_float32=keep_float32)
+                      dtype=dtype)
 
 
 def validate_priors(priors, n_classes: int, *, renormalize: bool = False,

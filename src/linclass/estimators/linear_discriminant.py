@@ -19,6 +19,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from linclass.core.finiteness import explain_non_finite
+from linclass.core.dtype_policy import FLOAT32_KEPT
 from linclass.core.validation import validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
 from linclass.generative import predictive, robust
@@ -269,7 +270,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         ndarray of shape (n_samples, n_components)
         """
         self._require_model()
-        X = validate_predict(self, X, keep_float32=True)  # float32 out for float32 X and axes
+        X = validate_predict(self, X, dtype=FLOAT32_KEPT)  # float32 out for float32 X and axes
         # a model saved before the projection followed the solver holds no _projection_centre: it
         # projected (X - xbar_) with every solver, and still does
         centre = getattr(self, "_projection_centre", self.xbar_)

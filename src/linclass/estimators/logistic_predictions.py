@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.finiteness import explain_non_finite
+from linclass.core.dtype_policy import FLOAT32_KEPT
 from linclass.core.posterior import log_posterior, posterior
 from linclass.core.validation import validate_predict
 from linclass.estimators.score_predictions import ScorePredictions
@@ -32,7 +33,7 @@ class LogisticPredictions(ScorePredictions):
     def _scores(self, X, offset=None) -> np.ndarray:
         check_is_fitted(self)
         X = validate_predict(self, X, check_finite=False, accept_sparse=True,
-                             keep_float32=self._keeps_float32)
+                             dtype=FLOAT32_KEPT if self._keeps_float32 else np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             # float32 X and coefficients: a float32 product (numpy's promotion, scikit-learn's dtype)
             S = X @ self.coef_.T  # coef_ may be scipy.sparse after sparsify(), X as well

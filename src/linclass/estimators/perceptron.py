@@ -17,7 +17,7 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import cast_fitted, float64_data, is_low
+from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, float64_data, is_low
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
 from linclass.estimators import perceptron_setup as setup
@@ -229,7 +229,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         previous = (self.classes_, self._dense_coef(), self.intercept_) if (
             self.warm_start and hasattr(self, "coef_")) else None
         data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None,
-                            keep_float32=self.basis is None)  # float32 weights, as scikit-learn's
+                            dtype=self._input_dtype())  # float32 weights, as scikit-learn's
         low, data = is_low(data.X), float64_data(data)  # the rule runs in float64
         check_magnitude(self, data.X)  # activations are sums of products of X's values
         weight, push = setup.update_weights(data, self.class_weight)
@@ -288,7 +288,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         options = self._rule_options()
         data = validate_fit(
             self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1,
-            accept_sparse=self.basis is None, keep_float32=self.basis is None,
+            accept_sparse=self.basis is None, dtype=self._input_dtype(),
         )
         low, data = is_low(data.X), float64_data(data)
         check_magnitude(self, data.X)
@@ -306,6 +306,11 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         previous = None if first else (self.errors_, getattr(self, "t_", 1))
         self._store(result, previous=previous, n_rows=Phi.shape[0], low=low)
         return self
+
+    def _input_dtype(self):
+        """Validation's ``dtype``: a float32 X stays float32 without a basis expansion, as in
+        scikit-learn."""
+        return FLOAT32_KEPT if self.basis is None else np.float64
 
     def _store(self, result, previous, n_rows: int, low: bool = False) -> None:
         self.coef_ = result.coef
@@ -325,7 +330,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         # a basis function sees X itself, so X is scanned first; else the activations tell
         X = validate_predict(self, X, check_finite=self.basis is not None,
-                             accept_sparse=self.basis is None, keep_float32=self.basis is None)
+                             accept_sparse=self.basis is None, dtype=self._input_dtype())
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below
             S = np.asarray(perceptron.scores(self._features(X, fitted=True), self._dense_coef(),
                                              self.intercept_))

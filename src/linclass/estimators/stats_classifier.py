@@ -15,7 +15,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import cast_fitted, is_low, output_dtype
+from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, is_low, output_dtype
 from linclass.core.finiteness import explain_non_finite, explain_underflow
 from linclass.core.threads import blas_threads_for
 from linclass.core.validation import (
@@ -74,6 +74,10 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         """The fitted attributes that a fit on float32 X leaves in float32."""
         return self._float32_attributes
 
+    def _input_dtype(self):
+        """Validation's ``dtype``: whether a float32 X stays float32 (``_keeps_float32``)."""
+        return FLOAT32_KEPT if self._keeps_float32 else np.float64
+
     def _prepare(self, X):
         return X
 
@@ -124,7 +128,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             return self._fit_source(DaskSource(X, y, sample_weight))
         data = validate_fit(
             self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
-            min_classes=1 if self._single_class_ok else 2, keep_float32=self._keeps_float32,
+            min_classes=1 if self._single_class_ok else 2, dtype=self._input_dtype(),
         )
         self._check_training_rows(data)
         return self._absorb(data)
@@ -201,7 +205,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
             data = validate_fit(
                 self, X, y, sample_weight, classes=self._partial_classes, reset=first,
                 min_classes=1, check_finite=False, accept_sparse=self._accept_sparse,
-                keep_float32=self._keeps_float32,
+                dtype=self._input_dtype(),
             )
             return self._absorb(data)
         finally:
@@ -335,7 +339,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     def _scores(self, X) -> np.ndarray:
         self._require_model()
         X = validate_predict(self, X, check_finite=False, accept_sparse=self._accept_sparse,
-                             keep_float32=self._keeps_float32)
+                             dtype=self._input_dtype())
         if is_low(X) and output_dtype(X, getattr(self, self._output_attribute)) != X.dtype:
             X = X.astype(np.float64)  # a float64 output is computed in float64
         with np.errstate(invalid="ignore", over="ignore"):  # non-finite X: explained below

@@ -15,7 +15,7 @@ from dataclasses import replace
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 
-from linclass.core.dtype_policy import is_low
+from linclass.core.dtype_policy import FLOAT32_KEPT, is_low
 from linclass.core.validation import validate_fit
 from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.fitted_state import clear_fitted_state
@@ -323,7 +323,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
                             accept_sparse=penalty.name != "firth",
-                            keep_float32=self.solver != "liblinear")  # as scikit-learn's
+                            dtype=FLOAT32_KEPT if self.solver != "liblinear" else np.float64)
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
         self._fit_record.update(offset=fingerprint(score_offset),
