@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 
