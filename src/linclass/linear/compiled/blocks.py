@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
-from linclass.linear.compiled.descent import _flat, coordinate_update
+from linclass.linear.penalties.elastic_net_kernel import coordinate_update
+from linclass.linear.penalties.elastic_net_kernel import flat_update as _flat
 
 __all__ = ["best_shift", "block_update", "block_eigen", "group_step", "group_update"]
 

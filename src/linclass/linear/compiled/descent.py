@@ -2,6 +2,10 @@
 column (:func:`cd_naive`, with Anderson extrapolation), or on an explicit small Hessian
 (:func:`cd_gram`).  The model and its profiled intercept are described in
 :mod:`linclass.linear.compiled.columns`.
+
+The penalty arrives as its compiled coordinate update and value and its table of numbers per
+column (:mod:`linclass.linear.penalties.kernel`): ``prox, value, pp`` with ``curv`` (the curvature
+of its convex quadratic part) and the box ``lo``, ``hi``.  These loops know no penalty by name.
 """
 
 from __future__ import annotations
@@ -12,45 +16,15 @@ from numba import njit
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _col_axpy, _col_dot, _col_scatter
 
-__all__ = ["cd_gram", "cd_naive", "coordinate_update"]
-
-
-@njit(inline="always")
-def coordinate_update(a, u, l1, l2, lo, hi):
-    """The penalty's coordinate update on one column's four numbers (a column of
-    ``ElasticNet.columns(d)``: :math:`\\lambda_1f_j, \\lambda_2f_j`, the bounds; the formula of
-    :meth:`linclass.linear.penalties.elastic_net.ElasticNet.coordinate`), the one copy every compiled
-    loop calls: the minimiser over v in [lo, hi] of ``a/2 v^2 - u v + l1 |v| + l2/2 v^2``, the
-    unconstrained one clipped (the model is convex in v)."""
-    if u > l1:
-        v = (u - l1) / (a + l2)
-    elif u < -l1:
-        v = (u + l1) / (a + l2)
-    else:
-        v = 0.0
-    return min(max(v, lo), hi)
-
-
-@njit(inline="always")
-def _flat(grad, l1, old, lo, hi):
-    """The update of a coordinate whose model has no curvature (every row it touches is fitted
-    exactly, to rounding) and no L2 part: the model :math:`g\\,(v - v_0) + \\lambda_1|v|` on
-    [lo, hi] is minimised at 0 (or the bound nearest it) when :math:`|g| \\le \\lambda_1` (a
-    coefficient the penalty must take back), else at the bound it falls towards; without that bound
-    it has no minimiser and the coordinate stays (the damping of the outer step bounds it)."""
-    if abs(grad) <= l1:
-        return min(max(0.0, lo), hi)
-    if grad > l1:
-        return lo if lo > -np.inf else old
-    return hi if hi < np.inf else old
+__all__ = ["cd_gram", "cd_naive"]
 
 
 _ANDERSON = 5  # passes between extrapolations (and the number of iterates combined)
 
 
 @njit(**_JIT)
-def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_sweeps,
-             nu=0.0):
+def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi,
+             tol, max_sweeps, nu=0.0):
     """Coordinate descent on the quadratic model of one block of coefficients (glmnet's inner loop,
     Friedman et al. 2010 sec. 3), data updated column by column ("naive" updates), with Anderson
     extrapolation of the iterates.
@@ -60,7 +34,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_s
     ``ws[t]``), the intercept profiled out (module docstring).  Cycles: one pass over the whole
     working set, then passes over the coefficients that are non-zero until they settle, then the whole
     set again; stops when a pass over the whole set moves no coefficient by more than ``tol`` in
-    gradient units (:math:`(a_j + \\nu + \\lambda_2)|\\delta_j|`) or after ``max_sweeps`` passes.
+    gradient units (:math:`(a_j + \\nu + c_j)|\\delta_j|`, :math:`c_j` the penalty's ``curv``) or after ``max_sweeps`` passes.
 
     Every few passes over the non-zero set, the last iterates are combined by Anderson extrapolation
     (the combination whose successive differences are smallest; Anderson 1965, applied to coordinate
@@ -77,7 +51,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_s
     hd, hptr : the products :math:`h_ix_{ij}` of the sparse columns (:func:`column_terms`)
     r : (n,) :math:`g + h\\circ z`, updated (start from g)
     state : (2,) ``[S, H]``, S updated
-    pc : (4, d) the penalty of each column (``ElasticNet.columns``: l1, l2, lower, upper)
+    prox, value, pp, curv, lo, hi : the penalty (module docstring), columns indexed as X's
     nu : float
         Damping of the step (:mod:`linclass.linear.solvers.damping`; 0: the plain Newton model).
 
@@ -91,7 +65,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_s
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = _naive_sweep(X, shift, ws, everything, w, delta, a, m, h, hd, hptr, r, state,
-                               pc, nu)
+                               prox, pp, curv, nu)
         sweeps += 1
         if biggest <= tol:
             break
@@ -107,7 +81,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_s
             history[0, u] = delta[ws[order[u]]]
         while sweeps < max_sweeps:
             biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
-                                   pc, nu)
+                                   prox, pp, curv, nu)
             sweeps += 1
             if biggest <= tol:
                 break
@@ -115,7 +89,8 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, pc, tol, max_s
             for u in range(n_live):
                 history[stored, u] = delta[ws[order[u]]]
             if stored == _ANDERSON:
-                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, pc, nu)
+                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, value, pp,
+                             lo, hi, nu)
                 stored = 0
                 for u in range(n_live):
                     history[0, u] = delta[ws[order[u]]]
@@ -147,7 +122,7 @@ def anderson_target(U):
 
 
 @njit(**_JIT)
-def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, pc, nu):
+def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, value, pp, lo, hi, nu):
     """Anderson step over the iterates U (rows: successive values of delta on ``order``), kept when
     it lowers the model: the change is :math:`\\nabla q^T\\Delta + \\frac12(\\sum_i h_iv_i^2 -
     (h^Tv)^2/H + \\nu\\lVert\\Delta\\rVert^2) + ` the penalty's change, with :math:`v = \\tilde X\\Delta` (one pass for the gradient,
@@ -161,14 +136,14 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, pc, nu):
     for u in range(order.shape[0]):
         t = order[u]
         j = ws[t]
-        target[u] = min(max(target[u], pc[2, j] - w[j]), pc[3, j] - w[j])
+        target[u] = min(max(target[u], lo[j] - w[j]), hi[j] - w[j])
         step = target[u] - delta[j]
         if step == 0.0:
             continue
         grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         new, old = w[j] + target[u], w[j] + delta[j]
-        change += (grad * step + 0.5 * nu * step * step + pc[0, j] * (abs(new) - abs(old))
-                   + 0.5 * pc[1, j] * (new * new - old * old))
+        change += (grad * step + 0.5 * nu * step * step + value(new, j, pp)
+                   - value(old, j, pp))
         _col_scatter(X, j, shift[j], step, v)
     hv, hvv = 0.0, 0.0
     for i in range(v.shape[0]):
@@ -185,25 +160,21 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, pc, nu):
 
 
 @njit(**_JIT)
-def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, pc, nu):
+def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, prox, pp, curv, nu):
     S, H = state[0], state[1]
     biggest = 0.0
     for t in order:
         j = ws[t]
-        l1, l2, lo, hi = pc[0, j], pc[1, j], pc[2, j], pc[3, j]
         at = a[t] + nu
         grad = _col_dot(X, j, shift[j], r) - m[t] * S + nu * delta[j]
         old = w[j] + delta[j]
-        if at > 0.0 or l2 > 0.0:
-            new = coordinate_update(at, at * old - grad, l1, l2, lo, hi)
-        else:
-            new = _flat(grad, l1, old, lo, hi)
+        new = prox(at, at * old - grad, old, j, pp)
         d = new - old
         if d != 0.0:
             delta[j] += d
             _col_axpy(X, j, shift[j], d, h, hd, hptr[t], r)
             S += d * m[t] * H
-            change = abs(d) * (at + l2)
+            change = abs(d) * (at + curv[j])
             if change > biggest:
                 biggest = change
     state[0] = S
@@ -211,31 +182,27 @@ def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, pc,
 
 
 @njit(**_JIT)
-def cd_gram(Q, grad, w, delta, pc, tol, max_sweeps):
+def cd_gram(Q, grad, w, delta, prox, pp, curv, tol, max_sweeps):
     """Coordinate descent on :math:`\\frac12\\delta^TQ\\delta + \\text{grad}^T\\delta + r(w + \\delta)`
     for a small dense model (q x q, the working set's profiled Hessian: glmnet's "covariance"
-    updates).  ``w``, ``delta``, ``grad`` and the penalty ``pc`` (4, q) are indexed by working-set
-    position.  Returns passes."""
+    updates).  ``w``, ``delta``, ``grad`` and the penalty ``prox, pp, curv`` (module docstring)
+    are indexed by working-set position.  Returns passes."""
     q = Q.shape[0]
     Qd = Q @ delta
     sweeps = 0
     while sweeps < max_sweeps:
         biggest = 0.0
         for t in range(q):
-            l1, l2, lo, hi = pc[0, t], pc[1, t], pc[2, t], pc[3, t]
             at = Q[t, t]
             g = grad[t] + Qd[t]
             old = w[t] + delta[t]
-            if at > 0.0 or l2 > 0.0:
-                new = coordinate_update(at, at * old - g, l1, l2, lo, hi)
-            else:
-                new = _flat(g, l1, old, lo, hi)
+            new = prox(at, at * old - g, old, t, pp)
             d = new - old
             if d != 0.0:
                 delta[t] += d
                 for u in range(q):
                     Qd[u] += d * Q[u, t]
-                change = abs(d) * (at + l2)
+                change = abs(d) * (at + curv[t])
                 if change > biggest:
                     biggest = change
         sweeps += 1

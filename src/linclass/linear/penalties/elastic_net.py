@@ -28,9 +28,9 @@ coordinate update
 
     which is one coordinate step of coordinate descent on a quadratic model with curvature :math:`a`
     (Friedman et al. 2010, eq. 5) and, for :math:`a = 1/t`, the proximal step of length :math:`t`
-    (:meth:`ElasticNet.prox`).  The compiled loops of :mod:`linclass.linear.compiled` take the two
-    scalars :meth:`ElasticNet.scalars` returns and call one compiled copy of this update,
-    :func:`linclass.linear.compiled.descent.coordinate_update`.
+    (:meth:`ElasticNet.prox`).  The compiled loops of :mod:`linclass.linear.compiled` take it as
+    the penalty's kernel (:meth:`ElasticNet.kernel`, :mod:`linclass.linear.penalties.kernel`), one
+    compiled copy of this update (:mod:`linclass.linear.penalties.elastic_net_kernel`).
 optimality
     :math:`0 \\in \\nabla_W f + \\partial r(W)`; its violation for each coefficient is
     :math:`|G_j + \\lambda_1\\operatorname{sign}(w_j) + \\lambda_2 w_j|` where :math:`w_j \\ne 0` and
@@ -55,6 +55,7 @@ from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.logistic.separation import check_separation
 from linclass.linear.logistic.start import gaussian_start
 from linclass.linear.penalties.conjugate import conjugate, dual_scale, soft_threshold
+from linclass.linear.penalties.kernel import PenaltyKernel
 from linclass.linear.penalties.softmax_shift import best_shift
 
 __all__ = ["ElasticNet", "SMOOTH_SOLVERS", "abs_change", "soft_threshold"]
@@ -99,6 +100,7 @@ class ElasticNet:
         self.lower = None if lower is None else np.asarray(lower, dtype=np.float64)
         self.upper = None if upper is None else np.asarray(upper, dtype=np.float64)
         self._columns = None
+        self._kernel = None
 
     @property
     def bounded(self) -> bool:
@@ -121,6 +123,23 @@ class ElasticNet:
             out[3] = np.inf if self.upper is None else self.upper
             self._columns = out
         return self._columns
+
+    def kernel(self, d: int) -> PenaltyKernel:
+        """The penalty of ``d`` columns as the compiled loops take it: its coordinate update and
+        value (:mod:`~linclass.linear.penalties.elastic_net_kernel`) over :meth:`columns`."""
+        if self._kernel is None or self._kernel.params.shape[1] != d:
+            from linclass.linear.penalties import elastic_net_kernel as compiled  # numba here
+
+            c = self.columns(d)
+            self._kernel = PenaltyKernel(compiled.prox, compiled.value, c, c[1], c[2], c[3],
+                                         None if self.bounded else (c[0], c[1]),
+                                         self._column_values)
+        return self._kernel
+
+    def _column_values(self, v: np.ndarray, cols) -> np.ndarray:
+        """:math:`\lambda_1f_j|v_j| + \frac{\lambda_2f_j}2v_j^2` at the columns ``cols``."""
+        c = self._layout()
+        return c[0, cols] * np.abs(v) + 0.5 * c[1, cols] * v * v
 
     def _weights(self, d: int | None = None, cols=None):
         """``(l1, l2)`` per column (scalars when every column has the same): of ``d`` columns, or

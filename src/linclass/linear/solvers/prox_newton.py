@@ -167,11 +167,11 @@ class RowModel:
             self.Q, self.hx = self.design.weighted_gram(self.ws, self.h, self.H)
         return self.Q, self.hx
 
-    def solve(self, w, pc, inner_tol, max_sweeps, nu: float = 0.0):
+    def solve(self, w, pen, inner_tol, max_sweeps, nu: float = 0.0):
         """Minimise the model (damped by ``nu``, :mod:`.damping`) approximately; returns
         ``(delta (d,), db, z (n,), sweeps)`` with z the score change :math:`\\tilde X\\delta` (the
-        intercept step db not included); ``pc`` is the penalty of every column (its
-        :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.columns`)."""
+        intercept step db not included); ``pen`` is the penalty of every column as the compiled
+        loops take it (:class:`~linclass.linear.penalties.kernel.PenaltyKernel`)."""
         design, ws, H = self.design, self.ws, self.H
         sweeps = 0
         if not self.gram or design.sparse:
@@ -181,8 +181,9 @@ class RowModel:
             r = self.g.copy()
             state = np.array([self.gb, H])
             sweeps = compiled.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
-                                      self.hd, self.hptr, r, state, pc, inner_tol, first,
-                                      float(nu))
+                                      self.hd, self.hptr, r, state, pen.prox, pen.value,
+                                      pen.params, pen.curvature, pen.lower, pen.upper, inner_tol,
+                                      first, float(nu))
             if sweeps < first or not self.gram:
                 db = -state[0] / H if H > 0 else 0.0
                 return delta, db, design.step(delta, ws), sweeps
@@ -190,8 +191,8 @@ class RowModel:
         Q, hx = self._gram()
         delta = np.zeros(design.d)
         grad = self.G - hx * (self.gb / H) if H > 0 else self.G.copy()
-        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]),
-                                       np.ascontiguousarray(pc[:, ws]), inner_tol, max_sweeps, nu)
+        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]), pen.at(ws), inner_tol,
+                                       max_sweeps, nu)
         delta[ws] = d_ws
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
         return delta, db, design.step(delta, ws), sweeps + more
@@ -211,12 +212,12 @@ def row_step(model, w, pen, inner_tol: float, max_sweeps: int, F: float, loss_ch
     ``loss_change(zb, t)`` is the change of the summed loss when this row's scores move by
     ``t * zb`` (:func:`line_search`).  Returns a :class:`.damping.Step` whose ``step`` is
     ``(delta (d,), db, zb (n,))``, ``zb`` the score change with the intercept's."""
-    pc = pen.columns(w.size)
+    kernel = pen.kernel(w.size)
     ws = model.ws
     w_ws = w[ws]
 
     def propose(nu):
-        delta, db, z, sweeps = model.solve(w, pc, inner_tol, max_sweeps, nu)
+        delta, db, z, sweeps = model.solve(w, kernel, inner_tol, max_sweeps, nu)
         return (delta, db, z + db), model.slope(w, delta, pen, db), sweeps
 
     def search(step, D):

@@ -125,8 +125,7 @@ def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
     b = np.array(b0, dtype=np.float64).reshape(m).copy() if intercept else np.zeros(m)
     if shifts:
         W -= pen.best_shift(W)
-    pc = pen.columns(d)
-    pc_w = np.ascontiguousarray(pc[:, np.tile(np.arange(d), m)])
+    pen_w = pen.kernel(d).at(np.tile(np.arange(d), m))  # each entry's column's penalty
     if terms is None:
         _, terms = yield Evaluation(W, b)
     loss, G, H = terms[:3]
@@ -157,7 +156,7 @@ def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         def propose(nu):
             Q, R = _profiled(H, m, d, intercept, nu)
             grad = Gw - R[:, : m * d].T @ gb if intercept else Gw
-            delta, sweeps = solve_small_model(Q, grad, w, pc_w, inner_tol, MAX_SWEEPS)
+            delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, MAX_SWEEPS)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(m)
             D = float(Gw @ delta + gb @ db) + pen.slope(W, delta.reshape(m, d), None)
             return (delta.reshape(m, d), db), D, sweeps

@@ -100,7 +100,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
     ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point).
     ``on_iteration`` is called with ``(W, b)`` after each iteration; a true result stops the run."""
     design, pen = obj.design, obj.penalty
-    pc = pen.columns(design.d)
+    pc, kernel = pen.columns(design.d), pen.kernel(design.d)
     grouped = getattr(pen, "grouped", False)  # one norm per feature: solvers.small_grouped
     N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
     limit = tol * N
@@ -139,7 +139,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
         q = ws.size
         model = coupled_model(Xc, P, sw, intercept)
         w = np.ascontiguousarray(W[:, ws]).reshape(-1)
-        pc_w = np.ascontiguousarray(pc[:, np.tile(ws, K)])  # each entry's column's penalty
+        pen_w = kernel.at(np.tile(ws, K))  # each entry's column's penalty
         inner_tol = max(_FORCING * violation, 0.1 * limit)
 
         def propose(nu):
@@ -151,7 +151,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
                 delta, sweeps = solve_small_grouped(Q, grad, w, pc[0, ws], pc[1, ws], K, inner_tol,
                                                     max_sweeps)
             else:
-                delta, sweeps = solve_small_model(Q, grad, w, pc_w, inner_tol, max_sweeps)
+                delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, max_sweeps)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
             D = (float(Gws.reshape(-1) @ delta + gb @ db)
                  + pen.slope(w.reshape(K, q), delta.reshape(K, q), ws))

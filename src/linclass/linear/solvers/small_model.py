@@ -12,59 +12,65 @@ from linclass.linear import compiled
 __all__ = ["feature_sign", "solve_small_model"]
 
 
-def solve_small_model(Q, grad, w, pc, tol: float, max_sweeps: int, nu: float = 0.0):
+def solve_small_model(Q, grad, w, pen, tol: float, max_sweeps: int, nu: float = 0.0):
     """Minimise :math:`\\text{grad}^T\\delta + \\frac12\\delta^T(Q + \\nu I)\\delta + r(w + \\delta)`
-    for a small dense Q: coordinate descent from zero, then :func:`feature_sign` from its point to the
-    exact minimiser.  Coordinate descent alone converges slowly when the features are correlated; the
-    exact step makes the outer iteration a proximal Newton method with exact steps (fast local
-    convergence).  ``pc`` (4, q): the penalty of each coordinate (l1, l2, lower and upper bound,
-    :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.columns`); with bounds, coordinate
-    descent alone, to ``tol``.  ``nu``: the damping of :mod:`.damping`.  Returns ``(delta, passes)``.
+    for a small dense Q: coordinate descent from zero, then, for an elastic net without bounds,
+    :func:`feature_sign` from its point to the exact minimiser.  Coordinate descent alone converges
+    slowly when the features are correlated; the exact step makes the outer iteration a proximal
+    Newton method with exact steps (fast local convergence).  ``pen``: the penalty of each
+    coordinate (a :class:`~linclass.linear.penalties.kernel.PenaltyKernel` laid out on the working
+    set); any other penalty (bounds, a non-convex one) is solved by coordinate descent alone, to
+    ``tol``.  ``nu``: the damping of :mod:`.damping`.  Returns ``(delta, passes)``.
     """
     q = w.size
-    l1, l2 = pc[0], pc[1]
-    bounded = bool(np.any(np.isfinite(pc[2:])))
     if nu:
         Q = Q + nu * np.eye(q)
+    delta = np.zeros(q)
+
+    def descend(budget):
+        return compiled.cd_gram(Q, grad, w, delta, pen.prox, pen.params, pen.curvature, tol,
+                                budget)
+
+    if pen.elastic is None:  # the feature-sign search knows no bounds: coordinate descent to tol
+        sweeps = descend(max_sweeps)
+        return _checked(delta, Q, grad, w, pen), sweeps
+    l1, l2 = pen.elastic
     M = Q + np.diag(l2)
     c = Q @ w - grad  # the model in u = w + delta: 1/2 u'Mu - c'u + l1 |u|_1 (+ constant)
-    delta = np.zeros(q)
-    if bounded:  # the feature-sign search knows no bounds: coordinate descent to the tolerance
-        sweeps = compiled.cd_gram(Q, grad, w, delta, pc, tol, max_sweeps)
-        return _checked(delta, Q, grad, w, l1, l2), sweeps
     if not np.any(l1):  # a smooth model: the Newton step itself
         try:
             return cho_solve(cho_factor(M, check_finite=False), c, check_finite=False) - w, 0
         except (LinAlgError, ValueError):
             pass
     first = min(32, max_sweeps)
-    sweeps = compiled.cd_gram(Q, grad, w, delta, pc, tol, first)
+    sweeps = descend(first)
     if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
-        return _checked(delta, Q, grad, w, l1, l2), sweeps
+        return _checked(delta, Q, grad, w, pen), sweeps
     u = feature_sign(M, c, l1, w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
-        sweeps += compiled.cd_gram(Q, grad, w, delta, pc, tol, max_sweeps)
-        return _checked(delta, Q, grad, w, l1, l2), sweeps
-    return _checked(u - w, Q, grad, w, l1, l2), sweeps
+        sweeps += descend(max_sweeps)
+        return _checked(delta, Q, grad, w, pen), sweeps
+    return _checked(u - w, Q, grad, w, pen), sweeps
 
 
-def _checked(delta, Q, grad, w, l1, l2):
-    """``delta``, or NaN where it cannot be the minimiser of a convex model: the model is zero at no
-    step and every method above only lowers it, and its curvature along the step,
-    :math:`\\delta^T(Q + \\lambda_2I)\\delta`, is not negative.  A step that fails either (or is not
-    finite) says that Q is not positive semi-definite at working precision and the iteration ran
-    down a direction of negative curvature.  The NaN reaches the caller's slope, and
+def _checked(delta, Q, grad, w, pen):
+    """``delta``, or NaN where it cannot be the minimiser of the model: the model is zero at no
+    step and every method above only lowers it, and the data's curvature along the step,
+    :math:`\\delta^T(Q + \\operatorname{diag}(c))\\delta` (c the penalty's convex quadratic part), is
+    not negative.  A step that fails either (or is not finite) says that Q is not positive
+    semi-definite at working precision and the iteration ran down a direction of negative
+    curvature.  The NaN reaches the caller's slope, and
     :func:`~linclass.linear.solvers.damping.damped_step` damps the model instead of searching
     along a step of 1e200."""
     with np.errstate(over="ignore", invalid="ignore"):
         Qd = Q @ delta
-        curvature = float(delta @ Qd) + float(np.sum(l2 * delta * delta))
-        value = (float(grad @ delta) + 0.5 * curvature + float(np.sum(l2 * w * delta))
-                 + float(np.sum(l1 * (np.abs(w + delta) - np.abs(w)))))
+        curvature = float(delta @ Qd) + float(np.sum(pen.curvature * delta * delta))
+        model = float(grad @ delta) + 0.5 * float(delta @ Qd) + pen.change(w, delta)
         size = float(delta @ delta) * max(float(np.abs(np.diag(Q)).max(initial=0.0)),
-                                          float(np.max(l2, initial=0.0)))
-        rounding = 1e-9 * (abs(float(grad @ delta)) + float(np.sum(l1 * np.abs(w))) + 1e-300)
-    if np.isfinite(value) and value <= rounding and np.isfinite(size) and curvature >= -1e-9 * size:
+                                          float(np.max(pen.curvature, initial=0.0)))
+        rounding = 1e-9 * (abs(float(grad @ delta)) + float(np.sum(np.abs(pen.values(
+            w, np.arange(w.size) if pen.cols is None else pen.cols)))) + 1e-300)
+    if np.isfinite(model) and model <= rounding and np.isfinite(size) and curvature >= -1e-9 * size:
         return delta
     return np.full_like(delta, np.nan)
 
