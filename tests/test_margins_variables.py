@@ -309,7 +309,7 @@ def test_a_slope_along_one_column_is_that_columns_effect(method, at):
     errors (tested against statsmodels' MNLogit in test_marginal_effects.py), three classes."""
     from sklearn.datasets import load_wine
 
-    from linclass.estimators.logistic_summary import reported_parameters
+    from linclass.estimators.logistic.summary import reported_parameters
     from linclass.linear.inference.margins import evaluation_rows, variable_effects
 
     X, y = load_wine(return_X_y=True)

@@ -19,7 +19,7 @@ from test_penalty_columns import _objective
 from test_real_problems import continued
 
 import linclass
-from linclass.estimators.logistic_path import path_penalty
+from linclass.estimators.logistic.path import path_penalty
 from linclass.linear.penalties.penalised import PenalisedObjective
 
 TOLERANCE = 1e-6

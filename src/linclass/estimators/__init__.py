@@ -9,8 +9,8 @@ from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
 from linclass.estimators.formula import FormulaClassifier
 from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
 from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
-from linclass.estimators.logistic_cv import LogisticRegressionCV
-from linclass.estimators.logistic_regression import LogisticRegression
+from linclass.estimators.logistic.cv import LogisticRegressionCV
+from linclass.estimators.logistic.regression import LogisticRegression
 from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
 from linclass.estimators.naive_bayes import (
     BernoulliNB,

@@ -10,9 +10,8 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.estimators.logistic_regression import LogisticRegression
-from linclass.estimators.logistic_summary import estimable, reported_parameters
-from linclass.estimators.logistic_training_rows import training_rows
+from linclass.estimators.logistic.regression import LogisticRegression
+from linclass.estimators.logistic.summary import estimable, reported_parameters, training_rows
 from linclass.linear.inference.diagnostics import Diagnostics, logistic_diagnostics
 
 __all__ = ["Diagnostics", "diagnostics"]

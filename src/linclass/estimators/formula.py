@@ -28,7 +28,7 @@ _FITTED = ("estimator_", "encoding_", "classes_", "n_features_in_", "feature_nam
 
 
 def _default_estimator():
-    from linclass.estimators.logistic_regression import LogisticRegression
+    from linclass.estimators.logistic.regression import LogisticRegression
 
     return LogisticRegression(penalty=None)
 
@@ -416,7 +416,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
                        cov_type=cov_type, groups=groups)
         if self.encoding_ is None:
             return self._named(self.estimator_.marginal_effects(X, atexog=atexog, **options))
-        from linclass.estimators.logistic_summary import margins_table
+        from linclass.estimators.logistic.summary import margins_table
         from linclass.formula.variables import effect_designs
 
         def designs(weight):  # (called once the model is known to have effects)

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.estimators.logistic_training_rows import fit_offset
+from linclass.estimators.logistic.summary import fit_offset
 from linclass.linear.inference.hypotheses import likelihood_ratio_test
 
 __all__ = ["drop1", "lr_test"]

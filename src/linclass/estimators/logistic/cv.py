@@ -1,46 +1,587 @@
-"""scikit-learn glue for cross-validated penalised logistic regression: each fold runs the whole
-regularisation path (:func:`linclass.linear.fitting.path.path_steps`, warm starts and strong rules),
-relaxes it when asked (:mod:`linclass.linear.fitting.relax`), scores each C on the held-out rows,
-and the best C (and l1_ratio, and relax), or the most penalised within one standard error of it, is
-refitted on all rows, as ``cv.glmnet`` does.  The estimator is glue: scikit-learn 1.9's reading of
-the parameters is :mod:`linclass.estimators.logistic_cv_params`, the folds' paths and scores
-:mod:`linclass.estimators.logistic_cv_folds`, ``score`` and metadata routing
-:mod:`linclass.estimators.logistic_cv_scoring`, the fitted attributes' two layouts
-:mod:`linclass.estimators.logistic_cv_layout`, cv.glmnet's statistics and the choice rules
-:mod:`linclass.selection.cv_rule`.
+"""scikit-learn glue for cross-validated penalised logistic regression (``LogisticRegressionCV``).
+
+Each fold runs the whole regularisation path (warm starts and strong rules), relaxes it when asked,
+scores each C on the held-out rows, and the best C (and l1_ratio, and relax), or the most penalised
+within one standard error of it, is refitted on all rows, as ``cv.glmnet`` does.  The folds' paths,
+their scores, the choice and the refit are :mod:`linclass.linear.cv` (in memory and chunked);
+cv.glmnet's statistics and the choice rules :mod:`linclass.selection.cv_rule`.  This module holds
+what is scikit-learn's: how scikit-learn 1.9 reads the parameters (the deprecation of ``penalty``,
+the penalty derived from ``l1_ratios``, the solver / penalty / ``dual`` refusals with its
+messages), ``score`` and metadata routing, scorers other than accuracy and the log-loss (on a
+carrier estimator), and the fitted attributes in either of scikit-learn 1.9's layouts
+(``use_legacy_attributes``):
+
+=================  ====================================  =========================================
+attribute          ``use_legacy_attributes=False``       ``True`` (scikit-learn 1.9's default)
+=================  ====================================  =========================================
+``coefs_paths_``   (n_folds, n_l1_ratios, n_Cs,          dict: class -> (n_folds, n_Cs,
+                   n_rows, n_dof)                        [n_l1_ratios,] n_dof)
+``scores_``        (n_folds, n_l1_ratios, n_Cs)          dict: class -> (n_folds, n_Cs,
+                                                         [n_l1_ratios])
+``n_iter_``        (n_folds, n_l1_ratios, n_Cs)          (1, n_folds, n_Cs, [n_l1_ratios])
+``C_``             float                                 (n_rows,), the value repeated
+``l1_ratio_``      float                                 (n_rows,), the value repeated
+=================  ====================================  =========================================
+
+n_rows is 1 for two classes (the dictionaries' one key is then ``classes_[1]``), else n_classes;
+n_dof is n_features, plus 1 with an intercept (the last column); the bracketed l1_ratios axis is
+there only when ``l1_ratios`` was given (n_l1_ratios is then 1 without it, in the new layout).
+No mathematics here.
 """
 
 from __future__ import annotations
 
+import inspect
+import numbers
+import warnings
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
+from sklearn.metrics import get_scorer, get_scorer_names
 from sklearn.model_selection import check_cv
 from sklearn.utils import metadata_routing
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _raise_for_params,
+    _routing_enabled,
+    process_routing,
+)
+from sklearn.utils.validation import _deprecate_positional_args
 
+from linclass.estimators.logistic.path import path_penalty, penalised_objective
+from linclass.estimators.logistic.regression import (
+    PARAMETER_CONSTRAINTS,
+    LogisticPredictions,
+    LogisticRegression,
+)
+from linclass.exceptions import GridEdgeWarning
+from linclass.linear.cv import (GRIDS, SCORINGS, CVRun, FoldDesign, Folds, check_settings,
+                                cross_validate_chunks, resolve_grid)
+from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.fitting.relax import relax_values, warn_refits
 from linclass.linear.penalties.table import make_penalty
-from linclass.estimators.logistic_path_setup import penalised_objective, resolve_grid
-from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_cv_folds import (
-    fold_average,
-    fold_design,
-    fold_path,
-    fold_relaxer,
-    relaxed_scores,
-    report_folds,
-)
-from linclass.estimators.logistic_cv_choice import CVRun, choose_and_set
-from linclass.estimators.logistic_cv_layout import NoneArray
-from linclass.estimators.logistic_cv_refit import set_refit
-from linclass.estimators.logistic_cv_params import CV_PARAMETER_CONSTRAINTS, resolve, warn_min_ratio
-from linclass.estimators.logistic_cv_scoring import CVScoring
+from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticRegressionCV"]
+
+
+@dataclass(frozen=True)
+class CVSettings:
+    """The settings of one cross-validation.
+
+    Attributes
+    ----------
+    penalty : {'l2', 'l1', 'elasticnet'}
+        Given, or derived from ``l1_ratios`` (all 0: 'l2', all 1: 'l1', else 'elasticnet').
+    ratios : list of float
+        The l1_ratio of each candidate (the penalty's own for 'l1' and 'l2').
+    given : ndarray or None
+        ``l1_ratios`` as given (None when not given): ``l1_ratios_``, and whether the fitted
+        attributes have an l1_ratios axis.
+    scoring : str, callable or None
+        The scoring of the held-out rows (None: accuracy, scikit-learn 1.9's default).
+    legacy : bool
+        scikit-learn's legacy layout of the fitted attributes.
+    """
+
+    penalty: str
+    ratios: list
+    given: object
+    scoring: object
+    legacy: bool
+
+
+def check_solver(solver: str, penalty: str, dual: bool) -> None:
+    """scikit-learn's refusals of solver / penalty / ``dual`` combinations (``ValueError``).
+    linclass's own solvers ('auto', 'cd') fit every penalty."""
+    if solver in SKLEARN_SMOOTH and penalty not in ("l2", None):
+        raise ValueError(f"Solver {solver} supports only 'l2' or None penalties, got {penalty} "
+                         "penalty (use solver='saga', or linclass's 'cd' / 'auto', for an L1 part).")
+    if solver != "liblinear" and dual:
+        raise ValueError(f"Solver {solver} supports only dual=False, got dual={dual} (the dual "
+                         "formulation is liblinear's, for the L2 penalty).")
+    if penalty == "elasticnet" and solver not in ("saga", "auto", "cd"):
+        raise ValueError(f"Only 'saga' solver supports elasticnet penalty, got solver={solver} "
+                         "(linclass's 'cd' and 'auto' fit it too).")
+    if solver == "liblinear" and dual and penalty != "l2":
+        raise ValueError(f"solver='liblinear' with dual=True takes the L2 penalty only, got "
+                         f"{penalty} penalty (liblinear's dual problem is that of the L2 penalty).")
+
+
+def _derived_penalty(l1_ratios) -> str:
+    """scikit-learn's penalty of ``l1_ratios`` when ``penalty`` is left alone."""
+    if l1_ratios is None:
+        return "l2"
+    try:
+        values = np.asarray(l1_ratios, dtype=np.float64)
+    except (TypeError, ValueError):
+        return "elasticnet"  # refused below, naming l1_ratios
+    if np.all(values == 0):
+        return "l2"
+    if np.all(values == 1):
+        return "l1"
+    return "elasticnet"
+
+
+def _check_ratios(l1_ratios) -> None:
+    if l1_ratios is None or len(l1_ratios) == 0 or any(
+            not isinstance(r, numbers.Number) or isinstance(r, bool) or not 0 <= r <= 1
+            for r in l1_ratios):
+        raise ValueError("l1_ratios must be an array-like of numbers between 0 and 1; got "
+                         f"(l1_ratios={l1_ratios!r}).")
+
+
+def _unless_warn(value, default):
+    """``value``, or ``default`` for scikit-learn's placeholder 'warn'."""
+    return default if isinstance(value, str) and value == "warn" else value
+
+
+def resolve(model) -> CVSettings:
+    """The :class:`CVSettings` of ``model``'s parameters, with scikit-learn 1.9's warnings and
+    refusals, in its order."""
+    # linclass's defaults are scikit-learn 1.9's meanings, given as values (l1_ratios=None,
+    # scoring=None, use_legacy_attributes=True) and kept: no FutureWarning for scikit-learn's
+    # schedule of changes.  'warn', scikit-learn's placeholder (and that of models saved before),
+    # is read as the same value, silently
+    l1_ratios = _unless_warn(model.l1_ratios, None)
+    if model.penalty == "deprecated":
+        penalty = _derived_penalty(l1_ratios)
+    else:
+        penalty = model.penalty
+        warnings.warn("'penalty' was deprecated in scikit-learn 1.8 and will be removed in 1.10. "
+                      "To avoid this warning, leave 'penalty' at its default and use 'l1_ratios' "
+                      "and 'Cs' instead: l1_ratios=(0,) for penalty='l2', l1_ratios=(1,) for "
+                      "penalty='l1', l1_ratios of floats between 0 and 1 for "
+                      "penalty='elasticnet'.", FutureWarning, stacklevel=3)
+    scoring = _unless_warn(model.scoring, None)
+    legacy = _unless_warn(model.use_legacy_attributes, True)
+    check_solver(model.solver, penalty, model.dual)
+    if penalty == "elasticnet":
+        _check_ratios(l1_ratios)
+        ratios = [float(r) for r in l1_ratios]
+    else:
+        if l1_ratios is not None and model.penalty != "deprecated":
+            warnings.warn(f"l1_ratios parameter is only used when penalty is 'elasticnet'. Got "
+                          f"(penalty={penalty}).", UserWarning, stacklevel=3)
+        if l1_ratios is not None and len(l1_ratios) == 0:
+            raise ValueError("l1_ratios must be an array-like of numbers between 0 and 1; got "
+                             "an empty one.")
+        own = 1.0 if penalty == "l1" else 0.0
+        ratios = [own] * (1 if l1_ratios is None else len(l1_ratios))
+    given = None if l1_ratios is None else np.asarray(l1_ratios)
+    return CVSettings(penalty=penalty, ratios=ratios, given=given, scoring=scoring,
+                      legacy=bool(legacy))
+
+
+def warn_min_ratio(model) -> None:
+    """A UserWarning when ``min_ratio`` is given but no glmnet grid is laid out."""
+    if model.min_ratio is not None and (model.grid != "glmnet"
+                                        or not isinstance(model.Cs, numbers.Integral)):
+        warnings.warn(f"min_ratio={model.min_ratio!r} is ignored: it sets the range of glmnet's "
+                      "grid (grid='glmnet' with an int Cs).", UserWarning, stacklevel=3)
+
+
+#: scikit-learn 1.9's constraints of LogisticRegressionCV's parameters, with linclass's additions
+CV_PARAMETER_CONSTRAINTS: dict = {
+    **{k: PARAMETER_CONSTRAINTS[k]
+       for k in ("dual", "fit_intercept", "intercept_scaling", "class_weight", "random_state",
+                 "max_iter", "verbose", "n_jobs")},
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "penalty": [StrOptions({"l2", "l1", "elasticnet"}), Hidden(StrOptions({"deprecated"}))],
+    "Cs": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
+    "l1_ratios": ["array-like", None, Hidden(StrOptions({"warn"}))],
+    "cv": ["cv_object"],
+    "scoring": [StrOptions(set(get_scorer_names())), callable, None,
+                Hidden(StrOptions({"warn"}))],
+    "solver": [StrOptions({"auto", "cd", *SKLEARN_SOLVERS})],
+    "refit": ["boolean"],
+    "use_legacy_attributes": ["boolean", Hidden(StrOptions({"warn"}))],
+    "grid": [StrOptions(set(GRIDS))],
+    "min_ratio": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "store_paths": ["boolean"],
+    "refit_rule": [StrOptions({"min", "1se"})],
+    "relax": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+    "fold_penalty": [StrOptions({"C", "lambda"})],
+    **{k: PARAMETER_CONSTRAINTS[k]
+       for k in ("penalty_factor", "lower_bounds", "upper_bounds", "multinomial_penalty")},
+}
+
+
+class CVScoring:
+    """``score``, ``get_metadata_routing`` and the routing of ``fit``'s metadata."""
+
+    def _get_scorer(self):
+        """The scorer of ``scoring`` (None, the default, and scikit-learn's placeholder 'warn':
+        accuracy)."""
+        scoring = self.scoring
+        if scoring is None or (isinstance(scoring, str) and scoring == "warn"):
+            scoring = "accuracy"
+        return get_scorer(scoring)
+
+    def _fit_metadata(self, sample_weight, params: dict) -> tuple[dict, dict]:
+        """``(splitter's split params, scorer's score params)`` of ``fit``'s metadata (full
+        length; the scorer's are indexed by each fold's held-out rows)."""
+        _raise_for_params(params, self, "fit")
+        if _routing_enabled():
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **params)
+            return dict(routed.splitter.split), dict(routed.scorer.score)
+        return {}, ({} if sample_weight is None else {"sample_weight": sample_weight})
+
+    @_deprecate_positional_args(version="1.11")
+    def score(self, X, y, *, sample_weight=None, **score_params) -> float:
+        """The ``scoring`` of the fitted model on ``(X, y)`` (accuracy when it is None).
+
+        Parameters
+        ----------
+        X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Keyword only, as scikit-learn 1.9 announces (positional: a FutureWarning).
+        **score_params : dict
+            Passed to the scorer (with metadata routing enabled).
+
+        Returns
+        -------
+        float
+        """
+        _raise_for_params(score_params, self, "score")
+        if sample_weight is not None:
+            score_params["sample_weight"] = sample_weight
+        if _routing_enabled():
+            params = dict(process_routing(self, "score", **score_params).scorer.score)
+        else:
+            weight = score_params.get("sample_weight")
+            params = {} if weight is None else {"sample_weight": weight}
+        return self._get_scorer()(self, X, y, **params)
+
+    def get_metadata_routing(self):
+        """The metadata routing of ``fit`` (to the splitter's ``split`` and the scorer) and of
+        ``score`` (to the scorer), as scikit-learn's.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+        """
+        return (MetadataRouter(owner=self)
+                .add_self_request(self)
+                .add(splitter=self.cv,
+                     method_mapping=MethodMapping().add(caller="fit", callee="split"))
+                .add(scorer=self._get_scorer(),
+                     method_mapping=MethodMapping().add(caller="score", callee="score")
+                     .add(caller="fit", callee="score")))
+
+
+class NoneArray:
+    """A fitted attribute that may be an object array of None (scikit-learn's ``l1_ratios_ =
+    [None]`` when ``l1_ratios`` is not given, and the legacy ``l1_ratio_`` after it), kept in the
+    instance as ``('None', shape)`` so that model files, which hold no object arrays but of str,
+    save it; read back as the array.  Any other value is kept as it is."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name, self.slot = name, f"_{name}stored"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        try:
+            value = obj.__dict__[self.slot]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute "
+                                 f"{self.name!r}") from None
+        if isinstance(value, tuple):
+            return np.full(value[1], None, dtype=object)
+        return value
+
+    def __set__(self, obj, value) -> None:
+        if (isinstance(value, np.ndarray) and value.dtype == object
+                and all(v is None for v in value.ravel())):
+            value = ("None", tuple(int(n) for n in value.shape))
+        obj.__dict__[self.slot] = value
+
+    def __delete__(self, obj) -> None:
+        obj.__dict__.pop(self.slot, None)
+
+
+def fitted_layout(*, scores, n_iter, coefs, intercepts, classes, fit_intercept: bool, given,
+                  legacy: bool, C: float, r: int, l1_ratio: float, penalty, refit: bool,
+                  store_paths: bool = True) -> dict:
+    """The attributes ``coefs_paths_``, ``scores_``, ``n_iter_``, ``C_``, ``l1_ratio_`` and
+    ``l1_ratios_`` in the layout ``legacy`` selects.
+
+    Parameters
+    ----------
+    scores, n_iter : ndarrays of shape (n_folds, n_l1_ratios, n_Cs)
+    coefs : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows, n_features)
+    intercepts : ndarray of shape (n_folds, n_l1_ratios, n_Cs, n_rows)
+    classes : ndarray of shape (n_classes,)
+    fit_intercept : bool
+        Whether the intercepts are a column of ``coefs_paths_``.
+    given : ndarray or None
+        ``l1_ratios`` as given (None: not given; then ``l1_ratios_`` is ``[None]``).
+    legacy : bool
+    C : float
+        The chosen C, as given in ``Cs`` (an int stays an int in the legacy ``C_``).
+    r : int
+        The index of the chosen l1_ratio; after a refit ``l1_ratio_`` is ``given[r]`` (None
+        without ``l1_ratios`` in the legacy layout), as scikit-learn reports it.
+    l1_ratio : float
+        The chosen candidate's mixing (1 for the lasso whatever ``given`` says): ``l1_ratio_``
+        without a refit.
+    penalty : str
+        The constructor's ``penalty`` (the new layout's ``l1_ratio_`` without ``l1_ratios`` is 1
+        for 'l1', else 0, as scikit-learn sets it).
+    refit : bool
+    store_paths : bool
+        False: no ``coefs_paths_``.
+    """
+    paths = np.concatenate([coefs, intercepts[..., None]], axis=-1) if fit_intercept else coefs
+    n_iter = np.asarray(n_iter, dtype=np.int32)
+    ratios_ = np.asarray([None]) if given is None else np.asarray(given)
+    if not refit:
+        chosen = float(l1_ratio)
+    else:
+        chosen = None if given is None else ratios_[r]
+    if not legacy:
+        if given is None:
+            chosen = 1.0 if penalty == "l1" else 0.0
+        out = {"scores_": np.array(scores), "n_iter_": n_iter, "C_": float(C),
+               "l1_ratio_": float(chosen), "l1_ratios_": ratios_}
+        if store_paths:
+            out["coefs_paths_"] = paths
+        return out
+    binary = classes.size == 2
+    keys = classes[1:] if binary else classes
+    rows = len(keys)
+    # (folds, ratios, Cs, ...) -> scikit-learn's (folds, Cs, ratios, ...); the ratios axis dropped
+    # when l1_ratios was not given
+    by_c = np.swapaxes(np.asarray(scores), 1, 2)
+    paths = np.swapaxes(paths, 1, 2)
+    n_iter = np.swapaxes(n_iter, 1, 2)[None]
+    if given is None:
+        by_c, paths, n_iter = by_c[:, :, 0], paths[:, :, 0], n_iter[:, :, :, 0]
+    out = {"scores_": {k: by_c.copy() for k in keys}, "n_iter_": n_iter,
+           "C_": np.asarray([C] * rows), "l1_ratio_": np.asarray([chosen] * rows),
+           "l1_ratios_": ratios_}
+    if store_paths:
+        out["coefs_paths_"] = {k: np.ascontiguousarray(paths[..., j, :]) for j, k in enumerate(keys)}
+    return out
+
+
+def fold_design(model, n_classes: int) -> FoldDesign:
+    """The folds' design of ``model``: liblinear's penalised intercept for ``solver='liblinear'``
+    (two classes, none of linclass's column penalties, no relaxation), as scikit-learn's."""
+    if model.solver != "liblinear":
+        return FoldDesign(model.fit_intercept)
+    if n_classes > 2:
+        raise ValueError(f"The 'liblinear' solver does not support multiclass classification "
+                         f"(n_classes >= 3; y has {n_classes}), as in scikit-learn: use another "
+                         "solver, or wrap the model in linclass.OneVsRestClassifier.")
+    if not (model.penalty_factor is None and model.lower_bounds is None
+            and model.upper_bounds is None and np.all(np.asarray(model.relax) == 1)):
+        raise ValueError("solver='liblinear' takes no penalty_factor, lower_bounds, upper_bounds "
+                         "or relax below 1; use solver='cd' (or 'auto').")
+    return FoldDesign(model.fit_intercept,
+                      float(model.intercept_scaling) if model.fit_intercept else None)
+
+
+def report_folds(scores, n_iter, ratios) -> None:
+    """``verbose``: one line per fold and l1_ratio (the results in their order, fold-major)."""
+    for k, (s, it) in enumerate(zip(scores, n_iter)):
+        f, r = divmod(k, len(ratios))
+        print(f"LogisticRegressionCV fold {f + 1}, l1_ratio={ratios[r]:g}: {s.size} values of C, "
+              f"{int(np.sum(it))} iterations, best held-out score {np.max(s):.6g}")
+
+
+def report_refit(fit, C, rho) -> None:
+    """``verbose``: the refit's line."""
+    print(f"LogisticRegressionCV refit at C={C:.6g}, l1_ratio={rho:g}: {fit.n_iter} "
+          f"iterations, violation {fit.violation:.3g}")
+
+
+def warn_on_edge(grid, c, coefs, l1_ratio, glmnet: bool, profile=None) -> None:
+    """A :class:`~linclass.GridEdgeWarning` when the chosen index ``c`` is the first or the last of
+    ``grid`` (increasing).  Not at the strongest penalty when it has an L1 part and zeroes every
+    coefficient of every fold (``coefs``): a smaller C gives the same intercept-only model.  Not
+    when the score at the edge (``profile``, one per C) ties the next C inwards (a plateau, as
+    accuracy makes: nothing says that the best lies beyond).  ``glmnet``: the grid is glmnet's
+    (its weak end moves with ``min_ratio``)."""
+    if grid.size < 2 or 0 < c < grid.size - 1:
+        return
+    if profile is not None and not profile[c] > profile[1 if c == 0 else grid.size - 2]:
+        return
+    low, high = np.log10(grid[0]), np.log10(grid[-1])
+    if c == grid.size - 1:
+        edge, way, high = "largest C of the grid (Cs_[-1], the weakest penalty tried)", "above", high + 2
+        also = ", or a smaller min_ratio with grid='glmnet'," if glmnet else ""
+    elif l1_ratio > 0 and not np.any(coefs):
+        return
+    else:
+        edge, way, low = "smallest C of the grid (Cs_[0], the strongest penalty tried)", "below", low - 2
+        also = ""
+    # one sentence: the command shows a warning's first sentence
+    warnings.warn(
+        f"cross-validation chose C_={grid[c]:.3g}, the {edge}, and the best C may lie {way} it: "
+        f"extend Cs {way} {grid[c]:.3g} (such as Cs=np.logspace({low:.3g}, {high:.3g}, "
+        f"{grid.size + 2})){also} and fit again.", GridEdgeWarning, stacklevel=3)
+
+
+def _with_labels(scorer, classes):
+    """``scorer`` told every class (a fold's held-out rows may miss some), as scikit-learn's
+    LogisticRegressionCV rebuilds a scorer whose metric takes ``labels``."""
+    from sklearn.metrics import make_scorer
+
+    func = getattr(scorer, "_score_func", None)
+    if func is None or "labels" not in inspect.signature(func).parameters:
+        return scorer
+    extra = {"pos_label": classes[-1]} if (classes.size <= 2 and "pos_label" in
+                                           inspect.signature(func).parameters) else {}
+    return make_scorer(func, greater_is_better=scorer._sign == 1,
+                       response_method=scorer._response_method, labels=classes, **extra,
+                       **getattr(scorer, "_kwargs", {}))
+
+
+def held_out_score(model, folds: Folds, test, scoring, score_params):
+    """The score of ``(coef, intercept)`` on the rows ``test`` (scikit-learn's value):
+    ``scoring`` None or 'accuracy', 'neg_log_loss' from the held-out scores
+    (:meth:`~linclass.linear.cv.Folds.direct_score`), weighted by the held-out ``sample_weight``
+    (``score_params``); any other scorer on a carrier :class:`LogisticRegression` with the
+    held-out rows' ``score_params``."""
+    from sklearn.metrics import get_scorer
+    from sklearn.utils.validation import _check_method_params
+
+    X, data = folds.data.X, folds.data
+    name = "accuracy" if scoring is None else scoring
+    params = _check_method_params(X, params=score_params, indices=test)
+    if isinstance(name, str) and name in SCORINGS and set(params) <= {"sample_weight"}:
+        return folds.direct_score(test, name, params.get("sample_weight"))
+    scorer = _with_labels(get_scorer(name), data.classes)
+    scored = LogisticRegression(fit_intercept=model.fit_intercept)  # carries each C's coefficients
+    scored.classes_ = data.classes
+    scored.n_features_in_ = X.shape[1]
+    if hasattr(model, "feature_names_in_"):
+        scored.feature_names_in_ = model.feature_names_in_
+    Xt, yt = X[test], data.classes[data.y[test]]
+
+    def score(coef, intercept):
+        scored.coef_, scored.intercept_ = coef, intercept
+        return scorer(scored, Xt, yt, **params)
+    return score
+
+
+def choose_and_set(model, settings, run: CVRun):
+    """Choose the candidate, refit (or average) and set every fitted attribute of ``model``."""
+    order, grid, ratios, relaxes = run.order, run.grid, run.ratios, run.relaxes
+    rank = run.rank
+    relaxed, coefs, intercepts = run.relaxed, run.coefs, run.intercepts
+    mean, se = run.statistics()
+    sklearn_rule = model.fold_penalty == "C" and relaxes.size == 1
+    (r, c, g), (c1, g1) = run.choose(summed=sklearn_rule)
+    model.C_1se_, model.relax_1se_ = float(grid[c1]), float(relaxes[g1])
+    warn_on_edge(grid, c, coefs[:, r, c], ratios[r],
+                 model.grid == "glmnet" and isinstance(model.Cs, Integral),
+                 relaxed[:, r, :, g].sum(axis=0))
+    model.C_min_, model.relax_min_ = float(grid[c]), float(relaxes[g])
+    if model.refit_rule == "1se":
+        c, g = c1, g1
+    C, ratio, model.relax_ = float(grid[c]), ratios[r], float(relaxes[g])
+    C_ = run.Cs[order[c]]  # the value as given (scikit-learn keeps an int C an int)
+    if model.relax_ < 1.0 and run.warn_relaxed is not None:
+        run.warn_relaxed(r, c, C)
+    model._ratio = ratios[r]
+    model.classes_ = run.classes
+    model.solver_ = "cd"
+    if model.refit:
+        run.refit(c, r, C)
+    elif sklearn_rule and model.refit_rule == "min":  # scikit-learn's: each fold's own best
+        model.coef_, model.intercept_, C_, ratio = run.fold_bests_average()
+    else:  # the folds' (relaxed) coefficients at the chosen candidate, averaged
+        model.coef_, model.intercept_ = run.average(r, c)
+    # every attribute along Cs as given
+    model.Cs_ = run.Cs
+    model.relax_grid_, model.relax_scores_ = relaxes, np.take(relaxed, rank, axis=2)
+    model.cv_mean_, model.cv_se_ = (np.take(a[..., g], rank, axis=1) for a in (mean, se))
+    coefs, intercepts = (np.take(a, rank, axis=2) for a in (coefs, intercepts))
+    if model.store_paths:
+        model.intercepts_paths_ = intercepts
+    layout = fitted_layout(scores=model.relax_scores_[..., g],
+                           n_iter=np.take(run.n_iter, rank, axis=2),
+                           coefs=coefs, intercepts=intercepts, classes=run.classes,
+                           fit_intercept=model.fit_intercept, given=settings.given,
+                           legacy=settings.legacy, C=C_, r=r, l1_ratio=ratio,
+                           penalty=model.penalty, refit=model.refit,
+                           store_paths=model.store_paths)
+    for name, value in layout.items():
+        setattr(model, name, value)
+    return model
+
+
+def set_fit(model, fit) -> None:
+    """The refit's attributes of ``fit``."""
+    model.converged_, model.violation_ = fit.converged, fit.violation
+    model.loss_curve_, model.log_likelihood_ = fit.history, fit.log_likelihood
+
+
+def _refuse(model, settings) -> None:
+    scoring = "accuracy" if settings.scoring is None else settings.scoring
+    if not (isinstance(scoring, str) and scoring in SCORINGS):
+        raise ValueError(f"LogisticRegressionCV on Dask or file input scores the held-out rows "
+                         f"with 'accuracy' (None) or 'neg_log_loss', counted in the passes; got "
+                         f"scoring={settings.scoring!r}, which needs the rows in memory.")
+    if model.solver == "liblinear":
+        raise ValueError("solver='liblinear' (a penalised intercept) needs the rows in memory; on "
+                         "Dask or file input use solver='auto' or 'cd'.")
+
+
+def cross_validate_source(model, source, settings) -> CVRun:
+    """Every fold's path (each ``l1_ratio``) and the path on every row, advanced together over
+    the passes of ``source`` (:func:`linclass.linear.cv.cross_validate_chunks`); the
+    :class:`~linclass.linear.cv.CVRun` of their held-out scores, whose refit is the path on
+    every row at the chosen C.  Sets ``n_features_in_`` (``feature_names_in_``) and
+    ``n_passes_``."""
+    owner = "LogisticRegressionCV"
+    _refuse(model, settings)
+    ratios = settings.ratios
+    model._ratio = ratios[0]
+    template = path_penalty(model)
+    check_settings(template, model.relax, owner)
+    record_features(model, source)
+    warn_min_ratio(model)
+    cv = cross_validate_chunks(source, template, ratios, Cs=model.Cs, grid=model.grid,
+                               min_ratio=model.min_ratio, cv=model.cv,
+                               class_weight=model.class_weight,
+                               fit_intercept=model.fit_intercept, fold_penalty=model.fold_penalty,
+                               scoring=settings.scoring, tol=model.tol, max_iter=model.max_iter,
+                               owner=owner)
+    model.n_passes_ = cv.passes
+    F, R = len(cv.weights), len(ratios)
+    Cs = cv.values if isinstance(model.Cs, Integral) else np.asarray(model.Cs).reshape(-1)
+    warn_unconverged("LogisticRegressionCV (the folds' paths)",
+                     np.broadcast_to(cv.grid, cv.converged.shape), cv.converged, cv.violation,
+                     cv.n_iter, model.max_iter, model.tol)
+    if model.verbose:
+        report_folds(cv.scores.reshape(F * R, -1), cv.n_iter.reshape(F * R, -1), ratios)
+
+    def refit(c, r, C):
+        fit = cv.refits[r][c]
+        warn_unconverged("LogisticRegressionCV (the refit)", [C], [fit.converged],
+                         [fit.violation], [fit.n_iter], model.max_iter, model.tol, stacklevel=4)
+        if model.verbose:
+            report_refit(fit, C, ratios[r])
+        set_fit(model, fit)
+        model.coef_, model.intercept_ = fit.coef, fit.intercept
+
+    return CVRun(values=cv.values, Cs=Cs, ratios=ratios, relaxes=np.array([1.0]),
+                 relaxed=cv.scores[..., None], n_iter=cv.n_iter, coefs=cv.coefs,
+                 intercepts=cv.intercepts, weights=cv.weights, classes=cv.classes, refit=refit,
+                 average=lambda r, c: (cv.coefs[:, r, c].mean(axis=0),
+                                       cv.intercepts[:, r, c].mean(axis=0)))
 
 
 class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, ClassifierMixin,
@@ -66,7 +607,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     ``use_legacy_attributes=True``, and they do not change, so a fit at the defaults warns
     nothing (``'warn'`` is still accepted, as the same values).  ``penalty`` keeps scikit-learn's
     ``FutureWarning`` (deprecated: ``l1_ratios`` says it); see
-    :mod:`linclass.estimators.logistic_cv_params`.
+    :func:`resolve`.
 
     Parameters
     ----------
@@ -124,7 +665,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     random_state : ignored (present for scikit-learn compatibility)
     use_legacy_attributes : bool, default=True
         The layout of ``coefs_paths_``, ``scores_``, ``n_iter_``, ``C_`` and ``l1_ratio_``
-        (:mod:`linclass.estimators.logistic_cv_layout`): True (the default, as scikit-learn
+        (this module's table, :func:`fitted_layout`): True (the default, as scikit-learn
         1.9's), scikit-learn 1.9's legacy dictionaries and repeated values; False, the arrays
         scikit-learn 1.10 will default to.
     grid : {'logspace', 'glmnet'}, default='logspace'
@@ -235,7 +776,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     n_passes_ : int
         Passes over the data of a fit on Dask collections or a chunk source (every fold's path
         and the path on all rows advance in the same passes,
-        :mod:`linclass.estimators.logistic_cv_chunked`); absent after a fit on rows in memory.
+        :mod:`linclass.linear.cv`); absent after a fit on rows in memory.
 
     Notes
     -----
@@ -315,8 +856,6 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         -------
         self
         """
-        from joblib import Parallel, delayed
-
         self._validate_params()
         settings = resolve(self)
         if is_dask_collection(X, y, sample_weight):
@@ -341,45 +880,45 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         grid = np.sort(values, kind="stable")
         Cs = values if isinstance(self.Cs, Integral) else np.asarray(self.Cs).reshape(-1)
         labels = data.classes[data.y]
-        folds = list(check_cv(self.cv, labels, classifier=True).split(data.X, labels,
-                                                                      **split_params))
-        # glmnet's lambda per unit of weight: fold k at C W / W_k (fold_penalty='lambda')
-        scale = [objective.total / max(objective.sw[train].sum(), np.finfo(float).tiny)
-                 if self.fold_penalty == "lambda" else 1.0 for train, _ in folds]
-        jobs = (delayed(fold_path)(self, design, objective, data, train, test, grid * k, rho,
-                                   settings.scoring, score_params)
-                for (train, test), k in zip(folds, scale) for rho in ratios)
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
-        shape = (len(folds), len(ratios), grid.size)
-        scores, n_iter, coefs, intercepts, converged, violation = (
-            np.array([r[i] for r in results]) for i in range(6))
+        splits = list(check_cv(self.cv, labels, classifier=True).split(data.X, labels,
+                                                                       **split_params))
+        folds = Folds(objective, data, splits, design, tol=self.tol, max_iter=self.max_iter)
+
+        def score_of(test):
+            return held_out_score(self, folds, test, settings.scoring, score_params)
+
+        paths = folds.paths(grid, ratios, score_of, fold_penalty=self.fold_penalty,
+                            n_jobs=self.n_jobs)
         warn_unconverged("LogisticRegressionCV (the folds' paths)",
-                         np.broadcast_to(grid, converged.shape), converged, violation, n_iter,
-                         self.max_iter, self.tol)
+                         np.broadcast_to(grid, paths.converged.shape), paths.converged,
+                         paths.violation, paths.n_iter, self.max_iter, self.tol)
         if self.verbose:
-            report_folds(scores, n_iter, ratios)
-        coefs = coefs.reshape(shape + (objective.m, data.X.shape[1]))
-        intercepts = intercepts.reshape(shape + (objective.m,))
-        relaxers = {}  # (fold, ratio) -> the refits of that fold's supports
-        relaxed = relaxed_scores(self, objective, data, folds, scores.reshape(shape), coefs,
-                                 intercepts, relaxes, settings.scoring, score_params, relaxers)
+            report_folds(paths.scores.reshape(-1, grid.size), paths.n_iter.reshape(-1, grid.size),
+                         ratios)
+        relaxed = folds.relaxed_scores(paths, relaxes, score_of)
 
         def warn_relaxed(r, c, C):  # the folds' refits of the chosen candidate (others score poorly)
             warn_refits(f"LogisticRegressionCV at the chosen C_={C:.3g}, relax_="
-                        f"{self.relax_:g} (the folds' refits)",
-                        [fold_relaxer(self, objective, data, folds, f, r, relaxers).only(coefs[f, r, c])
-                         for f in range(len(folds))])
+                        f"{self.relax_:g} (the folds' refits)", folds.relaxed_fits(paths, r, c))
 
-        run = CVRun(
-            values=values, Cs=Cs, ratios=ratios, relaxes=relaxes, relaxed=relaxed,
-            n_iter=n_iter.reshape(shape), coefs=coefs, intercepts=intercepts,
-            weights=np.array([objective.sw[test].sum() for _, test in folds]),
-            classes=data.classes,
-            refit=lambda c, r, C: set_refit(self, objective, data, design, grid[: c + 1],
-                                            ratios[r], C),
-            average=lambda r, c: fold_average(self, objective, data, folds, r, c, coefs,
-                                              intercepts, relaxers),
-            warn_relaxed=warn_relaxed)
+        def refit(c, r, C):  # the path on all rows up to the chosen C, relaxed at relax_
+            fit = folds.refit(grid[: c + 1], ratios[r])
+            warn_unconverged("LogisticRegressionCV (the refit)", [C], [fit.converged],
+                             [fit.violation], [fit.n_iter], self.max_iter, self.tol)
+            if self.verbose:
+                report_refit(fit, C, ratios[r])
+            set_fit(self, fit)
+            if self.relax_ < 1.0:
+                fit = folds.relax(fit, self.relax_, "LogisticRegressionCV's refit")
+                set_fit(self, fit)
+                self.solver_ = fit.solver
+            self.coef_, self.intercept_ = design.coefficients(fit.coef, fit.intercept)
+
+        run = CVRun(values=values, Cs=Cs, ratios=ratios, relaxes=relaxes, relaxed=relaxed,
+                    n_iter=paths.n_iter, coefs=paths.coefs, intercepts=paths.intercepts,
+                    weights=folds.weights, classes=data.classes, refit=refit,
+                    average=lambda r, c: folds.average(paths, r, c, self.relax_),
+                    warn_relaxed=warn_relaxed)
         return choose_and_set(self, settings, run)
 
     def fit_source(self, source):
@@ -387,7 +926,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         :class:`~linclass.sources.files.FileSource`, a :class:`~linclass.sources.dask.DaskSource`,
         ...), reading the rows in passes: the attributes of ``fit`` on all rows at once with the
         same folds (to the solver's tolerance), and ``n_passes_``
-        (:mod:`linclass.estimators.logistic_cv_chunked`).  An earlier fit is forgotten first.
+        (:mod:`linclass.linear.cv`).  An earlier fit is forgotten first.
         Returns the fitted estimator."""
         from linclass.estimators.fitted_state import clear_fitted_state
 
@@ -396,6 +935,4 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         return self._fit_chunks(source, resolve(self))
 
     def _fit_chunks(self, source, settings):
-        from linclass.estimators.logistic_cv_chunked import cross_validate_chunks
-
-        return choose_and_set(self, settings, cross_validate_chunks(self, source, settings))
+        return choose_and_set(self, settings, cross_validate_source(self, source, settings))

@@ -1,21 +1,125 @@
 """``linclass.logistic_path``: the penalised logistic / softmax fit along a sequence of C, as glmnet
 computes it (validate -> :func:`linclass.linear.fitting.path.path_steps` -> the relaxed fits of
-:mod:`linclass.linear.fitting.relax` when asked -> a :class:`LogisticPath` record).  No mathematics
-here.
+:mod:`linclass.linear.fitting.relax` when asked -> a :class:`LogisticPath` record), with the parts
+that cross-validation (:mod:`linclass.estimators.logistic.cv`) shares: the record, the penalty of a
+path's settings and the validated objective.
+
+On chunked data (Dask collections, files read in blocks) the path is the in-memory one (C
+increasing, each fit warm-started from the fit before), every fit by chunked proximal Newton, one
+pass per iteration (:mod:`linclass.linear.fitting.chunked_path`).  Passes: one for the labels, one
+for the class totals and the centring, one for glmnet's grid (the gradient at the intercept-only
+fit, whose terms start the first fit; none with given Cs or ``grid='logspace'``), then one per
+iteration of each fit, the last fit's terms starting the next (about one pass per iteration in
+all).  No mathematics here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from numbers import Integral
+
 import numpy as np
 
-from linclass.estimators.logistic_path_setup import (GRIDS, LogisticPath, path_penalty,
-                                                     penalised_objective, resolve_grid)
+from linclass.core.finiteness import check_finite, check_magnitude
+from linclass.core.validation import validate_fit
+from linclass.linear.fitting.chunked_path import lockstep, null_gradient, path_requests
+from linclass.linear.cv import GRIDS, check_settings, first_passes, resolve_grid
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
 from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.logistic.class_weights import weight_by_class
+from linclass.linear.penalties.table import grouped, make_penalty, with_columns
+from linclass.sources.chunks import caching
+from linclass.sources.dask import is_dask_collection
 
-__all__ = ["GRIDS", "LogisticPath", "logistic_path", "path_penalty", "penalised_objective",
-           "resolve_grid"]
+__all__ = ["GRIDS", "LogisticPath", "chunk_source", "chunked_path", "logistic_path", "path_penalty",
+           "penalised_objective", "resolve_grid"]
+
+
+@dataclass(frozen=True)
+class LogisticPath:
+    """A regularisation path of penalised logistic / softmax regression.
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (n_Cs,)
+        The inverse penalty strengths, in the order given (increasing when generated).
+    coefs : ndarray of shape (n_Cs, n_rows, n_features)
+        ``coef_`` at each C (n_rows = 1 for two classes, else n_classes).
+    intercepts : ndarray of shape (n_Cs, n_rows)
+    classes : ndarray of shape (n_classes,)
+    penalty : str or None
+    l1_ratio : float
+    n_iter : ndarray of shape (n_Cs,)
+        Outer iterations of each fit.
+    violation : ndarray of shape (n_Cs,)
+        Largest optimality violation per unit of sample weight at each fit (below ``tol`` when
+        converged).
+    converged : ndarray of shape (n_Cs,), bool
+    objective : ndarray of shape (n_Cs,)
+        The penalised objective (summed log-loss plus penalty) at each fit.
+    log_likelihood : ndarray of shape (n_Cs,)
+    deviance_explained : ndarray of shape (n_Cs,)
+        :math:`1 - \\ell/\\ell_0` (glmnet's ``dev.ratio``).
+    n_nonzero : ndarray of shape (n_Cs,)
+        Features with a non-zero coefficient (in some class).
+    relax : float
+        1: the penalised fits.  Below 1, ``coefs`` and ``intercepts`` are the relaxed fits
+        (:mod:`linclass.linear.fitting.relax`), ``log_likelihood`` and ``deviance_explained`` are
+        theirs (glmnet's relaxed ``dev.ratio`` blends the two fits' ratios instead),
+        ``objective`` and ``n_nonzero`` stay the penalised fits' (the support is the same), and
+        ``n_iter``, ``violation`` and ``converged`` cover the refits too.
+    n_passes : int or None
+        Passes over the data of a path on Dask collections or a chunk source
+        (:func:`chunked_path`); None for rows in memory.
+    """
+
+    Cs: np.ndarray
+    coefs: np.ndarray
+    intercepts: np.ndarray
+    classes: np.ndarray
+    penalty: str | None
+    l1_ratio: float
+    n_iter: np.ndarray
+    violation: np.ndarray
+    converged: np.ndarray
+    objective: np.ndarray
+    log_likelihood: np.ndarray
+    deviance_explained: np.ndarray
+    n_nonzero: np.ndarray
+    relax: float = 1.0
+    n_passes: int | None = None
+
+
+def penalised_objective(model, X, y, sample_weight):
+    """Validate ``(X, y, sample_weight)`` for ``model`` (a LogisticRegression-like estimator whose
+    parameters are checked) and build the :class:`~linclass.linear.penalties.penalised.PenalisedObjective`;
+    returns ``(objective, data)``."""
+    from linclass.linear.penalties.penalised import PenalisedObjective  # numba loads on first use
+
+    model._validate_params()
+    data = validate_fit(model, X, y, sample_weight, accept_sparse=True)
+    check_finite(data.X, feature_names=getattr(model, "feature_names_in_", None))
+    check_magnitude(model, data.X)
+    weight = weight_by_class(data.y, data.classes, data.sample_weight, model.class_weight)
+    penalty = path_penalty(model)
+    penalty.check(LogisticProblem(X=data.X, y=data.y, classes=data.classes))  # factor lengths
+    objective = PenalisedObjective(data.X, data.y, data.classes.size, weight, penalty,
+                                   fit_intercept=model.fit_intercept)
+    return objective, data
+
+
+def path_penalty(model):
+    """The penalty object of a path's or a cross-validation's settings (``penalty``, ``l1_ratio``,
+    and, where the estimator has them, ``penalty_factor``, ``lower_bounds``, ``upper_bounds`` and
+    ``multinomial_penalty``), at C = 1 (each step moves it to its own C)."""
+    penalty = make_penalty(model.penalty, 1.0, model.l1_ratio)
+    columns = [getattr(model, k, None) for k in ("penalty_factor", "lower_bounds", "upper_bounds")]
+    if any(v is not None for v in columns):
+        penalty = with_columns(penalty, *columns)
+    if getattr(model, "multinomial_penalty", "ungrouped") == "grouped":
+        penalty = grouped(penalty)
+    return penalty
 
 
 def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
@@ -32,7 +136,7 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         Sparse X is never densified.  A Dask array or data frame (with y and sample_weight as
         Dask or NumPy), or a chunk source (a :class:`~linclass.sources.files.FileSource`, which
         holds its labels: y None) is read in passes, with the same path
-        (:mod:`linclass.estimators.logistic_path_chunked`; ``n_passes`` reports them).
+        (:func:`chunked_path`; ``n_passes`` reports them).
     y : array-like of shape (n_samples,)
     Cs : int or array-like, default=100
         An int: that many values, laid out by ``grid`` (by default glmnet's: on a log scale from
@@ -76,7 +180,7 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     -------
     LogisticPath
     """
-    from linclass.estimators.logistic_regression import LogisticRegression
+    from linclass.estimators.logistic.regression import LogisticRegression
 
     if penalty is None:
         raise ValueError("logistic_path needs a penalty ('l1', 'elasticnet' or 'l2'); without one "
@@ -85,12 +189,8 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
                                class_weight=class_weight, tol=tol, max_iter=max_iter,
                                penalty_factor=penalty_factor, lower_bounds=lower_bounds,
                                upper_bounds=upper_bounds, multinomial_penalty=multinomial_penalty)
-    from linclass.estimators.logistic_cv_chunked import chunk_source
-
     source = chunk_source(X, y, sample_weight, "logistic_path")
     if source is not None:
-        from linclass.estimators.logistic_path_chunked import chunked_path
-
         return chunked_path(model, source, Cs, min_ratio=min_ratio, grid=grid, relax=relax)
     objective, data = penalised_objective(model, X, y, sample_weight)
     relax = check_relax(relax, objective.penalty)
@@ -121,3 +221,61 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
         log_likelihood=loglik, deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
         n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1), relax=relax,
     )
+
+
+def chunk_source(X, y, sample_weight, owner: str):
+    """The chunk source of ``X`` (a Dask collection, with y and sample_weight: a
+    :class:`~linclass.sources.dask.DaskSource`; a chunk source itself, which holds its labels),
+    or None for rows in memory."""
+    if hasattr(X, "map_reduce") and hasattr(X, "n_features"):
+        if y is not None or sample_weight is not None:
+            raise ValueError(f"{owner}: a chunk source ({type(X).__name__}) holds its labels; "
+                             "pass y=None and no sample_weight.")
+        return X
+    if is_dask_collection(X, y, sample_weight):
+        from linclass.sources.dask import DaskSource
+
+        return DaskSource(X, y, sample_weight)
+    return None
+
+
+def chunked_path(model, source, Cs, *, min_ratio, grid: str, relax: float) -> LogisticPath:
+    """The :class:`LogisticPath` of ``model``'s settings (a LogisticRegression carrying
+    logistic_path's arguments) on the rows of ``source``."""
+    owner = "logistic_path"
+    model._validate_params()
+    template = path_penalty(model)
+    check_settings(template, relax, owner)
+    rho = template.l1_ratio
+    with caching(source):  # a FileSource keeps its decoded blocks for the later passes
+        layout, folded = first_passes(source, None, class_weight=model.class_weight,
+                                      fit_intercept=model.fit_intercept, owner=owner, folds=False)
+        terms0 = view = None
+        if grid == "glmnet" and isinstance(Cs, Integral):
+            terms0, view = null_gradient(folded, template, layout.n_rows)
+        values = resolve_grid(Cs, view, [rho], min_ratio, grid)
+        order = np.argsort(values, kind="stable")
+        requests = path_requests(folded, None, template, values[order], rho, tol=model.tol,
+                                 max_iter=model.max_iter, terms=terms0)
+        steps = lockstep(folded, {0: (None, requests)})[0]
+    n, m, d = values.size, folded.m, folded.d
+    coefs, intercepts = np.zeros((n, m, d)), np.zeros((n, m))
+    n_iter, violation = np.zeros(n, dtype=np.int64), np.zeros(n)
+    converged = np.zeros(n, dtype=bool)
+    value, loglik = np.zeros(n), np.zeros(n)
+    for k, step in zip(order, steps):
+        fit = step.fit
+        coefs[k], intercepts[k] = fit.coef, fit.intercept
+        n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
+        value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
+    warn_unconverged(owner, values, converged, violation, n_iter, model.max_iter, model.tol,
+                     stacklevel=4)
+    totals = folded.training_totals(None)
+    null = null_log_likelihood(totals, float(totals.sum()), model.fit_intercept)
+    return LogisticPath(
+        Cs=values, coefs=coefs, intercepts=intercepts, classes=folded.classes,
+        penalty=model.penalty, l1_ratio=rho, n_iter=n_iter, violation=violation,
+        converged=converged, objective=value, log_likelihood=loglik,
+        deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
+        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1), relax=1.0,
+        n_passes=int(folded.passes))

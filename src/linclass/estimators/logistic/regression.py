@@ -3,39 +3,214 @@
 validate -> a :class:`~linclass.linear.fitting.problem.LogisticProblem` and the penalty object of
 ``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.penalties.table`) ->
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
-:class:`~linclass.linear.fitting.problem.LogisticFit`; predictions come from
-:mod:`linclass.estimators.logistic_predictions`, the summary from
-:mod:`linclass.estimators.logistic_summary`.  No mathematics here.
+:class:`~linclass.linear.fitting.problem.LogisticFit`.  Also here: what the parameters make (the
+parameter constraints, scikit-learn's declarative validation; the penalty object and its column
+settings; the fit options; scikit-learn's deprecation warnings), and the predictions of a fitted
+linear logistic / softmax model, shared with :class:`~linclass.LogisticRegressionCV` (scores ->
+:mod:`linclass.core.posterior`).  The summary and the other inference methods are
+:mod:`linclass.estimators.logistic.summary`.  No mathematics here.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
+from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, is_low
-from linclass.core.validation import validate_fit
-from linclass.estimators.fit_callbacks import CallbackSupport, fit_task, with_callbacks
+from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, is_low
+from linclass.core.finiteness import explain_non_finite
+from linclass.core.posterior import log_posterior, posterior
+from linclass.core.validation import validate_fit, validate_predict
 from linclass.estimators.fitted_state import clear_fitted_state
-from linclass.estimators.logistic_inference import LogisticInferenceMethods
-from linclass.estimators.logistic_predictions import LogisticPredictions
-from linclass.estimators.logistic_setup import (PARAMETER_CONSTRAINTS, fit_options,
-                                                logistic_penalty, set_fitted)
-from linclass.estimators.logistic_summary import fit_record, weights_record
-from linclass.linear.fitting.choice import check_chunked, subtask_bound
+from linclass.estimators.logistic.callbacks import CallbackSupport, fit_task, with_callbacks
+from linclass.estimators.logistic.summary import (
+    LogisticInferenceMethods,
+    fit_record,
+    weights_record,
+)
+from linclass.estimators.score_predictions import ScorePredictions
+from linclass.linear.fitting.choice import (
+    LINCLASS_SOLVERS,
+    SKLEARN_SOLVERS,
+    check_chunked,
+    subtask_bound,
+)
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
-from linclass.linear.fitting.relax import relax_fit
+from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.logistic.offsets import check_offset, fingerprint
+from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
+from linclass.linear.penalties.table import (
+    PENALTIES,
+    grouped,
+    make_penalty,
+    with_columns,
+    with_penalised_intercept,
+)
 from linclass.sources.chunks import record_features
-from linclass.sources.dask import is_dask_collection
+from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.sources.pass_report import PassReport
 
-__all__ = ["LogisticRegression"]
+__all__ = ["LogisticPredictions", "LogisticRegression", "PARAMETER_CONSTRAINTS", "fit_options",
+           "logistic_penalty", "set_fitted", "warn_deprecated"]
+
+
+PARAMETER_CONSTRAINTS: dict = {
+    "penalty": [StrOptions({"auto", "deprecated", *(k for k in PENALTIES if k)}), None],
+    "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
+    "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
+    "dual": ["boolean"],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "fit_intercept": ["boolean"],
+    "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+    "random_state": ["random_state"],
+    "solver": [StrOptions(set(LINCLASS_SOLVERS) | set(SKLEARN_SOLVERS))],
+    "max_iter": [Interval(Integral, 0, None, closed="left")],
+    "verbose": ["verbose"],
+    "warm_start": ["boolean"],
+    "n_jobs": [None, Integral],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "eta0": [Interval(Real, 0, None, closed="neither")],
+    "relax": [Interval(Real, 0, 1, closed="both")],
+    "penalty_factor": [Real, "array-like", None],
+    "lower_bounds": [Real, "array-like", None],
+    "upper_bounds": [Real, "array-like", None],
+    "multinomial_penalty": [StrOptions({"ungrouped", "grouped"})],
+    "weight_type": [StrOptions({"frequency", "variance"})],
+}
+
+
+def logistic_penalty(model):
+    """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear',
+    liblinear's penalised intercept)."""
+    warn_deprecated(model)
+    penalty = make_penalty(model.penalty, model.C, model.l1_ratio)
+    if not (model.penalty_factor is None and model.lower_bounds is None
+            and model.upper_bounds is None):
+        if model.solver == "liblinear":
+            raise ValueError("solver='liblinear' takes no penalty_factor, lower_bounds or "
+                             "upper_bounds; use solver='cd' (or 'auto').")
+        penalty = with_columns(penalty, model.penalty_factor, model.lower_bounds,
+                               model.upper_bounds)
+    if model.multinomial_penalty == "grouped":
+        penalty = grouped(penalty)
+    check_relax(model.relax, penalty)
+    if model.dual and not (model.solver == "liblinear" and penalty.l2 > 0):
+        raise ValueError(
+            "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
+            "scikit-learn), where its optimum is the primal one; use dual=False."
+        )
+    if model.solver == "liblinear":
+        penalty = with_penalised_intercept(
+            penalty, float(model.intercept_scaling) if model.fit_intercept else None)
+    return penalty
+
+
+def warn_deprecated(model) -> None:
+    """scikit-learn 1.8's deprecations that linclass follows, with its FutureWarning:
+    ``l1_ratio=None`` under the default penalty, and ``n_jobs`` (no effect).  ``penalty``
+    itself, deprecated there, stays (for 'firth', and the named penalties with it)."""
+    if model.penalty in ("auto", "deprecated") and model.l1_ratio is None:
+        warnings.warn("l1_ratio=None is deprecated (as in scikit-learn 1.8, where it is an error "
+                      "from 1.10): give l1_ratio, a number in [0, 1]; 0, the L2 penalty, is "
+                      "what None meant.", FutureWarning, stacklevel=6)  # the caller of fit
+    if model.n_jobs is not None:
+        warnings.warn(f"n_jobs has no effect and is deprecated (as in scikit-learn 1.8, which "
+                      f"removes it in 1.10); you gave n_jobs={model.n_jobs!r}: leave it "
+                      "unspecified.", FutureWarning, stacklevel=6)  # the caller of fit
+
+
+def fit_options(model, penalty) -> FitOptions:
+    warm = None
+    if model.warm_start and hasattr(model, "coef_"):
+        coef = model.coef_.toarray() if sp.issparse(model.coef_) else model.coef_
+        warm = (model.classes_, coef, model.intercept_)
+    return FitOptions(penalty=penalty, solver=model.solver, tol=model.tol, max_iter=model.max_iter,
+                      random_state=model.random_state, batch_size=model.batch_size,
+                      eta0=model.eta0, warm=warm, owner=model)
+
+
+def set_fitted(model, fit, task, low: bool = False):
+    """The fitted attributes, set once from the
+    :class:`~linclass.linear.fitting.problem.LogisticFit`
+    (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
+    model.classes_ = fit.classes
+    model.coef_, model.intercept_ = fit.coef, fit.intercept
+    cast_fitted(model, ("coef_", "intercept_"), np.float32 if low else np.float64)
+    model.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
+    model.converged_ = fit.converged
+    model.violation_ = fit.violation
+    model.loss_curve_ = fit.history
+    model.solver_ = fit.solver
+    model.separation_ = fit.separation
+    model.log_likelihood_ = fit.log_likelihood
+    model.aliased_ = (np.zeros(model.coef_.shape[1], dtype=bool) if fit.aliased is None
+                     else fit.aliased)
+    model._inference = fit.inference  # a record of linclass.linear.fitting.records
+    if fit.passes is not None:  # a fit on a chunk source
+        model.n_passes_ = fit.passes
+    elif hasattr(model, "n_passes_"):
+        del model.n_passes_
+    if task is not None:
+        task.end()
+    if model.verbose:
+        for i, value in enumerate(fit.history):
+            print(f"LogisticRegression ({fit.solver}) iteration {i}: objective {value:.10g}")
+    return model
+
+
+class LogisticPredictions(ScorePredictions):
+    """``decision_function``, ``predict_proba``, ``predict_log_proba`` and ``predict`` from
+    ``coef_`` (shape (1, d) for two classes, else (K, d)) and ``intercept_``; X dense or sparse.
+    Each takes the rows' ``offset`` (shape (n_samples,) for two classes, (n_samples, n_classes)
+    for K: the known terms of the scores, as ``fit(..., offset=)``; None is zero).  The outputs
+    are float32 when X and the coefficients are (``_keeps_float32``: a float32 X is not converted;
+    :mod:`linclass.core.dtype_policy`)."""
+
+    _keeps_float32 = False
+
+    def _scores(self, X, offset=None) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_predict(self, X, check_finite=False, accept_sparse=True,
+                             dtype=FLOAT32_KEPT if self._keeps_float32 else np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # float32 X and coefficients: a float32 product (numpy's promotion, scikit-learn's dtype)
+            S = X @ self.coef_.T  # coef_ may be scipy.sparse after sparsify(), X as well
+            S = (S.toarray() if sp.issparse(S) else np.asarray(S)) + self.intercept_
+        explain_non_finite(self, X, S)
+        S = offset_scores(S, check_offset(offset, X.shape[0], len(self.classes_), self.classes_))
+        return np.column_stack([np.zeros(S.shape[0], S.dtype), S[:, 0]]) if S.shape[1] == 1 else S
+
+    @lazy_on_dask
+    def decision_function(self, X, offset=None):
+        """Raw scores: shape (n_samples,) for two classes (the log-odds :math:`\\theta^Tx + b` of
+        ``classes_[1]``, plus the offset), else (n_samples, n_classes)."""
+        S = self._scores(X, offset)
+        return S[:, 1] if S.shape[1] == 2 else S
+
+    @lazy_on_dask
+    def predict_log_proba(self, X, offset=None):
+        """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
+        return log_posterior(self._scores(X, offset))
+
+    @lazy_on_dask
+    def predict_proba(self, X, offset=None):
+        """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
+        return posterior(self._scores(X, offset))
+
+    @lazy_on_dask
+    def predict(self, X, offset=None):
+        """Most probable class."""
+        scores = self._scores(X, offset)  # checks that the model is fitted
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPredictions,
@@ -244,7 +419,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     solver (scikit-learn 1.9 reports 'lbfgs' only): each solver iteration is a subtask of the fit,
     followed by one empty subtask, as scikit-learn's L-BFGS reports them, and a subtask's
     ``fitted_estimator`` is the fit with ``max_iter`` equal to the iterations done
-    (:mod:`linclass.estimators.fit_callbacks`).
+    (:mod:`linclass.estimators.logistic.callbacks`).
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
@@ -379,7 +554,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         return self._set_fitted(fit_logistic(problem, options), options.task)
 
     def _penalty(self):
-        """The penalty object (:func:`linclass.estimators.logistic_setup.logistic_penalty`)."""
+        """The penalty object (:func:`logistic_penalty`)."""
         return logistic_penalty(self)
 
     def _options(self, penalty) -> FitOptions:
@@ -397,5 +572,5 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                 pass
 
     def _set_fitted(self, fit, task, low: bool = False):
-        """The fitted attributes, set once (:func:`linclass.estimators.logistic_setup.set_fitted`)."""
+        """The fitted attributes, set once (:func:`set_fitted`)."""
         return set_fitted(self, fit, task, low)
