@@ -17,7 +17,7 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, float64_data, is_low
+from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, float64_data
 from linclass.core.finiteness import check_magnitude, explain_non_finite
 from linclass.core.validation import validate_classes, validate_fit, validate_predict
 from linclass.estimators import perceptron_setup as setup
@@ -230,7 +230,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             self.warm_start and hasattr(self, "coef_")) else None
         data = validate_fit(self, X, y, sample_weight, accept_sparse=self.basis is None,
                             dtype=self._input_dtype())  # float32 weights, as scikit-learn's
-        low, data = is_low(data.X), float64_data(data)  # the rule runs in float64
+        dtype, data = data.X.dtype, float64_data(data)  # the rule runs in float64
         check_magnitude(self, data.X)  # activations are sums of products of X's values
         weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=False)
@@ -243,7 +243,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         result = training.train(Phi, y_idx, K, weight, coef=coef, intercept=intercept, push=push,
                                 max_epochs=self._epochs(), rng=self._rng, stopping=stopping, **options)
         self.classes_ = data.classes
-        self._store(result, previous=None, n_rows=data.X.shape[0], low=low)
+        self._store(result, previous=None, n_rows=data.X.shape[0], dtype=dtype)
         # (with tol=None and a penalty, every epoch runs: an epoch without mistakes is convergence)
         if not result.converged and (self.tol is not None or result.mistakes[-1] > 0):
             setup.warn_not_converged(self, result, self._epochs(), weighted=weight is not None)
@@ -290,7 +290,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             self, X, y, sample_weight, classes=known, reset=first, min_classes=2 if first else 1,
             accept_sparse=self.basis is None, dtype=self._input_dtype(),
         )
-        low, data = is_low(data.X), float64_data(data)
+        dtype, data = data.X.dtype, float64_data(data)
         check_magnitude(self, data.X)
         weight, push = setup.update_weights(data, self.class_weight)
         Phi = self._features(data.X, fitted=not first)
@@ -304,7 +304,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = data.classes
         # (models saved by the first release have no t_: their count starts again at 1)
         previous = None if first else (self.errors_, getattr(self, "t_", 1))
-        self._store(result, previous=previous, n_rows=Phi.shape[0], low=low)
+        self._store(result, previous=previous, n_rows=Phi.shape[0], dtype=dtype)
         return self
 
     def _input_dtype(self):
@@ -312,12 +312,11 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         scikit-learn."""
         return FLOAT32_KEPT if self.basis is None else np.float64
 
-    def _store(self, result, previous, n_rows: int, low: bool = False) -> None:
+    def _store(self, result, previous, n_rows: int, dtype=np.float64) -> None:
         self.coef_ = result.coef
         self.intercept_ = result.intercept
         # after float32 X, scikit-learn's dtypes: float32 weights, a float64 bias for two classes
-        cast_fitted(self, ("coef_", "intercept_") if self.coef_.shape[0] > 1 else ("coef_",),
-                    np.float32 if low else np.float64)
+        cast_fitted(self, ("coef_", "intercept_") if self.coef_.shape[0] > 1 else ("coef_",), dtype)
         errors, t = (np.zeros(0, dtype=np.intp), 1) if previous is None else previous
         self.errors_ = np.concatenate([errors, result.mistakes])
         self.n_epochs_ = int(self.errors_.size)

@@ -221,7 +221,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         explain_non_finite(self, data.X, *batch.arrays())
         # (an estimate that needs the rows is refused by partial_fit and chunks: this is fit)
         rows = self._row_estimates(X, data, batch) if self._needs_rows() is not None else None
-        return self._install(batch, rows, low=is_low(data.X))
+        return self._install(batch, rows, dtype=data.X.dtype)
 
     def _fit_source(self, source, *, first: bool = True):
         """``fit`` (``first``, after :meth:`_start_fit`) or ``partial_fit`` from a chunk source: one
@@ -250,10 +250,10 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         """Refuse settings that no data can make valid (combinations of parameters), so that
         ``partial_fit`` raises them at once rather than keeping them for ``predict``."""
 
-    def _install(self, batch, rows=None, low: bool = False):
+    def _install(self, batch, rows=None, dtype=np.float64):
         """Merge ``batch`` into the running statistics and derive every fitted attribute (``rows``:
-        the estimate's part computed from the rows, on ``fit``; ``low``: the batch was float32 X,
-        and the model is a float32 one if every batch so far was).
+        the estimate's part computed from the rows, on ``fit``; ``dtype``: the batch's X's, and
+        the model is a float32 one if every batch so far was float32).
 
         Within ``partial_fit`` (a stream): statistics that do not determine a model yet (one class seen
         so far, a class of fewer rows than features for QDA, one row of a class for an unbiased
@@ -264,7 +264,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         stream = getattr(self, "_streaming", False)
         stats = batch if first else self.stats_.merge(batch)
         if self._keeps_float32:  # (the others are float64 models whatever X was)
-            self._float32 = bool(low and (first or getattr(self, "_float32", False)))
+            self._float32 = bool(np.dtype(dtype) == np.float32
+                                 and (first or getattr(self, "_float32", False)))
         if stats.scatter is not None:  # Gaussian statistics: did the squares of X underflow?
             explain_underflow(self, stats.means[stats.counts > 0], stats.total_variance())
         # the batch is absorbed even when the statistics so far do not determine a model yet (one

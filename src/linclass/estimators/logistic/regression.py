@@ -24,7 +24,7 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, is_low
+from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted
 from linclass.core.finiteness import explain_non_finite
 from linclass.core.posterior import log_posterior, posterior
 from linclass.core.validation import validate_fit, validate_predict
@@ -138,13 +138,14 @@ def fit_options(model, penalty) -> FitOptions:
                       eta0=model.eta0, warm=warm, owner=model)
 
 
-def set_fitted(model, fit, task, low: bool = False):
+def set_fitted(model, fit, task, dtype=np.float64):
     """The fitted attributes, set once from the
     :class:`~linclass.linear.fitting.problem.LogisticFit`
-    (``coef_`` and ``intercept_`` float32 after a fit on float32 X, as scikit-learn's)."""
+    (``coef_`` and ``intercept_`` float32 after a fit on float32 X, ``dtype`` the fitted X's, as
+    scikit-learn's)."""
     model.classes_ = fit.classes
     model.coef_, model.intercept_ = fit.coef, fit.intercept
-    cast_fitted(model, ("coef_", "intercept_"), np.float32 if low else np.float64)
+    cast_fitted(model, ("coef_", "intercept_"), dtype)
     model.n_iter_ = np.array([fit.n_iter], dtype=np.int32)
     model.converged_ = fit.converged
     model.violation_ = fit.violation
@@ -511,7 +512,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                                                options.penalty)))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
-        return self._set_fitted(fit, options.task, low=is_low(data.X))
+        return self._set_fitted(fit, options.task, data.X.dtype)
 
     @with_callbacks
     def fit_source(self, source):
@@ -571,6 +572,6 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             except (TypeError, KeyError, ValueError, AttributeError):
                 pass
 
-    def _set_fitted(self, fit, task, low: bool = False):
+    def _set_fitted(self, fit, task, dtype=np.float64):
         """The fitted attributes, set once (:func:`set_fitted`)."""
-        return set_fitted(self, fit, task, low)
+        return set_fitted(self, fit, task, dtype)
