@@ -66,6 +66,7 @@ PARAMETER_CONSTRAINTS: dict = {
     "penalty": [StrOptions({"auto", "deprecated", *(k for k in PENALTIES if k)}), None],
     "C": [Interval(Real, 0, None, closed="right")],  # (0, inf]: inf = no penalty
     "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
+    "gamma": [Interval(Real, 1, None, closed="neither"), None],
     "dual": ["boolean"],
     "tol": [Interval(Real, 0, None, closed="left")],
     "fit_intercept": ["boolean"],
@@ -92,7 +93,7 @@ def logistic_penalty(model):
     """The penalty object of ``penalty`` / ``C`` / ``l1_ratio`` (and, for solver='liblinear',
     liblinear's penalised intercept)."""
     warn_deprecated(model)
-    penalty = make_penalty(model.penalty, model.C, model.l1_ratio)
+    penalty = make_penalty(model.penalty, model.C, model.l1_ratio, model.gamma)
     if not (model.penalty_factor is None and model.lower_bounds is None
             and model.upper_bounds is None):
         if model.solver == "liblinear":
@@ -240,7 +241,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
 
     Parameters
     ----------
-    penalty : {'auto', 'l2', 'l1', 'elasticnet', 'firth', None}, default='auto'
+    penalty : {'auto', 'l2', 'l1', 'elasticnet', 'mcp', 'scad', 'firth', None}, default='auto'
         As in scikit-learn 1.9 (whose default 'deprecated' is accepted as 'auto'): 'auto' takes the
         penalty from ``l1_ratio`` and ``C`` (0: L2, 1: L1, in between the elastic net; ``C=np.inf``:
         none); 'l2' the ridge penalty :math:`\\frac{1}{2C}\\lVert\\theta\\rVert^2`; 'l1' the lasso;
@@ -250,6 +251,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes, rows in
         memory).  On Dask collections and chunk sources too, about one pass per iteration
         (:mod:`linclass.linear.penalties.firth_chunked`), with the Wald table.
+        'mcp' and 'scad': the folded concave penalties of Zhang (2010) and Fan and Li (2001), which
+        select as the lasso does near zero but do not shrink large coefficients, with
+        :math:`\\lambda = 1/(C\\,n)` (n the total sample weight) and concavity ``gamma``, as ncvreg
+        and skglm parametrise them (two classes, solver 'cd'; the problem is not convex, and the fit
+        is the lower of the local minima proximal Newton reaches from zero and from the ridge
+        solution at the same C).
         scikit-learn 1.8 deprecates ``penalty`` (to be removed in 1.10) and warns FutureWarning
         whenever it is set; linclass keeps it, for 'firth' and with it the named penalties, and
         does not warn.
@@ -365,6 +372,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         refit alone).  Needs a penalty with an L1 part.  A :class:`~linclass.SeparationWarning`
         says when that refit does not exist (classes separated on the selected features).
         :mod:`linclass.linear.fitting.relax`.
+    gamma : float or None, default=None
+        The concavity of penalty 'mcp' (> 1; None: 3) or 'scad' (> 2; None: 3.7): the smaller,
+        the sooner a large coefficient is left unshrunk; ``gamma -> inf`` is the lasso.  Ignored,
+        with a UserWarning, by the other penalties.
     weight_type : {'frequency', 'variance'}, default='frequency'
         What ``sample_weight`` means to :meth:`summary` (the fit and its standard errors are the
         same either way): 'frequency', row i stands for :math:`w_i` observations (the fit on the
@@ -429,7 +440,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
                  solver="auto", max_iter=100, verbose=0, warm_start=False, n_jobs=None,
                  batch_size=256, eta0=0.5, relax=1.0, penalty_factor=None, lower_bounds=None,
-                 upper_bounds=None, multinomial_penalty="ungrouped", weight_type="frequency"):
+                 upper_bounds=None, multinomial_penalty="ungrouped", weight_type="frequency",
+                 gamma=None):
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
@@ -452,6 +464,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self.upper_bounds = upper_bounds
         self.multinomial_penalty = multinomial_penalty
         self.weight_type = weight_type
+        self.gamma = gamma
 
     _keeps_float32 = True  # float32 X: float32 coef_, intercept_ and outputs (but with 'liblinear')
 

