@@ -381,11 +381,11 @@ def effect_designs(encoding: FormulaEncoding, data, weight=None, *, at: str = "o
             if elastic:
                 left_out.append(v.name)
                 continue
-            (low,) = add(_with(rows, v.name, v.reference))
+            (reference,) = add(_with(rows, v.name, v.reference))
             for level in v.levels:
                 if level != v.reference:
                     plans.append(("change", f"{v.name}[{level}]",
-                                  [low, *add(_with(rows, v.name, level))], 1.0))
+                                  [reference, *add(_with(rows, v.name, level))], 1.0))
             notes.append(f"{v.name}[level]: the change from {v.name} = {v.reference} (the "
                          "reference level) to the level, every row switched.")
         elif v.name in dummies:

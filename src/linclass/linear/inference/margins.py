@@ -248,14 +248,14 @@ def _slope(Z, J, value, v, coef, intercept, method: str, fit_intercept: bool):
     return effects, jac
 
 
-def _change(low, high, v, coef, intercept, method: str, fit_intercept: bool, scale: float):
-    """The discrete change of the probabilities from the points ``low`` to ``high`` (r, d) (the
+def _change(before, after, v, coef, intercept, method: str, fit_intercept: bool, scale: float):
+    """The discrete change of the probabilities from the points ``before`` to ``after`` (r, d) (the
     same rows with one variable changed), averaged with weights v (r,), times ``scale``: effects
     (K,) and Jacobian (K, m, p)."""
     K = coef.shape[0] + 1
     dy = method.startswith("dy")
     effects, jac = np.zeros(K), None
-    for sign, Zj in ((-1.0, low), (1.0, high)):
+    for sign, Zj in ((-1.0, before), (1.0, after)):
         P = reported_probabilities(Zj, coef, intercept)
         Q = _complements(P)
         Xt = np.hstack([np.ones((Zj.shape[0], 1)), Zj]) if fit_intercept else Zj
@@ -274,12 +274,13 @@ def _change(low, high, v, coef, intercept, method: str, fit_intercept: bool, sca
     return effects * scale, jac * scale
 
 
-def _discrete(Z, v, coef, intercept, method: str, fit_intercept: bool, j: int, low, high, half):
-    """The discrete change of column j from ``low`` to ``high`` (functions of the column) times
-    ``half``: effects (K,) and Jacobian (K, m, p)."""
-    Z_low, Z_high = Z.copy(), Z.copy()
-    Z_low[:, j], Z_high[:, j] = low(Z[:, j]), high(Z[:, j])
-    return _change(Z_low, Z_high, v, coef, intercept, method, fit_intercept, half)
+def _discrete(Z, v, coef, intercept, method: str, fit_intercept: bool, j: int, before, after,
+              half):
+    """The discrete change of column j from ``before`` to ``after`` (functions of the column)
+    times ``half``: effects (K,) and Jacobian (K, m, p)."""
+    Z_before, Z_after = Z.copy(), Z.copy()
+    Z_before[:, j], Z_after[:, j] = before(Z[:, j]), after(Z[:, j])
+    return _change(Z_before, Z_after, v, coef, intercept, method, fit_intercept, half)
 
 
 @dataclass(frozen=True)
@@ -487,8 +488,8 @@ def variable_effects(X: np.ndarray, weight: np.ndarray, designs, coef: np.ndarra
         the derivative through every column: ``J`` (r, d) the derivatives of the columns with
         respect to the variable at the points, ``value`` (r,) the variable's values there (for
         the elasticities);
-    ``("change", name, low, high, scale)``
-        the discrete change from the points ``low`` (r, d) to ``high`` (r, d) (the same points
+    ``("change", name, before, after, scale)``
+        the discrete change from the points ``before`` (r, d) to ``after`` (r, d) (the same points
         with the variable at two values: a factor at its reference level and at another, a 0/1
         variable at 0 and at 1), times ``scale``.
 

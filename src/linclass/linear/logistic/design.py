@@ -17,9 +17,11 @@ fly (a rank-one correction in products, a subtraction inside the compiled loops)
 them implicitly by profiling the intercept out of each quadratic model instead, which needs only the
 weighted column sums (:mod:`linclass.linear.compiled`).
 
-A dense float32 X is kept as it is when asked (``keep_float32``: the duality gap that certifies a
-smooth fit on float32 X, :mod:`linclass.linear.fitting.fit`): ``gradient`` and ``scores`` are then
-float32 products with float64 results, and the compiled loops read a float64 copy.
+Precision.  The Design carries the dtype of its products over X, :attr:`Design.precision`: float32
+for a dense float32 X kept as it is (the duality gap that certifies a smooth fit on float32 X,
+:mod:`linclass.linear.fitting.fit`, which asks for it with ``keep_float32``), else float64.  With
+float32, ``gradient`` and ``scores`` are float32 products with float64 results, and the compiled
+loops read a float64 copy.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import scipy.sparse as sp
 from scipy.linalg.blas import dsyrk, ssyrk
 
 # entries of a Hessian's data product from which it is formed in float32
-from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
+from linclass.core.dtype_policy import LOW, LOW_PRECISION_MIN, is_low
 from linclass.linear import compiled
 
 __all__ = ["Design", "LOW_PRECISION_MIN"]
@@ -76,11 +78,14 @@ class Design:
             if not (center and self.n):
                 self.shift = np.zeros(self.d)
             elif is_low(self.X):  # any nearby point centres: one float32 product, no copy
-                self.shift = (np.ones(self.n, dtype=self.X.dtype) @ self.X).astype(np.float64) / self.n
+                self.shift = (np.ones(self.n, dtype=LOW) @ self.X).astype(np.float64) / self.n
             else:
                 self.shift = self.X.mean(axis=0)
             self._storage = None  # Fortran-order copy, made when a compiled loop needs columns
         self.all_columns = np.arange(self.d, dtype=np.int64)
+        #: the dtype of the products over X (``gradient``, ``scores``): X's own when X is a dense
+        #: float32 array kept as it is, else float64
+        self.precision = LOW if not self.sparse and is_low(self.X) else np.dtype(np.float64)
 
     # ------------------------------------------------------------------ storages
     @property
@@ -109,7 +114,7 @@ class Design:
             out = np.empty((cols.size, V.shape[0]))
             compiled.gradient(self._storage, self.shift, V, cols, out)
             return out
-        G = (V.astype(self.X.dtype, copy=False) @ self.X).T  # BLAS over the whole of X: one read
+        G = (V.astype(self.precision, copy=False) @ self.X).T  # BLAS over the whole of X: one read
         G = G.astype(np.float64, copy=False)
         G -= np.outer(self.shift, V.sum(axis=1))
         return G if cols is None else G[cols]
@@ -125,7 +130,7 @@ class Design:
             for k in range(W.shape[0]):
                 compiled.step_scores(self._storage, self.shift, cols, W[k], out[k])
             return out
-        Wx = W.astype(self.X.dtype, copy=False)
+        Wx = W.astype(self.precision, copy=False)
         if cols is not None and cols.size < self.d // 4:
             S = Wx[:, cols] @ self.X[:, cols].T
         else:
@@ -154,12 +159,12 @@ class Design:
             if H > 0:
                 Q -= np.outer(hx, hx) / H
             return Q, hx
-        low = self.n * cols.size >= LOW_PRECISION_MIN
+        large = self.n * cols.size >= LOW_PRECISION_MIN
         X = np.ascontiguousarray(self.X, dtype=np.float64)
-        A = np.empty((self.n, cols.size), dtype=np.float32 if low else np.float64)
+        A = np.empty((self.n, cols.size), dtype=LOW if large else np.float64)
         compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
         # A^T A by syrk on A^T (Fortran order, no copy): one triangle, half a general product's work
-        upper = (ssyrk if low else dsyrk)(1.0, A.T, trans=0, lower=0)
+        upper = (ssyrk if large else dsyrk)(1.0, A.T, trans=0, lower=0)
         Q = np.triu(upper).astype(np.float64)
         Q += np.triu(Q, 1).T
         hx = self.gradient(h[None, :], cols)[:, 0]

@@ -228,22 +228,22 @@ class Profile:
         :math:`D_j' = -2g_j` from the end nearer the crossing, each step kept inside the bracket
         (where a step would leave it, or the slope points the wrong way, the bracket is halved)."""
         tol = 1e-9 * max(1.0, abs(outside))
-        low, high = inside, outside  # D(low) < q <= D(high)
-        f_low, f_high = self.deviance(low) - q, self.deviance(high) - q
-        t = low if abs(f_low) < abs(f_high) else high
-        f = f_low if t == low else f_high
+        below, above = inside, outside  # D(below) < q <= D(above)
+        f_below, f_above = self.deviance(below) - q, self.deviance(above) - q
+        t = below if abs(f_below) < abs(f_above) else above
+        f = f_below if t == below else f_above
         for _ in range(_ROOT_STEPS):
             slope = -2.0 * self.slopes.get(t, (np.nan, None))[0]
             step = -f / slope if np.isfinite(slope) and slope != 0.0 else np.nan
             new = t + step
-            if not (np.isfinite(new) and min(low, high) < new < max(low, high)):
-                new = 0.5 * (low + high)
+            if not (np.isfinite(new) and min(below, above) < new < max(below, above)):
+                new = 0.5 * (below + above)
             f_new = self.deviance(new) - q
             if f_new < 0.0:
-                low = new
+                below = new
             else:
-                high = new
-            if abs(new - t) <= tol or abs(high - low) <= tol or f_new == 0.0:
+                above = new
+            if abs(new - t) <= tol or abs(above - below) <= tol or f_new == 0.0:
                 return float(new)
             t, f = new, f_new
-        return float(high)
+        return float(above)
