@@ -107,16 +107,16 @@ def test_stratified_fold_rule_is_scikit_learns():
     from sklearn.model_selection import StratifiedKFold
 
     from linclass.core.chunks import Chunk
-    from linclass.selection import chunked
+    from linclass.selection import fold_rules
 
     rng = np.random.default_rng(1)
     y = np.concatenate([[2, 2, 0], rng.choice([0, 1, 2], size=200, p=[0.5, 0.2, 0.3]), [1] * 7])
     bounds = [0, 3, 50, 51, 140, y.size]
     blocks = [Chunk(np.zeros((b - a, 1)), y[a:b], None, i, a)
               for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
-    layout = sum((chunked.label_counts(c, 1) for c in blocks), [])
+    layout = sum((fold_rules.label_counts(c, 1) for c in blocks), [])
     for n_splits in (2, 3, 5):
-        rule = chunked.stratified_folds(layout, np.array([0, 1, 2]), n_splits)
+        rule = fold_rules.stratified_folds(layout, np.array([0, 1, 2]), n_splits)
         ours = np.concatenate([rule.of(c.index, c.y) for c in blocks])
         expected = np.empty(y.size, int)
         for f, (_, test) in enumerate(StratifiedKFold(n_splits).split(np.zeros((y.size, 1)), y)):

@@ -17,8 +17,9 @@ dask = pytest.importorskip("dask")
 from sklearn.model_selection import KFold, PredefinedSplit, ShuffleSplit, StratifiedKFold  # noqa: E402
 
 import linclass as lc  # noqa: E402
-from linclass.selection.chunked import label_counts, merge_lists  # noqa: E402
-from linclass.selection.fold_rules import block_layout, fold_rule  # noqa: E402
+from linclass.selection.fold_rules import (  # noqa: E402
+    block_layout, fold_rule, label_counts, merge_lists,
+)
 from linclass.sources.dask import DaskSource  # noqa: E402
 from linclass.sources.files import FileSource  # noqa: E402
 

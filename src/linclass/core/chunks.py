@@ -132,7 +132,7 @@ def refuse_non_finite(owner, stats, scan) -> None:
 
 def combine_with_scan(combine, a: tuple, b: tuple) -> tuple:
     """Results ``(value, ChunkScan)`` of a pass that validates each chunk with ``scan=True``
-    (:func:`linclass.selection.chunked.scanned_label_counts`) combined: ``combine`` on the values, the
+    (:func:`linclass.selection.fold_rules.scanned_label_counts`) combined: ``combine`` on the values, the
     scans merged."""
     return combine_all(combine, [a[0], b[0]]), a[1].merge(b[1])
 

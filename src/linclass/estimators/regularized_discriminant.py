@@ -22,7 +22,7 @@ from linclass.core.validation import validate_priors
 from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
 from linclass.generative import gaussian_scores, regularized
-from linclass.selection import chunked, regularized_cv
+from linclass.selection import chunked, fold_rules, regularized_cv
 from linclass.selection.downdate import without
 from linclass.selection import regularized_loo
 
@@ -223,11 +223,11 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         from linclass.core.chunk_validation import validate_chunk_labels
         from linclass.core.chunks import combine_with_scan, refuse_non_finite, require_two_classes
 
-        layout, scan = source.map_reduce(chunked.scanned_label_counts,
-                                         functools.partial(combine_with_scan, chunked.merge_lists),
+        layout, scan = source.map_reduce(fold_rules.scanned_label_counts,
+                                         functools.partial(combine_with_scan, fold_rules.merge_lists),
                                          source.n_features)
         classes = validate_chunk_labels(np.unique(np.concatenate([e[1] for e in layout])))
-        rule = chunked.stratified_folds(layout, classes, n_splits)
+        rule = fold_rules.stratified_folds(layout, classes, n_splits)
         regularized_cv.check_folds(n_splits, rule.totals)
         with np.errstate(over="ignore", invalid="ignore"):  # values too large: refused below
             parts = source.map_reduce(chunked.fold_stats, chunked.merge_folds, source.n_features,

@@ -35,7 +35,7 @@ from linclass.linear.fitting.fit import LogisticProblem, path_fits
 from linclass.linear.fitting.relax import Relaxer, relax_fit
 from linclass.linear.penalties.intercept import augment, split
 from linclass.linear.penalties.penalised_folds import FoldedPenalised
-from linclass.selection.chunked import merge_lists, scanned_label_counts
+from linclass.selection.fold_rules import merge_lists, scanned_label_counts
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
 from linclass.selection.fold_rules import block_layout, fold_rule
 from linclass.selection.scoring import held_out_value

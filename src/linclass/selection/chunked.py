@@ -14,8 +14,8 @@ up to rounding:
 Regularised discriminant analysis's K-fold criterion (``cv`` an int: stratified folds in row
 order, as scikit-learn's ``StratifiedKFold`` without shuffling) needs each row's fold, which depends
 on the rows before it only through how many of each class there are: a first pass counts the
-labels of every block (:func:`label_counts`), :func:`stratified_folds` turns the counts into each
-block's fold rule, a second pass gives every fold's statistics (:func:`fold_stats`; their merge is
+labels of every block (:func:`linclass.selection.fold_rules.label_counts`),
+:func:`~linclass.selection.fold_rules.stratified_folds` turns the counts into each block's fold rule, a second pass gives every fold's statistics (:func:`fold_stats`; their merge is
 the statistics of all rows) and a third the held-out rows' sums (:func:`fold_sums`; not needed
 for ``'log_likelihood'``, a function of the statistics).
 """
@@ -30,10 +30,10 @@ from linclass.core.posterior import log_posterior
 from linclass.core.validation import FitData
 from linclass.selection import regularized_cv
 from linclass.selection import scoring as scoring_
+from linclass.selection.fold_rules import FoldRule
 
-__all__ = ["FoldRule", "add_sums", "chunk_rows", "fold_stats", "fold_sums", "label_counts",
-           "loo_criterion_sums", "loo_grid_sums", "loo_proba", "merge_folds", "merge_lists",
-           "scanned_label_counts", "stratified_folds"]
+__all__ = ["add_sums", "chunk_rows", "fold_stats", "fold_sums", "loo_criterion_sums", "loo_grid_sums",
+           "loo_proba", "merge_folds"]
 
 
 def chunk_rows(chunk: Chunk, n_features: int, classes: np.ndarray, prepare=None) -> FitData:
@@ -86,83 +86,6 @@ def add_sums(a: tuple, b: tuple) -> tuple:
 
 
 # ------------------------------------------------------------------------------- K-fold
-def _counts(chunk: Chunk, y) -> list:
-    if y is None:
-        raise ValueError(f"{chunk.where()}: y is required for cross-validation.")
-    labels, first, counts = np.unique(y, return_index=True, return_counts=True)
-    return [(chunk.index, labels, counts, first)]
-
-
-def label_counts(chunk: Chunk, n_features: int) -> list:
-    """``[(block index, distinct labels, their row counts, their first row in the block)]``."""
-    return _counts(chunk, validate_chunk(chunk, n_features)[1])
-
-
-def scanned_label_counts(chunk: Chunk, n_features: int) -> tuple:
-    """``(label_counts(chunk), the chunk's ChunkScan)`` from one validation of the chunk (the
-    first pass of a chunked cross-validation, which also checks X's magnitude); reduce with
-    ``functools.partial(combine_with_scan, merge_lists)`` (:mod:`linclass.core.chunks`)."""
-    _, y, _, scan = validate_chunk(chunk, n_features, scan=True)
-    return _counts(chunk, y), scan
-
-
-def merge_lists(a: list, b: list) -> list:
-    return a + b
-
-
-class FoldRule:
-    """Each row's fold from the per-block label counts, as ``StratifiedKFold(n_splits)`` (without
-    shuffling) assigns it on all rows: classes numbered in order of first appearance, the sorted
-    labels dealt to the folds in turn (``allocation``), and each class's rows, in order, given
-    to the folds in blocks of its allocation.
-
-    Attributes
-    ----------
-    folds : list of ndarray, one per class (in ``classes`` order)
-        The fold of the class's r-th row.
-    offsets : dict of block index -> ndarray of shape (n_classes,)
-        Rows of each class in the blocks before it.
-    """
-
-    def __init__(self, layout: list, classes: np.ndarray, n_splits: int):
-        layout = sorted(layout, key=lambda entry: entry[0])
-        K = classes.size
-        per_block = np.zeros((len(layout), K), dtype=np.int64)
-        first = np.full(K, np.iinfo(np.int64).max)
-        start = 0
-        for b, (_, labels, counts, where) in enumerate(layout):
-            idx = np.searchsorted(classes, labels)
-            per_block[b, idx] = counts
-            first[idx] = np.minimum(first[idx], start + where)
-            start += int(counts.sum())
-        totals = per_block.sum(axis=0)
-        self.totals = totals
-        order = np.argsort(first, kind="stable")  # encoded class e is classes[order[e]]
-        y_order = np.repeat(np.arange(K), totals[order])
-        allocation = np.asarray([np.bincount(y_order[i::n_splits], minlength=K)
-                                 for i in range(n_splits)])
-        self.n_splits = n_splits
-        self.folds = [None] * K
-        for e, j in enumerate(order):
-            self.folds[j] = np.arange(n_splits).repeat(allocation[:, e])
-        before = np.cumsum(per_block, axis=0) - per_block
-        self.offsets = {entry[0]: before[b] for b, entry in enumerate(layout)}
-
-    def of(self, index: int, y: np.ndarray) -> np.ndarray:
-        """The folds of block ``index``'s rows (class indices y)."""
-        out = np.empty(y.size, dtype=np.intp)
-        offsets = self.offsets[index]
-        for j in np.unique(y):
-            rows = np.flatnonzero(y == j)
-            out[rows] = self.folds[j][offsets[j] + np.arange(rows.size)]
-        return out
-
-
-def stratified_folds(layout: list, classes: np.ndarray, n_splits: int) -> FoldRule:
-    """The :class:`FoldRule` of the per-block label counts (:func:`label_counts`)."""
-    return FoldRule(layout, classes, n_splits)
-
-
 def fold_stats(chunk: Chunk, n_features: int, classes: np.ndarray, rule: FoldRule) -> list:
     """The statistics (kind 'full') of the chunk's rows of every fold, a list of length
     ``n_splits``; combined by merging fold by fold."""

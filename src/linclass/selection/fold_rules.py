@@ -2,7 +2,7 @@
 where the row lies in the whole data: the same row falls in the same fold however the data are cut
 into blocks, and the folds are those the in-memory splitter gives on all rows at once.
 
-A first pass over the data (:func:`linclass.selection.chunked.label_counts`) brings, for every
+A first pass over the data (:func:`label_counts`) brings, for every
 block, its distinct labels, their row counts and where each first occurs; :func:`block_layout`
 turns them into the row where each block starts and the classes, and :func:`fold_rule` into a
 rule that gives the folds of a block's rows (``rule.of(block index, class indices)``):
@@ -11,7 +11,7 @@ rule that gives the folds of a block's rows (``rule.of(block index, class indice
 cv                                             the fold of the r-th row (of n, in order)
 =============================================  ==============================================
 None, an int k, ``StratifiedKFold(k)``         scikit-learn's ``StratifiedKFold(k)`` without
-                                               shuffling (:class:`~.chunked.FoldRule`): the
+                                               shuffling (:class:`FoldRule`): the
                                                in-memory default of a classifier's int cv
 ``KFold(k)``                                   ``KFold(k)`` without shuffling: k runs of
                                                consecutive rows, the first ``n % k`` one row
@@ -33,15 +33,96 @@ from numbers import Integral
 
 import numpy as np
 
-from linclass.core.chunk_validation import validate_chunk_labels
-from linclass.selection.chunked import FoldRule
+from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
+from linclass.core.chunks import Chunk
 
-__all__ = ["BlockLayout", "ContiguousFolds", "PredefinedFolds", "block_layout", "fold_rule"]
+__all__ = ["BlockLayout", "ContiguousFolds", "FoldRule", "PredefinedFolds", "block_layout",
+           "fold_rule", "label_counts", "merge_lists", "scanned_label_counts", "stratified_folds"]
+
+
+# ------------------------------------------------------------------------------- labels per block
+
+
+def _counts(chunk: Chunk, y) -> list:
+    if y is None:
+        raise ValueError(f"{chunk.where()}: y is required for cross-validation.")
+    labels, first, counts = np.unique(y, return_index=True, return_counts=True)
+    return [(chunk.index, labels, counts, first)]
+
+
+def label_counts(chunk: Chunk, n_features: int) -> list:
+    """``[(block index, distinct labels, their row counts, their first row in the block)]``."""
+    return _counts(chunk, validate_chunk(chunk, n_features)[1])
+
+
+def scanned_label_counts(chunk: Chunk, n_features: int) -> tuple:
+    """``(label_counts(chunk), the chunk's ChunkScan)`` from one validation of the chunk (the
+    first pass of a chunked cross-validation, which also checks X's magnitude); reduce with
+    ``functools.partial(combine_with_scan, merge_lists)`` (:mod:`linclass.core.chunks`)."""
+    _, y, _, scan = validate_chunk(chunk, n_features, scan=True)
+    return _counts(chunk, y), scan
+
+
+def merge_lists(a: list, b: list) -> list:
+    return a + b
+
+
+class FoldRule:
+    """Each row's fold from the per-block label counts, as ``StratifiedKFold(n_splits)`` (without
+    shuffling) assigns it on all rows: classes numbered in order of first appearance, the sorted
+    labels dealt to the folds in turn (``allocation``), and each class's rows, in order, given
+    to the folds in blocks of its allocation.
+
+    Attributes
+    ----------
+    folds : list of ndarray, one per class (in ``classes`` order)
+        The fold of the class's r-th row.
+    offsets : dict of block index -> ndarray of shape (n_classes,)
+        Rows of each class in the blocks before it.
+    """
+
+    def __init__(self, layout: list, classes: np.ndarray, n_splits: int):
+        layout = sorted(layout, key=lambda entry: entry[0])
+        K = classes.size
+        per_block = np.zeros((len(layout), K), dtype=np.int64)
+        first = np.full(K, np.iinfo(np.int64).max)
+        start = 0
+        for b, (_, labels, counts, where) in enumerate(layout):
+            idx = np.searchsorted(classes, labels)
+            per_block[b, idx] = counts
+            first[idx] = np.minimum(first[idx], start + where)
+            start += int(counts.sum())
+        totals = per_block.sum(axis=0)
+        self.totals = totals
+        order = np.argsort(first, kind="stable")  # encoded class e is classes[order[e]]
+        y_order = np.repeat(np.arange(K), totals[order])
+        allocation = np.asarray([np.bincount(y_order[i::n_splits], minlength=K)
+                                 for i in range(n_splits)])
+        self.n_splits = n_splits
+        self.folds = [None] * K
+        for e, j in enumerate(order):
+            self.folds[j] = np.arange(n_splits).repeat(allocation[:, e])
+        before = np.cumsum(per_block, axis=0) - per_block
+        self.offsets = {entry[0]: before[b] for b, entry in enumerate(layout)}
+
+    def of(self, index: int, y: np.ndarray) -> np.ndarray:
+        """The folds of block ``index``'s rows (class indices y)."""
+        out = np.empty(y.size, dtype=np.intp)
+        offsets = self.offsets[index]
+        for j in np.unique(y):
+            rows = np.flatnonzero(y == j)
+            out[rows] = self.folds[j][offsets[j] + np.arange(rows.size)]
+        return out
+
+
+def stratified_folds(layout: list, classes: np.ndarray, n_splits: int) -> FoldRule:
+    """The :class:`FoldRule` of the per-block label counts (:func:`label_counts`)."""
+    return FoldRule(layout, classes, n_splits)
 
 
 class BlockLayout:
     """Where each block of a chunked source starts, and the labels found, from the first pass's
-    per-block label counts (:func:`linclass.selection.chunked.label_counts`).
+    per-block label counts (:func:`label_counts`).
 
     Attributes
     ----------

@@ -15,7 +15,7 @@ once and combined.  With the terms at fit g's point comes its score on the rows 
 g), as scikit-learn's 'accuracy' and 'neg_log_loss' count them, so scoring a path costs no pass of
 its own.
 
-Passes: one for the labels and each block's place (:func:`linclass.selection.chunked.label_counts`,
+Passes: one for the labels and each block's place (:func:`linclass.selection.fold_rules.label_counts`,
 done by the caller), one for the folds' class totals and the centring (:class:`FoldedPenalised`),
 then one per round of requests.
 """
