@@ -41,7 +41,6 @@ from linclass.linear.fitting.choice import (
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
                                             inference_hessian)
 from linclass.linear.logistic.aliasing import aliased_columns
-from linclass.linear.logistic.design import Design
 from linclass.linear.logistic.separation import overlap_proved
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
@@ -403,9 +402,7 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
     """Continue the fit, for at most ``budget`` iterations (each reported by ``observer(name)``),
     until the duality gap of its penalised objective is at most ``tol`` times the objective
     (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
-    if is_low(problem.X):  # the gap's two products with X in float32 too (no float64 copy)
-        problem = replace(problem, X=Design(problem.X, center=problem.fit_intercept,
-                                            keep_float32=True))
+    # float32 rows stay float32 (Design.precision): the gap's two products with X need no copy
     penalised = penalty.objective(problem, proximal=True)
 
     def gap_at(theta):

@@ -217,7 +217,8 @@ class Relaxer:
             from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
 
             p = self.problem
-            self._loss = PenalisedObjective(p.X, p.y, p.n_classes, p.weight,
+            X = p.X.astype(np.float64) if getattr(p.X, "dtype", None) == np.float32 else p.X
+            self._loss = PenalisedObjective(X, p.y, p.n_classes, p.weight,
                                             make_penalty(None, 1.0, None),
                                             fit_intercept=p.fit_intercept,
                                             score_offset=p.offset)

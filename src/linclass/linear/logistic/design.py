@@ -18,8 +18,9 @@ them implicitly by profiling the intercept out of each quadratic model instead, 
 weighted column sums (:mod:`linclass.linear.compiled`).
 
 Precision.  The Design carries the dtype of its products over X, :attr:`Design.precision`: float32
-for a dense float32 X kept as it is (the duality gap that certifies a smooth fit on float32 X,
-:mod:`linclass.linear.fitting.fit`, which asks for it with ``keep_float32``), else float64.  With
+for a dense float32 X (the precision decided at the door: a fit handed float32 rows keeps them,
+e.g. the duality gap that certifies a smooth fit on float32 X, :mod:`linclass.linear.fitting.fit`),
+else float64.  With
 float32, ``gradient`` and ``scores`` are float32 products with float64 results, and the compiled
 loops read a float64 copy.
 """
@@ -59,11 +60,9 @@ class Design:
         what coordinate descent reads) without densifying.
     center : bool
         Shift dense columns by their mean (the model has an intercept).
-    keep_float32 : bool
-        Keep a dense float32 X as it is (see the module docstring).
     """
 
-    def __init__(self, X, *, center: bool, keep_float32: bool = False):
+    def __init__(self, X, *, center: bool):
         self.sparse = sp.issparse(X)
         self.n, self.d = X.shape
         if self.sparse:
@@ -74,7 +73,7 @@ class Design:
             rows = self.X.indices.view(np.uint32 if self.X.indices.itemsize == 4 else np.uint64)
             self._storage = (self.X.indptr.astype(np.int64), rows, self.X.data)
         else:
-            self.X = X if keep_float32 and is_low(X) else np.asarray(X, dtype=np.float64)
+            self.X = X if is_low(X) else np.asarray(X, dtype=np.float64)
             if not (center and self.n):
                 self.shift = np.zeros(self.d)
             elif is_low(self.X):  # any nearby point centres: one float32 product, no copy
