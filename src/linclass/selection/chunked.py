@@ -1,5 +1,6 @@
-"""Leave-one-out on chunks (Dask collections): the per-row computations of
-:mod:`linclass.selection.leave_one_out` and :mod:`linclass.selection.regularized_loo` applied to one
+"""Leave-one-out and K-fold scores of the Gaussian models on chunks (Dask collections, files read in
+blocks): the per-row computations of :mod:`linclass.selection.leave_one_out`,
+:mod:`linclass.selection.regularized_loo` and :mod:`linclass.selection.regularized_cv` applied to one
 block of rows at a time, with the global class statistics shipped to every block.
 
 Every leave-one-out quantity of a row is a function of the row and of the statistics of all rows
@@ -15,9 +16,10 @@ Regularised discriminant analysis's K-fold criterion (``cv`` an int: stratified 
 order, as scikit-learn's ``StratifiedKFold`` without shuffling) needs each row's fold, which depends
 on the rows before it only through how many of each class there are: a first pass counts the
 labels of every block (:func:`linclass.selection.fold_rules.label_counts`),
-:func:`~linclass.selection.fold_rules.stratified_folds` turns the counts into each block's fold rule, a second pass gives every fold's statistics (:func:`fold_stats`; their merge is
-the statistics of all rows) and a third the held-out rows' sums (:func:`fold_sums`; not needed
-for ``'log_likelihood'``, a function of the statistics).
+:func:`~linclass.selection.fold_rules.stratified_folds` turns the counts into each block's fold
+rule, a second pass gives every fold's statistics (:func:`fold_stats`; their merge is the
+statistics of all rows) and a third the held-out rows' sums (:func:`fold_sums`; not needed for
+``'log_likelihood'``, a function of the statistics).
 """
 
 from __future__ import annotations
