@@ -30,21 +30,17 @@ implementation's and may move (CHANGELOG.md lists the first release's paths that
 import importlib
 import importlib.util
 
+from linclass import registry as _registry
+
 __version__ = "0.1.0"
 
+#: the public estimators: the registry's list (:data:`linclass.registry.ENTRIES`)
+_ESTIMATORS = tuple(sorted(entry.name for entry in _registry.ENTRIES))
 #: every public name -> the module that defines it, imported on first use (module ``__getattr__``),
 #: so that ``import linclass`` and the command's ``--help`` pay for no scikit-learn, SciPy or numba
 #: import; ``from linclass import X`` imports X's module then
-_ESTIMATORS = (
-    "BernoulliNB", "CategoricalNB", "ComplementNB", "FisherDiscriminantAnalysis",
-    "FormulaClassifier", "GaussianDiscriminantAnalysis", "GaussianNB", "KClassDiscriminant",
-    "KernelFisherDiscriminantAnalysis", "LinearDiscriminantAnalysis", "LogisticRegression",
-    "LogisticRegressionCV", "MultinomialNB", "OneVsOneClassifier", "OneVsRestClassifier",
-    "Perceptron", "PoissonNB", "QuadraticDiscriminantAnalysis", "RegularizedDiscriminantAnalysis",
-    "RegularizedDiscriminantAnalysisCV", "StandardizedClassifier",
-)
 _HOME = {
-    **dict.fromkeys(_ESTIMATORS, "linclass.estimators"),
+    **{entry.name: entry.home for entry in _registry.ENTRIES},
     "AliasedColumnsWarning": "linclass.exceptions",
     "GridEdgeWarning": "linclass.exceptions",
     "SeparationWarning": "linclass.exceptions",

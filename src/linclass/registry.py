@@ -5,7 +5,8 @@ The model files (:mod:`linclass.io.persistence`: which classes a file may build)
 and figures (:mod:`linclass.geometry`, :mod:`linclass.plot`), chunked fits
 (:mod:`linclass.sources.chunks`) and the test suite (every entry and variant is run through the
 estimator checks, the bad-input matrix, the property tests and the save / load round trip) all read
-this table.  Adding an estimator is its modules, its class in :mod:`linclass.estimators`, and one
+this table, and so do :mod:`linclass.estimators` and :mod:`linclass` for their public names (each
+class imported from the module its entry names).  Adding an estimator is its modules and one
 :class:`Entry` below.
 
 Capabilities
@@ -71,6 +72,10 @@ class Entry:
     inner : type, str or None
         For a meta-estimator, the class it wraps by default (the command and the tests build
         ``cls(inner())``), or its name.
+    module : str or None
+        The module of :mod:`linclass.estimators` that defines the class named ``estimator``
+        (``'logistic.cv'``: ``linclass.estimators.logistic.cv``).  :mod:`linclass.estimators` and
+        :mod:`linclass` take their public estimator names and homes from this table.
     """
 
     estimator: type | str
@@ -79,6 +84,7 @@ class Entry:
     capabilities: frozenset = field(default_factory=frozenset)
     variants: tuple = ({},)
     inner: type | str | None = None
+    module: str | None = None
 
     def __post_init__(self):
         unknown = set(self.capabilities) - CAPABILITIES
@@ -93,6 +99,15 @@ class Entry:
     @property
     def name(self) -> str:
         return self.estimator if isinstance(self.estimator, str) else self.estimator.__name__
+
+    @property
+    def home(self) -> str:
+        """The full path of the module that defines the class."""
+        if self.module is not None:
+            return f"linclass.estimators.{self.module}"
+        if isinstance(self.estimator, type):
+            return self.estimator.__module__
+        return "linclass.estimators"
 
     def can(self, capability: str) -> bool:
         """Whether the estimator has ``capability``.
@@ -114,9 +129,9 @@ class Entry:
 
 
 def _resolve(estimator) -> type:
-    """A class, or the class of that name in :mod:`linclass.estimators`."""
+    """A class, or the public estimator class of that name (imported from its module)."""
     if isinstance(estimator, str):
-        return getattr(importlib.import_module("linclass.estimators"), estimator)
+        return getattr(importlib.import_module(_BY_NAME[estimator].home), estimator)
     return estimator
 
 
@@ -129,30 +144,38 @@ _STATS = ("proba", "partial_fit", "chunks")  # every model fitted from class sta
 ENTRIES: tuple[Entry, ...] = (
     Entry("LinearDiscriminantAnalysis", "lda", "Gaussian classes, shared covariance",
           _caps(*_STATS, "transform", "gaussian", "linear"),
-          ({}, {"shrinkage": "ledoit-wolf"}, {"shrinkage": "oas", "n_components": 1})),
+          ({}, {"shrinkage": "ledoit-wolf"}, {"shrinkage": "oas", "n_components": 1}),
+          module="linear_discriminant"),
     Entry("QuadraticDiscriminantAnalysis", "qda", "Gaussian classes, own covariance each",
-          _caps(*_STATS, "gaussian"), ({}, {"reg_param": 0.01}, {"shrinkage": "ledoit-wolf"})),
-    Entry("GaussianNB", "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian", "units")),
+          _caps(*_STATS, "gaussian"), ({}, {"reg_param": 0.01}, {"shrinkage": "ledoit-wolf"}),
+          module="discriminant_analysis"),
+    Entry("GaussianNB", "gnb", "Gaussian naive Bayes", _caps(*_STATS, "gaussian", "units"),
+          module="naive_bayes"),
     Entry("GaussianDiscriminantAnalysis", "gda", "Gaussian, covariance_type=tied|full|diag|...",
           _caps(*_STATS, "gaussian", "linear"),
-          tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical"))),
+          tuple({"covariance_type": t} for t in ("tied", "full", "diag", "tied_diag", "spherical")),
+          module="discriminant_analysis"),
     Entry("RegularizedDiscriminantAnalysis", "rda", "Friedman's regularised discriminant analysis",
           _caps(*_STATS, "gaussian", "units"),
-          ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05})),
+          ({}, {"pooling": 0.0, "shrinkage": 0.2}, {"pooling": 1.0, "shrinkage": 0.05}),
+          module="regularized_discriminant"),
     Entry("RegularizedDiscriminantAnalysisCV", "rda-cv",
           "regularised discriminant analysis, parameters cross-validated",
           _caps("proba", "chunks", "gaussian", "units"),
-          ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"})),
+          ({}, {"cv": 3, "poolings": 4, "shrinkages": [0.1, 0.5], "scoring": "accuracy"}),
+          module="regularized_discriminant"),
     Entry("BernoulliNB", "bernoulli-nb", "naive Bayes for binary features",
-          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None})),
+          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"binarize": None}),
+          module="naive_bayes"),
     Entry("MultinomialNB", "multinomial-nb", "naive Bayes for counts",
-          _caps(*_STATS, "sparse", "counts", "linear")),
+          _caps(*_STATS, "sparse", "counts", "linear"), module="naive_bayes"),
     Entry("PoissonNB", "poisson-nb", "naive Bayes, Poisson counts",
-          _caps(*_STATS, "sparse", "counts", "linear")),
+          _caps(*_STATS, "sparse", "counts", "linear"), module="naive_bayes"),
     Entry("ComplementNB", "complement-nb", "complement naive Bayes for counts (imbalanced text)",
-          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"norm": True})),
+          _caps(*_STATS, "sparse", "counts", "linear"), ({}, {"norm": True}),
+          module="naive_bayes"),
     Entry("CategoricalNB", "categorical-nb", "naive Bayes for categorical features (integer codes)",
-          _caps("proba", "partial_fit", "counts")),
+          _caps("proba", "partial_fit", "counts"), module="categorical_nb"),
     Entry("LogisticRegression", "logistic", "logistic / softmax regression (L2, L1, elastic net)",
           _caps("proba", "chunks", "sparse", "linear", "curve", "seeded", "inference", "units"),
           tuple({"solver": s} for s in ("auto", "newton", "bohning", "lbfgs", "sgd", "cd"))
@@ -160,38 +183,43 @@ ENTRIES: tuple[Entry, ...] = (
              {"penalty": "elasticnet", "l1_ratio": 0.5},
              {"penalty": "elasticnet", "l1_ratio": 0.5, "penalty_factor": 0.5, "lower_bounds": -10.0,
               "upper_bounds": 10.0},
-             {"penalty": "l1", "multinomial_penalty": "grouped"})),
+             {"penalty": "l1", "multinomial_penalty": "grouped"}),
+          module="logistic.regression"),
     Entry("LogisticRegressionCV", "logistic-cv", "penalised logistic, C chosen by cross-validation",
           _caps("proba", "chunks", "sparse", "linear", "curve", "units"),
           # scored by the held-out log-loss, as scikit-learn runs its own checks of it (its default,
           # accuracy, ties across most of the grid on the test problems)
           ({"scoring": "neg_log_loss"}, {"Cs": 5, "penalty": "l1", "scoring": "neg_log_loss"},
            {"Cs": 4, "penalty": "elasticnet", "l1_ratios": (0.2, 0.8), "cv": 3,
-            "scoring": "neg_log_loss"})),
+            "scoring": "neg_log_loss"}), module="logistic.cv"),
     Entry("Perceptron", "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded", "sparse", "units"),
-          ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True})),
+          ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True}), module="perceptron"),
     Entry("FisherDiscriminantAnalysis", "fisher", "Fisher's linear discriminant",
           _caps(*_STATS, "transform", "linear"),
-          tuple({"solver": s} for s in ("svd", "eigen", "gsvd")) + ({"threshold": "midpoint"},)),
+          tuple({"solver": s} for s in ("svd", "eigen", "gsvd")) + ({"threshold": "midpoint"},),
+          module="fisher_discriminant"),
     Entry("KernelFisherDiscriminantAnalysis", "kfda", "kernel Fisher discriminant",
           _caps("proba", "transform", "kernel", "seeded", "units"),
           tuple({"solver": s} for s in ("ridge", "pinv", "gsvd"))
-          + ({"approximation": "nystroem", "n_landmarks": 40},)),
+          + ({"approximation": "nystroem", "n_landmarks": 40},), module="kernel_discriminant"),
     Entry("OneVsRestClassifier", "ovr-logistic", "one-vs-rest binary logistic",
-          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression",
+          module="multiclass"),
     Entry("OneVsOneClassifier", "ovo-logistic", "one-vs-one binary logistic",
-          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression",
+          module="multiclass"),
     Entry("KClassDiscriminant", None, "one K-class discriminant over a multi-class estimator",
-          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression"),
+          _caps("proba", "linear", "meta", "units"), inner="LogisticRegression",
+          module="multiclass"),
     Entry("StandardizedClassifier", None, "standardised features, then the wrapped estimator "
           "(the command's --scale)", _caps("proba", "linear", "meta", "inference"),
-          inner="LogisticRegression"),
+          inner="LogisticRegression", module="standardized"),
     # (not 'meta' for the geometry: its boundaries are hyperplanes in the coded columns, not in the
     # frame's; without a formula, as here, the data are the coded columns)
     Entry("FormulaClassifier", None, "a formula on a data frame (formulaic's coding of factors), "
           "then the wrapped estimator", _caps("proba", "inference", "units"),
-          inner="LogisticRegression"),
+          inner="LogisticRegression", module="formula"),
 )
 
 _BY_NAME = {e.name: e for e in ENTRIES}

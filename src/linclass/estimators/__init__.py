@@ -1,51 +1,15 @@
-"""scikit-learn estimators: thin glue from validation to the spine, no mathematics."""
+"""scikit-learn estimators: thin glue from validation to the spine, no mathematics.
 
-from linclass.estimators.categorical_nb import CategoricalNB
-from linclass.estimators.discriminant_analysis import (
-    GaussianDiscriminantAnalysis,
-    QuadraticDiscriminantAnalysis,
-)
-from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
-from linclass.estimators.formula import FormulaClassifier
-from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
-from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
-from linclass.estimators.logistic.cv import LogisticRegressionCV
-from linclass.estimators.logistic.regression import LogisticRegression
-from linclass.estimators.multiclass import KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier
-from linclass.estimators.naive_bayes import (
-    BernoulliNB,
-    ComplementNB,
-    GaussianNB,
-    MultinomialNB,
-    PoissonNB,
-)
-from linclass.estimators.perceptron import Perceptron
-from linclass.estimators.regularized_discriminant import (
-    RegularizedDiscriminantAnalysis,
-    RegularizedDiscriminantAnalysisCV,
-)
-from linclass.estimators.standardized import StandardizedClassifier
+The public classes are those of :data:`linclass.registry.ENTRIES`, each imported from the module
+its entry names (the registry is the one list of them).
+"""
 
-__all__ = [
-    "BernoulliNB",
-    "CategoricalNB",
-    "ComplementNB",
-    "FisherDiscriminantAnalysis",
-    "FormulaClassifier",
-    "GaussianDiscriminantAnalysis",
-    "GaussianNB",
-    "KClassDiscriminant",
-    "KernelFisherDiscriminantAnalysis",
-    "LinearDiscriminantAnalysis",
-    "LogisticRegression",
-    "LogisticRegressionCV",
-    "MultinomialNB",
-    "OneVsOneClassifier",
-    "OneVsRestClassifier",
-    "Perceptron",
-    "PoissonNB",
-    "QuadraticDiscriminantAnalysis",
-    "RegularizedDiscriminantAnalysis",
-    "RegularizedDiscriminantAnalysisCV",
-    "StandardizedClassifier",
-]
+import importlib as _importlib
+
+from linclass.registry import ENTRIES as _ENTRIES
+
+for _entry in _ENTRIES:
+    globals()[_entry.name] = getattr(_importlib.import_module(_entry.home), _entry.name)
+del _entry
+
+__all__ = sorted(entry.name for entry in _ENTRIES)
