@@ -6,7 +6,7 @@ fgl (214 x 9, six classes, separated) against ``brmultinom(type ~ ., type = "AS_
 are tests/data/r/firth/sonar.csv and fgl.csv (written by firth_real.R there).  linclass's time is
 the fit at default settings (the estimate, its standard errors and the separation check; on
 separated data the search of several starts for the highest maximum,
-:mod:`linclass.linear.penalties.firth_starts`), and separately the profile intervals that
+:mod:`linclass.linear.firth.starts`), and separately the profile intervals that
 ``summary(ci='profile')`` computes at its first call (two classes).  R's time is ``system.time``
 of the fit inside one Rscript process (brglm2's defaults: epsilon 1e-6, maxit 100; without Rscript
 or brglm2 only linclass's row is printed).  The minimum of ``--repeat`` runs after one warm-up.

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.special import xlogy
 
 from linclass.linear.penalties.elastic_net import ElasticNet
-from linclass.linear.penalties.penalised import PenalisedObjective
+from linclass.linear.logistic.penalised import PenalisedObjective
 from linclass.linear.solvers.coordinate_descent import coordinate_descent
 
 

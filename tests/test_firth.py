@@ -13,7 +13,7 @@ from scipy.optimize import approx_fprime
 
 import linclass as lc
 from linclass import SeparationWarning
-from linclass.linear.penalties.firth import FirthObjective
+from linclass.linear.firth.objective import FirthObjective
 
 R_DIR = Path(__file__).parent / "data" / "r"
 pd = pytest.importorskip("pandas")
@@ -223,7 +223,7 @@ def test_profile_intervals_under_separation_are_the_global_ones(case):
 
 
 def test_exact_hessian_and_gradient_of_the_penalised_likelihood():
-    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood
+    from linclass.linear.firth.likelihood import PenalisedLikelihood
 
     X, y = endometrial()
     w = np.resize([1.0, 2.0, 3.0], 79)
@@ -265,7 +265,7 @@ class _Synthetic:
 def test_bound_search_handles_dips_flat_profiles_and_far_ends(curve, lower, upper):
     from scipy.stats import chi2
 
-    from linclass.linear.penalties.firth_profile import Profile
+    from linclass.linear.firth.profile import Profile
 
     profile = Profile(_Synthetic(), np.zeros(2), 0, np.ones(2), n_starts=4)
     profile.deviance = lambda t, explore=False, refresh=False: float(curve(float(t)))
@@ -284,8 +284,8 @@ def _overlapping(n=600, d=4, seed=3):
 def test_profile_slope_and_tangent_are_the_derivatives_of_the_constrained_maximum():
     """The profile's slope (g_j at the constrained maximum) and tangent (-H_ff^{-1} H_fj) against
     central differences of P_j(t) and of the maximiser itself."""
-    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood, maximise
-    from linclass.linear.penalties.firth_profile import Profile
+    from linclass.linear.firth.likelihood import PenalisedLikelihood, maximise
+    from linclass.linear.firth.profile import Profile
 
     X, y = _overlapping()
     problem = PenalisedLikelihood(X, y)
@@ -318,8 +318,8 @@ def test_profile_ends_by_newton_are_the_roots_brent_finds():
     from scipy.optimize import brentq
     from scipy.stats import chi2
 
-    from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood, maximise
-    from linclass.linear.penalties.firth_profile import Profile
+    from linclass.linear.firth.likelihood import PenalisedLikelihood, maximise
+    from linclass.linear.firth.profile import Profile
 
     X, y = _overlapping()
     problem = PenalisedLikelihood(X, y)

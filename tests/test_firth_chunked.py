@@ -1,6 +1,6 @@
 """Firth's penalised logistic regression on chunked data (Dask arrays and data frames, files, the
 command's --chunksize): Newton / IRLS with the lagged modified score, about one pass per iteration
-(linclass.linear.penalties.firth_chunked), reaches the in-memory Firth estimate (itself tested
+(linclass.linear.firth.chunked), reaches the in-memory Firth estimate (itself tested
 against R's logistf and brglm2) and its Wald table.  Dask's synchronous scheduler; one slow test on
 a LocalCluster."""
 
@@ -20,7 +20,7 @@ import linclass as lc  # noqa: E402
 from conftest import cli, one_error_line  # noqa: E402
 from linclass import load  # noqa: E402
 from linclass.linear.inference.wald import MAX_PARAMS  # noqa: E402
-from linclass.linear.penalties import firth_chunked, firth_inference  # noqa: E402
+from linclass.linear.firth import chunked as firth_chunked, inference as firth_inference  # noqa: E402
 from linclass.sources.chunks import fit_chunked  # noqa: E402
 from linclass.sources.dask import DaskSource  # noqa: E402
 from linclass.sources.files import FileSource  # noqa: E402
@@ -129,8 +129,8 @@ def test_null_model_closed_form_equals_the_constrained_fit():
     """The null model's penalised log-likelihood (slopes 0, the penalty on the full model), which
     the chunked fit takes from the class totals and the Gram matrix, is the in-memory constrained
     fit's, with and without an intercept and with weights."""
-    from linclass.linear.penalties.firth import constrained_fit
-    from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjective
+    from linclass.linear.firth.objective import constrained_fit
+    from linclass.linear.firth.multinomial import MultinomialFirthObjective
 
     for K in (2, 3, 4):
         for intercept in (True, False):

@@ -15,9 +15,9 @@ from scipy.optimize import approx_fprime
 import linclass as lc
 from linclass import SeparationWarning
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
-from linclass.linear.penalties.firth import FirthObjective
-from linclass.linear.penalties.firth_inference import Firth
-from linclass.linear.penalties.firth_multinomial import (
+from linclass.linear.firth.objective import FirthObjective
+from linclass.linear.firth.inference import Firth
+from linclass.linear.firth.multinomial import (
     MultinomialFirthObjective,
 )
 from linclass.linear.solvers import newton

@@ -164,7 +164,7 @@ def test_brmultinoms_two_types_maximise_the_same_penalised_likelihood():
 def test_saving_computes_no_profile_and_a_loaded_model_takes_the_rows(tmp_path, monkeypatch):
     """Saving used to compute the pending profile (the cost the fit had shed); now a model file
     holds it only if a summary computed it, and a loaded model computes it from rows passed."""
-    from linclass.linear.penalties import firth_inference
+    from linclass.linear.firth import inference as firth_inference
 
     table = pd.read_csv(Path(__file__).parent / "data" / "r" / "endometrial.csv")
     X, y = table[["NV", "PI", "EH"]].to_numpy(float), table["HG"].to_numpy(int)

@@ -83,7 +83,7 @@ def test_probability_one_rows_and_collinear_columns_prove_nothing():
 
 
 def test_firth_fit_on_overlapping_data_skips_the_linear_programme(monkeypatch):
-    import linclass.linear.penalties.firth_inference as module
+    import linclass.linear.firth.inference as module
 
     def refuse(*args, **kwargs):
         raise AssertionError("the linear programme ran")

@@ -28,7 +28,7 @@ from sklearn.preprocessing import LabelEncoder
 
 import linclass
 from linclass.linear.fitting.path import default_ratio
-from linclass.linear.penalties.penalised import PenalisedObjective
+from linclass.linear.logistic.penalised import PenalisedObjective
 from linclass.linear.penalties.elastic_net import ElasticNet
 
 RATIO = {"l1": 1.0, "elasticnet": 0.5, "l2": 0.0}

@@ -20,7 +20,7 @@ from test_real_problems import continued
 
 import linclass
 from linclass.estimators.logistic.path import path_penalty
-from linclass.linear.penalties.penalised import PenalisedObjective
+from linclass.linear.logistic.penalised import PenalisedObjective
 
 TOLERANCE = 1e-6
 

@@ -34,7 +34,7 @@ from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gra
 from linclass.linear.fitting.fit import LogisticProblem, path_fits
 from linclass.linear.fitting.relax import Relaxer, relax_fit
 from linclass.linear.penalties.intercept import augment, split
-from linclass.linear.penalties.penalised_folds import FoldedPenalised
+from linclass.linear.logistic.penalised_folds import FoldedPenalised
 from linclass.selection.fold_rules import merge_lists, scanned_label_counts
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
 from linclass.selection.fold_rules import block_layout, fold_rule
@@ -181,7 +181,7 @@ class FoldDesign:
     scaling: float | None = None
 
     def objective(self, X, y, n_classes, weight, penalty):
-        from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
+        from linclass.linear.logistic.penalised import PenalisedObjective  # numba on first use
 
         if self.scaling is None:
             return PenalisedObjective(X, y, n_classes, weight, penalty,
@@ -250,7 +250,7 @@ class Folds:
         """``(coef, intercept) -> score`` on the rows ``test``: accuracy or minus the mean
         log-loss (``scoring``) of the held-out scores, weighted by ``weight`` (the held-out
         rows' sample weights or None)."""
-        from linclass.linear.penalties.penalised import PenalisedObjective
+        from linclass.linear.logistic.penalised import PenalisedObjective
 
         data = self.data
         held_out = PenalisedObjective(data.X[test], data.y[test], data.classes.size, None,

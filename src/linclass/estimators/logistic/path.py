@@ -93,9 +93,9 @@ class LogisticPath:
 
 def penalised_objective(model, X, y, sample_weight):
     """Validate ``(X, y, sample_weight)`` for ``model`` (a LogisticRegression-like estimator whose
-    parameters are checked) and build the :class:`~linclass.linear.penalties.penalised.PenalisedObjective`;
+    parameters are checked) and build the :class:`~linclass.linear.logistic.penalised.PenalisedObjective`;
     returns ``(objective, data)``."""
-    from linclass.linear.penalties.penalised import PenalisedObjective  # numba loads on first use
+    from linclass.linear.logistic.penalised import PenalisedObjective  # numba loads on first use
 
     model._validate_params()
     data = validate_fit(model, X, y, sample_weight, accept_sparse=True)

@@ -1,5 +1,5 @@
 """The per-sample parts of the two-class duality gap
-(:meth:`linclass.linear.penalties.penalised.PenalisedObjective.gap_and_value`) in compiled loops
+(:meth:`linclass.linear.logistic.penalised.PenalisedObjective.gap_and_value`) in compiled loops
 over the scores: the intercept that minimises the loss for fixed coefficients (Newton's method on
 one number), the residuals at it, and the entropy of the dual point.
 

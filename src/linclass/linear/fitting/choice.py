@@ -238,7 +238,7 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
 
 def subtask_bound(solver: str, max_iter: int, penalty) -> int:
     """The most subtasks a fit reports to scikit-learn's callbacks
-    (:mod:`linclass.estimators.fit_callbacks`): its iterations, at least one, and the one left
+    (:mod:`linclass.estimators.logistic.callbacks`): its iterations, at least one, and the one left
     open after the last, as scikit-learn's L-BFGS counts them (``max(max_iter, 1) + 1``); 'auto'
     may run Newton for up to ``max_iter`` more after an unconverged L-BFGS run
     (:func:`continues_with_newton`), and a fit without ``penalty`` may be refitted without its

@@ -8,7 +8,7 @@ every fit warm-started from the fit before, here by chunked proximal Newton
 (no screening: the model is small, and every column is checked in every pass), and each fit starts
 from the terms the previous fit ended with (no pass to re-evaluate the same point).  The fits are
 generators of pass requests; :func:`lockstep` gathers the pending request of every path, answers
-them all with one pass (:meth:`~linclass.linear.penalties.penalised_folds.FoldedPenalised.evaluate`)
+them all with one pass (:meth:`~linclass.linear.logistic.penalised_folds.FoldedPenalised.evaluate`)
 and sends each its answer, until every path has ended.  So a cross-validation makes about as many
 passes as its longest path, not the sum over folds.
 """
@@ -31,7 +31,7 @@ __all__ = ["PathStep", "check_width", "lockstep", "null_gradient", "path_request
 @dataclass(frozen=True)
 class PathStep:
     """One fit of a chunked path: its C, the fit (coefficients on the original features), and the
-    held-out sums at it (:data:`~linclass.linear.penalties.penalised_folds.HELD_OUT`; None for the
+    held-out sums at it (:data:`~linclass.linear.logistic.penalised_folds.HELD_OUT`; None for the
     path on every row)."""
 
     C: float
@@ -96,7 +96,7 @@ def lockstep(folded, paths: dict) -> dict:
 
 def null_gradient(folded, template, n_rows: int) -> tuple:
     """One pass: the terms of the fit on every row at its intercept-only start (the first step of
-    its path) and a view for :func:`linclass.estimators.logistic_path_setup.resolve_grid`, which lays out
+    its path) and a view for :func:`linclass.linear.cv.resolve_grid`, which lays out
     glmnet's grid from the loss gradient there (the largest C at which every coefficient is
     zero)."""
     obj = folded.view(None, template)
@@ -107,7 +107,7 @@ def null_gradient(folded, template, n_rows: int) -> tuple:
 
 
 class _NullView:
-    """What :func:`~linclass.estimators.logistic_path_setup.resolve_grid` reads of an objective: its
+    """What :func:`~linclass.linear.cv.resolve_grid` reads of an objective: its
     penalty, ``with_penalty``, ``c_at_null`` (from the gradient at the intercept-only fit),
     ``design.n`` and ``d``."""
 

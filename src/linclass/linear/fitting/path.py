@@ -49,7 +49,7 @@ def c_grid(c_null: float, n_values: int, ratio: float) -> np.ndarray:
 
 def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: float = 1e-6,
                max_iter: int = 100, **solver) -> Iterator[tuple[float, PenalisedResult]]:
-    """Fit ``obj`` (a :class:`~linclass.linear.penalties.penalised.PenalisedObjective`; its own penalty,
+    """Fit ``obj`` (a :class:`~linclass.linear.logistic.penalised.PenalisedObjective`; its own penalty,
     with its per-feature factors and bounds, is moved to each C: ``obj.penalty.at(C, l1_ratio)``) at
     each C of ``Cs`` in increasing order, warm-started and screened (the penalty's own strong rule:
     per unit of each feature's factor, by groups for the grouped penalty); yields ``(C, result)``

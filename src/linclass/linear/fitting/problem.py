@@ -48,7 +48,7 @@ class LogisticProblem:
 class FitOptions:
     """How to fit: the penalty object (:mod:`linclass.linear.penalties.table`), the solver as the
     user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
-    scikit-learn's callback task (:mod:`linclass.estimators.fit_callbacks`), and the estimator
+    scikit-learn's callback task (:mod:`linclass.estimators.logistic.callbacks`), and the estimator
     ``owner`` whose name and feature names the messages use."""
 
     penalty: Any

@@ -25,7 +25,7 @@ def proximal_chunked(problem, options, smooth) -> LogisticFit:
     :data:`~linclass.linear.inference.wald.MAX_PARAMS` parameters, whose Hessian proximal Newton
     would form in every pass; the fit reports its passes over the data."""
     from linclass.linear.inference.wald import MAX_PARAMS
-    from linclass.linear.penalties.penalised_chunked import ChunkedPenalised
+    from linclass.linear.logistic.penalised_chunked import ChunkedPenalised
     from linclass.linear.solvers.owlqn import owlqn_chunked
     from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
 
@@ -93,7 +93,7 @@ def lowest_of_starts(objective, W, b, solve, tol: float, max_iter: int, on_itera
 
 def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
     """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
-    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`) under ``penalty``."""
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`) under ``penalty``."""
     if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
         raise FloatingPointError(  # cannot happen with finite X; never return NaN
             "The fit produced non-finite coefficients; rescale the features or use a smaller C."
@@ -113,7 +113,7 @@ def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
 
 def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: int):
     """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
-    :class:`~linclass.linear.penalties.penalised.PenalisedObjective`), warm-started and screened
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`), warm-started and screened
     (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
     from linclass.core.threads import blas_threads_for
     from linclass.linear.fitting.path import path_steps  # numba on first use

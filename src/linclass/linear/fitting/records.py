@@ -7,7 +7,7 @@ record               fit                                                  table
 LogisticInference    maximum likelihood, L2-penalised, liblinear's         statsmodels' (Wald)
                      (:mod:`linclass.linear.inference.wald`)
 FirthRecord          Firth's penalised likelihood                         Wald's or logistf's profile
-                     (:mod:`linclass.linear.penalties.firth_inference`)
+                     (:mod:`linclass.linear.firth.inference`)
 PenalisedRecord      a penalty with an L1 part (a selection)              the selected coefficients,
                      (:mod:`linclass.linear.inference.penalised_summary`)  no standard errors
 ===================  ===================================================  ==============================
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import LogisticInference
-from linclass.linear.penalties.firth_inference import FirthRecord
+from linclass.linear.firth.inference import FirthRecord
 
 __all__ = ["FirthRecord", "InferenceRecord", "LogisticInference", "PenalisedRecord",
            "inference_record"]

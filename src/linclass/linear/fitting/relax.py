@@ -214,7 +214,7 @@ class Relaxer:
     def log_likelihood(self, coef: np.ndarray, intercept: np.ndarray) -> float:
         """The weighted log-likelihood of the problem's rows at ``(coef, intercept)``."""
         if self._loss is None:
-            from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
+            from linclass.linear.logistic.penalised import PenalisedObjective  # numba on first use
 
             p = self.problem
             X = p.X.astype(np.float64) if getattr(p.X, "dtype", None) == np.float32 else p.X

@@ -123,7 +123,7 @@ class LogisticInference:
         classes, else (K, d) and (K,)): the log-odds for two classes, each class's contrast against
         the first for K.  Raises ``ValueError`` when there are no standard errors (``reason``), and
         for ``ci='profile'`` (profile intervals are a Firth fit's, or computed from the training
-        rows by :func:`linclass.estimators.logistic_summary.summary_table`)."""
+        rows by :func:`linclass.estimators.logistic.summary.summary_table`)."""
         if ci not in ("wald", "profile"):
             raise ValueError(f"ci must be 'wald' or 'profile'; got {ci!r}.")
         if ci == "profile":

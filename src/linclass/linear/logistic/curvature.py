@@ -31,7 +31,7 @@ Z; p = 101, K = 3, 0.18 s against 1.4 s; p = 11 and 16, K = 10, Z 1.4-2.5x faste
 
 Products are formed in the accumulator's ``dtype``: float32 for the curvature of a Newton step on
 large X, or over a large float32 X (the objective decides which, from its data:
-:attr:`linclass.linear.logistic.objective.LinearObjective.step_products`); the sums are float64.
+``LinearObjective.step_products``); the sums are float64.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""What a penalised fit adds to the log-likelihood: the elastic net with its L1 and L2 parts,
-per-feature penalty factors and bounds on the coefficients (elastic_net), its grouped multinomial
-form (grouped) and the penalised objective they make over a design (penalised), Firth's
-log-determinant of the information for two classes (firth, firth_likelihood, firth_inference,
-firth_profile) and K classes (firth_multinomial), on chunked data too (firth_chunked), and
-liblinear's penalised intercept (intercept); table names them for
-``LogisticRegression(penalty=...)``."""
+"""Penalties on the coefficients: leaves that import nothing from objectives, solvers, inference
+or estimators.  The elastic net with its L1 and L2 parts, per-feature penalty factors and bounds
+(elastic_net; its compiled coordinate update: elastic_net_kernel), its grouped multinomial form
+(grouped), the folded concave penalties (folded_concave and one module each), the form in which a
+separable penalty reaches the compiled loops (kernel), and liblinear's penalised intercept
+(intercept); table names them for ``LogisticRegression(penalty=...)``."""

@@ -1,5 +1,5 @@
 """The Fenchel conjugate of the elastic net with per-feature factors and a box on the coefficients,
-for the duality gap that certifies a penalised fit (:mod:`linclass.linear.penalties.penalised`;
+for the duality gap that certifies a penalised fit (:mod:`linclass.linear.logistic.penalised`;
 Massias, Gramfort and Salmon 2018).
 
 Per coefficient, with the column's :math:`\\lambda_1, \\lambda_2` (factors included) and bounds

@@ -201,18 +201,18 @@ class ElasticNet:
     @property
     def certifiable(self) -> bool:
         """Whether a smooth fit is certified by the duality gap of its penalised objective (the L2
-        penalty: :meth:`~linclass.linear.penalties.penalised.PenalisedObjective.duality_gap`)."""
+        penalty: :meth:`~linclass.linear.logistic.penalised.PenalisedObjective.duality_gap`)."""
         return self.l2 > 0.0
 
     def objective(self, problem, *, proximal: bool):
         """The objective to minimise over ``problem``'s design
         (:class:`~linclass.linear.fitting.problem.LogisticProblem`): the
-        :class:`~linclass.linear.penalties.penalised.PenalisedObjective` of proximal Newton, or
+        :class:`~linclass.linear.logistic.penalised.PenalisedObjective` of proximal Newton, or
         the smooth :class:`~linclass.linear.logistic.objective.LinearObjective` (in memory) or
         :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (a chunk source) with this
         penalty's L2 part."""
         if proximal:
-            from linclass.linear.penalties.penalised import PenalisedObjective  # numba on first use
+            from linclass.linear.logistic.penalised import PenalisedObjective  # numba on first use
 
             return PenalisedObjective(problem.X, problem.y, problem.n_classes, problem.weight, self,
                                       fit_intercept=problem.fit_intercept,

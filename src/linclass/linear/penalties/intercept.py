@@ -12,7 +12,7 @@ i.e. the intercept is penalised by :math:`b^2/(2Cs^2)`.  That optimum differs fr
 :math:`[X, s\\mathbf 1]` without intercept reaches exactly liblinear's optimum; these functions build
 that design and read the intercept and its inference back.  With the L1 penalty the constant
 feature's weight is penalised by the lasso too, :math:`|\\beta|/C`, and the fit is proximal Newton's
-on the same design (:mod:`linclass.linear.penalties.intercept_proximal`).
+on the same design (:mod:`linclass.linear.logistic.intercept_proximal`).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class PenalisedIntercept:
         else:
             X = augment(X, self.scaling)
         if proximal:
-            from linclass.linear.penalties.intercept_proximal import AugmentedObjective
+            from linclass.linear.logistic.intercept_proximal import AugmentedObjective
 
             return AugmentedObjective(X, problem.y, problem.n_classes, problem.weight, self.base,
                                       scaling=self.scaling, score_offset=problem.offset)

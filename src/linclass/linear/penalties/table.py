@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 
 from linclass.linear.penalties.elastic_net import ElasticNet
-from linclass.linear.penalties.firth_inference import Firth
+from linclass.linear.firth.inference import Firth
 from linclass.linear.penalties.grouped import GroupedElasticNet
 from linclass.linear.penalties.intercept import PenalisedIntercept
 

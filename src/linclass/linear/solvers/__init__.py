@@ -20,7 +20,7 @@ that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with 
 work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``coordinate_descent``
 chooses ``prox_newton`` (two classes) or ``prox_newton_softmax`` (the coupled K x d model by feature
 blocks; through it, ``prox_newton_coupled``, the same model formed explicitly for small dense working
-sets and solved exactly by ``small_model`` or, for the grouped penalty, ``small_grouped``), on a :class:`~linclass.linear.penalties.penalised.PenalisedObjective`; each damps its model where it
+sets and solved exactly by ``small_model`` or, for the grouped penalty, ``small_grouped``), on a :class:`~linclass.linear.logistic.penalised.PenalisedObjective`; each damps its model where it
 cannot be trusted (``damping``) and stops when the largest optimality (KKT) violation is within
 ``tol`` and a duality gap or two agreeing KKT points bound the objective's distance to the optimum.
 A smooth fit with an L2 penalty is certified by the same gap (``final_step.until_certified``).

@@ -1,5 +1,5 @@
 """Solver 'cd': proximal Newton with coordinate descent on a penalised objective
-(:class:`~linclass.linear.penalties.penalised.PenalisedObjective`), two classes by
+(:class:`~linclass.linear.logistic.penalised.PenalisedObjective`), two classes by
 :func:`~linclass.linear.solvers.prox_newton.prox_newton`, K classes by
 :func:`~linclass.linear.solvers.prox_newton_softmax.prox_newton_softmax`."""
 

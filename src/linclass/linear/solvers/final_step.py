@@ -104,7 +104,7 @@ def until_certified(objective, result: SolverResult, gap_at, tol: float, solver,
     A small gradient does not bound the objective: on nearly separable data with a weak penalty the
     objective is so flat that L-BFGS stopped at gradient :math:`10^{-6}` 1.5 times above the optimum
     (raw digits, C = 1e4).  ``gap_at(theta) -> (gap, F)`` gives the duality gap of the same objective
-    (:meth:`linclass.linear.penalties.penalised.PenalisedObjective.duality_gap`, summed scale) and the
+    (:meth:`linclass.linear.logistic.penalised.PenalisedObjective.duality_gap`, summed scale) and the
     objective; while the gap is too large, ``solver`` goes on from the current point asking a
     hundredfold smaller gradient, at most :data:`_ROUNDS` times or until it no longer lowers the
     objective.  The rounds run at most ``max_iter`` iterations together, each passed to

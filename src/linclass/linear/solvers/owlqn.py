@@ -3,7 +3,7 @@ logistic or softmax objective on a chunked design, where the model is too wide f
 Newton's Hessian (more than :data:`~linclass.linear.inference.wald.MAX_PARAMS` parameters).
 
 Each evaluation is one pass over the data for the summed loss and its gradient
-(:meth:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised.value_gradient`); nothing of
+(:meth:`~linclass.linear.logistic.penalised_chunked.ChunkedPenalised.value_gradient`); nothing of
 size (m(d + 1))² is formed.  With :math:`f` the smooth part (summed loss plus the L2 term) and
 :math:`\\lambda_1` the L1 weight on the coefficients (none on the intercepts), each iteration
 
@@ -61,7 +61,7 @@ def _two_loop(v: np.ndarray, pairs: list) -> np.ndarray:
 def owlqn_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
                   on_iteration=None) -> PenalisedResult:
     """Minimise the penalised objective ``obj`` (a
-    :class:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised`, scalar L1 / L2
+    :class:`~linclass.linear.logistic.penalised_chunked.ChunkedPenalised`, scalar L1 / L2
     weights) from ``(W0, b0)`` (internal layout, shapes (m, d) and (m,)); see the module
     docstring.  Arguments and result as
     :func:`~linclass.linear.solvers.prox_newton_chunked.prox_newton_chunked`, with ``n_sweeps``

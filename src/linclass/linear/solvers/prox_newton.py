@@ -1,5 +1,5 @@
 """Proximal Newton with coordinate descent on the quadratic model (glmnet / newGLMNET), for the
-penalised objective of :mod:`linclass.linear.penalties.penalised`.
+penalised objective of :mod:`linclass.linear.logistic.penalised`.
 
 The columns it works on form a *working set*: at the start, the columns that are non-zero or violate
 their optimality condition (or a path's strong set, :mod:`linclass.linear.fitting.path`); the others would
@@ -9,7 +9,7 @@ stay at zero in coordinate descent's first pass.  Each outer iteration, at the c
 
 1. **gradient and check**: :math:`G = \\tilde X^Tg` on the working set (one read of its columns,
    which also gives the model's curvatures).  When the largest violation of the optimality
-   conditions there (:meth:`~linclass.linear.penalties.penalised.PenalisedObjective.violation`), per unit of
+   conditions there (:meth:`~linclass.linear.logistic.penalised.PenalisedObjective.violation`), per unit of
    sample weight, is at most ``tol``, every column is checked (one pass over X); columns that
    violate theirs join the working set (the KKT check of Tibshirani et al. 2012), and when none
    does the fit has converged: the reported violation is the largest over every column.
@@ -242,7 +242,7 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
 
     Parameters
     ----------
-    obj : :class:`~linclass.linear.penalties.penalised.PenalisedObjective`
+    obj : :class:`~linclass.linear.logistic.penalised.PenalisedObjective`
     W0, b0 : ndarrays of shape (m, d) and (m,)
     tol : float
         Stop when the largest optimality violation per unit of sample weight is at most ``tol``.

@@ -1,6 +1,6 @@
 """Proximal Newton for the penalised logistic / softmax objective on a chunked design (Dask, files):
 solver 'cd' where the rows are read one pass at a time
-(:class:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised`).
+(:class:`~linclass.linear.logistic.penalised_chunked.ChunkedPenalised`).
 
 The in-memory 'cd' (:mod:`.prox_newton`, :mod:`.prox_newton_coupled`) on its explicit model,
 with the rows reached only through passes.  Each outer iteration:
@@ -56,7 +56,7 @@ _BATCH = 8  # step lengths tried per value-only pass of a line search
 @dataclass(frozen=True)
 class Evaluation:
     """What one pass computes for a fit (the arguments of
-    :meth:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised.evaluate`): the loss
+    :meth:`~linclass.linear.logistic.penalised_chunked.ChunkedPenalised.evaluate`): the loss
     changes at ``(W, b) + t (dW, db)`` for each t of ``ts`` and, when ``model``, the terms
     ``(loss, G, H, ...)`` at the first t; the answer is ``(changes, terms)``."""
 
@@ -94,7 +94,7 @@ def _profiled(H: np.ndarray, m: int, d: int, intercept: bool, nu: float):
 def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
                         on_iteration=None) -> PenalisedResult:
     """Minimise the penalised objective ``obj`` (a
-    :class:`~linclass.linear.penalties.penalised_chunked.ChunkedPenalised`) from ``(W0, b0)``
+    :class:`~linclass.linear.logistic.penalised_chunked.ChunkedPenalised`) from ``(W0, b0)``
     (internal layout, shapes (m, d) and (m,)); see the module docstring.  ``tol`` bounds the
     largest optimality violation per unit of sample weight; ``max_iter`` the outer iterations;
     ``on_iteration(W, b)`` is called after each, a true result stops the run.  The passes over

@@ -16,7 +16,7 @@ class Certificate:
     """When a point whose every optimality violation is within the current limit is close enough to
     the optimum, in objective.
 
-    A violation bound alone does not bound the objective (:mod:`linclass.linear.penalties.penalised`, "Duality
+    A violation bound alone does not bound the objective (:mod:`linclass.linear.logistic.penalised`, "Duality
     gap").  At each such point (a *KKT point*) the fit is done when
 
     1. the duality gap is at most :data:`OBJECTIVE_SHARE` ``* tol`` times the objective (a

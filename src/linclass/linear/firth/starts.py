@@ -7,7 +7,7 @@ MASS's fgl (nine features, six classes) Newton's method from the intercept-only 
 fits reaches local maxima at :math:`\\ell^*` = -131.739, -132.792, -133.545, -134.068 and
 -134.147, the highest being brglm2's ``brmultinom`` estimate; Fisher scoring from the intercept-only
 fit used to stop at -133.545, with fitted probabilities up to 0.32 from brmultinom's.  (Firth's
-binary profile has the same trouble: :mod:`linclass.linear.penalties.firth_profile`.)
+binary profile has the same trouble: :mod:`linclass.linear.firth.profile`.)
 
 :func:`explore` therefore, on separated data only, maximises :math:`\\ell^*` again from the
 ridge-penalised fits with :data:`RIDGE_C` (each a point that stays finite under separation,

@@ -1,6 +1,6 @@
 """Firth's penalised likelihood on a chunked design (Dask collections, files read in blocks): the
-objective of :mod:`linclass.linear.penalties.firth` (two classes) and
-:mod:`linclass.linear.penalties.firth_multinomial` (K classes), its sums formed by a map over the
+objective of :mod:`linclass.linear.firth.objective` (two classes) and
+:mod:`linclass.linear.firth.multinomial` (K classes), its sums formed by a map over the
 chunks and a sum, so that the in-memory Newton / IRLS solver
 (:func:`linclass.linear.solvers.newton`) runs on it unchanged.
 
@@ -69,8 +69,8 @@ from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.chunked import ChunkedObjective, chunk_objective
 from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.penalties.firth import check_information
-from linclass.linear.penalties.firth_multinomial import leverage_blocks, score_adjustment
+from linclass.linear.firth.objective import check_information
+from linclass.linear.firth.multinomial import leverage_blocks, score_adjustment
 
 __all__ = ["NO_PROFILE", "ChunkedFirthObjective", "check_width", "null_penalised"]
 
@@ -205,8 +205,8 @@ def null_penalised(class_totals: np.ndarray, gram: np.ndarray, basis, fit_interc
 class ChunkedFirthObjective(ChunkedObjective):
     """:math:`f(\\theta) = -\\ell^*(\\theta)/N` over a chunk source, two or K classes: the value,
     gradient (:math:`-U^*/N`) and curvature (:math:`I/N`) of
-    :class:`~linclass.linear.penalties.firth.FirthObjective` and
-    :class:`~linclass.linear.penalties.firth_multinomial.MultinomialFirthObjective`, one pass per
+    :class:`~linclass.linear.firth.objective.FirthObjective` and
+    :class:`~linclass.linear.firth.multinomial.MultinomialFirthObjective`, one pass per
     point with the lagged score of the module docstring.
 
     Construction is the first pass (:class:`~linclass.linear.logistic.chunked.ChunkedObjective`:
@@ -370,7 +370,7 @@ class ChunkedFirthObjective(ChunkedObjective):
 
     def firth_state(self, theta) -> dict:
         """The Firth part of the inference record at the estimate (as
-        :func:`~linclass.linear.penalties.firth_inference.firth_state`): the penalised
+        :func:`~linclass.linear.firth.inference.firth_state`): the penalised
         log-likelihoods of the model and of its null model; no profile intervals (they need the
         rows in memory) and no separation check (a linear programme over the rows)."""
         return {"penalised": float(self.penalised_log_likelihood(theta)),

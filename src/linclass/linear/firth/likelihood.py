@@ -1,10 +1,10 @@
 """Firth's penalised log-likelihood at many points at once, and its maximisation over some
-parameters from many starts at once (the profile search of :mod:`linclass.linear.penalties.firth_profile`).
+parameters from many starts at once (the profile search of :mod:`linclass.linear.firth.profile`).
 
 :class:`PenalisedLikelihood` evaluates
 :math:`\\ell^*(\\theta) = \\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|` on the uncentred design
 :math:`\\tilde X = [X, 1]` (parameters ``[coef..., intercept]``, as
-:class:`linclass.linear.penalties.firth.FirthObjective` with a zero offset), for a stack of S parameter
+:class:`linclass.linear.firth.objective.FirthObjective` with a zero offset), for a stack of S parameter
 vectors in one pass of array operations.  With :math:`W = \\mathrm{diag}(w\\mu(1-\\mu))`,
 :math:`I = \\tilde X^TW\\tilde X = LL^T`, :math:`b_i = \\sqrt{W_i}\\,L^{-1}\\tilde x_i` and the hat
 diagonal :math:`h_i = |b_i|^2 \\in [0, 1]`:

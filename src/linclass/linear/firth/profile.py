@@ -11,7 +11,7 @@ coefficient held far out, the others can balance the rows near the boundary in s
 local maximum, and which one is highest changes along the profile.  A Newton fit warm-started from
 the previous point follows one of them and overstates :math:`D_j`, so the interval comes out too
 narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local maximum
-(:func:`linclass.linear.penalties.firth_likelihood.maximise`, all starts at once) from
+(:func:`linclass.linear.firth.likelihood.maximise`, all starts at once) from
 
 * :math:`\\hat\\theta`, and the local maxima kept at the nearest point computed on either side and at
   the nearest checked one (continued to :math:`t` as they stand, and scaled along the ray through
@@ -21,7 +21,7 @@ narrow.  Hence :class:`Profile` computes each :math:`D_j(t)` as the best local m
   around :math:`\\hat\\theta` that grows with :math:`|t - \\hat\\theta_j|`.  A checked point that finds
   a higher maximum than was known there makes every unchecked point be computed again.  With
   ``n_starts=0`` (data without separation, see
-  :func:`linclass.linear.penalties.firth_inference.n_starts`) there is nothing to check with, and the
+  :func:`linclass.linear.firth.inference.n_starts`) there is nothing to check with, and the
   profile is the continued maximum, as logistf computes it.
 
 Each maximum also gives the profile's slope and its path (the envelope theorem and the implicit
@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import qmc
 
-from linclass.linear.penalties.firth_likelihood import maximise
+from linclass.linear.firth.likelihood import maximise
 
 __all__ = ["Profile"]
 

@@ -3,7 +3,7 @@ collection, a file read in blocks): what proximal Newton
 (:mod:`linclass.linear.solvers.prox_newton_chunked`) asks of the rows, each by one map over the
 chunks and a sum.
 
-Layout and scale are those of :class:`~linclass.linear.penalties.penalised.PenalisedObjective`:
+Layout and scale are those of :class:`~linclass.linear.logistic.penalised.PenalisedObjective`:
 one row of coefficients for two classes, one per class for K > 2 (``W`` of shape (m, d)), the
 penalty added to the *sum* of the weighted losses, and the intercept internal to the design
 centred at the data's mean :math:`c` (:math:`s = (x - c)^TW^T + \\tilde b`, reported as
@@ -37,7 +37,7 @@ from scipy.special import expit, log_expit
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
 from linclass.linear.inference.wald import null_log_likelihood
-from linclass.linear.penalties.penalised import internal_coefficients, original_coefficients
+from linclass.linear.logistic.penalised import internal_coefficients, original_coefficients
 
 __all__ = ["ChunkedPenalised", "augmented", "row_logsumexp", "rows_terms", "weighted_rows"]
 
@@ -172,7 +172,7 @@ class ChunkedPenalised:
     def null_start(self) -> tuple[np.ndarray, np.ndarray]:
         """Zero coefficients and the intercept-only intercepts (log-odds, or centred log class
         frequencies; zeros without an intercept), as
-        :meth:`~linclass.linear.penalties.penalised.PenalisedObjective.null_start`."""
+        :meth:`~linclass.linear.logistic.penalised.PenalisedObjective.null_start`."""
         W, b = np.zeros((self.m, self.d)), np.zeros(self.m)
         if self.fit_intercept:
             logf = np.log(np.clip(self.class_totals / self.total, 1e-12, None))
@@ -208,7 +208,7 @@ class ChunkedPenalised:
 
     def coefficients(self, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(coef, intercept)`` on the original features (softmax intercepts centred to sum to
-        zero), as :meth:`~linclass.linear.penalties.penalised.PenalisedObjective.coefficients`."""
+        zero), as :meth:`~linclass.linear.logistic.penalised.PenalisedObjective.coefficients`."""
         return original_coefficients(W, b, self.offset, self.fit_intercept, self.binary)
 
     def internal(self, coef: np.ndarray, intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

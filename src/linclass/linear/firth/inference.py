@@ -9,7 +9,7 @@ as brglm2's ``brmultinom`` does (K > 2: Wald only).
   parameter with :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\theta: \\beta_j = b}\\ell^*(\\theta)] \\le
   \\chi^2_{1, 1-\\alpha}`, the other parameters refitted at each :math:`b` (the penalty keeps the
   full information matrix, as logistf's profile does).  The refit is a global maximisation: under
-  separation it has several local maxima, and :mod:`linclass.linear.penalties.firth_profile` searches from
+  separation it has several local maxima, and :mod:`linclass.linear.firth.profile` searches from
   many starts (a single warm-started fit gave intervals too narrow).
 * Penalised likelihood-ratio tests: :math:`2[\\ell^*(\\hat\\theta) - \\max_{\\beta_j = 0}\\ell^*]
   \\sim \\chi^2_1` for each parameter, and against the intercept-only model (its slopes held at 0,
@@ -19,7 +19,7 @@ The profile quantities need the rows and many constrained fits, so they are comp
 summary first asks for them (``summary(ci='profile')``, any :math:`\\alpha`), from a copy of the
 rows the fit keeps, and kept with the model; a model file holds them for the conventional
 :math:`\\alpha = 0.05` when a summary computed them before saving (saving computes nothing).
-For K > 2 classes (:mod:`linclass.linear.penalties.firth_multinomial`) the record holds the Wald quantities (the
+For K > 2 classes (:mod:`linclass.linear.firth.multinomial`) the record holds the Wald quantities (the
 standard errors of brglm2's ``summary.brmultinom``: the inverse Fisher information at the estimate,
 for each class's contrast against the first) and the penalised log-likelihoods of the model and of
 its intercept-only version; no profile intervals.
@@ -34,14 +34,14 @@ import numpy as np
 from scipy.stats import chi2
 
 from linclass.exceptions import TrainingRowsNeeded
-from linclass.linear.penalties.firth import FirthObjective, constrained_fit
-from linclass.linear.penalties.firth_chunked import ChunkedFirthObjective
-from linclass.linear.penalties.firth_likelihood import EXACT_MAX, PenalisedLikelihood
-from linclass.linear.penalties.firth_multinomial import MultinomialFirthObjective
-from linclass.linear.penalties.firth_profile import Profile
+from linclass.linear.firth.objective import FirthObjective, constrained_fit
+from linclass.linear.firth.chunked import ChunkedFirthObjective
+from linclass.linear.firth.likelihood import EXACT_MAX, PenalisedLikelihood
+from linclass.linear.firth.multinomial import MultinomialFirthObjective
+from linclass.linear.firth.profile import Profile
 from linclass.linear.inference.summary import Summary
 from linclass.linear.inference.wald import LogisticInference, logistic_inference
-from linclass.linear.penalties.firth_starts import explore
+from linclass.linear.firth.starts import explore
 from linclass.linear.logistic.separation import overlap_proved
 from linclass.linear.logistic.separation import separation as find_separation
 
@@ -214,7 +214,7 @@ def n_starts(n_params: int, separation: str | None) -> int:
 
     Only under separation has the profile been seen to have several local maxima (on data without
     it, these starts never found a higher one); none above
-    :data:`~linclass.linear.penalties.firth_likelihood.EXACT_MAX` parameters, where Fisher scoring alone is
+    :data:`~linclass.linear.firth.likelihood.EXACT_MAX` parameters, where Fisher scoring alone is
     slow.  Otherwise 32, fewer from 9 parameters on (each start costs :math:`O(np^3)` an
     iteration).
     """
@@ -371,17 +371,17 @@ class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
     entry ``'firth'`` (:mod:`linclass.linear.penalties.table`): smooth, fitted by Newton's method
     (IRLS with the hat-matrix adjustment), on rows in memory or on a chunk source
-    (:class:`~linclass.linear.penalties.firth_chunked.ChunkedFirthObjective`, one pass per
+    (:class:`~linclass.linear.firth.chunked.ChunkedFirthObjective`, one pass per
     iteration; Wald inference only).  Two classes:
-    :class:`~linclass.linear.penalties.firth.FirthObjective` and logistf's profile inference; K > 2:
-    :class:`~linclass.linear.penalties.firth_multinomial.MultinomialFirthObjective` (brglm2's
+    :class:`~linclass.linear.firth.objective.FirthObjective` and logistf's profile inference; K > 2:
+    :class:`~linclass.linear.firth.multinomial.MultinomialFirthObjective` (brglm2's
     ``brmultinom``) and Wald's."""
 
     name = kind = "firth"
     smooth = True
     sparse = False
     solvers = ("newton",)
-    in_memory = False  # chunked designs too (linclass.linear.penalties.firth_chunked)
+    in_memory = False  # chunked designs too (linclass.linear.firth.chunked)
     l2 = 0.0
     C, l1_ratio = math.inf, 0.0
 
@@ -422,7 +422,7 @@ class Firth:
 
     def explore(self, problem, objective, result, options):
         """The highest of the local maxima that Newton's method reaches from several starts, on
-        separated data (:func:`linclass.linear.penalties.firth_starts.explore`)."""
+        separated data (:func:`linclass.linear.firth.starts.explore`)."""
         return explore(problem, objective, result, options, separation_at)
 
     def start(self, objective, warm, max_iter: int):

@@ -55,7 +55,7 @@ The modified score
     Greenwood 2002), :math:`a_{ik} = \\tfrac12\\mathrm{tr}(\\bar H_i\\bar V_i^{-1/2}\\,
     \\partial\\bar V_i/\\partial\\eta_{ik}\\,\\bar V_i^{-1/2})` for k >= 1.  For two classes,
     :math:`\\bar Q_i` is :math:`q_i = \\tilde x_i^TI^{-1}\\tilde x_i`, and the formula is the binary
-    :math:`h_i(\\tfrac12 - \\mu_i)` of :mod:`linclass.linear.penalties.firth` with
+    :math:`h_i(\\tfrac12 - \\mu_i)` of :mod:`linclass.linear.firth.objective` with
     :math:`h_i = w_i\\mu_i(1-\\mu_i)q_i`.
 
     In the layout, :math:`Q_i = PG_iP^T` with the (K-1) x (K-1) blocks
@@ -84,7 +84,7 @@ from linclass.linear.logistic import losses
 from linclass.linear.logistic.curvature import CurvatureSum, curvature_weights
 from linclass.linear.logistic.layout import contrast_basis
 from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.penalties.firth import EXACT_WORK, check_information
+from linclass.linear.firth.objective import EXACT_WORK, check_information
 
 __all__ = ["EXACT_MAX_PARAMS", "MultinomialFirthObjective", "leverage_blocks",
            "score_adjustment"]
@@ -154,7 +154,7 @@ class MultinomialFirthObjective(LinearObjective):
     n_classes : int
         K >= 2.  Two classes take the K-class formulas too (with the basis
         :math:`P = (1, -1)^T/\\sqrt2`): the same estimate as the binary
-        :class:`~linclass.linear.penalties.firth.FirthObjective`, which fits use.
+        :class:`~linclass.linear.firth.objective.FirthObjective`, which fits use.
     sample_weight : ndarray of shape (n_samples,) or None
         Frequency weights.
     fit_intercept : bool
@@ -244,7 +244,7 @@ class MultinomialFirthObjective(LinearObjective):
         """The curvature of the Newton step (of the mean objective): the Hessian of
         :math:`-\\ell^*/N`, by central differences of the modified score (2q scores), where it is
         positive definite, q is at most :data:`EXACT_MAX_PARAMS` and the 2q scores cost at most
-        :data:`~linclass.linear.penalties.firth.EXACT_WORK`; else the Fisher information
+        :data:`~linclass.linear.firth.objective.EXACT_WORK`; else the Fisher information
         :math:`I(\\theta)/N` (Fisher scoring's step)."""
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
         info = self.curvature_sum(theta) / self.total

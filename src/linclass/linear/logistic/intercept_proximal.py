@@ -9,7 +9,7 @@ scikit-learn's ``solver='liblinear'`` with the L1 penalty minimises
 over the augmented design :math:`[X, s\\mathbf 1]` without a separate intercept (:math:`s` is
 ``intercept_scaling``), so the intercept is penalised by :math:`|b|/(Cs)` and may be exactly zero.
 :class:`AugmentedObjective` is the penalised objective of
-:mod:`linclass.linear.penalties.penalised` over that design, fitted by solver 'cd' like any lasso;
+:mod:`linclass.linear.logistic.penalised` over that design, fitted by solver 'cd' like any lasso;
 it reports the last column times :math:`s` as the intercept, and the null model as the usual
 intercept-only fit (not the augmented design's no-intercept one).
 """
@@ -20,13 +20,13 @@ import numpy as np
 
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
-from linclass.linear.penalties.penalised import PenalisedObjective
+from linclass.linear.logistic.penalised import PenalisedObjective
 
 __all__ = ["AugmentedObjective"]
 
 
 class AugmentedObjective(PenalisedObjective):
-    """The :class:`~linclass.linear.penalties.penalised.PenalisedObjective` of ``X`` with the
+    """The :class:`~linclass.linear.logistic.penalised.PenalisedObjective` of ``X`` with the
     constant column ``scaling`` appended (``X`` already augmented, without intercept), reporting
     ``coef`` of shape (1, d) and ``intercept = scaling * beta``."""
 

@@ -15,7 +15,7 @@ separation (Heinze & Schemper 2002).  Its gradient is the modified score
 (the diagonal of the hat matrix :math:`W^{1/2}\\tilde X I^{-1}\\tilde X^TW^{1/2}`).  The Newton solver
 of :mod:`linclass.linear.solvers` runs on it unchanged: :class:`FirthObjective` gives the value
 :math:`-\\ell^*/N`, its gradient :math:`-U^*/N` and, as curvature, the exact Hessian
-:math:`-\\nabla^2\\ell^*/N` (:mod:`linclass.linear.penalties.firth_likelihood`) wherever it is
+:math:`-\\nabla^2\\ell^*/N` (:mod:`linclass.linear.firth.likelihood`) wherever it is
 positive definite and costs at most :data:`EXACT_WORK`, else the Fisher information :math:`I/N`
 (the IRLS step with the hat-matrix adjustment, as logistf and brglm2 take it), with the line search
 on :math:`\\ell^*`.  Fisher scoring alone converges only linearly, slowly where :math:`\\ell^*` is
@@ -25,7 +25,7 @@ quadratically, and the fit's last step (:mod:`linclass.linear.solvers.final_step
 estimate to what float64 resolves.  The standard errors stay those of the Fisher information
 (:meth:`FirthObjective.fisher_information`), as brglm2 and logistf report them.  :math:`\\ell^*` does not depend on the centring of X (the change of
 coordinates has determinant one).  K > 2 classes:
-:mod:`linclass.linear.penalties.firth_multinomial`.
+:mod:`linclass.linear.firth.multinomial`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 
 from linclass.linear.logistic import losses
 from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.penalties.firth_likelihood import PenalisedLikelihood
+from linclass.linear.firth.likelihood import PenalisedLikelihood
 from linclass.linear.solvers import newton
 
 __all__ = ["EXACT_WORK", "FirthObjective", "Fixed", "check_information", "constrained_fit",

@@ -7,7 +7,7 @@ Each row carries its fold (a rule of its place in the data, :mod:`linclass.selec
 -1 for a row no fold holds out).  Fold g's fit is the penalised fit on the rows outside fold g, so
 one pass answers a request of every fit: in each block, fit g's loss changes, summed loss,
 gradient and Hessian (the terms of
-:mod:`~linclass.linear.penalties.penalised_chunked`, in the same layout and centring) are summed
+:mod:`~linclass.linear.logistic.penalised_chunked`, in the same layout and centring) are summed
 over the block's rows outside fold g, at fit g's own coefficients.  The folds' coefficients differ,
 so each fit's terms are its own products (a pass costs the work of one evaluation per fit); only
 what does not depend on the coefficients, the class totals of the first passes, is summed per fold
@@ -28,7 +28,7 @@ import numpy as np
 
 from linclass.core.chunks import Chunk, require_two_classes
 from linclass.linear.logistic.class_weights import class_weights
-from linclass.linear.penalties.penalised_chunked import (ChunkedPenalised, augmented,
+from linclass.linear.logistic.penalised_chunked import (ChunkedPenalised, augmented,
                                                         row_logsumexp, rows_terms, weighted_rows)
 
 __all__ = ["FoldedPenalised", "HELD_OUT", "held_out_sums"]
