@@ -25,15 +25,15 @@ from linclass.projection.kernels import (
     NAMES, choose_landmarks, gamma_from_variance, make_kernel, select_landmarks,
 )
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
-from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.projected import checked_projection
+from linclass.estimators.score_predictions import ScorePredictions
 
 __all__ = ["KernelFisherDiscriminantAnalysis"]
 
 
 class KernelFisherDiscriminantAnalysis(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClassifierMixin, BaseEstimator
+    ScorePredictions, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClassifierMixin, BaseEstimator
 ):
     """Kernel Fisher discriminant analysis (Mika et al. 1999; Baudat and Anouar 2000): Fisher's discriminant
     in the feature space of a kernel, and a classifier on the projection.
@@ -262,12 +262,12 @@ class KernelFisherDiscriminantAnalysis(
         Parameters
         ----------
         source : ChunkSource
-            A chunk source (:class:`linclass.core.chunks.ChunkSource`): a
-            :class:`~linclass.datasets.FileSource`, a :class:`~linclass.sources.dask.DaskSource`, ...
+            The rows, read three times (any :class:`linclass.core.chunks.ChunkSource`).
 
         Returns
         -------
         self
+            The fitted estimator.
 
         Raises
         ------
@@ -368,18 +368,3 @@ class KernelFisherDiscriminantAnalysis(
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
-    @lazy_on_dask
-    def predict_log_proba(self, X):
-        """Log posterior of each class, shape (n_samples, n_classes)."""
-        return log_posterior(self._scores(X))
-
-    @lazy_on_dask
-    def predict_proba(self, X):
-        """Posterior of each class from the Gaussian class densities on the projection."""
-        return posterior(self._scores(X))
-
-    @lazy_on_dask
-    def predict(self, X):
-        """The class with the largest posterior on the projection."""
-        scores = self._scores(X)  # checks that the model is fitted first
-        return self.classes_[np.argmax(scores, axis=1)]
