@@ -20,12 +20,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import chi2
 
-__all__ = ["LikelihoodRatioTest", "WaldTest", "constraints", "likelihood_ratio_test", "wald_test"]
+__all__ = [
+    "ChiSquaredTest", "LikelihoodRatioTest", "WaldTest", "constraints", "likelihood_ratio_test",
+    "wald_test",
+]
 
 
 @dataclass(frozen=True)
-class WaldTest:
-    """The outcome of a Wald test, with statsmodels' names (``statistic``, ``pvalue``, ``df_num``)."""
+class ChiSquaredTest:
+    """A test whose statistic is :math:`\\chi^2_{df}` under the hypothesis: the statistic, its
+    degrees of freedom and :math:`P(\\chi^2_{df} > statistic)` (``p_value``; ``pvalue``, as
+    statsmodels names it)."""
 
     statistic: float
     df: int
@@ -34,6 +39,11 @@ class WaldTest:
     @property
     def pvalue(self) -> float:
         return self.p_value
+
+
+@dataclass(frozen=True)
+class WaldTest(ChiSquaredTest):
+    """The outcome of a Wald test, with statsmodels' names (``statistic``, ``pvalue``, ``df_num``)."""
 
     @property
     def df_num(self) -> int:
@@ -82,7 +92,7 @@ def wald_test(params: np.ndarray, covariance: np.ndarray, R, q=None) -> WaldTest
 
 
 @dataclass(frozen=True)
-class LikelihoodRatioTest:
+class LikelihoodRatioTest(ChiSquaredTest):
     """A likelihood-ratio test of a smaller model nested in a larger one (R's ``anova(small,
     large, test="Chisq")``): :math:`LR = 2(\\ell_{large} - \\ell_{small}) = D_{small} - D_{large}
     \\sim \\chi^2_{df}`, df the difference in parameters (Wilks 1938).
@@ -99,15 +109,8 @@ class LikelihoodRatioTest:
         The residual deviances of the two models.
     """
 
-    statistic: float
-    df: int
-    p_value: float
     deviance_small: float
     deviance_large: float
-
-    @property
-    def pvalue(self) -> float:
-        return self.p_value
 
     def __str__(self) -> str:
         return (f"Likelihood-ratio test: deviance {self.deviance_small:.6g} -> "
