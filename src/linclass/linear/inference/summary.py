@@ -24,6 +24,7 @@ The formulas are in :mod:`linclass.linear.inference.wald`.
 from __future__ import annotations
 
 import time
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +35,18 @@ from linclass.linear.inference.table_layout import decimals, fit_clock, header_l
 __all__ = ["CONSTANT", "Summary", "binary_title", "level_name", "softmax_names", "summarize"]
 
 CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_constant names it
+
+
+def _alias(name: str) -> property:
+    """statsmodels' name for the record's field ``name``, read-only."""
+    return property(attrgetter(name), doc=f"The field ``{name}`` under statsmodels' name.")
+
+
+def _labelled_alias(name: str) -> property:
+    """statsmodels' name for the column ``name`` of the table, labelled by parameter (and
+    equation) as statsmodels gives it (:meth:`Summary._labelled`)."""
+    return property(lambda self: self._labelled(getattr(self, name)),
+                    doc=f"The column ``{name}``, labelled, under statsmodels' name.")
 
 
 @dataclass(frozen=True)
@@ -128,25 +141,17 @@ class Summary:
     covariance: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ statsmodels' names
-    @property
-    def llf(self) -> float:
-        return self.log_likelihood
-
-    @property
-    def llnull(self) -> float:
-        return self.null_log_likelihood
-
-    @property
-    def llr(self) -> float:
-        return self.lr_statistic
-
-    @property
-    def llr_pvalue(self) -> float:
-        return self.lr_p_value
-
-    @property
-    def nobs(self) -> float:
-        return self.n_obs
+    llf = _alias("log_likelihood")
+    llnull = _alias("null_log_likelihood")
+    llr = _alias("lr_statistic")
+    llr_pvalue = _alias("lr_p_value")
+    nobs = _alias("n_obs")
+    prsquared = _alias("pseudo_r2")
+    params = _labelled_alias("coef")
+    bse = _labelled_alias("std_err")
+    zvalues = _labelled_alias("z")
+    tvalues = zvalues
+    pvalues = _labelled_alias("p_value")
 
     @property
     def df_model(self) -> float:
@@ -181,28 +186,6 @@ class Summary:
         columns before them; empty for a full-rank fit)."""
         bad = np.isnan(self.coef).any(axis=0)
         return [name for name, b in zip(self.names, bad) if b]
-
-    @property
-    def prsquared(self) -> float:
-        return self.pseudo_r2
-
-    @property
-    def params(self):
-        return self._labelled(self.coef)
-
-    @property
-    def bse(self):
-        return self._labelled(self.std_err)
-
-    @property
-    def zvalues(self):
-        return self._labelled(self.z)
-
-    tvalues = zvalues
-
-    @property
-    def pvalues(self):
-        return self._labelled(self.p_value)
 
     def cov_params(self):
         """The covariance matrix of the parameters (R's ``vcov``, statsmodels' ``cov_params()``),
