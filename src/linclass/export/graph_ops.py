@@ -12,10 +12,23 @@ ReduceSum and Unsqueeze, from 18 for ReduceMax).
 
 from __future__ import annotations
 
+from functools import partialmethod
+
 import numpy as np
 from onnx import TensorProto
 
 __all__ = ["Ops"]
+
+
+def _operator(op_type: str, formula: str):
+    """The method of :class:`Ops` that adds one ``op_type`` node on its inputs, in order, and
+    returns the name of its output; ``formula`` says what it computes."""
+
+    def method(self, *inputs) -> str:
+        return self._node(op_type, list(inputs))
+
+    method.__doc__ = f"{formula} (ONNX ``{op_type}``)."
+    return method
 
 
 class Ops:
@@ -59,49 +72,22 @@ class Ops:
                                      TensorProto.STRING)
         return self.index(classes)
 
-    # ------------------------------------------------------------------------ arithmetic
-    def add(self, a, b):
-        return self._node("Add", [a, b])
-
-    def sub(self, a, b):
-        return self._node("Sub", [a, b])
-
-    def mul(self, a, b):
-        return self._node("Mul", [a, b])
-
-    def div(self, a, b):
-        return self._node("Div", [a, b])
-
-    def neg(self, a):
-        return self._node("Neg", [a])
-
-    def abs(self, a):
-        return self._node("Abs", [a])
-
-    def exp(self, a):
-        return self._node("Exp", [a])
-
-    def log(self, a):
-        return self._node("Log", [a])
-
-    def matmul(self, a, b):
-        return self._node("MatMul", [a, b])
-
-    def minimum(self, a, b):
-        return self._node("Min", [a, b])
-
-    def maximum(self, a, b):
-        return self._node("Max", [a, b])
-
-    # ------------------------------------------------------------------------ comparisons
-    def greater(self, a, b):
-        return self._node("Greater", [a, b])
-
-    def greater_or_equal(self, a, b):
-        return self._node("GreaterOrEqual", [a, b])
-
-    def where(self, condition, a, b):
-        return self._node("Where", [condition, a, b])
+    # ------------------------------------------------------------------------ element-wise
+    # one node on the inputs in order; ONNX broadcasts them as NumPy does
+    add = _operator("Add", "``a + b``")
+    sub = _operator("Sub", "``a - b``")
+    mul = _operator("Mul", "``a * b``")
+    div = _operator("Div", "``a / b``")
+    neg = _operator("Neg", "``-a``")
+    abs = _operator("Abs", "``|a|``")
+    exp = _operator("Exp", "``exp(a)``")
+    log = _operator("Log", "``log(a)``")
+    matmul = _operator("MatMul", "``a @ b``")
+    minimum = _operator("Min", "``np.minimum(a, b)``")
+    maximum = _operator("Max", "``np.maximum(a, b)``")
+    greater = _operator("Greater", "``a > b``, boolean")
+    greater_or_equal = _operator("GreaterOrEqual", "``a >= b``, boolean")
+    where = _operator("Where", "``np.where(condition, a, b)``")
 
     def flag(self, values) -> str:
         """A boolean constant."""
@@ -121,14 +107,11 @@ class Ops:
         return self._node("ArgMax", [a], axis=1, keepdims=0)
 
     # ------------------------------------------------------------------------ shapes and types
-    def to_double(self, a):
-        return self._node("Cast", [a], to=TensorProto.DOUBLE)
-
-    def to_int64(self, a):
-        return self._node("Cast", [a], to=TensorProto.INT64)
-
     def cast(self, a, to: int, output: str | None = None):
         return self._node("Cast", [a], output, to=to)
+
+    to_double = partialmethod(cast, to=TensorProto.DOUBLE)
+    to_int64 = partialmethod(cast, to=TensorProto.INT64)
 
     def concat(self, parts, axis: int = 1):
         return self._node("Concat", list(parts), axis=axis)
