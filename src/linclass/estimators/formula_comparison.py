@@ -89,12 +89,8 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
     ----------
     model : LogisticRegression or FormulaClassifier
         Fitted, unpenalised.
-    X : array-like of shape (n_samples, n_features) or DataFrame
-        The training rows (the model does not keep them); a formula model's training frame.
-    y : array-like of shape (n_samples,), default=None
-        Their labels; for a formula model, the response by default.
-    sample_weight : array-like of shape (n_samples,) or str, default=None
-        The fit's sample weights; for a formula model, may name a column of ``X``.
+    X, y, sample_weight
+        The training rows, their labels and the fit's sample weights, as for :func:`diagnostics`.
     **kwargs
         For other models, passed on to :func:`linclass.estimators.model_comparison.drop1`
         (``offset``); a formula model takes none.
