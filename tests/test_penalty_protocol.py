@@ -1,4 +1,4 @@
-"""The penalty protocol (linclass.linear.penalties.table): every entry of the table has it, and the
+"""The penalty protocol (linclass.linear.fitting.penalty_table): every entry of the table has it, and the
 fit needs nothing but it, so that a new penalty is one class plus one table entry."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from linclass import LogisticRegression
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.penalties.elastic_net import ElasticNet
-from linclass.linear.penalties.table import PENALTIES, make_penalty, with_penalised_intercept
+from linclass.linear.fitting.penalty_table import PENALTIES, make_penalty, with_penalised_intercept
 
 ATTRIBUTES = ("name", "kind", "smooth", "sparse", "solvers", "in_memory", "l2", "C", "l1_ratio",
               "final_step", "certifiable", "score")
-METHODS = ("check", "objective", "start", "coefficients", "finish")
+METHODS = ("check", "value")
+OWN_STAGES = ("objective", "start", "coefficients", "finish")
 
 
 def data(K=2, n=200, d=4, seed=0):
@@ -31,6 +32,8 @@ def test_every_table_entry_has_the_protocol(name):
         assert hasattr(penalty, attribute), attribute
     for method in METHODS:
         assert callable(getattr(penalty, method)), method
+    # a penalty on the coefficients is a leaf: the fit builds its objective; Firth's brings its own
+    assert all(hasattr(penalty, stage) for stage in OWN_STAGES) == (name == "firth")
     assert set(penalty.solvers) <= {"newton", "bohning", "lbfgs", "sgd", "cd"}
     assert penalty.smooth != penalty.sparse or penalty.name == "firth"
     assert LogisticRegression(penalty=name).get_params()["penalty"] == name
@@ -40,13 +43,14 @@ def test_liblinear_entry_has_the_protocol():
     penalty = with_penalised_intercept(make_penalty("l2", 1.0, None), 1.0)
     for attribute in ATTRIBUTES:
         assert hasattr(penalty, attribute), attribute
-    for method in METHODS:
+    for method in METHODS + OWN_STAGES:
         assert callable(getattr(penalty, method)), method
 
 
 class HalfRidge:
     """A penalty written against the protocol alone: the ridge penalty at twice C, delegating its
-    mathematics to the elastic net (the shape a new penalty module takes)."""
+    mathematics to the elastic net (the shape a new penalty module takes: no objective, start or
+    record of its own)."""
 
     name = kind = "halfridge"
     smooth, sparse, in_memory, final_step, certifiable = True, False, False, True, False
@@ -63,18 +67,6 @@ class HalfRidge:
 
     def check(self, problem):
         pass
-
-    def objective(self, problem, *, proximal=False):
-        return self.inner.objective(problem, proximal=False)
-
-    def start(self, objective, warm, max_iter):
-        return self.inner.start(objective, warm, max_iter)
-
-    def coefficients(self, objective, theta):
-        return objective.coefficients(theta)
-
-    def finish(self, objective, result, problem, hessian=None):
-        return self.inner.finish(objective, result, problem, hessian)
 
 
 @pytest.mark.parametrize("K", [2, 3])

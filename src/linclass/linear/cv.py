@@ -33,7 +33,7 @@ from linclass.linear.fitting.choice import check_chunked
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
 from linclass.linear.fitting.fit import LogisticProblem, path_fits
 from linclass.linear.fitting.relax import Relaxer, relax_fit
-from linclass.linear.penalties.intercept import augment, split
+from linclass.linear.fitting.liblinear import augment, split
 from linclass.linear.logistic.penalised_folds import FoldedPenalised
 from linclass.selection.fold_rules import merge_lists, scanned_label_counts
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
@@ -175,7 +175,7 @@ class CVRun:
 class FoldDesign:
     """How the folds' objectives see X: as it is, or, for liblinear's penalised intercept,
     :math:`[X, s\\mathbf 1]` without intercept, whose last coefficient times :math:`s`
-    (``scaling``) is the intercept (:mod:`linclass.linear.penalties.intercept`)."""
+    (``scaling``) is the intercept (:mod:`linclass.linear.fitting.liblinear`)."""
 
     fit_intercept: bool
     scaling: float | None = None

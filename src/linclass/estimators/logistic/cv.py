@@ -65,7 +65,7 @@ from linclass.linear.cv import (GRIDS, SCORINGS, CVRun, FoldDesign, Folds, check
 from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.fitting.relax import relax_values, warn_refits
-from linclass.linear.penalties.table import make_penalty
+from linclass.linear.fitting.penalty_table import make_penalty
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 
@@ -661,7 +661,7 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     intercept_scaling : float > 0, default=1.0
         solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
         feature of this value and is penalised like the coefficients, in every fold and in the
-        refit (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise it.
+        refit (:mod:`linclass.linear.fitting.liblinear`).  Other solvers never penalise it.
     random_state : ignored (present for scikit-learn compatibility)
     use_legacy_attributes : bool, default=True
         The layout of ``coefs_paths_``, ``scores_``, ``n_iter_``, ``C_`` and ``l1_ratio_``

@@ -28,7 +28,7 @@ from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconve
 from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.penalties.table import grouped, make_penalty, with_columns
+from linclass.linear.fitting.penalty_table import grouped, make_penalty, with_columns
 from linclass.sources.chunks import caching
 from linclass.sources.dask import is_dask_collection
 

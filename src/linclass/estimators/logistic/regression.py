@@ -1,7 +1,7 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
 validate -> a :class:`~linclass.linear.fitting.problem.LogisticProblem` and the penalty object of
-``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.penalties.table`) ->
+``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.fitting.penalty_table`) ->
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
 :class:`~linclass.linear.fitting.problem.LogisticFit`.  Also here: what the parameters make (the
 parameter constraints, scikit-learn's declarative validation; the penalty object and its column
@@ -47,7 +47,7 @@ from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
-from linclass.linear.penalties.table import (
+from linclass.linear.fitting.penalty_table import (
     PENALTIES,
     grouped,
     make_penalty,
@@ -285,7 +285,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     intercept_scaling : float > 0, default=1.0
         solver='liblinear' only, as in scikit-learn: the intercept is the weight of a constant
         feature of this value and is penalised like the coefficients, by the L2 or the L1 penalty
-        (:mod:`linclass.linear.penalties.intercept`).  Other solvers never penalise the intercept.
+        (:mod:`linclass.linear.fitting.liblinear`).  Other solvers never penalise the intercept.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies each sample's weight by its class's weight; 'balanced' uses
         ``n_samples / (n_classes * count)``, with the counts (and n_samples) summing ``sample_weight``

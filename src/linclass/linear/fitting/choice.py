@@ -203,7 +203,7 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
             f"solver='sag' minimises smooth objectives only (the L2 penalty or none), as in "
             f"scikit-learn; penalty={penalty.kind!r} needs solver='saga' (or 'cd', 'auto')."
         )
-    # liblinear's objective (penalties.intercept): Newton for L2, proximal Newton for L1
+    # liblinear's objective (fitting.liblinear): Newton for L2, proximal Newton for L1
     solver = "cd" if solver == "liblinear" and penalty.sparse else sklearn_name(solver)
     if solver == "auto":
         small = (n_features + 1) * (1 if n_classes == 2 else n_classes - 1) <= (

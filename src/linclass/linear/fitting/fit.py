@@ -2,9 +2,9 @@
 
     problem (X, y, weights | a chunk source) + options (penalty, solver, tol, ...)
       -> choose_solver (linclass.linear.fitting.choice)
-      -> penalty.objective(problem)          the objective over the design (dense, sparse, chunks)
+      -> objective_of(penalty, problem)      the objective over the design (dense, sparse, chunks)
       -> a solver (linclass.linear.solvers)  smooth: newton / bohning / lbfgs / sgd; proximal: 'cd'
-      -> penalty.finish(...)                 separation, the inference record, the log-likelihood
+      -> finish_of(penalty, ...)             separation, the inference record, the log-likelihood
       -> LogisticFit
 
 :class:`~linclass.LogisticRegression` validates its input, calls :func:`fit_logistic` and sets its
@@ -28,6 +28,7 @@ from linclass.generative.scatter_float32 import CONDITION_LIMIT, standardized_co
 from linclass.core.threads import blas_threads_for
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
+from linclass.linear.fitting.stages import coefficients_of, finish_of, objective_of, start_of
 from linclass.linear.fitting.problem import FitOptions, LogisticFit, LogisticProblem, warm_start
 from linclass.linear.fitting.proximal import (not_converged_message, path_fits, penalised_fit,
                                               proximal, proximal_chunked, warn_unconverged)
@@ -129,7 +130,7 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
         if problem.offset is not None:
             raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
         check_chunked(options.solver, penalty)  # before the first pass
-        objective = penalty.objective(problem, proximal=False)
+        objective = objective_of(penalty, problem, proximal=False)
         require_two_classes(options.name, objective.stats)
         problem = replace(problem, classes=objective.classes)
         solver = choose_solver(options.solver, penalty, n_features=problem.n_features,
@@ -153,7 +154,7 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     if checked:
         problem = replace(problem, column_sums=check_magnitude(owner, problem.X))
     with np.errstate(invalid="ignore", over="ignore"):
-        objective = penalty.objective(problem, proximal=solver == "cd")
+        objective = objective_of(penalty, problem, proximal=solver == "cd")
     shift = objective.design.shift if solver == "cd" else objective.offset
     explain_non_finite(owner, problem.X, shift)
     if not is_low(problem.X) and not checked:
@@ -190,7 +191,7 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
     if solver == "auto":  # dense X: the solver with the lower predicted cost
         solver = auto_solver(objective, n_rows)
     K = classes.size
-    theta0 = penalty.start(objective,
+    theta0 = start_of(penalty, objective,
                            warm_start(options, classes, (1 if K == 2 else K, problem.n_features)),
                            options.max_iter)
     settings = {"tol": options.tol, "max_iter": options.max_iter}
@@ -202,7 +203,7 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         settings["hand_over"] = handing
 
     def attributes(theta):  # the fitted attributes at theta (a callback's fitted_estimator)
-        coef, intercept = penalty.coefficients(objective, theta)
+        coef, intercept = coefficients_of(penalty, objective, theta)
         return {"classes_": classes, "coef_": coef, "intercept_": intercept}
 
     stopped = lambda: task is not None and task.stopped  # noqa: E731 (a callback asked to stop)
@@ -250,11 +251,11 @@ def _smooth(problem, options, objective, solver) -> LogisticFit:
         raise FloatingPointError(
             "The fit produced non-finite coefficients; rescale the features or use a finite C."
         )
-    coef, intercept = penalty.coefficients(objective, result.theta)
+    coef, intercept = coefficients_of(penalty, objective, result.theta)
     with warnings.catch_warnings():
         if stopped():  # stopped by a callback: not a convergence failure
             warnings.simplefilter("ignore", ConvergenceWarning)
-        separation, record, log_likelihood = penalty.finish(objective, result, problem, hessian)
+        separation, record, log_likelihood = finish_of(penalty, objective, result, problem, hessian)
         if not result.converged:
             warnings.warn(_smooth_message(options, penalty, solver, result), ConvergenceWarning,
                           stacklevel=4)
@@ -403,7 +404,7 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
     until the duality gap of its penalised objective is at most ``tol`` times the objective
     (:func:`~linclass.linear.solvers.final_step.until_certified`)."""
     # float32 rows stay float32 (Design.precision): the gap's two products with X need no copy
-    penalised = penalty.objective(problem, proximal=True)
+    penalised = objective_of(penalty, problem, proximal=True)
 
     def gap_at(theta):
         W, b = penalised.internal(*objective.coefficients(theta))

@@ -49,11 +49,6 @@ import math
 
 import numpy as np
 
-from linclass.linear.inference.wald import logistic_inference
-from linclass.linear.logistic.chunked import ChunkedObjective
-from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.logistic.separation import check_separation
-from linclass.linear.logistic.start import gaussian_start
 from linclass.linear.penalties.conjugate import conjugate, dual_scale, soft_threshold
 from linclass.linear.penalties.kernel import PenaltyKernel
 from linclass.linear.penalties.softmax_shift import best_shift
@@ -180,7 +175,7 @@ class ElasticNet:
         """Whether the penalty sets coefficients exactly to zero (an L1 part)."""
         return self.l1 > 0.0
 
-    # ---- the penalty protocol (linclass.linear.penalties.table)
+    # ---- the penalty protocol (linclass.linear.fitting.penalty_table)
     @property
     def name(self) -> str | None:
         return self.kind
@@ -204,40 +199,7 @@ class ElasticNet:
         penalty: :meth:`~linclass.linear.logistic.penalised.PenalisedObjective.duality_gap`)."""
         return self.l2 > 0.0
 
-    def objective(self, problem, *, proximal: bool):
-        """The objective to minimise over ``problem``'s design
-        (:class:`~linclass.linear.fitting.problem.LogisticProblem`): the
-        :class:`~linclass.linear.logistic.penalised.PenalisedObjective` of proximal Newton, or
-        the smooth :class:`~linclass.linear.logistic.objective.LinearObjective` (in memory) or
-        :class:`~linclass.linear.logistic.chunked.ChunkedObjective` (a chunk source) with this
-        penalty's L2 part."""
-        if proximal:
-            from linclass.linear.logistic.penalised import PenalisedObjective  # numba on first use
-
-            return PenalisedObjective(problem.X, problem.y, problem.n_classes, problem.weight, self,
-                                      fit_intercept=problem.fit_intercept,
-                                      score_offset=problem.offset)
-        if problem.source is not None:
-            return ChunkedObjective(problem.source, class_weight=problem.class_weight, l2=self.l2,
-                                    fit_intercept=problem.fit_intercept)
-        return LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight, l2=self.l2,
-                               fit_intercept=problem.fit_intercept, score_offset=problem.offset,
-                               column_sums=problem.column_sums)
-
-    def coefficients(self, objective, theta):
-        """``(coef, intercept)`` of the estimator at the objective's parameters ``theta``."""
-        return objective.coefficients(theta)
-
     final_step = True  # a converged smooth fit ends with one exact Newton step
-
-    def start(self, objective, warm, max_iter: int):
-        """The objective's parameters where a smooth fit starts: the warm start ``(coef,
-        intercept)`` when there is one, the intercept-only fit for ``max_iter=0`` (scikit-learn's
-        starting point), else the shared-covariance Gaussian model
-        (:func:`~linclass.linear.logistic.start.gaussian_start`)."""
-        if warm is not None:
-            return objective.from_coefficients(*warm)
-        return objective.null_start() if max_iter == 0 else gaussian_start(objective)
 
     def check(self, problem) -> None:
         """Every number of classes and design is fitted; per-feature factors and bounds must have
@@ -249,18 +211,6 @@ class ElasticNet:
                 raise ValueError(f"{name} has {value.size} entries; X has {d} features (give one "
                                  f"number, or one per feature).")
         self.columns(d)
-
-    def finish(self, objective, result, problem, hessian=None):
-        """``(separation, record, log_likelihood)`` at the end of a smooth fit: an unpenalised fit's
-        separation check (:func:`~linclass.linear.logistic.separation.check_separation`, which warns),
-        and the Wald record (:func:`~linclass.linear.inference.wald.logistic_inference`)."""
-        separation = None
-        if self.l2 == 0.0:
-            X, y = (None, None) if problem.source is not None else (problem.X, problem.y)
-            separation = check_separation(objective, result.theta, X, y, problem.weight,
-                                          converged=result.converged)
-        record = logistic_inference(objective, result, separation=separation, hessian=hessian)
-        return separation, record, record.log_likelihood
 
     def scalars(self) -> tuple[float, float]:
         """:math:`(\\lambda_1, \\lambda_2)` before the per-feature factors."""

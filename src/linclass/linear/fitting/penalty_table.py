@@ -4,9 +4,9 @@ the protocol each one follows.
 A penalty is an object with
 
 ==================================  ==============================================================
-``name`` / ``kind``                 its name ('l2', 'l1', 'elasticnet', 'firth' or None)
+``name`` / ``kind``                 its name (a key of :data:`PENALTIES`)
 ``smooth``                          whether the smooth solvers minimise it (else proximal Newton,
-                                    solver 'cd', on :meth:`objective` with ``proximal=True``)
+                                    solver 'cd', on the penalised objective)
 ``sparse``                          whether it sets coefficients exactly to zero (an L1 part)
 ``solvers``                         the linclass solvers that minimise it
 ``in_memory``                       whether its fit needs every row at once (no chunked design)
@@ -18,21 +18,20 @@ A penalty is an object with
 ``score``                           the name of the vector a smooth fit drives to zero (messages)
 ``value(W)``                        its value at the coefficients (intercepts excluded)
 ``check(problem)``                  refuses a problem it does not cover, naming what does
-``objective(problem, proximal)``    the objective its solvers minimise over the problem's design
-``start(objective, warm,            the objective's parameters where a smooth fit starts (a warm
-max_iter)``                         start ``(coef, intercept)`` or None)
-``coefficients(objective, theta)``  the estimator's ``(coef, intercept)`` at the parameters
-``finish(objective, result,         ``(separation, inference record, log-likelihood)`` at the end
-problem, hessian)``                 of a smooth fit
 ==================================  ==============================================================
 
-and, for the proximal solvers, the coordinate update, the proximal step and the optimality
-violation (:class:`~linclass.linear.penalties.elastic_net.ElasticNet`: ``coordinate``, ``prox``,
-``violation``, and ``scalars()``, the two numbers the compiled loops take).
+and, for the proximal solvers, its value, the change and slope of a step, the coordinate update,
+the proximal step, the optimality violation and the largest useful penalty
+(:class:`~linclass.linear.penalties.elastic_net.ElasticNet`; the compiled loops take it through
+``kernel(d)``, :mod:`linclass.linear.penalties.kernel`).  The objective it is minimised through,
+where a smooth fit starts and what it records are the fit's
+(:mod:`linclass.linear.fitting.stages`); a fit that modifies the likelihood (Firth's, liblinear's)
+brings its own ``objective``, ``start``, ``coefficients`` and ``finish``.
 
 Adding a penalty is one module holding a class with this protocol, and its name in
 :data:`PENALTIES`; :func:`linclass.linear.fitting.fit.fit_logistic` and the estimators' parameter
-checks read the table.
+checks read the table.  It lives with the fit, not with the penalties: it names liblinear's and
+Firth's fits too, which stand above the penalties.
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ import numpy as np
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.firth.inference import Firth
 from linclass.linear.penalties.grouped import GroupedElasticNet
-from linclass.linear.penalties.intercept import PenalisedIntercept
+from linclass.linear.fitting.liblinear import PenalisedIntercept
 
 __all__ = ["PENALTIES", "grouped", "make_penalty", "with_columns", "with_penalised_intercept"]
 

@@ -21,6 +21,7 @@ import numpy as np
 
 import scipy.sparse as sp
 
+from linclass.linear.fitting.stages import finish_of, objective_of, start_of
 from linclass.linear.inference.wald import LogisticInference, null_log_likelihood
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS
@@ -71,8 +72,9 @@ def reported_inference(inference: LogisticInference, scaling: float,
 
 
 class PenalisedIntercept:
-    """liblinear's objective (scikit-learn's ``solver='liblinear'``), the penalty protocol's entry
-    ``'liblinear'`` (:mod:`linclass.linear.penalties.table`): the L2 or the L1 penalty ``base``
+    """liblinear's objective (scikit-learn's ``solver='liblinear'``), which brings its own stages of
+    a fit (:mod:`linclass.linear.fitting.stages`; :mod:`linclass.linear.fitting.penalty_table` makes
+    it): the L2 or the L1 penalty ``base``
     with the intercept the weight of a penalised constant feature of value ``scaling`` (None: no
     intercept, the plain penalised fit).  Two classes, rows in memory; the smooth solvers for L2,
     proximal Newton ('cd') for L1."""
@@ -110,7 +112,7 @@ class PenalisedIntercept:
 
     def objective(self, problem, *, proximal: bool = False):
         if self.scaling is None:
-            return self.base.objective(problem, proximal=proximal)
+            return objective_of(self.base, problem, proximal=proximal)
         X = problem.X
         if sp.issparse(X):  # the constant column appended to the stored entries
             column = sp.csr_matrix(np.full((X.shape[0], 1), self.scaling))
@@ -133,14 +135,15 @@ class PenalisedIntercept:
 
     def start(self, objective, warm, max_iter: int):
         if warm is None:
-            return self.base.start(objective, None, max_iter)
+            return start_of(self.base, objective, None, max_iter)
         coef, intercept = warm
         if self.scaling is not None:
             coef, intercept = np.hstack([coef, np.reshape(intercept, (-1, 1)) / self.scaling]), np.zeros(1)
         return objective.from_coefficients(coef, intercept)
 
     def finish(self, objective, result, problem, hessian=None):
-        separation, record, log_likelihood = self.base.finish(objective, result, problem, hessian)
+        separation, record, log_likelihood = finish_of(self.base, objective, result, problem,
+                                                       hessian)
         if self.scaling is not None:
             record = reported_inference(record, self.scaling, objective.class_weight)
         return separation, record, log_likelihood
