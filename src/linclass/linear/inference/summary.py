@@ -24,7 +24,6 @@ The formulas are in :mod:`linclass.linear.inference.wald`.
 from __future__ import annotations
 
 import time
-from operator import attrgetter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,7 +38,8 @@ CONSTANT = "const"  # the intercept's name in the tables, as statsmodels' add_co
 
 def _alias(name: str) -> property:
     """statsmodels' name for the record's field ``name``, read-only."""
-    return property(attrgetter(name), doc=f"The field ``{name}`` under statsmodels' name.")
+    return property(lambda self: getattr(self, name),
+                    doc=f"The field ``{name}`` under statsmodels' name.")
 
 
 def _labelled_alias(name: str) -> property:
