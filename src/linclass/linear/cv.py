@@ -1,4 +1,8 @@
-"""Cross-validation of penalised logistic paths: CV built from paths, in memory and chunked.
+"""Penalised logistic paths and their cross-validation: CV built from paths, in memory and chunked.
+
+A path's grid of C (:func:`resolve_grid`), the arrays of its fits (:func:`path_arrays`: the
+deviance explained, the features in the model) and the path on chunked data (:func:`path_chunks`)
+are here, and so is the cross-validation built from them.
 
 Each fold's candidate values of C are one path (:func:`linclass.linear.fitting.fit.path_fits`,
 warm starts and strong rules; chunked: :mod:`linclass.linear.fitting.chunked_path`) on the fold's
@@ -33,15 +37,16 @@ from linclass.linear.fitting.choice import check_chunked
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
 from linclass.linear.fitting.fit import LogisticProblem, path_fits
 from linclass.linear.fitting.relax import Relaxer, relax_fit
+from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.fitting.liblinear import augment, split
 from linclass.linear.logistic.penalised_folds import FoldedPenalised
-from linclass.selection.fold_rules import merge_lists, scanned_label_counts
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
-from linclass.selection.fold_rules import block_layout, fold_rule
+from linclass.selection.fold_rules import block_layout, fold_rule, merge_lists, scanned_label_counts
 from linclass.selection.scoring import held_out_value
 
 __all__ = ["CVRun", "ChunkedCV", "FoldDesign", "Folds", "GRIDS", "SCORINGS", "check_settings",
-           "cross_validate_chunks", "first_passes", "refit_path", "resolve_grid"]
+           "cross_validate_chunks", "first_passes", "path_arrays", "path_chunks", "refit_path",
+           "resolve_grid"]
 
 #: how an int ``Cs`` is laid out (see :func:`resolve_grid`)
 GRIDS = ("logspace", "glmnet")
@@ -85,6 +90,62 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
     if weakest < strongest:  # start where the smallest ratio's coefficients vanish too
         values = np.geomspace(weakest, values[-1], int(Cs))
     return values
+
+
+def path_arrays(values, fits, m: int, d: int, *, class_totals, total: float,
+                fit_intercept: bool) -> dict:
+    """The arrays of a path's fits, as :class:`~linclass.LogisticPath` holds them.
+
+    ``fits`` yields ``(k, fit)``, the fit at ``values[k]``, each with ``m`` rows of ``d``
+    coefficients.  Besides each fit's coefficients, intercepts, iterations, violation,
+    convergence, objective and log-likelihood :math:`\\ell`: the deviance explained
+    :math:`1 - \\ell/\\ell_0` (glmnet's ``dev.ratio``; :math:`\\ell_0` the intercept-only fit's,
+    from the class totals of weight) and the features with a non-zero coefficient in some row.
+    """
+    n = values.size
+    coefs, intercepts = np.zeros((n, m, d)), np.zeros((n, m))
+    n_iter, violation = np.zeros(n, dtype=np.int64), np.zeros(n)
+    converged = np.zeros(n, dtype=bool)
+    value, loglik = np.zeros(n), np.zeros(n)
+    for k, fit in fits:
+        coefs[k], intercepts[k] = fit.coef, fit.intercept
+        n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
+        value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
+    null = null_log_likelihood(class_totals, total, fit_intercept)
+    return {"Cs": values, "coefs": coefs, "intercepts": intercepts, "n_iter": n_iter,
+            "violation": violation, "converged": converged, "objective": value,
+            "log_likelihood": loglik,
+            "deviance_explained": 1.0 - loglik / null if null else np.zeros_like(loglik),
+            "n_nonzero": np.count_nonzero(np.any(coefs != 0, axis=1), axis=1)}
+
+
+def path_chunks(source, template, rho: float, *, Cs, grid: str, min_ratio, class_weight,
+                fit_intercept: bool, tol: float, max_iter: int, owner: str):
+    """The path of ``template`` at ``rho`` on the rows of a chunk source, C increasing, each fit
+    warm-started from the one before, one pass per iteration; ``(arrays, classes, passes)``
+    (:func:`path_arrays`).
+
+    Passes: one for the labels, one for the class totals and the centring, one for glmnet's grid
+    (the gradient at the intercept-only fit, whose terms start the first fit; none with given
+    ``Cs`` or ``grid='logspace'``), then one per iteration of each fit."""
+    from linclass.sources.chunks import caching
+
+    with caching(source):  # a FileSource keeps its decoded blocks for the later passes
+        layout, folded = first_passes(source, None, class_weight=class_weight,
+                                      fit_intercept=fit_intercept, owner=owner, folds=False)
+        terms0 = view = None
+        if grid == "glmnet" and isinstance(Cs, Integral):
+            terms0, view = null_gradient(folded, template, layout.n_rows)
+        values = resolve_grid(Cs, view, [rho], min_ratio, grid)
+        order = np.argsort(values, kind="stable")
+        requests = path_requests(folded, None, template, values[order], rho, tol=tol,
+                                 max_iter=max_iter, terms=terms0)
+        steps = lockstep(folded, {0: (None, requests)})[0]
+    totals = folded.training_totals(None)
+    arrays = path_arrays(values, ((k, step.fit) for k, step in zip(order, steps)), folded.m,
+                         folded.d, class_totals=totals, total=float(totals.sum()),
+                         fit_intercept=fit_intercept)
+    return arrays, folded.classes, int(folded.passes)
 
 
 @dataclass
@@ -254,7 +315,8 @@ class Folds:
 
         data = self.data
         held_out = PenalisedObjective(data.X[test], data.y[test], data.classes.size, None,
-                                      self.objective.penalty, fit_intercept=self.design.fit_intercept)
+                                      self.objective.penalty,
+                                      fit_intercept=self.design.fit_intercept)
 
         def score(coef, intercept):
             S = held_out.scores(*held_out.internal(coef, intercept)).T
@@ -270,7 +332,8 @@ class Folds:
         fold = self.design.objective(data.X[train], data.y[train], data.classes.size,
                                      self.objective.sw[train], self.objective.penalty)
         out = ([], [], [], [], [], [])
-        for _, fit in path_fits(fold, grid, rho, data.classes, tol=self.tol, max_iter=self.max_iter):
+        for _, fit in path_fits(fold, grid, rho, data.classes, tol=self.tol,
+                                max_iter=self.max_iter):
             coef, intercept = self.design.coefficients(fit.coef, fit.intercept)
             for values, value in zip(out, (score(coef, intercept), fit.n_iter, coef, intercept,
                                            fit.converged, fit.violation)):

@@ -897,7 +897,8 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
                          ratios)
         relaxed = folds.relaxed_scores(paths, relaxes, score_of)
 
-        def warn_relaxed(r, c, C):  # the folds' refits of the chosen candidate (others score poorly)
+        # the folds' refits of the chosen candidate (the others score poorly)
+        def warn_relaxed(r, c, C):
             warn_refits(f"LogisticRegressionCV at the chosen C_={C:.3g}, relax_="
                         f"{self.relax_:g} (the folds' refits)", folds.relaxed_fits(paths, r, c))
 

@@ -4,32 +4,25 @@ computes it (validate -> :func:`linclass.linear.fitting.path.path_steps` -> the 
 that cross-validation (:mod:`linclass.estimators.logistic.cv`) shares: the record, the penalty of a
 path's settings and the validated objective.
 
-On chunked data (Dask collections, files read in blocks) the path is the in-memory one (C
-increasing, each fit warm-started from the fit before), every fit by chunked proximal Newton, one
-pass per iteration (:mod:`linclass.linear.fitting.chunked_path`).  Passes: one for the labels, one
-for the class totals and the centring, one for glmnet's grid (the gradient at the intercept-only
-fit, whose terms start the first fit; none with given Cs or ``grid='logspace'``), then one per
-iteration of each fit, the last fit's terms starting the next (about one pass per iteration in
-all).  No mathematics here.
+On chunked data (Dask collections, files read in blocks) the path is the in-memory one, read in
+passes (:func:`linclass.linear.cv.path_chunks`); the record's arrays are those of
+:func:`linclass.linear.cv.path_arrays` either way.  No mathematics here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
 from linclass.core.finiteness import check_finite, check_magnitude
 from linclass.core.validation import validate_fit
-from linclass.linear.fitting.chunked_path import lockstep, null_gradient, path_requests
-from linclass.linear.cv import GRIDS, check_settings, first_passes, resolve_grid
+from linclass.linear.cv import (GRIDS, check_settings, path_arrays, path_chunks,
+                                resolve_grid)
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
 from linclass.linear.fitting.relax import Relaxer, check_relax
-from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.fitting.penalty_table import grouped, make_penalty, with_columns
-from linclass.sources.chunks import caching
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["GRIDS", "LogisticPath", "chunk_source", "chunked_path", "logistic_path", "path_penalty",
@@ -200,27 +193,16 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     rho = objective.penalty.l1_ratio
     values = resolve_grid(Cs, objective, [rho], min_ratio, grid)
     order = np.argsort(values, kind="stable")
-    m, d = objective.m, objective.d
-    coefs, intercepts = np.zeros((values.size, m, d)), np.zeros((values.size, m))
-    n_iter, violation = np.zeros(values.size, dtype=np.int64), np.zeros(values.size)
-    converged = np.zeros(values.size, dtype=bool)
-    value, loglik = np.zeros(values.size), np.zeros(values.size)
-    for k, (C, fit) in zip(order, path_fits(objective, values[order], rho, data.classes, tol=tol,
-                                            max_iter=max_iter)):
-        fit = relaxer.blend(fit, relax)
-        coefs[k], intercepts[k] = fit.coef, fit.intercept
-        n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
-        value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
-    warn_unconverged("logistic_path", values, converged, violation, n_iter, max_iter, tol)
+    fits = ((k, relaxer.blend(fit, relax)) for k, (_, fit) in
+            zip(order, path_fits(objective, values[order], rho, data.classes, tol=tol,
+                                 max_iter=max_iter)))
+    arrays = path_arrays(values, fits, objective.m, objective.d,
+                         class_totals=objective.class_totals, total=objective.total,
+                         fit_intercept=fit_intercept)
+    warn_unconverged("logistic_path", values, arrays["converged"], arrays["violation"],
+                     arrays["n_iter"], max_iter, tol)
     relaxer.warn(f"logistic_path (relax={relax:g})")
-    null = null_log_likelihood(objective.class_totals, objective.total, fit_intercept)
-    return LogisticPath(
-        Cs=values, coefs=coefs, intercepts=intercepts, classes=data.classes,
-        penalty=penalty, l1_ratio=rho,
-        n_iter=n_iter, violation=violation, converged=converged, objective=value,
-        log_likelihood=loglik, deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
-        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1), relax=relax,
-    )
+    return LogisticPath(**arrays, classes=data.classes, penalty=penalty, l1_ratio=rho, relax=relax)
 
 
 def chunk_source(X, y, sample_weight, owner: str):
@@ -247,35 +229,11 @@ def chunked_path(model, source, Cs, *, min_ratio, grid: str, relax: float) -> Lo
     template = path_penalty(model)
     check_settings(template, relax, owner)
     rho = template.l1_ratio
-    with caching(source):  # a FileSource keeps its decoded blocks for the later passes
-        layout, folded = first_passes(source, None, class_weight=model.class_weight,
-                                      fit_intercept=model.fit_intercept, owner=owner, folds=False)
-        terms0 = view = None
-        if grid == "glmnet" and isinstance(Cs, Integral):
-            terms0, view = null_gradient(folded, template, layout.n_rows)
-        values = resolve_grid(Cs, view, [rho], min_ratio, grid)
-        order = np.argsort(values, kind="stable")
-        requests = path_requests(folded, None, template, values[order], rho, tol=model.tol,
-                                 max_iter=model.max_iter, terms=terms0)
-        steps = lockstep(folded, {0: (None, requests)})[0]
-    n, m, d = values.size, folded.m, folded.d
-    coefs, intercepts = np.zeros((n, m, d)), np.zeros((n, m))
-    n_iter, violation = np.zeros(n, dtype=np.int64), np.zeros(n)
-    converged = np.zeros(n, dtype=bool)
-    value, loglik = np.zeros(n), np.zeros(n)
-    for k, step in zip(order, steps):
-        fit = step.fit
-        coefs[k], intercepts[k] = fit.coef, fit.intercept
-        n_iter[k], violation[k], converged[k] = fit.n_iter, fit.violation, fit.converged
-        value[k], loglik[k] = fit.inference.objective, fit.log_likelihood
-    warn_unconverged(owner, values, converged, violation, n_iter, model.max_iter, model.tol,
-                     stacklevel=4)
-    totals = folded.training_totals(None)
-    null = null_log_likelihood(totals, float(totals.sum()), model.fit_intercept)
-    return LogisticPath(
-        Cs=values, coefs=coefs, intercepts=intercepts, classes=folded.classes,
-        penalty=model.penalty, l1_ratio=rho, n_iter=n_iter, violation=violation,
-        converged=converged, objective=value, log_likelihood=loglik,
-        deviance_explained=1.0 - loglik / null if null else np.zeros_like(loglik),
-        n_nonzero=np.count_nonzero(np.any(coefs != 0, axis=1), axis=1), relax=1.0,
-        n_passes=int(folded.passes))
+    arrays, classes, passes = path_chunks(source, template, rho, Cs=Cs, grid=grid,
+                                          min_ratio=min_ratio, class_weight=model.class_weight,
+                                          fit_intercept=model.fit_intercept, tol=model.tol,
+                                          max_iter=model.max_iter, owner=owner)
+    warn_unconverged(owner, arrays["Cs"], arrays["converged"], arrays["violation"],
+                     arrays["n_iter"], model.max_iter, model.tol, stacklevel=4)
+    return LogisticPath(**arrays, classes=classes, penalty=model.penalty, l1_ratio=rho, relax=1.0,
+                        n_passes=passes)

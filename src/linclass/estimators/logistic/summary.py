@@ -49,8 +49,8 @@ from linclass.linear.logistic.offsets import check_offset, fingerprint, reported
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticInferenceMethods", "TrainingRows", "estimable", "fit_offset", "fit_record",
-           "margins_table", "prediction_table", "reported_parameters", "summary_table", "training_rows",
-           "weights_record"]
+           "margins_table", "prediction_table", "reported_parameters", "summary_table",
+           "training_rows", "weights_record"]
 
 
 class TrainingRows:
