@@ -234,8 +234,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     row of coefficients per class, as glmnet and scikit-learn do under a penalty.
 
     With ``penalty='firth'`` it maximises Firth's penalised likelihood
-    :math:`\\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|` instead (:mod:`linclass.linear.penalties.firth`,
-    :mod:`linclass.linear.penalties.firth_multinomial` for K > 2): the bias-reduced estimate of R's
+    :math:`\\ell(\\theta) + \\tfrac12\\ln|I(\\theta)|` instead (:mod:`linclass.linear.firth.objective`,
+    :mod:`linclass.linear.firth.multinomial` for K > 2): the bias-reduced estimate of R's
     logistf and brglm2 (``brmultinom`` for K classes), finite under complete and quasi-complete
     separation, with :meth:`summary` as logistf reports it (two classes) or brglm2 (K classes).
 
@@ -250,7 +250,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         the penalised estimate (as brglm2 and logistf report them), profile penalised-likelihood
         intervals and likelihood-ratio tests with ``summary(ci='profile')`` (two classes, rows in
         memory).  On Dask collections and chunk sources too, about one pass per iteration
-        (:mod:`linclass.linear.penalties.firth_chunked`), with the Wald table.
+        (:mod:`linclass.linear.firth.chunked`), with the Wald table.
         'mcp' and 'scad': the folded concave penalties of Zhang (2010) and Fan and Li (2001), which
         select as the lasso does near zero but do not shrink large coefficients, with
         :math:`\\lambda = 1/(C\\,n)` (n the total sample weight) and concavity ``gamma``, as ncvreg
@@ -537,7 +537,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         ...).  One pass for the labels, class totals, centring and Gram matrix, then one pass per
         solver iteration (an L1 part, or 'cd': proximal Newton on the model's Hessian, up to
         ``MAX_PARAMS`` parameters; Firth's penalty: one or two per iteration,
-        :mod:`linclass.linear.penalties.firth_chunked`); the solvers and penalties that need the
+        :mod:`linclass.linear.firth.chunked`); the solvers and penalties that need the
         rows at once ('sgd', liblinear's intercept, per-feature factors or bounds, the grouped
         penalty, ``relax``) are refused
         (:data:`linclass.linear.fitting.choice.SOLVER_DESIGNS`).  An earlier fit is forgotten first
