@@ -28,8 +28,12 @@ stay at zero in coordinate descent's first pass.  Each outer iteration, at the c
    zero on rows predicted confidently and wrongly, as on nearly separable real data) the model is
    damped until a step is accepted (:mod:`.damping`: Levenberg-Marquardt's rule).
 
-Softmax (K > 2) runs the same step on one class's row at a time (:mod:`.prox_newton_softmax`;
-:mod:`.coordinate_descent` chooses).
+The loop is written once (:func:`newton_loop`); what differs between fits is a *strategy*: the
+point, its working set and its model.  Two classes: :class:`TwoClass` (below); K classes: the
+coupled K x d model by feature blocks (:class:`.prox_newton_softmax.ByFeature`) or formed
+explicitly for small dense working sets (:class:`.prox_newton_coupled.Coupled`);
+:mod:`.coordinate_descent` chooses.  The chunked fit (:mod:`.prox_newton_chunked`) takes the same
+damped steps and certificate over a model of every column formed in passes over the data.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from linclass.linear.solvers.damping import Damping, Step, damped_step
 from linclass.linear.solvers.small_model import solve_small_model
 from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
 
-__all__ = ["PenalisedResult", "line_search", "prox_newton", "row_step"]
+__all__ = ["PenalisedResult", "TwoClass", "line_search", "newton_loop", "prox_newton", "row_step"]
 
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
 _MAX_HALVINGS = 50
@@ -235,10 +239,145 @@ def working_set_violation(pen, w, model, intercept: bool) -> float:
     return max(out, abs(model.gb)) if intercept else out
 
 
+def newton_loop(strategy, *, tol: float, max_iter: int, on_iteration=None):
+    """The proximal Newton iteration every penalised in-memory fit runs (module docstring), over a
+    ``strategy`` that holds the point and its working set and knows its model: two classes
+    (:class:`TwoClass`), K classes by feature (:mod:`.prox_newton_softmax`) or on the explicit
+    coupled model (:mod:`.prox_newton_coupled`).
+
+    Each iteration: the model on the working set and its largest violation; when due, a look at
+    every column (:func:`~.stopping.look_outside`: the certificate at a KKT point, or columns that
+    join); the damped step (:mod:`.damping`); when no step lowers the objective, a last look
+    outside before the fit is declared stalled; the move.  A strategy has
+
+    ``obj``, ``growth``, ``ws``, ``F``   the objective, its :class:`~.stopping.Growth`, the working
+                                         set and the objective's value at the point
+    ``model()``                          ``(violation, step)``: the largest violation on the set and
+                                         ``step(inner_tol, F, damping) -> Step``
+    ``gradient()``, ``point()``          the loss gradient of every column (m, d); ``(W, b)``
+    ``add(columns)``                     grows the set; False when the strategy cannot hold it
+    ``move(step)``                       takes the step, returns the objective there
+    ``finish(...)``, ``outgrown()``      the result; the answer when ``add`` said False
+    """
+    N = strategy.obj.total
+    limit = tol * N
+    F = strategy.F
+    history, sweeps_total, converged, stalled, n_iter = [F / N], 0, False, False, 0
+    damping, certificate, growth = Damping(), Certificate(strategy.obj, tol), strategy.growth
+    G = None
+    while True:
+        violation, step_of = strategy.model()
+        if growth.due(violation, limit):  # look at every column
+            G = strategy.gradient()
+            W, b = strategy.point()
+            converged, limit, outside, violation = look_outside(
+                growth, certificate, W, b, F, G, strategy.ws, limit, violation)
+            if converged:
+                break
+            if outside.size:
+                if not strategy.add(outside):
+                    return strategy.outgrown()
+                continue
+        if n_iter >= max_iter:
+            break
+        n_iter += 1
+        growth.iterated()
+        inner_tol = max(_FORCING * violation, 0.1 * limit)
+        step = step_of(inner_tol, F, damping)
+        sweeps_total += step.sweeps
+        if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
+            G = strategy.gradient()
+            outside = growth.grow(strategy.point()[0], G, strategy.ws, limit)
+            if outside.size:
+                damping = Damping()
+                if not strategy.add(outside):
+                    return strategy.outgrown()
+                continue
+            stalled = True  # no step lowers F at working precision, however damped
+            break
+        F = strategy.move(step)
+        history.append(F / N)
+        if on_iteration is not None and on_iteration(strategy.point()):
+            break
+    return strategy.finish(n_iter=n_iter, converged=converged, stalled=stalled,
+                           violation=violation, F=F, history=np.asarray(history),
+                           sweeps=sweeps_total, G=G, gap=certificate.gap, tol=tol)
+
+
+class TwoClass:
+    """The two-class strategy of :func:`newton_loop`: one row of coefficients ``w``, its model
+    :class:`RowModel` on the score gradients g and curvatures h (:func:`row_step`)."""
+
+    def __init__(self, obj, W0, b0, working_set, max_sweeps: int, gram_max: int):
+        self.obj, self.max_sweeps, self.gram_max = obj, max_sweeps, gram_max
+        design, pen = obj.design, obj.penalty
+        self.intercept = obj.fit_intercept
+        self.w = np.array(W0, dtype=np.float64).reshape(-1).copy()
+        self.b = float(np.reshape(b0, -1)[0]) if self.intercept else 0.0
+        self.s = obj.scores(self.w[None, :], np.array([self.b]))[0]
+        n = self.s.size
+        self.g, self.h = np.empty(n), np.empty(n)
+        self.F = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + pen.value(self.w)
+        self.growth = Growth(pen, priority=False)
+        # the working set: columns non-zero or violating at the start, grown by the checks
+        w = self.w
+        if working_set is None:
+            G0 = design.gradient(self.g[None, :])[:, 0]
+            support = np.flatnonzero(w)
+            ws = np.union1d(support, self.growth.grow(w[None, :], G0[None, :], support, 0.0))
+            if not support.size and pen.l1 > 0 and hasattr(pen, "strong_set"):
+                ws = _strong_start(pen, G0, ws, design.column_nnz())
+        else:
+            ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
+        self.ws = ws
+
+    def model(self):
+        obj = self.obj
+        model = RowModel(obj.design, self.ws, self.g, self.h, intercept=self.intercept,
+                         gram_max=self.gram_max)
+
+        def step(inner_tol, F, damping):
+            def loss_change(zb, t):
+                return compiled.binary_loss_change(self.s, zb, t, obj.target, obj.sw)
+            return row_step(model, self.w, obj.penalty, inner_tol, self.max_sweeps, F, loss_change,
+                            damping)
+        return working_set_violation(obj.penalty, self.w, model, self.intercept), step
+
+    def gradient(self):
+        return self.obj.design.gradient(self.g[None, :]).T
+
+    def point(self):
+        return self.w[None, :], np.array([self.b])
+
+    def add(self, columns) -> bool:
+        self.ws = np.union1d(self.ws, columns)
+        return True
+
+    def move(self, step) -> float:
+        obj, ws = self.obj, self.ws
+        t, (delta, db, zb) = step.t, step.step
+        self.w[ws] += t * delta[ws]
+        self.b += t * db
+        self.s += t * zb
+        return compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + obj.penalty.value(self.w)
+
+    def finish(self, *, n_iter, converged, stalled, violation, F, history, sweeps, G, gap, tol):
+        obj = self.obj
+        if not converged:
+            G = self.gradient()
+            violation = max(float(obj.penalty.violation(self.w, G[0]).max()) if G.size else 0.0,
+                            abs(float(self.g.sum())) if self.intercept else 0.0)
+            # stalled while tightening for the gap: the point still meets tol
+            converged = stalled and violation <= tol * obj.total
+        return PenalisedResult(self.w[None, :], np.array([self.b]), n_iter, converged,
+                               violation / obj.total, F, history, sweeps, G, stalled, gap)
+
+
 def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,
                 max_sweeps: int = MAX_SWEEPS, gram_max: int = GRAM_MAX,
                 on_iteration=None) -> PenalisedResult:
-    """Minimise the objective ``obj`` from ``(W0, b0)`` (internal layout); see the module docstring.
+    """Minimise the two-class objective ``obj`` from ``(W0, b0)`` (internal layout); see the
+    module docstring.
 
     Parameters
     ----------
@@ -262,74 +401,8 @@ def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_
     """
     if not obj.binary:
         raise ValueError("prox_newton fits two classes; K classes: linear.solvers.coordinate_descent")
-    design, pen = obj.design, obj.penalty
-    N, intercept = obj.total, obj.fit_intercept
-    limit = tol * N
-    w = np.array(W0, dtype=np.float64).reshape(-1).copy()
-    b = float(np.reshape(b0, -1)[0]) if intercept else 0.0
-    s = obj.scores(w[None, :], np.array([b]))[0]
-    n = s.size
-    g, h = np.empty(n), np.empty(n)
-    F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
-    history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
-    damping, stalled, certificate = Damping(), False, Certificate(obj, tol)
-    growth = Growth(pen, priority=False)
-    # the working set: columns non-zero or violating at the start, grown by the checks below
-    if working_set is None:
-        G0 = design.gradient(g[None, :])[:, 0]
-        support = np.flatnonzero(w)
-        ws = np.union1d(support, growth.grow(w[None, :], G0[None, :], support, 0.0))
-        if not support.size and pen.l1 > 0 and hasattr(pen, "strong_set"):
-            ws = _strong_start(pen, G0, ws, design.column_nnz())
-    else:
-        ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
-    while True:
-        model = RowModel(design, ws, g, h, intercept=intercept, gram_max=gram_max)
-        violation = working_set_violation(pen, w, model, intercept)
-        if growth.due(violation, limit):  # look at every column
-            G = design.gradient(g[None, :])[:, 0]
-            converged, limit, outside, violation = look_outside(
-                growth, certificate, w[None, :], np.array([b]), F, G[None, :], ws, limit, violation)
-            if converged:
-                break
-            if outside.size:
-                ws = np.union1d(ws, outside)
-                continue
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
-        growth.iterated()
-        inner_tol = max(_FORCING * violation, 0.1 * limit)
-
-        def loss_change(zb, t):
-            return compiled.binary_loss_change(s, zb, t, obj.target, obj.sw)
-
-        step = row_step(model, w, pen, inner_tol, max_sweeps, F, loss_change, damping)
-        sweeps_total += step.sweeps
-        if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
-            G = design.gradient(g[None, :])[:, 0]
-            outside = growth.grow(w[None, :], G[None, :], ws, limit)
-            if outside.size:
-                ws, damping = np.union1d(ws, outside), Damping()
-                continue
-            stalled = True  # no step lowers F at working precision, however damped
-            break
-        t, (delta, db, zb) = step.t, step.step
-        w[ws] += t * delta[ws]
-        b += t * db
-        s += t * zb
-        F = compiled.binary_terms(s, obj.target, obj.sw, g, h) + pen.value(w)
-        history.append(F / N)
-        if on_iteration is not None and on_iteration((w[None, :], np.array([b]))):
-            break
-    if not converged:
-        G = design.gradient(g[None, :])[:, 0]
-        violation = max(float(pen.violation(w, G).max()) if G.size else 0.0,
-                        abs(float(g.sum())) if intercept else 0.0)
-        # stalled while tightening for the gap: the point still meets tol
-        converged = stalled and violation <= tol * N
-    return PenalisedResult(w[None, :], np.array([b]), n_iter, converged, violation / N, F,
-                           np.asarray(history), sweeps_total, G[None, :], stalled, certificate.gap)
+    return newton_loop(TwoClass(obj, W0, b0, working_set, max_sweeps, gram_max), tol=tol,
+                       max_iter=max_iter, on_iteration=on_iteration)
 
 
 def _strong_start(pen, G0: np.ndarray, ws: np.ndarray, nnz: np.ndarray) -> np.ndarray:

@@ -26,18 +26,18 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
-from linclass.linear.solvers.damping import Damping, damped_step
-from linclass.linear.solvers.small_grouped import solve_small_grouped
+from linclass.linear.solvers.damping import damped_step
 from linclass.linear.solvers.prox_newton import (
-    _FORCING,
     PenalisedResult,
     line_search,
+    newton_loop,
     softmax_move,
 )
+from linclass.linear.solvers.small_grouped import solve_small_grouped
 from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Certificate, Growth, look_outside, softmax_exit
+from linclass.linear.solvers.stopping import Growth, softmax_exit
 
-__all__ = ["coupled_model", "prox_newton_coupled", "shift_free_inverse"]
+__all__ = ["Coupled", "coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 
 
 def coupled_model(Xc: np.ndarray, P: np.ndarray, sw: np.ndarray, intercept: bool):
@@ -99,95 +99,98 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
     Returns ``(result, None)`` when done, or ``(None, ws)`` when the working set has grown past
     ``K * len(ws) > gram_max`` (the caller goes on by class blocks from the current point).
     ``on_iteration`` is called with ``(W, b)`` after each iteration; a true result stops the run."""
-    design, pen = obj.design, obj.penalty
-    pc, kernel = pen.columns(design.d), pen.kernel(design.d)
-    grouped = getattr(pen, "grouped", False)  # one norm per feature: solvers.small_grouped
-    N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
-    limit = tol * N
-    y, sw = obj.y, obj.sw
-    onehot = np.zeros((K, y.size))
-    onehot[y, np.arange(y.size)] = 1.0
-    S = obj.scores(W, b)
-    P = np.empty_like(S)
-    F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
-    history, sweeps_total, converged, n_iter = [F / N], 0, False, 0
-    damping, stalled, certificate = Damping(), False, Certificate(obj, tol)
-    growth = Growth(pen)
-    X = design.X
-    G = None
-    while True:
-        Xc = X[:, ws] - design.shift[ws]
-        V = (P - onehot) * sw
+    return newton_loop(Coupled(obj, W, b, ws, max_sweeps, gram_max), tol=tol, max_iter=max_iter,
+                       on_iteration=on_iteration)
+
+
+class Coupled:
+    """The K-class strategy of :func:`~.prox_newton.newton_loop` on the explicit coupled model
+    (module docstring), while ``K x len(ws) <= gram_max``."""
+
+    def __init__(self, obj, W, b, ws, max_sweeps: int, gram_max: int):
+        self.obj, self.W, self.b, self.ws = obj, W, b, ws
+        self.max_sweeps, self.gram_max = max_sweeps, gram_max
+        pen, K, y = obj.penalty, obj.n_classes, obj.y
+        self.pc, self.kernel = pen.columns(obj.design.d), pen.kernel(obj.design.d)
+        self.grouped = getattr(pen, "grouped", False)  # one norm per feature: solvers.small_grouped
+        self.onehot = np.zeros((K, y.size))
+        self.onehot[y, np.arange(y.size)] = 1.0
+        self.S = obj.scores(W, b)
+        self.P = np.empty_like(self.S)
+        self.F = compiled.softmax_terms(self.S, y, obj.sw, self.P) + pen.value(W)
+        self.growth = Growth(pen)
+
+    def model(self):
+        obj, W, ws = self.obj, self.W, self.ws
+        design, pen, K, sw, intercept = obj.design, obj.penalty, obj.n_classes, obj.sw, obj.fit_intercept
+        Xc = design.X[:, ws] - design.shift[ws]
+        self.V = V = (self.P - self.onehot) * sw
         Gws, gb = V @ Xc, V.sum(axis=1)
         v = float(pen.violation(W[:, ws], Gws, ws).max()) if ws.size else 0.0
         violation = max(v, float(np.abs(gb).max())) if intercept else v
-        if growth.due(violation, limit):  # look at every column of every class
-            G = design.gradient(V).T
-            converged, limit, outside, violation = look_outside(growth, certificate, W, b, F, G, ws,
-                                                                limit, violation)
-            if converged:
-                break
-            if outside.size:
-                ws = np.union1d(ws, outside)
-                if K * ws.size > gram_max:
-                    return None, ws
-                continue
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
-        growth.iterated()
-        q = ws.size
-        model = coupled_model(Xc, P, sw, intercept)
-        w = np.ascontiguousarray(W[:, ws]).reshape(-1)
-        pen_w = kernel.at(np.tile(ws, K))  # each entry's column's penalty
-        inner_tol = max(_FORCING * violation, 0.1 * limit)
 
-        def propose(nu):
-            Q, R = model(nu)
-            grad = Gws.reshape(-1)
-            if intercept:
-                grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
-            if grouped:
-                delta, sweeps = solve_small_grouped(Q, grad, w, pc[0, ws], pc[1, ws], K, inner_tol,
-                                                    max_sweeps)
-            else:
-                delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, max_sweeps)
-            db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
-            D = (float(Gws.reshape(-1) @ delta + gb @ db)
-                 + pen.slope(w.reshape(K, q), delta.reshape(K, q), ws))
-            return (delta, db), D, sweeps
+        def step(inner_tol, F, damping):
+            q = ws.size
+            model = coupled_model(Xc, self.P, sw, intercept)
+            w = np.ascontiguousarray(W[:, ws]).reshape(-1)
+            pen_w = self.kernel.at(np.tile(ws, K))  # each entry's column's penalty
 
-        def search(step, D):
-            delta, db = step
-            Z = delta.reshape(K, q) @ Xc.T + db[:, None]
+            def propose(nu):
+                Q, R = model(nu)
+                grad = Gws.reshape(-1)
+                if intercept:
+                    grad = grad - R[:, : K * q].T @ gb  # the profiled gradient
+                if self.grouped:
+                    delta, sweeps = solve_small_grouped(Q, grad, w, self.pc[0, ws], self.pc[1, ws],
+                                                        K, inner_tol, self.max_sweeps)
+                else:
+                    delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, self.max_sweeps)
+                db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
+                D = (float(Gws.reshape(-1) @ delta + gb @ db)
+                     + pen.slope(w.reshape(K, q), delta.reshape(K, q), ws))
+                return (delta, db), D, sweeps
 
-            def change(t):
-                return (compiled.softmax_loss_change(S, Z, t, y, sw)
-                        + pen.change(w.reshape(K, q), delta.reshape(K, q), t, ws))
-            return line_search(F, D, change)
+            def search(step, D):
+                delta, db = step
+                Z = delta.reshape(K, q) @ Xc.T + db[:, None]
 
-        scale = float(np.mean(np.diag(model()[0]))) if q else 1.0
-        step = damped_step(propose, search, damping, scale, F)
-        sweeps_total += step.sweeps
-        if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
-            G = design.gradient(V).T
-            outside = growth.grow(W, G, ws, limit)
-            if outside.size:
-                ws, damping = np.union1d(ws, outside), Damping()
-                if K * ws.size > gram_max:
-                    return None, ws
-                continue
-            stalled = True  # no step lowers F at working precision, however damped
-            break
+                def change(t):
+                    return (compiled.softmax_loss_change(self.S, Z, t, obj.y, sw)
+                            + pen.change(w.reshape(K, q), delta.reshape(K, q), t, ws))
+                return line_search(F, D, change)
+
+            scale = float(np.mean(np.diag(model()[0]))) if q else 1.0
+            taken = damped_step(propose, search, damping, scale, F)
+            taken.Xc = Xc  # the columns the step was taken on, for the move
+            return taken
+        return violation, step
+
+    def gradient(self):
+        return self.obj.design.gradient(self.V).T
+
+    def point(self):
+        return self.W, self.b
+
+    def add(self, columns) -> bool:
+        self.ws = np.union1d(self.ws, columns)
+        return self.obj.n_classes * self.ws.size <= self.gram_max
+
+    def outgrown(self):
+        return None, self.ws
+
+    def move(self, step) -> float:
+        obj, K = self.obj, self.obj.n_classes
         t, (delta, db) = step.t, step.step
-        dW = delta.reshape(K, q)
-        Z = dW @ Xc.T + db[:, None]
-        F = softmax_move(pen, W, b, S, ws, t, dW, db, Z, y, sw, P)
-        history.append(F / N)
-        if on_iteration is not None and on_iteration((W, b)):
-            break
-    if not converged:
-        violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,
-                                               tol, N)
-    return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
-                           sweeps_total, G, stalled, certificate.gap), None
+        dW = delta.reshape(K, -1)
+        Z = dW @ step.Xc.T + db[:, None]
+        return softmax_move(obj.penalty, self.W, self.b, self.S, self.ws, t, dW, db, Z, obj.y,
+                            obj.sw, self.P)
+
+    def finish(self, *, n_iter, converged, stalled, violation, F, history, sweeps, G, gap, tol):
+        obj = self.obj
+        if not converged:
+            violation, G, converged = softmax_exit(obj.penalty, obj.design, self.W, self.P,
+                                                   self.onehot, obj.sw, obj.fit_intercept,
+                                                   stalled, tol, obj.total)
+        return PenalisedResult(self.W, self.b, n_iter, converged, violation / obj.total, F,
+                               history, sweeps, G, stalled, gap), None

@@ -35,18 +35,18 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
-from linclass.linear.solvers.damping import Damping, damped_step
+from linclass.linear.solvers.damping import damped_step
 from linclass.linear.solvers.prox_newton import (
-    _FORCING,
     GRAM_MAX,
     MAX_SWEEPS,
     PenalisedResult,
     line_search,
+    newton_loop,
     softmax_move,
 )
-from linclass.linear.solvers.stopping import Certificate, Growth, look_outside, softmax_exit
+from linclass.linear.solvers.stopping import Growth, softmax_exit
 
-__all__ = ["prox_newton_softmax"]
+__all__ = ["ByFeature", "prox_newton_softmax"]
 
 
 def _start_set(obj, W, P, onehot, working_set):
@@ -72,12 +72,8 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     classes together, fits the explicit model (``K x columns <= gram_max``) the explicit model of
     :mod:`.prox_newton_coupled` is used first (``coupled=False``: never).  ``on_iteration`` is
     called with ``(W, b)`` after each pass; a true result stops the run."""
-    from linclass.linear.compiled.coupled import cd_coupled, coupled_terms  # numba, on first use
-
     design, pen = obj.design, obj.penalty
-    pc = pen.columns(design.d)
-    N, intercept, K = obj.total, obj.fit_intercept, obj.n_classes
-    limit = tol * N
+    intercept, K = obj.fit_intercept, obj.n_classes
     W = np.array(W0, dtype=np.float64).reshape(K, design.d).copy()
     b = np.array(b0, dtype=np.float64).reshape(K).copy() if intercept else np.zeros(K)
     y, sw = obj.y, obj.sw
@@ -88,7 +84,6 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
     onehot[y, np.arange(n)] = 1.0
     F = compiled.softmax_terms(S, y, sw, P) + pen.value(W)
     ws = _start_set(obj, W, P, onehot, working_set)
-    grouped = getattr(pen, "grouped", False)  # one norm per feature across the classes
     if coupled and not design.sparse and K * ws.size <= gram_max:
         from linclass.linear.solvers.prox_newton_coupled import prox_newton_coupled
 
@@ -101,73 +96,87 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
         return prox_newton_softmax(obj, W, b, tol=tol, max_iter=max_iter, working_set=grown,
                                    max_sweeps=max_sweeps, gram_max=gram_max, coupled=False,
                                    on_iteration=on_iteration)
-    history, sweeps_total, converged, stalled, n_iter = [F / N], 0, False, False, 0
-    damping, certificate, growth = Damping(), Certificate(obj, tol), Growth(pen)
-    X, shift = design.kernel_X, design.shift
-    G = None
-    while True:
-        Pn = np.ascontiguousarray(P.T)
-        Gs = np.ascontiguousarray(((P - onehot) * sw).T)
+    return newton_loop(ByFeature(obj, W, b, S, P, onehot, F, ws, max_sweeps), tol=tol,
+                       max_iter=max_iter, on_iteration=on_iteration)
+
+
+class ByFeature:
+    """The K-class strategy of :func:`~.prox_newton.newton_loop` on the coupled model solved by
+    coordinate descent over feature blocks (:func:`~linclass.linear.compiled.coupled.cd_coupled`)."""
+
+    def __init__(self, obj, W, b, S, P, onehot, F, ws, max_sweeps: int):
+        self.obj, self.W, self.b, self.S, self.P, self.onehot = obj, W, b, S, P, onehot
+        self.F, self.ws, self.max_sweeps = F, ws, max_sweeps
+        self.growth = Growth(obj.penalty)
+        self.pc = obj.penalty.columns(obj.design.d)
+        self.grouped = getattr(obj.penalty, "grouped", False)  # one norm per feature
+
+    def model(self):
+        from linclass.linear.compiled.coupled import cd_coupled, coupled_terms  # numba
+
+        obj, W, ws = self.obj, self.W, self.ws
+        design, pen, K, sw = obj.design, obj.penalty, obj.n_classes, obj.sw
+        n = sw.size
+        X, shift = design.kernel_X, design.shift
+        Pn = np.ascontiguousarray(self.P.T)
+        Gs = np.ascontiguousarray(((self.P - self.onehot) * sw).T)
+        self.Gs = Gs
         Gws, B = np.empty((ws.size, K)), np.empty((ws.size, K, K))
         coupled_terms(X, shift, ws, Gs, Pn, sw, Gws, B)
         gb = Gs.sum(axis=0)
         v = float(pen.violation(W[:, ws], Gws.T, ws).max()) if ws.size else 0.0
-        violation = max(v, float(np.abs(gb).max())) if intercept else v
-        if growth.due(violation, limit):  # look at every column of every class
-            G = design.gradient(Gs.T).T
-            converged, limit, outside, violation = look_outside(growth, certificate, W, b, F, G, ws,
-                                                                limit, violation)
-            if converged:
-                break
-            if outside.size:
-                ws = np.union1d(ws, outside).astype(np.int64)
-                continue
-        if n_iter >= max_iter:
-            break
-        n_iter += 1
-        growth.iterated()
-        Ps = Pn * sw[:, None]
-        Bb = np.diag(Ps.sum(axis=0)) - Pn.T @ Ps
-        inner_tol = max(_FORCING * violation, 0.1 * limit)
-        scale = float(np.mean(np.diagonal(B, axis1=1, axis2=2))) if ws.size else 1.0
-        w_ws = np.ascontiguousarray(W[:, ws])
+        violation = max(v, float(np.abs(gb).max())) if obj.fit_intercept else v
 
-        def propose(nu):
-            Delta, db = np.zeros((K, design.d)), np.zeros(K)
-            Z, U = np.zeros((n, K)), np.zeros(n)
-            sweeps = cd_coupled(X, shift, ws, W, Delta, B, Gs, Pn, sw, Z, U, Bb, db, intercept,
-                                pc, float(nu), inner_tol, max_sweeps, grouped)
-            d_ws = Delta[:, ws]
-            D = float(np.vdot(Gws.T, d_ws)) + float(gb @ db) + pen.slope(w_ws, d_ws, ws)
-            return (d_ws, db, Z.T), D, sweeps
+        def step(inner_tol, F, damping):
+            Ps = Pn * sw[:, None]
+            Bb = np.diag(Ps.sum(axis=0)) - Pn.T @ Ps
+            scale = float(np.mean(np.diagonal(B, axis1=1, axis2=2))) if ws.size else 1.0
+            w_ws = np.ascontiguousarray(W[:, ws])
 
-        def search(step, D):
-            d_ws, _, Zt = step
-            Zt = np.ascontiguousarray(Zt)
+            def propose(nu):
+                Delta, db = np.zeros((K, design.d)), np.zeros(K)
+                Z, U = np.zeros((n, K)), np.zeros(n)
+                sweeps = cd_coupled(X, shift, ws, W, Delta, B, Gs, Pn, sw, Z, U, Bb, db,
+                                    obj.fit_intercept, self.pc, float(nu), inner_tol,
+                                    self.max_sweeps, self.grouped)
+                d_ws = Delta[:, ws]
+                D = float(np.vdot(Gws.T, d_ws)) + float(gb @ db) + pen.slope(w_ws, d_ws, ws)
+                return (d_ws, db, Z.T), D, sweeps
 
-            def change(t):
-                return compiled.softmax_loss_change(S, Zt, t, y, sw) + pen.change(w_ws, d_ws, t, ws)
-            return line_search(F, D, change)
+            def search(step, D):
+                d_ws, _, Zt = step
+                Zt = np.ascontiguousarray(Zt)
 
-        step = damped_step(propose, search, damping, scale, F)
-        sweeps_total += step.sweeps
-        if step.t == 0.0:  # no step lowers F on this working set: does a column outside violate?
-            G = design.gradient(Gs.T).T
-            outside = growth.grow(W, G, ws, limit)
-            if outside.size:
-                ws, damping = np.union1d(ws, outside).astype(np.int64), Damping()
-                continue
-            stalled = True  # no step lowers F at working precision, however damped
-            break
+                def change(t):
+                    return (compiled.softmax_loss_change(self.S, Zt, t, obj.y, sw)
+                            + pen.change(w_ws, d_ws, t, ws))
+                return line_search(F, D, change)
+
+            return damped_step(propose, search, damping, scale, F)
+        return violation, step
+
+    def gradient(self):
+        return self.obj.design.gradient(self.Gs.T).T
+
+    def point(self):
+        return self.W, self.b
+
+    def add(self, columns) -> bool:
+        self.ws = np.union1d(self.ws, columns).astype(np.int64)
+        return True
+
+    def move(self, step) -> float:
         t, (d_ws, db, Zt) = step.t, step.step
-        F = softmax_move(pen, W, b, S, ws, t, d_ws, db, Zt, y, sw, P)
-        history.append(F / N)
-        if on_iteration is not None and on_iteration((W, b)):
-            break
-    if pen.l1 + pen.l2 > 0 or pen.bounded:  # the reported point: the penalty's own shift (unique, see best_shift)
-        W -= pen.best_shift(W)
-    if not converged:
-        violation, G, converged = softmax_exit(pen, design, W, P, onehot, sw, intercept, stalled,
-                                               tol, N)
-    return PenalisedResult(W, b, n_iter, converged, violation / N, F, np.asarray(history),
-                           sweeps_total, G, stalled, certificate.gap)
+        obj = self.obj
+        return softmax_move(obj.penalty, self.W, self.b, self.S, self.ws, t, d_ws, db, Zt, obj.y,
+                            obj.sw, self.P)
+
+    def finish(self, *, n_iter, converged, stalled, violation, F, history, sweeps, G, gap, tol):
+        obj, W, pen = self.obj, self.W, self.obj.penalty
+        if pen.l1 + pen.l2 > 0 or pen.bounded:  # the reported point: the penalty's own shift
+            W -= pen.best_shift(W)                 # (unique, see best_shift)
+        if not converged:
+            violation, G, converged = softmax_exit(pen, obj.design, W, self.P, self.onehot, obj.sw,
+                                                   obj.fit_intercept, stalled, tol, obj.total)
+        return PenalisedResult(W, self.b, n_iter, converged, violation / obj.total, F, history,
+                               sweeps, G, stalled, gap)
