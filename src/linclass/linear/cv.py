@@ -119,6 +119,19 @@ def path_arrays(values, fits, m: int, d: int, *, class_totals, total: float,
             "n_nonzero": np.count_nonzero(np.any(coefs != 0, axis=1), axis=1)}
 
 
+def _passes_and_grid(source, cv, folds, class_weight, fit_intercept, owner, template, Cs, ratios,
+                     min_ratio, grid):
+    """The first passes over ``source`` (labels, class totals and centring; with ``cv`` each row's
+    fold, when ``folds``) and the grid of C: ``(layout, folded, terms0, values)``, ``terms0`` the terms at the
+    intercept-only fit when glmnet's grid needed its gradient (None otherwise)."""
+    layout, folded = first_passes(source, cv, class_weight=class_weight,
+                                  fit_intercept=fit_intercept, owner=owner, folds=folds)
+    terms0 = view = None
+    if grid == "glmnet" and isinstance(Cs, Integral):
+        terms0, view = null_gradient(folded, template, layout.n_rows)
+    return layout, folded, terms0, resolve_grid(Cs, view, ratios, min_ratio, grid)
+
+
 def path_chunks(source, template, rho: float, *, Cs, grid: str, min_ratio, class_weight,
                 fit_intercept: bool, tol: float, max_iter: int, owner: str):
     """The path of ``template`` at ``rho`` on the rows of a chunk source, C increasing, each fit
@@ -131,12 +144,9 @@ def path_chunks(source, template, rho: float, *, Cs, grid: str, min_ratio, class
     from linclass.sources.chunks import caching
 
     with caching(source):  # a FileSource keeps its decoded blocks for the later passes
-        layout, folded = first_passes(source, None, class_weight=class_weight,
-                                      fit_intercept=fit_intercept, owner=owner, folds=False)
-        terms0 = view = None
-        if grid == "glmnet" and isinstance(Cs, Integral):
-            terms0, view = null_gradient(folded, template, layout.n_rows)
-        values = resolve_grid(Cs, view, [rho], min_ratio, grid)
+        layout, folded, terms0, values = _passes_and_grid(
+            source, None, False, class_weight, fit_intercept, owner, template, Cs, [rho], min_ratio,
+            grid)
         order = np.argsort(values, kind="stable")
         requests = path_requests(folded, None, template, values[order], rho, tol=tol,
                                  max_iter=max_iter, terms=terms0)
@@ -481,12 +491,9 @@ def cross_validate_chunks(source, template, ratios, *, Cs, grid: str, min_ratio,
     from linclass.sources.chunks import caching
 
     with caching(source):  # a FileSource keeps its decoded blocks for the later passes
-        layout, folded = first_passes(source, cv, class_weight=class_weight,
-                                      fit_intercept=fit_intercept, owner=owner, folds=True)
-        terms0 = view = None
-        if grid == "glmnet" and isinstance(Cs, Integral):
-            terms0, view = null_gradient(folded, template, layout.n_rows)
-        values = resolve_grid(Cs, view, ratios, min_ratio, grid)
+        layout, folded, terms0, values = _passes_and_grid(
+            source, cv, True, class_weight, fit_intercept, owner, template, Cs, ratios, min_ratio,
+            grid)
         increasing = np.sort(values, kind="stable")
         F = folded.n_splits
         training = np.array([folded.training_totals(f).sum() for f in range(F)])

@@ -210,38 +210,40 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
     live = np.empty(q, dtype=np.int64)
     dZ, dU = np.empty((n, K)), np.empty(n)
     lam, E = block_eigen(B, grouped)  # each block decomposed once (the grouped penalty)
+    order = everything
+    full = True  # a sweep over the whole set; else over the features non-zero in some class
+    history = np.empty((_ANDERSON + 1, 0))
+    stored = 0
     sweeps = 0
     while sweeps < max_sweeps:
-        biggest = _sweep(X, shift, ws, everything, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
+        biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
                          pc, nu, tol, lam, E, grouped)
         sweeps += 1
         if biggest <= tol:
-            break
-        n_live = 0
-        for t in range(q):
-            j = ws[t]
-            for k in range(K):
-                if W[k, j] + Delta[k, j] != 0.0:
-                    live[n_live] = t
-                    n_live += 1
-                    break
-        order = live[:n_live]
-        history = np.empty((_ANDERSON + 1, n_live * K))
-        _record(ws, order, Delta, history[0])
-        stored = 0
-        while sweeps < max_sweeps:
-            biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                             pc, nu, tol, lam, E, grouped)
-            sweeps += 1
-            if biggest <= tol:
+            if full:
                 break
+            order, full = everything, True  # settled: the whole set again
+            continue
+        if full:  # on to the live features, their iterates kept for extrapolation
+            n_live = 0
+            for t in range(q):
+                j = ws[t]
+                for k in range(K):
+                    if W[k, j] + Delta[k, j] != 0.0:
+                        live[n_live] = t
+                        n_live += 1
+                        break
+            order, full = live[:n_live], False
+            history = np.empty((_ANDERSON + 1, n_live * K))
+            stored = 0
+        else:
             stored += 1
-            _record(ws, order, Delta, history[stored])
-            if stored == _ANDERSON:
-                _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
-                             pc, nu, grouped)
-                stored = 0
-                _record(ws, order, Delta, history[0])
+        _record(ws, order, Delta, history[stored])
+        if stored == _ANDERSON:
+            _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
+                         pc, nu, grouped)
+            stored = 0
+            _record(ws, order, Delta, history[0])
     return sweeps
 
 

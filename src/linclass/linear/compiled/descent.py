@@ -62,38 +62,39 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     q = ws.shape[0]
     everything = np.arange(q)
     live = np.empty(q, dtype=np.int64)
+    order = everything
+    full = True  # a pass over the whole set; else over its non-zero coefficients
+    history = np.empty((_ANDERSON + 1, 0))
+    stored = 0
     sweeps = 0
     while sweeps < max_sweeps:
-        biggest = _naive_sweep(X, shift, ws, everything, w, delta, a, m, h, hd, hptr, r, state,
+        biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
                                prox, pp, curv, nu)
         sweeps += 1
         if biggest <= tol:
-            break
-        n_live = 0
-        for t in range(q):
-            if w[ws[t]] + delta[ws[t]] != 0.0:
-                live[n_live] = t
-                n_live += 1
-        order = live[:n_live]
-        history = np.empty((_ANDERSON + 1, n_live))
-        stored = 0
-        for u in range(n_live):
-            history[0, u] = delta[ws[order[u]]]
-        while sweeps < max_sweeps:
-            biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
-                                   prox, pp, curv, nu)
-            sweeps += 1
-            if biggest <= tol:
+            if full:
                 break
+            order, full = everything, True  # settled: the whole set again
+            continue
+        if full:  # on to the non-zero coefficients, their iterates kept for extrapolation
+            n_live = 0
+            for t in range(q):
+                if w[ws[t]] + delta[ws[t]] != 0.0:
+                    live[n_live] = t
+                    n_live += 1
+            order, full = live[:n_live], False
+            history = np.empty((_ANDERSON + 1, n_live))
+            stored = 0
+        else:
             stored += 1
-            for u in range(n_live):
-                history[stored, u] = delta[ws[order[u]]]
-            if stored == _ANDERSON:
-                _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, value, pp,
-                             lo, hi, nu)
-                stored = 0
-                for u in range(n_live):
-                    history[0, u] = delta[ws[order[u]]]
+        for u in range(order.shape[0]):
+            history[stored, u] = delta[ws[order[u]]]
+        if stored == _ANDERSON:
+            _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, value, pp,
+                         lo, hi, nu)
+            stored = 0
+            for u in range(order.shape[0]):
+                history[0, u] = delta[ws[order[u]]]
     return sweeps
 
 
