@@ -15,6 +15,7 @@ from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _col_axpy, _col_dot, _col_scatter
+from linclass.linear.penalties.elastic_net_kernel import coordinate_update, flat_update
 
 __all__ = ["cd_gram", "cd_naive"]
 
@@ -183,11 +184,16 @@ def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, pro
 
 
 @njit(**_JIT)
-def cd_gram(Q, grad, w, delta, prox, pp, curv, tol, max_sweeps):
+def cd_gram(Q, grad, w, delta, prox, pp, curv, elastic, tol, max_sweeps):
     """Coordinate descent on :math:`\\frac12\\delta^TQ\\delta + \\text{grad}^T\\delta + r(w + \\delta)`
     for a small dense model (q x q, the working set's profiled Hessian: glmnet's "covariance"
     updates).  ``w``, ``delta``, ``grad`` and the penalty ``prox, pp, curv`` (module docstring)
-    are indexed by working-set position.  Returns passes."""
+    are indexed by working-set position.  Returns passes.
+
+    ``elastic``: the penalty is the elastic net (``pp`` its rows l1, l2, lower, upper), whose update
+    is then inlined.  A coordinate's work here is O(q), and the indirect call of ``prox`` made
+    this loop 18% slower on a 100-column lasso model (0.159 against 0.135 ms for 42 passes): the
+    common penalty keeps the inlined update, every other reaches the loop through ``prox``."""
     q = Q.shape[0]
     Qd = Q @ delta
     sweeps = 0
@@ -197,7 +203,12 @@ def cd_gram(Q, grad, w, delta, prox, pp, curv, tol, max_sweeps):
             at = Q[t, t]
             g = grad[t] + Qd[t]
             old = w[t] + delta[t]
-            new = prox(at, at * old - g, old, t, pp)
+            if not elastic:
+                new = prox(at, at * old - g, old, t, pp)
+            elif at > 0.0 or pp[1, t] > 0.0:
+                new = coordinate_update(at, at * old - g, pp[0, t], pp[1, t], pp[2, t], pp[3, t])
+            else:
+                new = flat_update(g, pp[0, t], old, pp[2, t], pp[3, t])
             d = new - old
             if d != 0.0:
                 delta[t] += d

@@ -128,7 +128,7 @@ class ElasticNet:
             c = self.columns(d)
             self._kernel = PenaltyKernel(compiled.prox, compiled.value, c, c[1], c[2], c[3],
                                          None if self.bounded else (c[0], c[1]),
-                                         self._column_values)
+                                         self._column_values, inline=True)
         return self._kernel
 
     def _column_values(self, v: np.ndarray, cols) -> np.ndarray:

@@ -61,6 +61,10 @@ class PenaltyKernel:
         the penalty's columns ``cols``.
     cols : ndarray of int or None
         The penalty's columns this kernel holds (None: every column, in order).
+    inline : bool
+        ``params`` are the elastic net's rows (l1, l2, lower, upper), whose update the small
+        model's loop inlines (:func:`linclass.linear.compiled.descent.cd_gram`: an indirect call
+        per coordinate costs it 18%).
     """
 
     prox: object
@@ -72,6 +76,7 @@ class PenaltyKernel:
     elastic: tuple | None = None
     values: object = None
     cols: np.ndarray | None = None
+    inline: bool = False
 
     @property
     def bounded(self) -> bool:
@@ -88,7 +93,7 @@ class PenaltyKernel:
             np.ascontiguousarray(self.upper[cols]),
             None if self.elastic is None else tuple(np.ascontiguousarray(e[cols])
                                                      for e in self.elastic),
-            self.values, own)
+            self.values, own, self.inline)
 
     def change(self, w: np.ndarray, delta: np.ndarray) -> float:
         """:math:`r(w + \\delta) - r(w)` summed over this kernel's columns (w, delta of shape
