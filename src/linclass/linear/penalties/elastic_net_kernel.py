@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cfunc, njit
 
-from linclass.linear.penalties.kernel import PROX, VALUE
+from linclass.linear.penalties.kernel import PROX, VALUE, typed
 
 __all__ = ["coordinate_update", "flat_update", "prox", "value"]
 
@@ -52,7 +52,13 @@ def prox(a, u, old, j, pp):
     return flat_update(-u, l1, old, lo, hi)
 
 
+prox = typed(prox, PROX)
+
+
 @cfunc(VALUE, cache=True)
 def value(v, j, pp):
     """:math:`\\lambda_1f_j|v| + \\frac{\\lambda_2f_j}2v^2`."""
     return pp[0, j] * abs(v) + 0.5 * pp[1, j] * v * v
+
+
+value = typed(value, VALUE)

@@ -49,7 +49,7 @@ import numpy as np
 from numba import cfunc, njit
 
 from linclass.linear.penalties.elastic_net import ElasticNet, abs_change
-from linclass.linear.penalties.kernel import PROX, VALUE, PenaltyKernel
+from linclass.linear.penalties.kernel import PROX, VALUE, typed, PenaltyKernel
 
 __all__ = ["FoldedConcave"]
 
@@ -97,6 +97,9 @@ def _prox(a, u, old, j, pp):
     return best_v
 
 
+_prox = typed(_prox, PROX)
+
+
 @cfunc(VALUE, cache=True)
 def _value(v, j, pp):
     s = pp[0, j]
@@ -107,6 +110,9 @@ def _value(v, j, pp):
         if x <= pp[r + 1, j] or k == n_pieces - 1:
             return s * (pp[r + 2, j] + x * (pp[r + 3, j] + 0.5 * pp[r + 4, j] * x))
     return 0.0
+
+
+_value = typed(_value, VALUE)
 
 
 class FoldedConcave(ElasticNet):
