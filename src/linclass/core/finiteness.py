@@ -87,7 +87,7 @@ def check_finite(X, *, name: str = "X", feature_names=None, locate=None) -> None
     )
 
 
-def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
+def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray, feature_names=None) -> None:
     """Raise the right error when a result computed from X is not finite.
 
     Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
@@ -109,10 +109,12 @@ def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray) -> None:
 
     if all(fine(r) for r in results):
         return
-    check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    check_finite(X, feature_names=feature_names)
     largest = abs(X).max()
     raise ValueError(
-        f"Input X holds values too large for {type(estimator).__name__}'s arithmetic (largest "
+        f"Input X holds values too large for {_who(estimator)}'s arithmetic (largest "
         f"magnitude {largest:.3g}: their squares overflow float64). Rescale the features "
         "(for example with sklearn.preprocessing.StandardScaler)."
     )
@@ -152,7 +154,7 @@ def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> Non
         raise _too_small(estimator, np.flatnonzero(bad), magnitude)
 
 
-def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
+def check_magnitude(estimator, X: np.ndarray, *, feature_names=None) -> np.ndarray | None:
     """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
     activations) would overflow or underflow float64, naming the features.
 
@@ -161,10 +163,13 @@ def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
     (:func:`linclass.core.magnitude_kernel.column_magnitude`) or over the stored entries of a CSR /
     CSC float X, two over other sparse or integer X (its column maxima and minima).  Returns X's
     column sums (float64) when that pass formed them (dense float X), else None: a caller that
-    centres X reuses them instead of another pass.
+    centres X reuses them instead of another pass.  ``estimator``: the estimator or its name (then
+    ``feature_names`` names the columns).
     """
     if X.size == 0:
         return None
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
     sums = stored = None
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
         from linclass.core.magnitude_kernel import column_magnitude
@@ -184,8 +189,9 @@ def check_magnitude(estimator, X: np.ndarray) -> np.ndarray | None:
         magnitude = np.maximum(np.abs(largest), np.abs(smallest))
         finite = bool(np.all(np.isfinite(magnitude)))
     if not finite:
-        check_finite(X, feature_names=getattr(estimator, "feature_names_in_", None))
-    check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1])
+        check_finite(X, feature_names=feature_names)
+    check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1],
+                           feature_names=feature_names)
     return sums
 
 

@@ -136,7 +136,7 @@ def fit_options(model, penalty) -> FitOptions:
         warm = (model.classes_, coef, model.intercept_)
     return FitOptions(penalty=penalty, solver=model.solver, tol=model.tol, max_iter=model.max_iter,
                       random_state=model.random_state, batch_size=model.batch_size,
-                      eta0=model.eta0, warm=warm, owner=model)
+                      eta0=model.eta0, warm=warm, name=type(model).__name__)
 
 
 def set_fitted(model, fit, task, dtype=np.float64):
@@ -520,9 +520,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                 **weights_record(data.sample_weight, weight))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept, offset=score_offset)
-        options = replace(options, task=fit_task(self, data.X, y, data.sample_weight,
-                                                 subtask_bound(self.solver, self.max_iter,
-                                                               options.penalty)))
+        options = replace(options, feature_names=getattr(self, "feature_names_in_", None),
+                          task=fit_task(self, data.X, y, data.sample_weight,
+                                        subtask_bound(self.solver, self.max_iter,
+                                                      options.penalty)))
         fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
                         max_iter=self.max_iter, penalty=options.penalty)
         return self._set_fitted(fit, options.task, data.X.dtype)

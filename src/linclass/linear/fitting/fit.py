@@ -102,7 +102,7 @@ def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.
     covariance NaN (R's NA) for the aliased ones; its iterations count those of the ``first`` fit,
     on every column, too."""
     keep = ~aliased
-    names = getattr(options.owner, "feature_names_in_", None)
+    names = options.feature_names
     names = [str(names[j]) if names is not None else f"x{j}" for j in np.flatnonzero(aliased)]
     warnings.warn(f"{options.name}: {', '.join(names)} "
                   f"{'is a linear combination' if len(names) == 1 else 'are linear combinations'} "
@@ -125,7 +125,7 @@ def _without_aliased(problem: LogisticProblem, options: FitOptions, aliased: np.
 
 def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
     """:func:`fit_logistic` on these columns as they are."""
-    penalty, owner = options.penalty, options.owner
+    penalty, who, names = options.penalty, options.name, options.feature_names
     if problem.source is not None:
         if problem.offset is not None:
             raise ValueError("offset= is taken for rows in memory, not for a chunk source.")
@@ -146,19 +146,20 @@ def _fit(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
                            n_classes=problem.n_classes, sparse=problem.sparse,
                            max_iter=options.max_iter)
     if solver == "cd" and problem.fit_intercept and problem.sparse:
-        check_finite(problem.X, feature_names=getattr(owner, "feature_names_in_", None))
+        check_finite(problem.X, feature_names=names)
     problem = _working_precision(problem, penalty, solver)
     # the Gram matrix and Hessians square X (float32 values square within float64's range); on
     # dense rows the check's pass also gives the column sums the smooth objective centres with
     checked = solver != "cd" and not problem.sparse and not is_low(problem.X)
     if checked:
-        problem = replace(problem, column_sums=check_magnitude(owner, problem.X))
+        problem = replace(problem, column_sums=check_magnitude(who, problem.X,
+                                                               feature_names=names))
     with np.errstate(invalid="ignore", over="ignore"):
         objective = objective_of(penalty, problem, proximal=solver == "cd")
     shift = objective.design.shift if solver == "cd" else objective.offset
-    explain_non_finite(owner, problem.X, shift)
+    explain_non_finite(who, problem.X, shift, feature_names=names)
     if not is_low(problem.X) and not checked:
-        check_magnitude(owner, problem.X)
+        check_magnitude(who, problem.X, feature_names=names)
     if solver == "cd":
         return proximal(problem, options, objective)
     return _smooth(problem, options, objective, solver)

@@ -48,8 +48,8 @@ class LogisticProblem:
 class FitOptions:
     """How to fit: the penalty object (:mod:`linclass.linear.fitting.penalty_table`), the solver as the
     user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
-    scikit-learn's callback task (:mod:`linclass.estimators.logistic.callbacks`), and the estimator
-    ``owner`` whose name and feature names the messages use."""
+    scikit-learn's callback task (:mod:`linclass.estimators.logistic.callbacks`), and the name and
+    feature names the messages use (plain values: no estimator object reaches the fit)."""
 
     penalty: Any
     solver: str = "auto"
@@ -60,11 +60,8 @@ class FitOptions:
     eta0: float = 0.5
     warm: tuple | None = None
     task: Any = None
-    owner: Any = None
-
-    @property
-    def name(self) -> str:
-        return "LogisticRegression" if self.owner is None else type(self.owner).__name__
+    name: str = "LogisticRegression"
+    feature_names: Any = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["binary", "softmax", "softmax_probabilities"]
+__all__ = ["binary", "binary_loss", "row_logsumexp", "softmax", "softmax_loss",
+           "softmax_probabilities"]
 
 
 def binary(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +55,24 @@ def binary(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         :math:`\\sigma(s)`; the gradient with respect to s is ``mu - y`` and the second derivative
         ``mu * (1 - mu)``.
     """
-    return np.logaddexp(0.0, s) - y * s, expit(s)
+    return binary_loss(s, y), expit(s)
+
+
+def binary_loss(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The per-sample loss of :func:`binary` alone, :math:`\\ln(1+e^s) - ys`."""
+    return np.logaddexp(0.0, s) - y * s
+
+
+def row_logsumexp(S: np.ndarray) -> np.ndarray:
+    """:math:`\\log\\sum_k e^{S_{ik}}` per row of S (n, K), shape (n, 1) (scipy's, without its
+    per-call overhead: a pass of a cross-validation calls it once per fit and chunk)."""
+    top = S.max(axis=1, keepdims=True)
+    return top + np.log(np.exp(S - top).sum(axis=1, keepdims=True))
+
+
+def softmax_loss(S: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The per-sample loss of :func:`softmax` alone, :math:`\\ln\\sum_k e^{s_{ik}} - s_{iy_i}`."""
+    return row_logsumexp(S)[:, 0] - S[np.arange(S.shape[0]), y]
 
 
 def softmax_probabilities(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -32,29 +32,20 @@ step is taken reads the data once.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
 from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.logistic.losses import binary_loss, row_logsumexp, softmax_loss
 from linclass.linear.logistic.penalised import internal_coefficients, original_coefficients
 
-__all__ = ["ChunkedPenalised", "augmented", "row_logsumexp", "rows_terms", "weighted_rows"]
-
-
-def row_logsumexp(S: np.ndarray) -> np.ndarray:
-    """:math:`\\log\\sum_k e^{S_{ik}}` per row, shape (n, 1) (scipy's, without its per-call
-    overhead: a pass of a cross-validation calls it once per fit and chunk)."""
-    top = S.max(axis=1, keepdims=True)
-    return top + np.log(np.exp(S - top).sum(axis=1, keepdims=True))
+__all__ = ["ChunkedPenalised", "augmented", "rows_terms", "weighted_rows"]
 
 
 def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
-    """Per-row log-loss at scores S of shape (n, m)."""
-    if binary:
-        s = S[:, 0]
-        return -log_expit(s) + (1.0 - y) * s  # log(1 + e^s) - y s
-    return row_logsumexp(S)[:, 0] - S[np.arange(y.size), y]
+    """Per-row log-loss at scores S of shape (n, m) (:mod:`.losses`)."""
+    return binary_loss(S[:, 0], y) if binary else softmax_loss(S, y)
 
 
 def augmented(X: np.ndarray, offset: np.ndarray) -> np.ndarray:

@@ -28,8 +28,9 @@ import numpy as np
 
 from linclass.core.chunks import Chunk, require_two_classes
 from linclass.linear.logistic.class_weights import class_weights
-from linclass.linear.logistic.penalised_chunked import (ChunkedPenalised, augmented,
-                                                        row_logsumexp, rows_terms, weighted_rows)
+from linclass.linear.logistic.losses import row_logsumexp
+from linclass.linear.logistic.penalised_chunked import (ChunkedPenalised, augmented, rows_terms,
+                                                        weighted_rows)
 
 __all__ = ["FoldedPenalised", "HELD_OUT", "held_out_sums"]
 
