@@ -120,15 +120,13 @@ class ElasticNet:
         return self._columns
 
     def kernel(self, d: int) -> PenaltyKernel:
-        """The penalty of ``d`` columns as the compiled loops take it: its coordinate update and
-        value (:mod:`~linclass.linear.penalties.elastic_net_kernel`) over :meth:`columns`."""
+        """The penalty of ``d`` columns as the compiled loops take it: :meth:`columns`, whose
+        update (:mod:`~linclass.linear.penalties.elastic_net_kernel`) the loops inline."""
         if self._kernel is None or self._kernel.params.shape[1] != d:
-            from linclass.linear.penalties import elastic_net_kernel as compiled  # numba here
-
-            c = self.columns(d)
-            self._kernel = PenaltyKernel(compiled.prox, compiled.value, c, c[1], c[2], c[3],
+            c = self.columns(d)  # prox / value None: the loops inline the elastic net's update
+            self._kernel = PenaltyKernel(None, None, c, c[1], c[2], c[3],
                                          None if self.bounded else (c[0], c[1]),
-                                         self._column_values, inline=True)
+                                         self._column_values)
         return self._kernel
 
     def _column_values(self, v: np.ndarray, cols) -> np.ndarray:

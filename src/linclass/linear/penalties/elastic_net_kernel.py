@@ -1,5 +1,5 @@
-"""The elastic net's compiled coordinate update: the one copy every compiled loop calls, and the
-penalty's kernel functions (:mod:`linclass.linear.penalties.kernel`).
+"""The elastic net's compiled coordinate update: the one copy every compiled loop calls (inlined;
+:mod:`linclass.linear.penalties.kernel`).
 
 Kept apart from :mod:`linclass.linear.penalties.elastic_net` so that smooth fits, which never reach
 a compiled loop, import no numba (about 0.4 s of a cold start)."""
@@ -7,11 +7,9 @@ a compiled loop, import no numba (about 0.4 s of a cold start)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import cfunc, njit
+from numba import njit
 
-from linclass.linear.penalties.kernel import PROX, VALUE, typed
-
-__all__ = ["coordinate_update", "flat_update", "prox", "value"]
+__all__ = ["coordinate_update", "flat_update"]
 
 
 @njit(inline="always")
@@ -40,25 +38,3 @@ def flat_update(grad, l1, old, lo, hi):
     if grad > l1:
         return lo if lo > -np.inf else old
     return hi if hi < np.inf else old
-
-
-@cfunc(PROX, cache=True)
-def prox(a, u, old, j, pp):
-    """The coordinate update of column j (``pp``: the rows l1, l2, lower, upper of
-    :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.columns`)."""
-    l1, l2, lo, hi = pp[0, j], pp[1, j], pp[2, j], pp[3, j]
-    if a > 0.0 or l2 > 0.0:
-        return coordinate_update(a, u, l1, l2, lo, hi)
-    return flat_update(-u, l1, old, lo, hi)
-
-
-prox = typed(prox, PROX)
-
-
-@cfunc(VALUE, cache=True)
-def value(v, j, pp):
-    """:math:`\\lambda_1f_j|v| + \\frac{\\lambda_2f_j}2v^2`."""
-    return pp[0, j] * abs(v) + 0.5 * pp[1, j] * v * v
-
-
-value = typed(value, VALUE)

@@ -23,9 +23,11 @@ They are numba *first-class functions* (``numba.cfunc`` of the signatures below,
 loop compiled
 once takes any penalty's functions as arguments and is cached on disk, where a loop specialised
 per penalty would be compiled again in every process.  An indirect call costs about 8 ns, against
-a column's product of :math:`O(n)` in the same step.  A new penalty is a module that compiles its
-two functions with :data:`PROX` and :data:`VALUE` and returns them from ``kernel(d)``: no loop is
-edited.
+a column's product of :math:`O(n)` in the same step, but 4-18% of the loops' time where that work
+is small (sparse columns of ~75 entries, a 100-column model): the elastic net, the common case,
+hands None instead and the loops inline its update (:mod:`linclass.linear.compiled.descent`).  A
+new penalty is a module that compiles its two functions with :data:`PROX` and :data:`VALUE` and
+returns them from ``kernel(d)``: no loop is edited.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ class PenaltyKernel:
 
     Attributes
     ----------
-    prox, value : numba cfuncs of signatures :data:`PROX` and :data:`VALUE`
+    prox, value : numba cfuncs of signatures :data:`PROX` and :data:`VALUE`, or None for the
+        elastic net (``params`` its rows l1, l2, lower, upper), whose update the loops inline
     params : ndarray of shape (k, d), C-contiguous
         The penalty's numbers per column, read only by ``prox`` and ``value``.
     curvature, lower, upper : ndarrays of shape (d,)
@@ -71,10 +74,6 @@ class PenaltyKernel:
         the penalty's columns ``cols``.
     cols : ndarray of int or None
         The penalty's columns this kernel holds (None: every column, in order).
-    inline : bool
-        ``params`` are the elastic net's rows (l1, l2, lower, upper), whose update the small
-        model's loop inlines (:func:`linclass.linear.compiled.descent.cd_gram`: an indirect call
-        per coordinate costs it 18%).
     """
 
     prox: object
@@ -86,7 +85,6 @@ class PenaltyKernel:
     elastic: tuple | None = None
     values: object = None
     cols: np.ndarray | None = None
-    inline: bool = False
 
     @property
     def bounded(self) -> bool:
@@ -103,7 +101,7 @@ class PenaltyKernel:
             np.ascontiguousarray(self.upper[cols]),
             None if self.elastic is None else tuple(np.ascontiguousarray(e[cols])
                                                      for e in self.elastic),
-            self.values, own, self.inline)
+            self.values, own)
 
     def change(self, w: np.ndarray, delta: np.ndarray) -> float:
         """:math:`r(w + \\delta) - r(w)` summed over this kernel's columns (w, delta of shape

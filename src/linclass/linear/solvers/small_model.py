@@ -28,8 +28,8 @@ def solve_small_model(Q, grad, w, pen, tol: float, max_sweeps: int, nu: float = 
     delta = np.zeros(q)
 
     def descend(budget):
-        return compiled.cd_gram(Q, grad, w, delta, pen.prox, pen.params, pen.curvature,
-                                pen.inline, tol, budget)
+        return compiled.cd_gram(Q, grad, w, delta, pen.prox, pen.params, pen.curvature, tol,
+                                budget)
 
     if pen.elastic is None:  # the feature-sign search knows no bounds: coordinate descent to tol
         sweeps = descend(max_sweeps)
