@@ -35,6 +35,7 @@ __all__ = [
     "FitData",
     "check_label_type",
     "encode_labels",
+    "is_dask_collection",
     "refuse_dask",
     "refuse_factors",
     "validate_classes",
@@ -356,10 +357,20 @@ def validate_priors(priors, n_classes: int, *, renormalize: bool = False,
 
 
 # ------------------------------------------------------------------ refused before conversion
+def is_dask_collection(*objects) -> bool:
+    """Whether any of ``objects`` is a Dask collection (checked at the door, without importing
+    Dask: the fits route such input to their chunked path)."""
+    for obj in objects:
+        if obj is not None and type(obj).__module__.split(".")[0] == "dask" and hasattr(
+                obj, "__dask_graph__"):
+            return True
+    return False
+
+
 def refuse_dask(X, estimator) -> None:
     """A Dask collection where the rows must be in memory: refuse it, naming the function that is
     the limit (:func:`_called_as`)."""
-    if type(X).__module__.split(".")[0] == "dask" and hasattr(X, "__dask_graph__"):
+    if is_dask_collection(X):
         where = _called_as() or f"{type(estimator).__name__}.fit"
         chunked = getattr(type(estimator), "fit_source", None) is not None
         raise TypeError(

@@ -31,20 +31,12 @@ import warnings
 import numpy as np
 
 from linclass.core.chunks import Chunk, combine_all
+from linclass.core.validation import is_dask_collection
 from linclass.sources.dask_read_errors import is_read_error, read_error_named
 
 __all__ = ["DaskSource", "is_dask_collection", "lazy_on_dask", "predict_blockwise"]
 
 _FAN_IN = 8
-
-
-def is_dask_collection(*objects) -> bool:
-    """Whether any of ``objects`` is a Dask collection (checked without importing Dask)."""
-    for obj in objects:
-        if obj is not None and type(obj).__module__.split(".")[0] == "dask" and hasattr(
-                obj, "__dask_graph__"):
-            return True
-    return False
 
 
 def _is_frame(obj) -> bool:
