@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from linclass.core.dtype_policy import LOW, is_low
 from linclass.generative.stats_kernels import (
-    class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means,
+    class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means, squared_deviations,
 )
 
 __all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "diag_scatter",
@@ -117,12 +117,12 @@ def diag_scatter(X, y, w, counts, n_classes):
     if compiled(X):  # one compiled read of X: sums and squares per class
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
         sums, squares = np.zeros((n_classes, X.shape[1])), np.zeros((n_classes, X.shape[1]))
-        class_moments(X, yi, wv, np.zeros_like(sums), sums, squares)
+        class_moments(X, yi, wv, sums, squares)
         means = safe_means(sums, counts)
         scatter = squares - counts[:, None] * means**2
         if cancels(squares, scatter):
             scatter = np.zeros_like(squares)
-            class_moments(X, yi, wv, means, np.zeros_like(squares), scatter)
+            squared_deviations(X, yi, wv, means, scatter)
         return means, np.maximum(scatter, 0.0)
     n, d = X.shape
     sums = np.zeros((n_classes, d))

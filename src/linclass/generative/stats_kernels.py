@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["class_moments", "class_sums_into", "gather_centred", "gather_scaled_rows", "head_means",
-           "scaled_row"]
+           "scaled_row", "squared_deviations"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -44,22 +44,34 @@ def class_sums_into(X, y, w, sums):
 
 
 @njit(**_JIT)
-def class_moments(X, y, w, centre, sums, squares):
-    """``sums[y_i] += w_i r_i`` and ``squares[y_i] += w_i r_i^2`` (elementwise) for every row, with
-    :math:`r_i = x_i - c_{y_i}`: the raw moments for a zero ``centre``, the squared deviations for
-    the class means (the recomputation when the raw ones cancel)."""
+def class_moments(X, y, w, sums, squares):
+    """``sums[y_i] += w_i x_i`` and ``squares[y_i] += w_i x_i^2`` (elementwise) for every row."""
     n, d = X.shape
     for i in range(n):
         k = y[i]
         wi = w[i]
         row = X[i]
-        c = centre[k]
         s = sums[k]
         q = squares[k]
         for j in range(d):
-            r = row[j] - c[j]
-            s[j] += wi * r
-            q[j] += wi * (r * r)
+            v = row[j]
+            s[j] += wi * v
+            q[j] += wi * (v * v)
+
+
+@njit(**_JIT)
+def squared_deviations(X, y, w, means, out):
+    """``out[y_i] += w_i (x_i - mu_{y_i})^2`` (elementwise) for every row."""
+    n, d = X.shape
+    for i in range(n):
+        k = y[i]
+        wi = w[i]
+        row = X[i]
+        mu = means[k]
+        o = out[k]
+        for j in range(d):
+            r = row[j] - mu[j]
+            o[j] += wi * (r * r)
 
 
 @njit(**_JIT)
