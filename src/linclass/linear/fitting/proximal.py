@@ -41,7 +41,7 @@ def proximal(problem, options, objective, solve=None, name: str = "cd") -> Logis
     """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
     coordinate descent on rows in memory)."""
     if solve is None:
-        from linclass.linear.solvers.prox_newton import coordinate_descent as solve
+        from linclass.linear.solvers.prox_newton_softmax import coordinate_descent as solve
 
     W, b = objective.null_start()
     warm = warm_start(options, problem.classes, (W.shape[0], problem.n_features))

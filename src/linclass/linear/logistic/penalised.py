@@ -316,7 +316,7 @@ class PenalisedObjective:
         pen = self.penalty
         factor = getattr(pen, "factor", None)
         if factor is not None and np.any(np.broadcast_to(factor, (self.d,)) == 0):
-            from linclass.linear.solvers.prox_newton import coordinate_descent
+            from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
 
             # a penalty so strong that only the unpenalised columns move
             only = self.with_penalty(pen.at(1e-9 / max(self.total, 1.0), max(pen.l1_ratio, 1e-3)))

@@ -17,7 +17,7 @@ sgd        the stochastic gradient rule on shuffled mini-batches, with an adapti
 
 Beside them: ``final_step`` (the exact Newton steps that end every converged fit, with the Hessian
 that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
-work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``prox_newton.coordinate_descent``
+work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``prox_newton_softmax.coordinate_descent``
 chooses ``prox_newton`` (two classes) or ``prox_newton_softmax`` (the coupled K x d model by feature
 blocks; through it, ``prox_newton_coupled``, the same model formed explicitly for small dense working
 sets and solved exactly by ``small_model`` or, for the grouped penalty, ``small_grouped``), on a :class:`~linclass.linear.logistic.penalised.PenalisedObjective`; each damps its model where it

@@ -32,7 +32,7 @@ The loop is written once (:func:`newton_loop`); what differs between fits is a *
 point, its working set and its model.  Two classes: :class:`TwoClass` (below); K classes: the
 coupled K x d model by feature blocks (:class:`.prox_newton_softmax.ByFeature`) or formed
 explicitly for small dense working sets (:class:`.prox_newton_coupled.Coupled`);
-:func:`coordinate_descent` chooses.  The chunked fit (:mod:`.prox_newton_chunked`) takes the same
+:func:`.prox_newton_softmax.coordinate_descent` chooses.  The chunked fit (:mod:`.prox_newton_chunked`) takes the same
 damped steps and certificate over a model of every column formed in passes over the data.
 """
 
@@ -47,8 +47,7 @@ from linclass.linear.solvers.damping import Damping, Step, damped_step
 from linclass.linear.solvers.small_model import solve_small_model
 from linclass.linear.solvers.stopping import Certificate, Growth, look_outside
 
-__all__ = ["PenalisedResult", "TwoClass", "coordinate_descent", "line_search", "newton_loop",
-           "prox_newton", "row_step"]
+__all__ = ["PenalisedResult", "TwoClass", "line_search", "newton_loop", "prox_newton", "row_step"]
 
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
 _MAX_HALVINGS = 50
@@ -372,18 +371,6 @@ class TwoClass:
             converged = stalled and violation <= tol * obj.total
         return PenalisedResult(self.w[None, :], np.array([self.b]), n_iter, converged,
                                violation / obj.total, F, history, sweeps, G, stalled, gap)
-
-
-def coordinate_descent(obj, W0, b0, **options) -> PenalisedResult:
-    """Solver 'cd': minimise the penalised objective ``obj`` from ``(W0, b0)``, two classes by
-    :func:`prox_newton`, K classes by
-    :func:`~linclass.linear.solvers.prox_newton_softmax.prox_newton_softmax`; ``options`` as
-    :func:`prox_newton` takes them."""
-    if obj.binary:
-        return prox_newton(obj, W0, b0, **options)
-    from linclass.linear.solvers.prox_newton_softmax import prox_newton_softmax  # imports this
-
-    return prox_newton_softmax(obj, W0, b0, **options)
 
 
 def prox_newton(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, working_set=None,

@@ -42,11 +42,19 @@ from linclass.linear.solvers.prox_newton import (
     PenalisedResult,
     line_search,
     newton_loop,
+    prox_newton,
     softmax_move,
 )
 from linclass.linear.solvers.stopping import Growth, softmax_exit
 
-__all__ = ["ByFeature", "prox_newton_softmax"]
+__all__ = ["ByFeature", "coordinate_descent", "prox_newton_softmax"]
+
+
+def coordinate_descent(obj, W0, b0, **options) -> PenalisedResult:
+    """Solver 'cd': minimise the penalised objective ``obj`` from ``(W0, b0)``, two classes by
+    :func:`~.prox_newton.prox_newton`, K classes by :func:`prox_newton_softmax`; ``options`` as
+    :func:`~.prox_newton.prox_newton` takes them.  (It lives here, the module that knows both.)"""
+    return (prox_newton if obj.binary else prox_newton_softmax)(obj, W0, b0, **options)
 
 
 def _start_set(obj, W, P, onehot, working_set):
