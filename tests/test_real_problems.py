@@ -27,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 
 import linclass
-from linclass.linear.fitting.path import default_ratio
+from linclass.linear.fitting.path import c_at_null, default_ratio
 from linclass.linear.logistic.penalised import PenalisedObjective
 from linclass.linear.penalties.elastic_net import ElasticNet
 
@@ -44,7 +44,7 @@ def grid(objective, penalty: str) -> np.ndarray:
     matches_standalone_fits`.)"""
     if penalty == "l2":
         return np.logspace(-3, 3, 6)
-    c0 = objective.with_penalty(ElasticNet(1.0, RATIO[penalty])).c_at_null()
+    c0 = c_at_null(objective.with_penalty(ElasticNet(1.0, RATIO[penalty])))
     return np.geomspace(c0, max(c0 / default_ratio(objective.design.n, objective.d), 10.0), 6)
 
 

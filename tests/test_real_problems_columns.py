@@ -19,6 +19,7 @@ from test_penalty_columns import _objective
 from test_real_problems import continued
 
 import linclass
+from linclass.linear.fitting.path import c_at_null
 from linclass.estimators.logistic.path import path_penalty
 from linclass.linear.logistic.penalised import PenalisedObjective
 
@@ -57,7 +58,7 @@ def test_both_ends_of_a_path_reach_the_optimum(case):
     K = int(codes.max()) + 1
     template = linclass.LogisticRegression(**params)
     objective = PenalisedObjective(X, codes, K, None, path_penalty(template))
-    c0 = objective.c_at_null()
+    c0 = c_at_null(objective)
     Cs = np.array([1.5 * c0, 100.0 * c0])  # (glmnet's range when n < d: lambda.min.ratio 1e-2)
     path = linclass.logistic_path(X, y, Cs=Cs, **{k: v for k, v in params.items()})
     report = []

@@ -66,7 +66,7 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
       coefficient of the smallest ``l1_ratio`` vanishes to ``1/min_ratio`` times where those of the
       largest do (one grid for all ratios).
     """
-    from linclass.linear.fitting.path import c_grid, default_ratio
+    from linclass.linear.fitting.path import c_at_null, c_grid, default_ratio
 
     if grid not in GRIDS:
         raise ValueError(f"grid must be one of {GRIDS}; got {grid!r}.")
@@ -81,8 +81,12 @@ def resolve_grid(Cs, objective, l1_ratios, min_ratio, grid: str = "glmnet") -> n
     if grid == "logspace":
         return np.logspace(-4, 4, int(Cs))
     template = objective.penalty
-    weakest = objective.with_penalty(template.at(1.0, min(l1_ratios))).c_at_null()
-    strongest = objective.with_penalty(template.at(1.0, max(l1_ratios))).c_at_null()
+    def c_null(view):  # a chunked fit's view knows it from its first pass (chunked_path)
+        own = getattr(view, "c_at_null", None)
+        return own() if own is not None else c_at_null(view)
+
+    weakest = c_null(objective.with_penalty(template.at(1.0, min(l1_ratios))))
+    strongest = c_null(objective.with_penalty(template.at(1.0, max(l1_ratios))))
     ratio = default_ratio(objective.design.n, objective.d) if min_ratio is None else float(min_ratio)
     if not 0 < ratio < 1:
         raise ValueError(f"min_ratio must be in (0, 1); got {min_ratio!r}.")

@@ -29,12 +29,31 @@ import numpy as np
 from linclass.linear.solvers.prox_newton import PenalisedResult
 from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
 
-__all__ = ["c_grid", "default_ratio", "path_steps"]
+__all__ = ["c_at_null", "c_grid", "default_ratio", "path_steps"]
 
 
 def default_ratio(n_samples: int, n_features: int) -> float:
     """glmnet's ``lambda.min.ratio``: :math:`10^{-4}` when n > d, else :math:`10^{-2}`."""
     return 1e-4 if n_samples > n_features else 1e-2
+
+
+def c_at_null(objective) -> float:
+    """The largest C at which every penalised coefficient of ``objective``'s penalty is zero
+    (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null` at the intercept-only
+    fit; with unpenalised features (factor 0), at their own fit, which every model on the path
+    contains, as glmnet's null model does).  ``objective``: a
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`."""
+    W, b = objective.null_start()
+    pen = objective.penalty
+    factor = getattr(pen, "factor", None)
+    if factor is not None and np.any(np.broadcast_to(factor, (objective.d,)) == 0):
+        # a penalty so strong that only the unpenalised columns move
+        only = objective.with_penalty(pen.at(1e-9 / max(objective.total, 1.0),
+                                             max(pen.l1_ratio, 1e-3)))
+        result = coordinate_descent(only, W, b, tol=1e-13, max_iter=500)
+        W, b = result.W, result.b
+    _, G, _ = objective.gradient(W, b)
+    return pen.c_at_null(G)
 
 
 def c_grid(c_null: float, n_values: int, ratio: float) -> np.ndarray:

@@ -306,21 +306,3 @@ class PenalisedObjective:
         if self.score_offset is not None:  # the offset's term of the dual, sum_i w_i (q_i - y_i) o_i
             dual += float(alpha * np.sum(R * self.score_offset))  # Q - Y = alpha (P - Y)
         return max(value - dual, 0.0), value
-
-    def c_at_null(self) -> float:
-        """The largest C at which every penalised coefficient of this penalty is zero
-        (:meth:`~linclass.linear.penalties.elastic_net.ElasticNet.c_at_null` at :meth:`null_start`;
-        with unpenalised features (factor 0), at their own fit, which every model on the path
-        contains, as glmnet's null model does)."""
-        W, b = self.null_start()
-        pen = self.penalty
-        factor = getattr(pen, "factor", None)
-        if factor is not None and np.any(np.broadcast_to(factor, (self.d,)) == 0):
-            from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
-
-            # a penalty so strong that only the unpenalised columns move
-            only = self.with_penalty(pen.at(1e-9 / max(self.total, 1.0), max(pen.l1_ratio, 1e-3)))
-            result = coordinate_descent(only, W, b, tol=1e-13, max_iter=500)
-            W, b = result.W, result.b
-        _, G, _ = self.gradient(W, b)
-        return pen.c_at_null(G)
