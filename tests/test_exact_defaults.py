@@ -155,10 +155,9 @@ def test_penalised_l2_default_at_its_optimum():
                                _penalised_optimum(X, y, 1.0), rtol=RTOL, atol=0)
 
 
-@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
-def test_exact_estimate_costs_one_hessian_more(monkeypatch, solver):
-    """The final steps form the Hessian twice: at the solver's last iterate (the steps) and at
-    the returned estimate (the covariance); the second step reuses the first's."""
+def _count_hessians(monkeypatch):
+    """Counts the Hessians the fit forms for inference: ``(formed, restore)``, one entry appended to
+    ``formed`` per Hessian, ``restore()`` puts the uncounted function back."""
     from linclass.linear.fitting import fit as fitting
 
     formed = []
@@ -169,6 +168,14 @@ def test_exact_estimate_costs_one_hessian_more(monkeypatch, solver):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(fitting, "inference_hessian", counted)
+    return formed, lambda: monkeypatch.setattr(fitting, "inference_hessian", original)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_exact_estimate_costs_one_hessian_more(monkeypatch, solver):
+    """The final steps form the Hessian twice: at the solver's last iterate (the steps) and at
+    the returned estimate (the covariance); the second step reuses the first's."""
+    formed, _ = _count_hessians(monkeypatch)
     X, y, _ = design("pima")
     model = LogisticRegression(penalty=None, solver=solver).fit(X, y)
     assert len(formed) == 2
@@ -186,24 +193,15 @@ def test_softmax_lbfgs_goes_on_and_forms_one_hessian(monkeypatch, data, C):
     from sklearn.datasets import load_digits, load_wine
     from sklearn.preprocessing import StandardScaler
 
-    from linclass.linear.fitting import fit as fitting
-
     X, y = (load_digits if data == "digits" else load_wine)(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     if C == np.inf:  # an unpenalised softmax needs overlapping classes: two wine features
         # (digits, like wine's 13 features, are separated: no maximum-likelihood estimate)
         X = X[:, :2]
-    formed = []
-    original = fitting.inference_hessian
-
-    def counted(*args, **kwargs):
-        formed.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(fitting, "inference_hessian", counted)
+    formed, restore = _count_hessians(monkeypatch)
     model = LogisticRegression(C=C, solver="lbfgs").fit(X, y)
     assert model.converged_ and len(formed) == (1 if data == "wine" else 2)
-    monkeypatch.setattr(fitting, "inference_hessian", original)
+    restore()
     tight = LogisticRegression(C=C, solver="newton", tol=1e-13, max_iter=200).fit(X, y)
     ours = np.r_[model.coef_.ravel(), model.intercept_]
     best = np.r_[tight.coef_.ravel(), tight.intercept_]
