@@ -29,8 +29,39 @@ implementation's and may move (CHANGELOG.md lists the first release's paths that
 
 import importlib
 import importlib.util
+from typing import TYPE_CHECKING
 
 from linclass import registry as _registry
+
+if TYPE_CHECKING:
+    # What type checkers see: the names that the module ``__getattr__`` below imports on first use
+    # (it is hidden from them, or every misspelt name would pass as Any).  Kept equal to ``__all__``
+    # by tests/test_typing.py.
+    from linclass.estimators.categorical_nb import CategoricalNB
+    from linclass.estimators.discriminant_analysis import (
+        GaussianDiscriminantAnalysis, QuadraticDiscriminantAnalysis)
+    from linclass.estimators.fisher_discriminant import FisherDiscriminantAnalysis
+    from linclass.estimators.formula import FormulaClassifier, from_formula
+    from linclass.estimators.formula_comparison import diagnostics, drop1, lr_test
+    from linclass.estimators.kernel_discriminant import KernelFisherDiscriminantAnalysis
+    from linclass.estimators.linear_discriminant import LinearDiscriminantAnalysis
+    from linclass.estimators.logistic.cv import LogisticRegressionCV
+    from linclass.estimators.logistic.path import LogisticPath, logistic_path
+    from linclass.estimators.logistic.regression import LogisticRegression
+    from linclass.estimators.loo_posteriors import loo_predict_proba, loo_score
+    from linclass.estimators.multiclass import (
+        KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier)
+    from linclass.estimators.naive_bayes import (
+        BernoulliNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB)
+    from linclass.estimators.perceptron import Perceptron
+    from linclass.estimators.regularized_discriminant import (
+        RegularizedDiscriminantAnalysis, RegularizedDiscriminantAnalysisCV)
+    from linclass.estimators.standardized import StandardizedClassifier
+    from linclass.exceptions import (
+        AliasedColumnsWarning, GridEdgeWarning, SeparationWarning, SingularCovarianceWarning)
+    from linclass.export.onnx import to_onnx
+    from linclass.generative.class_stats import ClassStats
+    from linclass.io.persistence import ModelFileError, load, save
 
 __version__ = "0.1.0"
 
@@ -63,17 +94,18 @@ _HOME = {
 __all__ = sorted(set(_HOME) - set(_ESTIMATORS)) + ["__version__"] + list(_ESTIMATORS)
 
 
-def __getattr__(name: str):
-    """A public name, imported from its module on first use; else a submodule (``linclass.plot``
-    after ``import linclass``), imported then."""
-    home = _HOME.get(name)
-    if home is None:
-        if importlib.util.find_spec(f"linclass.{name}") is not None:
-            return importlib.import_module(f"linclass.{name}")
-        raise AttributeError(f"module 'linclass' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later uses find it directly
-    return value
+if not TYPE_CHECKING:  # a type checker would give every unknown name __getattr__'s type
+    def __getattr__(name: str):
+        """A public name, imported from its module on first use; else a submodule
+        (``linclass.plot`` after ``import linclass``), imported then."""
+        home = _HOME.get(name)
+        if home is None:
+            if importlib.util.find_spec(f"linclass.{name}") is not None:
+                return importlib.import_module(f"linclass.{name}")
+            raise AttributeError(f"module 'linclass' has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value  # later uses find it directly
+        return value
 
 
 def __dir__() -> list[str]:

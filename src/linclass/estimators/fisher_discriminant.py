@@ -10,6 +10,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -140,7 +141,7 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         )
 
     @lazy_on_dask
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Project X on the Fisher directions: :math:`z = V^T(x - \\bar x)`.
 
         Returns

@@ -11,8 +11,10 @@ method takes a data frame, encoded as the training rows were.  No mathematics he
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -139,7 +141,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    def __init__(self, formula: str | None = None, estimator=None):
+    def __init__(self, formula: str | None = None, estimator: BaseEstimator | None = None) -> None:
         self.formula = formula
         self.estimator = estimator
 
@@ -151,7 +153,8 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------------------------ fit
-    def fit(self, data, y=None, sample_weight=None):
+    def fit(self, data: Any, y: ArrayLike | None = None,
+            sample_weight: ArrayLike | str | None = None) -> Self:
         """Code the frame's columns by the formula and fit a clone of the estimator on them.
 
         Parameters
@@ -288,7 +291,7 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         return (self._rows(data, "use"), self._labels(data, y), self._weights(data, sample_weight))
 
     # -------------------------------------------------------------------------- predictions
-    def predict(self, data):
+    def predict(self, data: Any) -> np.ndarray:
         """The wrapped estimator's prediction for the rows of ``data``, shape (n_samples,)."""
         X = self._rows(data)
         labels = self.estimator_.predict(X, **self._offset(data))
@@ -302,7 +305,8 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
     decision_function = _on_rows("decision_function", "The wrapped estimator's decision function "
                                  "on the rows of ``data``.")
 
-    def score(self, data, y=None, sample_weight=None):
+    def score(self, data: Any, y: ArrayLike | None = None,
+              sample_weight: ArrayLike | str | None = None) -> float:
         """Accuracy on the rows of ``data`` (labels: ``y``, or the formula's response read from
         ``data``; ``sample_weight`` may name a column)."""
         X, labels, weights = self.training_rows(data, y, sample_weight)

@@ -10,8 +10,10 @@ validate -> :mod:`linclass.projection.kernels` (Gram matrix or Nystroem features
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -178,7 +180,7 @@ class KernelFisherDiscriminantAnalysis(
         return tags
 
     # ------------------------------------------------------------------------------------------ fit
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the kernel Fisher projection and the classifier on it.
 
         Parameters
@@ -345,7 +347,7 @@ class KernelFisherDiscriminantAnalysis(
 
     # ------------------------------------------------------------------------------------------ use
     @lazy_on_dask
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Project X on the kernel Fisher directions.
 
         Returns
@@ -362,7 +364,7 @@ class KernelFisherDiscriminantAnalysis(
         return gaussian_scores.joint_log_likelihood(self.classifier_, Z)
 
     @lazy_on_dask
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Class scores on the projection; for two classes the score of ``classes_[1]`` minus that of
         ``classes_[0]``, shape (n_samples,), else (n_samples, n_classes)."""
         scores = self._scores(X)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -260,7 +261,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         self._n_features_out = min(n_components, directions.shape[1])
 
     @lazy_on_dask
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Project X on the discriminant directions, as scikit-learn's solver does: 'svd' (and
         'lsqr') :math:`(x - \\bar x)^T V`, 'eigen' :math:`x^T V`, with :math:`V` the first
         ``n_components`` columns of ``scalings_``.

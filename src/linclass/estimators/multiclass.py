@@ -16,6 +16,7 @@ estimator classes validate, fit clones of the base estimator, and call it.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 
@@ -86,14 +87,14 @@ class OneVsRestClassifier(MulticlassBase):
     def _ambiguous_from(self, X) -> np.ndarray:
         return ovr_ambiguous(self._scores(X))
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """:math:`y_k(x)`: shape (n_samples, n_classes), or (n_samples,) for two classes (positive
         towards ``classes_[1]``)."""
         S = self._scores(self._X(X))
         return S[:, 1] if S.shape[1] == 2 else S
 
     @available_if(has_method("predict_proba"))
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """:math:`\\ln P_k(k\\mid x) - \\ln\\sum_j P_j(j\\mid x)`, shape (n_samples, n_classes); finite."""
         X = self._X(X)
         if self.classes_.size == 2:
@@ -164,7 +165,7 @@ class OneVsOneClassifier(MulticlassBase):
     def _ambiguous_from(self, X) -> np.ndarray:
         return ovo_ambiguous(self._votes_and_confidence(X)[0])
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Vote-based scores :math:`s_k(x)` of :func:`~linclass.strategies.voting.ovo_scores`, shape
         (n_samples, n_classes); for two classes, :math:`s_1 - s_0` of shape (n_samples,) (positive
         towards ``classes_[1]``)."""
@@ -172,7 +173,7 @@ class OneVsOneClassifier(MulticlassBase):
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
     @available_if(has_method("predict_proba"))
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """Log of the coupled probabilities, shape (n_samples, n_classes); finite."""
         X = self._X(X)
         if self.classes_.size == 2:
@@ -226,13 +227,13 @@ class KClassDiscriminant(MulticlassBase):
     def _ambiguous_from(self, X) -> np.ndarray:
         return top_tied(self._scores(X))
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """:math:`y_k(x)`: shape (n_samples, n_classes), or the log-odds (n_samples,) for two classes."""
         S = self._scores(self._X(X))
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
     @available_if(has_method("predict_proba"))
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """The estimator's log posteriors, shape (n_samples, n_classes)."""
         X = self._X(X)
         return log_proba(self.estimator_, X)

@@ -7,8 +7,10 @@ from class scores).  The schemes themselves are :mod:`linclass.estimators.multic
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -110,10 +112,10 @@ class MulticlassBase(ClassifierMixin, BaseEstimator):
 
     _strategy = ""
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: BaseEstimator) -> None:
         self.estimator = estimator
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the scheme's estimators (see the class docstring): clones of ``estimator``.
 
         Parameters
@@ -174,7 +176,7 @@ class MulticlassBase(ClassifierMixin, BaseEstimator):
     def _ambiguous_from(self, X) -> np.ndarray:
         raise NotImplementedError
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The class with the largest score (see the class docstring for the scheme's rule).
 
         Returns
@@ -198,7 +200,7 @@ class MulticlassBase(ClassifierMixin, BaseEstimator):
         )
 
     @available_if(has_method("predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of shape (n_samples, n_classes); rows sum to one (see the class
         docstring for how they are formed)."""
         return np.exp(self.predict_log_proba(X))

@@ -9,8 +9,10 @@ validate -> basis functions (:mod:`linclass.linear.perceptron.basis_functions`) 
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
@@ -205,7 +207,9 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         return self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, coef_init: ArrayLike | None = None,
+            intercept_init: ArrayLike | None = None,
+            sample_weight: ArrayLike | None = None) -> Self:
         """Train from zero weights (or ``coef_init`` / ``intercept_init``, or the previous fit with
         ``warm_start``) until the stopping rule holds or ``max_iter`` epochs have run.
 
@@ -249,7 +253,8 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
             setup.warn_not_converged(self, result, self._epochs(), weighted=weight is not None)
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
         """One epoch of the perceptron rule over a batch, starting from the current weights.
 
         With ``pocket=True`` the weights after the epoch are kept only if they misclassify less of
@@ -336,7 +341,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         explain_non_finite(self, X, S)
         return S
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Activations :math:`a = w^T\\phi(x)`.
 
         Returns
@@ -348,7 +353,7 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         S = self._activations(X)
         return S[:, 0] if S.shape[1] == 1 else S
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels: ``classes_[1]`` where :math:`f(a) = +1` (two classes), else the arg max."""
         index = perceptron.predict_index(self._activations(X))
         return self.classes_[index]

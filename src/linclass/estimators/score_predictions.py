@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from linclass.core.posterior import log_posterior, posterior
 from linclass.sources.dask import lazy_on_dask
@@ -17,17 +18,17 @@ class ScorePredictions:
     ``classes_``."""
 
     @lazy_on_dask
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
         return log_posterior(self._scores(X))
 
     @lazy_on_dask
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
         return posterior(self._scores(X))
 
     @lazy_on_dask
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Most probable class (Bayes rule, Bishop 2006 sec. 1.5.1:
         :math:`\\arg\\max_j p(C_j \\mid x)`)."""
         scores = self._scores(X)  # checks that the model is fitted

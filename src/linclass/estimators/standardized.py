@@ -4,8 +4,10 @@ predicts on raw data (``linclass fit --scale``)."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -84,7 +86,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
     array([0, 0, 0])
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: BaseEstimator) -> None:
         self.estimator = estimator
 
     def __sklearn_tags__(self):
@@ -94,7 +96,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
         return tags
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Standardise X and fit a clone of the estimator on it.
 
         Parameters
@@ -124,7 +126,7 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return standardize(validate_predict(self, X), self.mean_, self.scale_)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The estimator's prediction on the standardised X, shape (n_samples,)."""
         Z = self._z(X)
         return self.estimator_.predict(Z)

@@ -8,8 +8,10 @@ Subclasses supply those steps; no mathematics lives here.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._available_if import available_if
@@ -106,7 +108,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         return validate_priors(self.priors, n_classes)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the model by maximum likelihood.
 
         Parameters
@@ -161,7 +163,8 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         return self._needs_rows() is None
 
     @available_if(_streamable)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
         """Update the model with a batch; the result equals ``fit`` on all batches together.
 
         Parameters
@@ -349,7 +352,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         return scores.astype(X.dtype, copy=False) if is_low(X) else scores
 
     @lazy_on_dask
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Class scores :math:`\\ln p(x, C_k)` (up to a term shared by all classes for linear models).
 
         Returns

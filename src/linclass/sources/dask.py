@@ -27,6 +27,8 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -47,7 +49,10 @@ def _is_series(obj) -> bool:
     return is_dask_collection(obj) and hasattr(obj, "to_dask_array") and obj.ndim == 1
 
 
-def lazy_on_dask(method):
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def lazy_on_dask(method: _Method) -> _Method:
     """Decorate a prediction method ``method(self, X)`` so that a Dask collection X gives a lazy
     Dask array computed block by block by the same method."""
     name = method.__name__

@@ -24,20 +24,31 @@ nothing, so the estimators work unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 
 __all__ = ["CallbackSupport", "FitTask", "fit_task", "with_callbacks"]
 
 try:  # scikit-learn >= 1.9
     from sklearn.callback import CallbackSupportMixin as CallbackSupport
-    from sklearn.callback import with_callbacks
+    from sklearn.callback import with_callbacks as _with_callbacks
 except ImportError:  # pragma: no cover - depends on the installed scikit-learn
 
     class CallbackSupport:
         """scikit-learn without ``sklearn.callback``: no callbacks to support."""
 
-    def with_callbacks(method):
+    def _with_callbacks(method):
         return method
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def with_callbacks(method: _Method) -> _Method:
+    """scikit-learn's ``with_callbacks`` (the method itself without it), typed so that type
+    checkers keep the decorated method's signature (scikit-learn ships no type hints)."""
+    return _with_callbacks(method)
 
 
 def _frozen(state):

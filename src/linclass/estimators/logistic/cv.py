@@ -36,8 +36,10 @@ import numbers
 import warnings
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.metrics import get_scorer, get_scorer_names
@@ -839,7 +841,8 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         """The ratio the objective is built with (the candidate being fitted)."""
         return getattr(self, "_ratio", None)
 
-    def fit(self, X, y, sample_weight=None, **params):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            **params: Any) -> Self:
         """Cross-validate the path of C (and each l1_ratio and relax), then refit at the chosen.
 
         Parameters

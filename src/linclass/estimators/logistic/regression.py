@@ -16,8 +16,10 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 from numbers import Integral, Real
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
@@ -46,6 +48,7 @@ from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logisti
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
+from linclass.linear.logistic.grouped import check_counts, constants, counts_name, expand, is_grouped
 from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
 from linclass.linear.fitting.penalty_table import (
     PENALTIES,
@@ -192,24 +195,24 @@ class LogisticPredictions(ScorePredictions):
         return np.column_stack([np.zeros(S.shape[0], S.dtype), S[:, 0]]) if S.shape[1] == 1 else S
 
     @lazy_on_dask
-    def decision_function(self, X, offset=None):
+    def decision_function(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
         """Raw scores: shape (n_samples,) for two classes (the log-odds :math:`\\theta^Tx + b` of
         ``classes_[1]``, plus the offset), else (n_samples, n_classes)."""
         S = self._scores(X, offset)
         return S[:, 1] if S.shape[1] == 2 else S
 
     @lazy_on_dask
-    def predict_log_proba(self, X, offset=None):
+    def predict_log_proba(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
         """Log posterior :math:`\\ln p(C_k \\mid x)`, shape (n_samples, n_classes)."""
         return log_posterior(self._scores(X, offset))
 
     @lazy_on_dask
-    def predict_proba(self, X, offset=None):
+    def predict_proba(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
         """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
         return posterior(self._scores(X, offset))
 
     @lazy_on_dask
-    def predict(self, X, offset=None):
+    def predict(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
         """Most probable class."""
         scores = self._scores(X, offset)  # checks that the model is fitted
         return self.classes_[np.argmax(scores, axis=1)]
@@ -406,7 +409,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     loss_curve_ : ndarray
         Mean objective at the start and after each iteration (epoch).
     log_likelihood_ : float
-        Log-likelihood of the training data at the fitted parameters (without the penalty).
+        Log-likelihood of the training data at the fitted parameters (without the penalty); for
+        grouped counts, that of the individual trials (``summary().llf`` adds the log binomial
+        coefficients, as R's ``logLik``).
     n_passes_ : int
         Passes over the data of a fit on Dask collections or a chunk source (the first, for the
         labels, class totals and centring, included); absent after a fit on rows in memory.
@@ -475,16 +480,27 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
 
     # ------------------------------------------------------------------ fitting
     @with_callbacks
-    def fit(self, X, y, sample_weight=None, offset=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            offset: ArrayLike | None = None) -> Self:
         """Fit the model.
 
         Parameters
         ----------
         X : {array-like, scipy.sparse matrix} of shape (n_samples, n_features)
             Sparse X (CSR or CSC) is never densified.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,), or of shape (n_samples, 2) for grouped counts
+            The class labels; or a grouped binomial response: per row the numbers of successes
+            and failures (two columns of non-negative counts, R's ``cbind(successes,
+            failures)``, statsmodels' two-column ``endog`` of ``GLM(family=Binomial())``).  The
+            classes are then 0 (failure) and 1 (success), the fit is the binomial likelihood
+            of the counts, and :meth:`summary`, ``linclass.diagnostics``, ``linclass.drop1`` and
+            ``linclass.lr_test`` treat each row as one observation of the grouped model, as R's
+            glm does: deviance against the saturated model, residual degrees of freedom rows
+            minus parameters, log-likelihood and AIC with the binomial coefficients
+            (:mod:`linclass.linear.logistic.grouped`).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative frequency weights.
+            Non-negative frequency weights (with grouped counts, R's prior ``weights``: each
+            row's counts are multiplied by its weight).
         offset : array-like of shape (n_samples,) or (n_samples, n_classes), default=None
             Known terms added to the linear predictor with coefficient one, as R's
             ``glm(..., offset=)`` and statsmodels' ``Logit(..., offset=)``: the log-odds are
@@ -500,6 +516,13 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self
         """
         self._fit_record = fit_record(self, y)
+        grouped = None
+        if is_grouped(y):  # (successes, failures): the fit runs on their Bernoulli rows
+            successes, failures = check_counts(y)
+            grouped = dict(constants(successes, failures, sample_weight),
+                           weights=weights_record(sample_weight, None)["weights"])
+            self._fit_record["target"] = counts_name(y) or self._fit_record["target"]
+            X, y, sample_weight, offset = expand(X, successes, failures, sample_weight, offset)
         if is_dask_collection(X, y, sample_weight, offset):
             if offset is not None:
                 raise ValueError("offset= is taken for rows in memory; call .compute() on the "
@@ -518,6 +541,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
         self._fit_record.update(offset=fingerprint(score_offset),
                                 **weights_record(data.sample_weight, weight))
+        if grouped is not None:  # the groups are the observations, their weights the user's
+            self._fit_record.update(grouped=grouped, n_rows=grouped["n_groups"],
+                                    weights=grouped.pop("weights"))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept, offset=score_offset)
         options = replace(options, feature_names=getattr(self, "feature_names_in_", None),
