@@ -11,7 +11,12 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from linclass.estimators.logistic.regression import LogisticRegression
-from linclass.estimators.logistic.summary import estimable, reported_parameters, training_rows
+from linclass.estimators.logistic.summary import (
+    estimable,
+    grouped_record,
+    reported_parameters,
+    training_rows,
+)
 from linclass.linear.inference.diagnostics import Diagnostics, logistic_diagnostics
 
 __all__ = ["Diagnostics", "diagnostics"]
@@ -26,8 +31,10 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
         Fitted with ``penalty=None`` (or ``C=np.inf``) on two classes.
     X : array-like or sparse matrix of shape (n_samples, n_features)
         The rows the model was fitted on (the model does not keep them).
-    y : array-like of shape (n_samples,)
-        Their labels, from ``model.classes_``.
+    y : array-like of shape (n_samples,), or (n_samples, 2)
+        Their labels, from ``model.classes_``; for a model fitted on grouped counts, the
+        (successes, failures) of the fit, and the diagnostics are per row (group), as R's for
+        ``glm(cbind(s, f) ~ ..., family = binomial)``.
     sample_weight : array-like of shape (n_samples,), optional
         The fit's sample weights (R's prior ``weights``); multiplied by the class weights of a
         ``class_weight`` fit, as in the fit.  Every weight must be positive.
@@ -64,6 +71,13 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
     rows = training_rows(model, X, y, sample_weight, purpose="diagnostics", in_memory=True,
                          offset=offset)
     weight = np.ones(rows.X.shape[0]) if rows.weight is None else np.asarray(rows.weight)
+    labels, X_rows, row_offset = rows.y, rows.X, rows.offset
+    if grouped_record(model) is not None:  # the Bernoulli rows folded back into the groups
+        n = X_rows.shape[0] // 2
+        trials = weight[:n] + weight[n:]
+        labels = np.divide(weight[:n], trials, out=np.zeros(n), where=trials > 0)
+        X_rows, weight = X_rows[:n], trials
+        row_offset = None if row_offset is None else row_offset[:n]
     zero = np.flatnonzero(weight == 0)
     if zero.size:
         raise ValueError(f"diagnostics: {zero.size} rows have weight 0 (the first: "
@@ -72,8 +86,8 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
                          "weight only.")
     coef, intercept = reported_parameters(model)
     keep = estimable(model)  # aliased columns (R's NA) take no part in the hat matrix
-    result = logistic_diagnostics(rows.X if keep.all() else rows.X[:, keep], rows.y, weight,
-                                  coef[0, keep], intercept[0], model.fit_intercept, rows.offset)
+    result = logistic_diagnostics(X_rows if keep.all() else X_rows[:, keep], labels, weight,
+                                  coef[0, keep], intercept[0], model.fit_intercept, row_offset)
     if index is not None:
         result = replace(result, index=index)
     return result

@@ -100,6 +100,11 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         ``'response ~ terms'`` (the response is a column of the data, or an expression such as
         ``I(bwt < 2500)``), or ``'~ terms'`` with the labels passed as ``y``.  None: the data are
         the model's columns already (a numeric array or frame), as for the wrapped estimator.
+        ``'cbind(successes, failures) ~ terms'`` is a grouped binomial response, as R's
+        ``glm(cbind(NABOVE, NBELOW) ~ ..., family = binomial)``: two columns (or expressions,
+        ``I(trials - successes)``) of counts per row, fitted as the binomial likelihood of the
+        counts, with R's deviance, degrees of freedom and AIC in the summary (the wrapped
+        estimator must take a two-column y: ``LogisticRegression`` does).
     estimator : classifier or None, default=None
         Fitted (a clone of it) on the coded columns; None: ``LogisticRegression(penalty=None)``,
         the maximum-likelihood fit of R's ``glm(family = binomial)``.  Its ``fit_intercept`` is set
@@ -194,8 +199,11 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
             import pandas as pd
 
             values, coding = response_labels(response, frame)
-            labels = pd.Series(values if coding is None else coding.encode(values),
-                               name=response.strip("`"), index=X.index)
+            if getattr(values, "ndim", 1) == 2:  # cbind(successes, failures): grouped counts
+                labels = values.set_axis(X.index)
+            else:
+                labels = pd.Series(values if coding is None else coding.encode(values),
+                                   name=response.strip("`"), index=X.index)
         else:
             coding = level_coding(y)
             labels = y if coding is None else coding.encode(y)

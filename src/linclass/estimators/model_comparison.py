@@ -7,6 +7,8 @@ smaller one's features among the larger one's.  No mathematics here.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
@@ -56,7 +58,10 @@ def lr_test(smaller, larger):
     if large.llf < small.llf - 1e-8 * max(abs(small.llf), 1.0):
         raise ValueError(f"The larger model fits worse (log-likelihood {large.llf:.6g} < "
                          f"{small.llf:.6g}): the models are not nested, or a fit did not converge.")
-    return likelihood_ratio_test(small.llf, large.llf, df)
+    # the residual deviances as the summaries measure them (grouped counts: from the saturated
+    # model of the groups, as R's anova)
+    return replace(likelihood_ratio_test(small.llf, large.llf, df),
+                   deviance_small=small.deviance, deviance_large=large.deviance)
 
 
 def drop1(model, X, y, sample_weight=None, offset=None):
@@ -99,7 +104,8 @@ def drop1_row(model, full, reduced, dropped: bool = False) -> list:
     if reduced is None:
         k = full.coef.shape[0]
         test = likelihood_ratio_test(full.llnull, full.llf, _rank(full) - k)
-        return [test.df, -2 * full.llnull, -2 * full.llnull + 2 * k, test.statistic, test.pvalue]
+        return [test.df, full.null_deviance, -2 * full.llnull + 2 * k, test.statistic,
+                test.pvalue]
     small = reduced.summary()
     if _rank(small) == _rank(full):
         return [0, small.deviance, small.aic, 0.0, np.nan]

@@ -181,8 +181,11 @@ def _check_record(record: FormulaEncoding) -> None:
         raise ValueError(f"FormulaEncoding.formula {record.formula!r} and intercept="
                          f"{record.intercept} disagree.")
     check_formula(parsed, variables)
-    if record.response is not None:
-        check_expression(record.response)
+    if record.response is not None:  # (cbind(successes, failures): each of its two parts)
+        from linclass.formula.response import grouped_parts
+
+        for expr in grouped_parts(record.response) or (record.response,):
+            check_expression(expr)
     for expr in {*record.factors, *record.transforms} - set(variables):  # (a column: looked up)
         check_names(check_expression(expr), variables, expr)
     for expr in _strings(record.offsets, "offsets"):

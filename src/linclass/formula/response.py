@@ -1,7 +1,9 @@
 """The class labels and the weights of a formula fit, read from the data frame: the left-hand side
 of ``low ~ age + C(race)`` (a column, or an expression of columns such as ``I(bwt < 2500)``,
 evaluated by formulaic after the checks of :mod:`linclass.formula.safety`), and ``sample_weight``
-given as a column name (R's ``weights = freq``).
+given as a column name (R's ``weights = freq``).  A grouped binomial response is written as R
+writes it, ``cbind(successes, failures) ~ ...`` (:func:`grouped_counts`): two columns (or
+expressions) of counts per row, fitted as :mod:`linclass.linear.logistic.grouped` says.
 
 The order of the classes: R takes a factor response's levels in their order (the first is the
 reference of ``glm`` and ``multinom``, and the order of ``lda``'s group means, whose singular
@@ -17,8 +19,8 @@ import numpy as np
 
 from linclass.formula.safety import check_expression, check_names
 
-__all__ = ["LevelCoding", "evaluate", "level_coding", "named_classes", "response_labels",
-           "response_values", "weight_values"]
+__all__ = ["LevelCoding", "evaluate", "grouped_counts", "grouped_parts", "level_coding",
+           "named_classes", "response_labels", "response_values", "weight_values"]
 
 
 def _missing(values, what: str) -> None:
@@ -60,17 +62,74 @@ def evaluate(expression: str, data, what: str = "response"):
     return values
 
 
-def response_values(expression: str, data) -> np.ndarray:
+def response_values(expression: str, data):
     """The labels ``expression`` gives on the rows of ``data`` (a column as it is, or the values of
-    an expression), as a 1-D array."""
+    an expression), as a 1-D array; for ``cbind(successes, failures)`` the counts
+    (:func:`grouped_counts`)."""
+    if grouped_parts(expression) is not None:
+        return grouped_counts(expression, data)
     return _plain(evaluate(expression, data))
 
 
-def response_labels(expression: str, data) -> tuple[np.ndarray, LevelCoding | None]:
+def response_labels(expression: str, data) -> tuple[object, LevelCoding | None]:
     """The labels of :func:`response_values` and the :class:`LevelCoding` of a Categorical
     response whose levels are not in sorted order (None otherwise)."""
+    if grouped_parts(expression) is not None:
+        return grouped_counts(expression, data), None
     values = evaluate(expression, data)
     return _plain(values), level_coding(values)
+
+
+def grouped_parts(expression: str) -> tuple[str, str] | None:
+    """The two arguments of a grouped binomial response ``cbind(successes, failures)`` (R's), as
+    written, or None for any other response."""
+    text = expression.strip()
+    if not (text.startswith("cbind(") and text.endswith(")")):
+        return None
+    inner, depth, cut = text[len("cbind("):-1], 0, []
+    quote = None
+    for k, char in enumerate(inner):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:  # 'cbind(a) + f(b)': the call does not span the response
+                return None
+        elif char == "," and depth == 0:
+            cut.append(k)
+    if len(cut) != 1:
+        raise ValueError(f"The response {expression!r}: cbind takes two columns, the successes "
+                         "and the failures (R's cbind(successes, failures); write the failures "
+                         "as I(trials - successes) when the data hold the trials).")
+    first, second = inner[:cut[0]].strip(), inner[cut[0] + 1:].strip()
+    if not first or not second:
+        raise ValueError(f"The response {expression!r}: cbind needs two columns.")
+    return first, second
+
+
+def grouped_counts(expression: str, data):
+    """The counts of a ``cbind(successes, failures)`` response on the rows of ``data``: a pandas
+    DataFrame of two columns named as written (each a column, or an expression of columns
+    checked as any response is, :func:`evaluate`)."""
+    import pandas as pd
+
+    parts = grouped_parts(expression)
+    columns = {}
+    for part, what in zip(parts, ("successes", "failures")):
+        values = evaluate(part, data, what=f"{what} of the response")
+        try:
+            columns[part.strip("`")] = values.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"The {what} {part!r} of the response {expression!r} are not "
+                             "numbers (counts).") from None
+    if len(columns) != 2:
+        raise ValueError(f"The response {expression!r} names the same column twice; cbind takes "
+                         "the successes and the failures.")
+    return pd.DataFrame(columns, index=data.index)
 
 
 def _plain(values) -> np.ndarray:
@@ -150,6 +209,8 @@ def named_classes(table, levels, reference: int = 0):
     names = {f.name for f in fields(table)}
     if "group_means" in names:
         return replace(table, classes=levels)
+    if "threshold_names" in names:  # an ordinal model's table: thresholds named 'Low|Medium'
+        return table.with_levels(levels)
     if "margeff" in names:  # the marginal effects' table: one column per class (softmax)
         if len(table.classes) != len(levels):
             return table

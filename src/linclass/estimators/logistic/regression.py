@@ -48,7 +48,13 @@ from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logisti
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.logistic.grouped import check_counts, constants, counts_name, expand, is_grouped
+from linclass.linear.logistic.grouped import (
+    check_counts,
+    constants,
+    counts_name,
+    expand,
+    is_grouped,
+)
 from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
 from linclass.linear.fitting.penalty_table import (
     PENALTIES,
@@ -516,10 +522,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         self
         """
         self._fit_record = fit_record(self, y)
-        grouped = None
+        counts = None
         if is_grouped(y):  # (successes, failures): the fit runs on their Bernoulli rows
             successes, failures = check_counts(y)
-            grouped = dict(constants(successes, failures, sample_weight),
+            counts = dict(constants(successes, failures, sample_weight),
                            weights=weights_record(sample_weight, None)["weights"])
             self._fit_record["target"] = counts_name(y) or self._fit_record["target"]
             X, y, sample_weight, offset = expand(X, successes, failures, sample_weight, offset)
@@ -541,9 +547,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
         self._fit_record.update(offset=fingerprint(score_offset),
                                 **weights_record(data.sample_weight, weight))
-        if grouped is not None:  # the groups are the observations, their weights the user's
-            self._fit_record.update(grouped=grouped, n_rows=grouped["n_groups"],
-                                    weights=grouped.pop("weights"))
+        if counts is not None:  # the groups are the observations, their weights the user's
+            self._fit_record.update(grouped=counts, n_rows=counts["n_groups"],
+                                    weights=counts.pop("weights"))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept, offset=score_offset)
         options = replace(options, feature_names=getattr(self, "feature_names_in_", None),

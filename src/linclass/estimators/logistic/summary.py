@@ -45,11 +45,12 @@ from linclass.linear.inference.sandwich_chunks import (
 from linclass.linear.inference.summary import Summary, level_name, softmax_names
 from linclass.linear.inference.wald import expand_covariance
 from linclass.linear.logistic.class_weights import class_weights, weight_by_class
+from linclass.linear.logistic.grouped import check_counts, expand
 from linclass.linear.logistic.offsets import check_offset, fingerprint, reported_offset
 from linclass.sources.dask import is_dask_collection
 
 __all__ = ["LogisticInferenceMethods", "TrainingRows", "estimable", "fit_offset", "fit_record",
-           "margins_table", "prediction_table", "reported_parameters", "summary_table",
+           "grouped_record", "margins_table", "prediction_table", "reported_parameters", "summary_table",
            "training_rows", "weights_record"]
 
 
@@ -142,6 +143,11 @@ def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpo
                       if isinstance(model.class_weight, str) else np.zeros(model.classes_.size))
             per_class = class_weights(model.classes_, totals, model.class_weight)
         return TrainingRows(model, source=source, per_class=per_class, chunk_groups=groups)
+    if grouped_record(model) is not None and X is not None and y is not None:
+        # the grouped counts as the fit read them: their Bernoulli rows (linear.logistic.grouped)
+        successes, failures = check_counts(y, X.shape[0] if hasattr(X, "shape") else len(X))
+        X, y, sample_weight, offset = expand(X, successes, failures, sample_weight, offset)
+        groups = None if groups is None else np.concatenate([np.asarray(groups)] * 2)
     X = validate_predict(model, X, accept_sparse=True)
     n = X.shape[0]
     if y is None:
@@ -160,6 +166,38 @@ def training_rows(model, X, y, sample_weight, *, groups=None, source=None, purpo
             is None else f"{purpose}: offset= is not the offset the model was fitted with (the "
             "training rows' own offset is needed).")
     return TrainingRows(model, X=X, y=yi, weight=weight, groups=groups, offset=checked)
+
+
+def grouped_record(model) -> dict | None:
+    """What the fit recorded of a grouped binomial response (successes, failures;
+    :func:`linclass.linear.logistic.grouped.constants`), or None for class labels."""
+    record = getattr(model, "_fit_record", None)
+    grouped = record.get("grouped") if isinstance(record, dict) else None
+    return grouped if isinstance(grouped, dict) else None
+
+
+def _grouped_table(model, table):
+    """The table of a fit of grouped counts as R's glm reports the grouped model: the groups are
+    the observations (their number, or the sum of their frequency weights), the log-likelihoods
+    hold the log binomial coefficients, the deviances are measured from the saturated model of
+    the groups (:mod:`linclass.linear.logistic.grouped`)."""
+    grouped = grouped_record(model)
+    if grouped is None or not isinstance(table, Summary):
+        return table
+    constant = float(grouped["log_binomial"])
+    llf = table.log_likelihood + constant
+    llnull = table.null_log_likelihood + constant
+    k = float(np.sum(np.isfinite(table.coef)))
+    n_obs = float(grouped["weight_sum"])
+    note = (f"grouped binomial response: {grouped['n_groups']} rows of (successes, failures) "
+            f"counts, {grouped['trials']:g} trials; the rows are the observations, the deviance "
+            "is measured from their saturated model, the log-likelihood and AIC hold the "
+            "binomial coefficients (as R's glm with cbind).")
+    return replace(table, n_obs=n_obs, log_likelihood=llf, null_log_likelihood=llnull,
+                   saturated_log_likelihood=float(grouped["saturated"]),
+                   aic=float(-2.0 * llf + 2.0 * k), bic=float(-2.0 * llf + k * np.log(n_obs)),
+                   pseudo_r2=float(1.0 - llf / llnull) if llnull else 0.0,
+                   notes=[*table.notes, note])
 
 
 def fit_offset(model) -> str | None:
@@ -267,6 +305,7 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
     cov_type = check_cov_type(cov_type, groups)
     correction = check_cluster_correction(cluster_correction, cov_type)
+    _robust_grouped(model, cov_type)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         names = [f"x{j}" for j in range(model.n_features_in_)]
@@ -330,7 +369,7 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
     if correction is not None:
         table = replace(table, n_clusters=rows.n_clusters, cluster_correction=correction)
     if isinstance(table, Summary):
-        table = _weight_notes(model, table)
+        table = _weight_notes(model, _grouped_table(model, table))
     facts = _facts(model)
     table = _named_equations(table, model.classes_, r, facts["dep_variable"])
     return replace(table, title=_titled(model, table.title), **facts)
@@ -373,6 +412,7 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     :func:`~linclass.linear.inference.margins.variable_effects` (a formula model's effects per
     variable) from the rows' validated weights, called once the model is known to have them."""
     cov_type = check_cov_type(cov_type, groups)
+    _robust_grouped(model, cov_type)
     record = inference_record(model._inference, model.log_likelihood_)
     unpenalised(model, record, "marginal_effects")
     if fit_offset(model) is not None:
@@ -410,6 +450,16 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     return marginal_effects(X, weight, coef, intercept, covariance,
                             fit_intercept=model.fit_intercept, at=at, method=method, dummy=dummy,
                             count=count, atexog=atexog, names=names, **facts)
+
+
+def _robust_grouped(model, cov_type: str) -> None:
+    """Refuse a robust covariance of a fit of grouped counts (its sandwich is of the groups'
+    scores, which the robust covariances here do not form)."""
+    if cov_type != "nonrobust" and grouped_record(model) is not None:
+        raise ValueError(f"cov_type={cov_type!r} is not computed for a grouped binomial response "
+                         "(successes, failures): the sandwich of the grouped model sums each "
+                         "row's score over its trials. Use the model-based covariance "
+                         "(cov_type='nonrobust'), as R's summary.glm.")
 
 
 def unpenalised(model, record, purpose: str, hint: str = "") -> None:

@@ -31,6 +31,11 @@ intercept included.
 
 R drops the rows of zero prior weight from ``hatvalues``, ``cooks.distance`` and ``rstandard``;
 those rows do not change the fit, so callers pass the weighted rows only.
+
+A grouped binomial response (:math:`s_i` successes in :math:`m_i` trials) enters as R's
+``binomial()`` takes it: the proportion :math:`y_i = s_i/m_i` with the prior weight
+:math:`w_im_i`, in every formula above (the unit deviance is then
+:math:`2[y_i\\log(y_i/\\mu_i) + (1-y_i)\\log((1-y_i)/(1-\\mu_i))]`, :func:`binomial_residuals`).
 """
 
 from __future__ import annotations
@@ -40,9 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.special import expit
+from scipy.special import expit, xlogy
 
-__all__ = ["Diagnostics", "logistic_diagnostics"]
+__all__ = ["Diagnostics", "binomial_residuals", "logistic_diagnostics"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,8 @@ def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
                          offset=None) -> Diagnostics:
     """The diagnostics of the binary logistic fit ``coef`` (shape (d,) or (1, d)) and
     ``intercept`` (scalar or shape (1,)) over the rows ``X`` (dense or sparse, (n, d)) with 0/1
-    labels ``y01``, positive prior weights ``weight`` (None: ones) and the fit's ``offset``
+    labels ``y01`` (or the proportions of a grouped response, whose weights hold the trials),
+    positive prior weights ``weight`` (None: ones) and the fit's ``offset``
     (shape (n,) or (n, 1); None: none; it enters :math:`\\eta` only).
 
     Raises
@@ -103,12 +109,9 @@ def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
     eta = np.asarray(X @ beta).reshape(-1) + b0
     if offset is not None:
         eta = eta + np.asarray(offset, dtype=np.float64).reshape(-1)
-    s = 2.0 * y01 - 1.0
     mu = expit(eta)
     variance = mu * expit(-eta)  # mu (1 - mu), without cancellation
-    unit_deviance = 2.0 * np.logaddexp(0.0, -s * eta)
-    deviance = s * np.sqrt(w * unit_deviance)
-    pearson = s * np.sqrt(w) * np.exp(-0.5 * s * eta)
+    deviance, pearson = binomial_residuals(y01, eta, w)
 
     W = w * variance
     p = X.shape[1] + int(fit_intercept)
@@ -142,6 +145,26 @@ def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
     return Diagnostics(fitted=mu, deviance_residuals=deviance, pearson_residuals=pearson, hat=hat,
                        cooks_distance=(pearson / (1.0 - hat)) ** 2 * hat / p,
                        standardized_residuals=deviance / np.sqrt(1.0 - hat))
+
+
+def binomial_residuals(y, eta, w) -> tuple[np.ndarray, np.ndarray]:
+    """The deviance and Pearson residuals of responses ``y`` (0/1 labels, or proportions
+    :math:`s_i/m_i` of a grouped response with prior weights :math:`w_i m_i`) at the log-odds
+    ``eta`` with prior weights ``w``.  For a proportion the unit deviance is
+    :math:`2[y\\log(y/\\mu) + (1-y)\\log((1-y)/(1-\\mu))]` and the Pearson residual
+    :math:`(y-\\mu)\\sqrt{w}/\\sqrt{\\mu(1-\\mu)}` (R's ``binomial()``); for 0/1 labels the forms of
+    the module docstring, which do not cancel."""
+    if np.all((y == 0) | (y == 1)):
+        s = 2.0 * y - 1.0
+        return (s * np.sqrt(w * 2.0 * np.logaddexp(0.0, -s * eta)),
+                s * np.sqrt(w) * np.exp(-0.5 * s * eta))
+    # -log(mu) = log(1 + e^-eta), -log(1 - mu) = log(1 + e^eta)
+    unit = 2.0 * (xlogy(y, y) + xlogy(1.0 - y, 1.0 - y) + y * np.logaddexp(0.0, -eta)
+                  + (1.0 - y) * np.logaddexp(0.0, eta))
+    mu = expit(eta)
+    sign = np.sign(y - mu)
+    return (sign * np.sqrt(w * np.maximum(unit, 0.0)),
+            (y - mu) * np.sqrt(w) / np.sqrt(mu * expit(-eta)))
 
 
 def _dense(a) -> np.ndarray:

@@ -105,6 +105,11 @@ class Summary:
         With ``cov_type='cluster'``: the number of clusters and the small-sample factor's name
         ('stata': G/(G-1), 'statsmodels': G/(G-1) (N-1)/(N-k), 'none'), printed in the header
         (:data:`linclass.linear.inference.sandwich.CLUSTER_CORRECTIONS`).
+    saturated_log_likelihood : float
+        :math:`\\ell_{sat}`, the log-likelihood of the saturated model, from which ``deviance``
+        and ``null_deviance`` are measured: 0 for rows of 0/1 labels; for a grouped binomial
+        response (successes, failures), that of the groups' own proportions
+        (:mod:`linclass.linear.logistic.grouped`).
     """
 
     equations: list
@@ -139,6 +144,7 @@ class Summary:
     cluster_correction: str | None = None
     fitted_at: float = field(default_factory=time.time)
     covariance: np.ndarray | None = field(default=None, repr=False)
+    saturated_log_likelihood: float = 0.0
 
     # ------------------------------------------------------------------ statsmodels' names
     llf = _alias("log_likelihood")
@@ -164,14 +170,15 @@ class Summary:
 
     @property
     def deviance(self) -> float:
-        """The residual deviance :math:`-2\\ell` (R's summary.glm; the saturated model of
-        individual rows has log-likelihood 0)."""
-        return -2.0 * self.log_likelihood
+        """The residual deviance :math:`2(\\ell_{sat} - \\ell)` (R's summary.glm): :math:`-2\\ell`
+        for rows of 0/1 labels, whose saturated model has log-likelihood 0; for grouped counts,
+        against the saturated model of the groups (``saturated_log_likelihood``)."""
+        return 2.0 * (self.saturated_log_likelihood - self.log_likelihood)
 
     @property
     def null_deviance(self) -> float:
-        """The null deviance :math:`-2\\ell_0`, of the intercept-only model."""
-        return -2.0 * self.null_log_likelihood
+        """The null deviance :math:`2(\\ell_{sat} - \\ell_0)`, of the intercept-only model."""
+        return 2.0 * (self.saturated_log_likelihood - self.null_log_likelihood)
 
     @property
     def df_null(self) -> float:
