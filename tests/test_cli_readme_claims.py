@@ -1,5 +1,5 @@
-"""What the README says of the command's chunked fits and of the perceptron against scikit-learn,
-checked: ``fit --chunksize`` fits Firth and L1 models (as the fit in memory) and refuses what needs
+"""What the documentation says of the command's chunked fits (docs/guide/command_line.md) and of
+the perceptron against scikit-learn (docs/migration/scikit_learn.md), checked: ``fit --chunksize`` fits Firth and L1 models (as the fit in memory) and refuses what needs
 every row at once; the perceptron's weights equal scikit-learn's for two classes in a fixed order
 only while no row of the second class meets an activation of exactly 0, which mlbench's Sonar
 (``tests/data/r/cli/sonar.R``), whose rows start with class R, does on its first row."""
@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SONAR = ROOT / "tests" / "data" / "r" / "cli" / "sonar.csv"
 
 
-def _readme() -> str:
-    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def _page(path: str) -> str:
+    return " ".join((ROOT / "docs" / path).read_text(encoding="utf-8").split())
 
 
 def _bullet(title: str) -> str:
-    text = _readme()
+    text = _page("guide/command_line.md")
     start = text.index(f"- **{title}.**")
     return text[start:text.index(" - **", start + 1)]
 
@@ -115,7 +115,7 @@ def test_perceptron_on_sonar_with_the_first_class_first_is_scikit_learns(penalty
 
 
 def test_readme_states_the_perceptron_condition():
-    text = _readme()
+    text = _page("migration/scikit_learn.md")
     assert ("the perceptron's weights equal scikit-learn's for two classes visited in a fixed order "
             "whose first row is of the first class") in text
     assert "mlbench's Sonar, whose rows start with class R" in text

@@ -1,8 +1,9 @@
 """README.md runs as written (finding 7).
 
 Every ``python`` block runs in order, as one reader's session (one namespace), in a temporary working
-directory holding the files the README names (``events/*.parquet`` for the Dask example,
-``train.csv``, ``new.parquet``, ``big.parquet`` for the command); a block written as a complete
+directory holding the files the README's commands name (``train.csv``, ``new.parquet``; and
+``events/*.parquet``, ``big.parquet`` for the pages of the guide whose ``sh`` blocks
+``tests/test_docs_guide.py`` runs with the same files); a block written as a complete
 script (with an ``if __name__ == "__main__":`` guard, as the Dask cluster example must be, which one
 namespace would skip) runs as ``python script.py`` in that directory instead.  Where a line ends in a comment that
 starts with a value (``kfda.score(X_test, y_test)        # 0.992``), the expression's value must be
@@ -159,12 +160,7 @@ def assert_lines_shown(expected: str, actual: str, where: str) -> None:
 # ----------------------------------------------------------------------------------------- test
 @pytest.mark.slow
 def test_readme_runs_as_one_session(tmp_path, monkeypatch, capsys):
-    pytest.importorskip("dask.dataframe")
-    pytest.importorskip("distributed")
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
+    pytest.importorskip("pyarrow")
     make_files(tmp_path)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__readme__"}
@@ -194,7 +190,7 @@ def test_readme_runs_as_one_session(tmp_path, monkeypatch, capsys):
             ran["shell"] += bool(output)
         else:
             raise AssertionError(f"{where}: unknown block language {language!r}")
-    assert ran["python"] >= 5 and ran["shell"] >= 2
+    assert ran["python"] >= 1 and ran["shell"] >= 1
 
 
 @pytest.mark.parametrize("line, stated", [
@@ -230,6 +226,11 @@ def test_a_wrong_stated_value_fails():
         assert_shown(np.array([0.8825, 0.1]), [0.8825], "[0.8825]", "here")
 
 
+def test_readme_is_a_door():
+    """The README is short (issue 44: at most 250 lines); the rest lives on the site."""
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 250
+
+
 def test_readme_blocks_are_known_kinds():
     kinds = {language for language, _ in blocks()}
     assert kinds <= {"python", "text", "", "sh"}
@@ -239,7 +240,8 @@ def test_readme_blocks_are_known_kinds():
 
 
 def test_the_estimator_checks_sentence_names_every_exception():
-    """The README names each estimator that the estimator checks excuse (finding 7: it named two)."""
+    """The scikit-learn migration page names each estimator that the estimator checks excuse
+    (finding 7: it named two)."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).parent))
@@ -251,9 +253,10 @@ def test_the_estimator_checks_sentence_names_every_exception():
     # excused by design (strict) or where rounding decides the outcome (non-strict)
     rounding = getattr(checks, "rounding_dependent", lambda e: {})
     excused = {type(e).__name__ for e in estimators if checks.expected_failures(e) or rounding(e)}
-    text = " ".join(README.read_text(encoding="utf-8").split())
-    sentence = re.search(r"pass `sklearn\.utils\.estimator_checks` \((.*?)\)\.", text)
-    assert sentence, "the README's estimator-checks sentence is missing"
+    page = README.parent / "docs" / "migration" / "scikit_learn.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    sentence = re.search(r"passes `sklearn\.utils\.estimator_checks` \((.*?)\)\. So each", text)
+    assert sentence, "the migration page's estimator-checks sentence is missing"
     named = set(re.findall(r"\b([A-Z][A-Za-z]+(?:NB|Analysis|Perceptron|Regression|Classifier)(?:CV)?|Perceptron)\b",
                            sentence.group(1)))
     assert named == excused
