@@ -1,6 +1,7 @@
 """Every dotted ``linclass.…`` path written in the sources and the README names something that exists.
 
-Each ``.py`` file under ``src/linclass`` and ``README.md`` is read as text, and every dotted reference
+Each ``.py`` file under ``src/linclass``, ``README.md``, the documentation's Markdown pages and
+``benchmarks/README.md`` is read as text, and every dotted reference
 ``linclass.a.b.c`` in it (docstrings, comments, Sphinx roles, code) is resolved the way a reader
 would: the longest prefix that imports as a module is imported, and the rest is looked up with
 ``getattr`` (a module attribute, a class, a function, a class attribute or method; a dataclass field or
@@ -26,7 +27,10 @@ from linclass.io.persistence.allowlist import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "linclass"
-FILES = sorted(SRC.rglob("*.py")) + [ROOT / "README.md"]
+# the README and the pages its long sections moved to (the site's own pages, the speed ledger)
+DOCS = [*sorted((ROOT / "docs").glob("*.md")),
+        *(page for part in ("guide", "migration", "math") for page in sorted((ROOT / "docs" / part).glob("*.md")))]
+FILES = sorted(SRC.rglob("*.py")) + [ROOT / "README.md", *DOCS, ROOT / "benchmarks" / "README.md"]
 
 REFERENCE = re.compile(r"(?<![\w.])linclass(?:\.\w+)+")
 QUOTES = "\"'"
