@@ -294,6 +294,48 @@ class Summary:
         data = {k: np.asarray(v).reshape(-1) for k, v in zip(self._columns(), self._values())}
         return pd.DataFrame(data, index=self._index())
 
+    def odds_ratios(self, alpha: float | None = None):
+        """The coefficients as odds ratios, :math:`e^{\\hat\\beta}`, with their intervals
+        :math:`[e^{l}, e^{u}]`: the table's intervals exponentiated, Wald's or, for a
+        ``ci='profile'`` table, the profile likelihood's.  R's
+        ``exp(cbind(coef(m), confint.default(m)))`` (Wald) and ``exp(cbind(coef(m),
+        confint(m)))`` (profile), Stata's ``logit, or``; for softmax the relative-risk ratios of
+        each class against the reference (Stata's ``mlogit, rrr``).
+
+        Parameters
+        ----------
+        alpha : float or None, default=None
+            :math:`1-\\alpha` intervals; None: the table's ``alpha``.  A profile table has its
+            intervals for its own ``alpha`` only (:meth:`conf_int`).
+
+        Returns
+        -------
+        DataFrame
+            pandas DataFrame indexed as :meth:`to_frame`, with columns ``Odds Ratio``,
+            ``std err`` (Stata's, by the delta method: :math:`e^{\\hat\\beta}\\,se`), the test's
+            two columns (Wald's ``z``, ``P>|z|``, or the likelihood-ratio ``chi2``, ``P>chi2``: the
+            tests of :math:`\\beta = 0`, i.e. an odds ratio of 1) and the interval's bounds.
+
+        Raises
+        ------
+        ImportError
+            Without pandas (``pip install linclass[pandas]``), as :meth:`to_frame`.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - pandas is in the test extras
+            raise ImportError("Summary.odds_ratios() needs pandas: pip install "
+                              "'linclass[pandas]'.") from exc
+        alpha = self.alpha if alpha is None else float(alpha)
+        bounds = np.asarray(self.conf_int(alpha), dtype=np.float64)
+        coef = self.coef.reshape(-1)
+        ratio = np.exp(coef)
+        columns = self._columns()
+        data = {"Odds Ratio": ratio, "std err": ratio * self.std_err.reshape(-1),
+                columns[2]: self._values()[2].reshape(-1), columns[3]: self.p_value.reshape(-1),
+                f"[{alpha / 2:g}": np.exp(bounds[:, 0]), f"{1 - alpha / 2:g}]": np.exp(bounds[:, 1])}
+        return pd.DataFrame(data, index=self._index())
+
     def _columns(self) -> list:
         """The table's column names: Wald's ``z`` / ``P>|z|``, or the likelihood-ratio tests'
         ``chi2`` / ``P>chi2``."""
@@ -305,7 +347,8 @@ class Summary:
         return [self.coef, self.std_err, statistic, self.p_value, self.ci_lower, self.ci_upper]
 
     # ------------------------------------------------------------------------------ printing
-    def __str__(self) -> str:
+    def _header(self) -> tuple[list, list]:
+        """The header's (label, value) pairs: the left column and the right one."""
         date, clock = fit_clock(self.fitted_at)
         left = [("Dep. Variable:", self.dep_variable),
                 ("Model:", "Logit" if len(self.equations) == 1 else "MNLogit"),
@@ -321,25 +364,68 @@ class Summary:
                  ("LL-Null:", f"{self.null_log_likelihood:#.5g}"),
                  ("LLR p-value:", f"{self.lr_p_value:#.4g}"), ("AIC:", f"{self.aic:#.5g}"),
                  ("BIC:", f"{self.bic:#.5g}")]
-        width = max([len(n) for n in self.names] + [len(e) for e in self.equations] + [10]) + 2
-        table = []
+        return left, right
+
+    def _blocks(self) -> list:
+        """``(equation, rows)`` per equation, ``rows`` the printed ``(name, cells)``."""
+        blocks = []
         for e, equation in enumerate(self.equations):
-            if e:
-                table.append("-")
-            table.append(f"{equation:>{width}}" + "".join(f"{c:>11}" for c in self._columns()))
-            table.append("-")
+            rows = []
             for j, name in enumerate(self.names):
                 cells = [decimals(self.coef[e, j], 4), decimals(self.std_err[e, j], 3),
                          decimals(self._values()[2][e, j], 3), f"{self.p_value[e, j]:.3f}",
                          decimals(self.ci_lower[e, j], 3), decimals(self.ci_upper[e, j], 3)]
                 if np.isnan(self.coef[e, j]):  # aliased: R's NA
                     cells = ["NA"] * len(cells)
-                table.append(f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells))
-        deviances = [f"Null deviance: {self.null_deviance:.2f} on {self.df_null:g} degrees of "
-                     f"freedom", f"Residual deviance: {self.deviance:.2f} on {self.df_resid:g} "
-                     "degrees of freedom"]  # R's summary.glm
-        return "\n".join(header_lines(self.title, left, right, table) + deviances
-                         + [f"Note: {note}" for note in self.notes])
+                rows.append((name, cells))
+            blocks.append((equation, rows))
+        return blocks
+
+    def _footer(self) -> list:
+        """The lines below the table: R's deviances (summary.glm) and the notes."""
+        return [f"Null deviance: {self.null_deviance:.2f} on {self.df_null:g} degrees of freedom",
+                f"Residual deviance: {self.deviance:.2f} on {self.df_resid:g} degrees of freedom",
+                *[f"Note: {note}" for note in self.notes]]
+
+    def __str__(self) -> str:
+        left, right = self._header()
+        width = max([len(n) for n in self.names] + [len(e) for e in self.equations] + [10]) + 2
+        table = []
+        for e, (equation, rows) in enumerate(self._blocks()):
+            if e:
+                table.append("-")
+            table.append(f"{equation:>{width}}" + "".join(f"{c:>11}" for c in self._columns()))
+            table.append("-")
+            table += [f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells)
+                      for name, cells in rows]
+        return "\n".join(header_lines(self.title, left, right, table) + self._footer())
+
+    def as_text(self) -> str:
+        """The table as text: ``str(summary)`` (statsmodels' ``Summary.as_text``)."""
+        return str(self)
+
+    def as_html(self) -> str:
+        """The table as HTML, the numbers as printed (statsmodels' ``Summary.as_html``;
+        :mod:`linclass.linear.inference.table_formats`)."""
+        from linclass.linear.inference.table_formats import html_table
+
+        left, right = self._header()
+        return html_table(self.title, left, right, self._columns(), self._blocks(),
+                          self._footer())
+
+    def _repr_html_(self) -> str:
+        """What Jupyter displays: :meth:`as_html`."""
+        return self.as_html()
+
+    def as_latex(self) -> str:
+        """The table as LaTeX ``tabular`` environments in a ``center`` (statsmodels'
+        ``Summary.as_latex``), the numbers as printed, every string escaped.  Needs no LaTeX
+        package beyond the standard ones."""
+        from linclass.linear.inference.table_formats import latex_table
+
+        left, right = self._header()
+        return latex_table(self.title, left, right, self._columns(), self._blocks(),
+                           self._footer())
 
     __repr__ = __str__
 
