@@ -57,6 +57,20 @@ def load_dataset(name: str) -> tuple[np.ndarray, np.ndarray, list[str], list | N
         Class indices; ``target_names[y]`` are the class names.
     feature_names : list of str
     target_names : list or None
+
+    See Also
+    --------
+    linclass.datasets.read_table : Read a CSV or Parquet file instead.
+    sklearn.datasets.load_iris : scikit-learn's loaders, which this one reads (no network).
+
+    Examples
+    --------
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, feature_names, target_names = load_dataset('iris')
+    >>> X.shape, y.shape
+    ((150, 4), (150,))
+    >>> list(target_names)
+    ['setosa', 'versicolor', 'virginica']
     """
     from sklearn import datasets as sk
 

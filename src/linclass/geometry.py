@@ -174,6 +174,22 @@ def hyperplanes(model) -> Hyperplanes:
     Returns
     -------
     Hyperplanes
+
+    See Also
+    --------
+    linclass.geometry.Hyperplanes : The record it returns.
+    linclass.geometry.signed_distance : Distances to these hyperplanes.
+    linclass.plot.decision_regions : Draws them.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> from linclass.geometry import hyperplanes
+    >>> planes = hyperplanes(linclass.LinearDiscriminantAnalysis().fit(X, y))
+    >>> planes.w.shape, planes.pairs
+    ((3, 4), [(0, 1), (0, 2), (1, 2)])
     """
     if _is_meta(model):
         check_is_fitted(model)
@@ -252,6 +268,23 @@ def signed_distance(model, X) -> np.ndarray:
     -------
     ndarray of shape (n_samples,) when the model has one hyperplane (two classes), else
     (n_samples, n_hyperplanes), in the order of ``hyperplanes(model).pairs``.
+
+    See Also
+    --------
+    linclass.geometry.hyperplanes : The hyperplanes measured from.
+    sklearn.svm.SVC.decision_function : scikit-learn's scores, not divided by the normal's
+        length.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> from linclass.geometry import signed_distance
+    >>> model = linclass.LogisticRegression().fit(X[:100], y[:100])
+    >>> d = signed_distance(model, X[:100])
+    >>> d.shape, bool((d[:50] < 0).all() and (d[50:] > 0).all())
+    ((100,), True)
     """
     H = hyperplanes(model)
     X = _inputs(model, X)
@@ -321,6 +354,22 @@ def generative_to_logistic(model) -> tuple[np.ndarray, float]:
     Raises
     ------
     TypeError for other models; ValueError for more than two classes or a zero prior.
+
+    See Also
+    --------
+    linclass.LinearDiscriminantAnalysis : A tied-covariance Gaussian model.
+    linclass.LogisticRegression : The discriminative model of the same form.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> from linclass.geometry import generative_to_logistic
+    >>> lda = linclass.LinearDiscriminantAnalysis().fit(X[:100], y[:100])
+    >>> w, w0 = generative_to_logistic(lda)
+    >>> w.shape
+    (4,)
     """
     _tied_model(model)
     mu0, mu1 = np.asarray(model.means_, dtype=np.float64)

@@ -54,6 +54,25 @@ class CategoricalNB(_DiscreteNB):
     model_ : DiscreteModel
         The fitted model (``event_model='categorical'``).
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    See Also
+    --------
+    linclass.BernoulliNB : Two levels per feature.
+    linclass.MultinomialNB : Counts.
+    sklearn.naive_bayes.CategoricalNB : scikit-learn's categorical naive Bayes, the same
+        interface.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linclass
+    >>> X = np.array([[0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 2]])
+    >>> y = np.array([0, 0, 1, 1, 1, 0])
+    >>> nb = linclass.CategoricalNB().fit(X, y)
+    >>> nb.predict([[0, 2], [2, 0]])
+    array([0, 1])
+    >>> [len(table) for table in nb.category_count_]
+    [2, 2]
     """
 
     _event_model = "categorical"
@@ -87,7 +106,9 @@ class CategoricalNB(_DiscreteNB):
             return np.full(d, int(least), dtype=np.intp)
         if least.shape != (d,) or not np.issubdtype(least.dtype, np.integer) or np.any(least < 1):
             raise ValueError(f"min_categories must be an integer >= 1 or {d} of them (one per "
-                             f"feature); got {self.min_categories!r}.")
+                             f"feature): 'min_categories' should have shape ({d},) when an "
+                             f"array-like is provided, with integers >= 1; got shape {least.shape}, "
+                             f"{least.tolist()!r}.")
         return least.astype(np.intp)
 
     def _absorb(self, data, whole: bool = False):

@@ -71,6 +71,27 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
     model_ : GaussianModel
     n_features_in_ : int
     feature_names_in_ : ndarray of str, when X had string column names
+
+    See Also
+    --------
+    linclass.LinearDiscriminantAnalysis : The 'tied' model, with LDA's projections and summary.
+    linclass.QuadraticDiscriminantAnalysis : The 'full' model.
+    linclass.GaussianNB : The 'diag' model, with naive Bayes's variance smoothing.
+    sklearn.discriminant_analysis.QuadraticDiscriminantAnalysis : scikit-learn has no single class
+        for every covariance structure; its LDA and QDA are the 'tied' and 'full' models.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> for covariance_type in ('tied', 'full', 'diag', 'spherical'):
+    ...     model = linclass.GaussianDiscriminantAnalysis(covariance_type).fit(X, y)
+    ...     print(covariance_type, round(model.score(X, y), 2))
+    tied 0.98
+    full 0.98
+    diag 0.96
+    spherical 0.92
     """
 
     _parameter_constraints = {
@@ -164,6 +185,27 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
     quadratic_, linear_, constant_ : ndarrays of shape (K, d, d), (K, d), (K,)
         The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k` (of the plug-in posterior).
     shrinkage_ : ndarray of shape (n_classes,), when ``shrinkage`` is set
+
+    See Also
+    --------
+    linclass.LinearDiscriminantAnalysis : One covariance shared by the classes (linear boundaries).
+    linclass.GaussianDiscriminantAnalysis : Diagonal, spherical and tied covariances too.
+    linclass.RegularizedDiscriminantAnalysis : Shrinks each class's covariance to the pooled one.
+    sklearn.discriminant_analysis.QuadraticDiscriminantAnalysis : scikit-learn's QDA, the same
+        interface; R's counterpart is ``MASS::qda``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> qda = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
+    >>> qda.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> qda.predict_proba(X[[0, 50, 100]]).round(2)
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]])
     """
 
     _fixed_covariance_type = "full"

@@ -78,6 +78,25 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         ``classes_[1]`` minus that of ``classes_[0]``), else (K, d) and (K,).
     means_ : ndarray of shape (n_classes, n_features)
     classes_, class_count_, priors_, stats_, model_, n_features_in_, feature_names_in_
+
+    See Also
+    --------
+    linclass.LinearDiscriminantAnalysis : The Gaussian model with the same projection.
+    linclass.KernelFisherDiscriminantAnalysis : Fisher's discriminant in a kernel's feature space.
+    linclass.plot.fisher_figure : Class histograms of the projections.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : scikit-learn's ``transform`` gives
+        the same projection; it has no classifier on it alone.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> fda = linclass.FisherDiscriminantAnalysis().fit(X, y)
+    >>> fda.transform(X).shape
+    (150, 2)
+    >>> fda.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {

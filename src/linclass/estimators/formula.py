@@ -125,6 +125,14 @@ class FormulaClassifier(ClassifierMixin, BaseEstimator):
         ``classes_``), else None.
     n_features_in_, feature_names_in_ : the columns of the data that the formula reads
 
+    See Also
+    --------
+    linclass.from_formula : Makes and fits one in a call.
+    linclass.diagnostics : Case diagnostics of a fitted formula model.
+    linclass.drop1 : One likelihood-ratio test per term.
+    statsmodels.formula.api.logit : statsmodels' formula interface; R's counterpart is
+        ``glm(formula, family=binomial)``.
+
     Notes
     -----
     Rows with a missing value in a column the formula reads are refused, not dropped (R's glm drops
@@ -500,5 +508,27 @@ def from_formula(formula: str, data, model=None, *, y=None, sample_weight=None) 
     -------
     FormulaClassifier
         Fitted.
+
+    See Also
+    --------
+    linclass.FormulaClassifier : The estimator it returns.
+    linclass.lr_test : Compare nested formula models.
+    linclass.drop1 : One test per term.
+    statsmodels.formula.api.logit : statsmodels' formula interface; R's counterpart is
+        ``glm(formula, family=binomial)``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> model = linclass.from_formula('y ~ x + C(g)', data)
+    >>> model.estimator_.coef_.shape
+    (1, 3)
+    >>> model.predict(data.head(3)).shape
+    (3,)
     """
     return FormulaClassifier(formula, model).fit(data, y, sample_weight=sample_weight)

@@ -53,6 +53,29 @@ def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
     Returns
     -------
     :class:`~linclass.linear.inference.diagnostics.Diagnostics`
+
+    See Also
+    --------
+    linclass.drop1 : One likelihood-ratio test per term.
+    linclass.lr_test : The likelihood-ratio test of nested models.
+    linclass.LogisticRegression.summary : The coefficient table.
+    statsmodels.genmod.generalized_linear_model.GLMResults.get_influence : statsmodels' case
+        diagnostics; R's counterparts are ``hatvalues``, ``rstandard`` and ``cooks.distance``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> model = linclass.from_formula('y ~ x + C(g)', data)
+    >>> diag = linclass.diagnostics(model, data)
+    >>> diag.hat.shape
+    (200,)
+    >>> round(float(diag.hat.sum()), 6)  # the leverages add up to the number of coefficients
+    4.0
     """
     if not isinstance(model, FormulaClassifier):
         return _diagnostics(model, X, y, sample_weight, **kwargs)
@@ -75,6 +98,29 @@ def lr_test(smaller, larger):
     -------
     :class:`~linclass.linear.inference.hypotheses.LikelihoodRatioTest`
         ``statistic``, ``df``, ``pvalue``, ``deviance_small``, ``deviance_large``.
+
+    See Also
+    --------
+    linclass.drop1 : One test per term of one model.
+    linclass.LogisticRegression.summary : Wald tests of each coefficient.
+    statsmodels.discrete.discrete_model.LogitResults.compare_lr_test : statsmodels'
+        likelihood-ratio test; R's counterpart is ``anova(smaller, larger, test="Chisq")``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> smaller = linclass.from_formula('y ~ x', data)
+    >>> larger = linclass.from_formula('y ~ x + C(g)', data)
+    >>> test = linclass.lr_test(smaller, larger)
+    >>> test.df
+    2
+    >>> 0 <= test.pvalue <= 1
+    True
     """
     return _lr_test(_inner(smaller), _inner(larger))
 
@@ -100,6 +146,29 @@ def drop1(model, X, y=None, sample_weight=None, **kwargs):
     DataFrame
         pandas DataFrame indexed by ``'<none>'`` and the terms, with columns ``Df``, ``Deviance``,
         ``AIC``, ``LRT``, ``Pr(>Chi)``.
+
+    See Also
+    --------
+    linclass.lr_test : The likelihood-ratio test of two nested models.
+    linclass.diagnostics : Case diagnostics.
+    linclass.from_formula : Fit a model by a formula.
+    statsmodels.stats.anova.anova_lm : statsmodels' analysis of deviance is for linear models;
+        R's counterpart is ``drop1(model, test="Chisq")``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> model = linclass.from_formula('y ~ x + C(g)', data)
+    >>> table = linclass.drop1(model, data)
+    >>> list(table.index)
+    ['<none>', 'x', 'C(g)']
+    >>> list(table.columns)
+    ['Df', 'Deviance', 'AIC', 'LRT', 'Pr(>Chi)']
     """
     if not isinstance(model, FormulaClassifier):
         return _drop1(model, X, y, sample_weight, **kwargs)

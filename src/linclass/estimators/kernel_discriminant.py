@@ -88,6 +88,14 @@ class KernelFisherDiscriminantAnalysis(
     random_state : int, RandomState or None, default=None
         Landmark selection.
 
+    See Also
+    --------
+    linclass.FisherDiscriminantAnalysis : The linear discriminant.
+    linclass.StandardizedClassifier : Standardises the features first (a kernel's width depends
+        on their units).
+    sklearn.kernel_approximation.Nystroem : scikit-learn has no kernel Fisher discriminant; its
+        Nystroem features followed by LDA approximate one.
+
     Notes
     -----
     With ``approximation='nystroem'`` the model also fits from chunks: Dask collections passed to
@@ -125,6 +133,17 @@ class KernelFisherDiscriminantAnalysis(
         Pooled within-class covariance of the training projections (the classifier's).
     priors_ : ndarray of shape (n_classes,)
     n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> kfda = linclass.KernelFisherDiscriminantAnalysis(kernel='rbf', gamma=0.5).fit(X, y)
+    >>> kfda.transform(X).shape
+    (150, 2)
+    >>> kfda.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {

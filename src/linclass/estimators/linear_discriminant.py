@@ -97,6 +97,15 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         which lists where MASS's code differs).  ``coef_`` and ``intercept_`` describe the plug-in
         rule.
 
+    See Also
+    --------
+    linclass.QuadraticDiscriminantAnalysis : One covariance per class (quadratic boundaries).
+    linclass.GaussianDiscriminantAnalysis : Every covariance structure, tied to diagonal.
+    linclass.RegularizedDiscriminantAnalysis : Friedman's blend of LDA, QDA and the identity.
+    linclass.FisherDiscriminantAnalysis : Fisher's projection without the Gaussian model.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : scikit-learn's LDA, the same
+        interface; R's counterpart is ``MASS::lda``.
+
     Notes
     -----
     Every solver reaches the same closed form.  scikit-learn's solvers are three numerical routes to
@@ -151,6 +160,19 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         :math:`\\sum_k \\pi_k\\mu_k` (``priors_ @ means_``, the training mean unless ``priors`` are
         given), as in scikit-learn; ``transform`` subtracts it except with ``solver='eigen'``.
     shrinkage_ : float (ndarray of shape (n_classes,) for 'auto'), when ``shrinkage`` is set
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lda = linclass.LinearDiscriminantAnalysis().fit(X, y)
+    >>> lda.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> lda.transform(X).shape
+    (150, 2)
+    >>> round(lda.score(X, y), 2)
+    0.98
     """
 
     _fixed_covariance_type = "tied"
@@ -208,9 +230,10 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     def _check_training_rows(self, data) -> None:
         if data.X.shape[0] == data.classes.size:
-            raise ValueError(f"The number of samples ({data.X.shape[0]}) must be more than the number "
-                             f"of classes ({data.classes.size}): the shared covariance is estimated "
-                             "from the rows' deviations from their class means.")
+            raise ValueError(f"The number of samples must be more than the number of classes "
+                             f"({data.X.shape[0]} samples, {data.classes.size} classes): the shared "
+                             "covariance is estimated from the rows' deviations from their class "
+                             "means.")
 
     def _needs_rows(self) -> str | None:
         if self.method != "gaussian":
@@ -242,7 +265,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
                 f"n_components={self.n_components} cannot be larger than min(n_features, "
-                f"n_classes - 1) = {max_components}."
+                f"n_classes - 1) = {max_components}: n_components cannot be larger than the number "
+                "of discriminant directions there are."
             )
         seen = self.stats_.counts > 0
         means, priors = self.stats_.means[seen], self.priors_[seen]

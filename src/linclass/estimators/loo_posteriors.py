@@ -154,6 +154,25 @@ def loo_predict_proba(estimator, X, y=None, sample_weight=None) -> np.ndarray:
         When a class has a single row, or when a covariance (of the full data, or without some
         row) is singular, so that no downdate reproduces a refit.  On Dask collections the
         errors of the second pass are raised when the result is computed.
+
+    See Also
+    --------
+    linclass.loo_score : The leave-one-out score from the same downdates.
+    linclass.RegularizedDiscriminantAnalysisCV : Cross-validation of the regularisation.
+    sklearn.model_selection.cross_val_predict : scikit-learn's ``cross_val_predict(model, X, y,
+        cv=LeaveOneOut(), method='predict_proba')`` gives the same numbers by n refits.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> import numpy as np
+    >>> proba = linclass.loo_predict_proba(linclass.LinearDiscriminantAnalysis(), X, y)
+    >>> proba.shape
+    (150, 3)
+    >>> bool(np.allclose(proba.sum(axis=1), 1.0))
+    True
     """
     if _is_source(X):  # a file read in blocks: the rows' posteriors, in the file's order
         model, source = _fitted_on_chunks(estimator, X, y, sample_weight)
@@ -183,6 +202,22 @@ def loo_score(estimator, X, y=None, sample_weight=None, *, scoring: str = "accur
     float (higher is better)
         On Dask collections: computed in two passes over the data (the statistics, then each
         block's sums of the criterion).
+
+    See Also
+    --------
+    linclass.loo_predict_proba : The leave-one-out posteriors themselves.
+    sklearn.model_selection.cross_val_score : scikit-learn's ``cross_val_score(model, X, y,
+        cv=LeaveOneOut())`` gives the accuracy by n refits.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> round(linclass.loo_score(linclass.LinearDiscriminantAnalysis(), X, y), 2)
+    0.98
+    >>> round(linclass.loo_score(linclass.QuadraticDiscriminantAnalysis(), X, y), 2)
+    0.97
     """
     scoring_.check_scoring(scoring)
     if _is_source(X) or is_dask_collection(X, y, sample_weight):

@@ -67,6 +67,23 @@ class OneVsRestClassifier(MulticlassBase):
     classes_ : ndarray of shape (n_classes,)
     estimators_ : list of K fitted binary estimators (one for two classes)
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    See Also
+    --------
+    linclass.OneVsOneClassifier : One binary model per pair of classes.
+    linclass.KClassDiscriminant : One K-class discriminant over a multi-class estimator.
+    sklearn.multiclass.OneVsRestClassifier : scikit-learn's version, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.OneVsRestClassifier(linclass.LogisticRegression()).fit(X, y)
+    >>> len(model.estimators_)
+    3
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
 
     _strategy = "one-vs-rest"
@@ -136,6 +153,23 @@ class OneVsOneClassifier(MulticlassBase):
     pairs_ : ndarray of shape (K(K-1)/2, 2)
         Class indices :math:`(i, j)`, :math:`i < j`, of each estimator.
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    See Also
+    --------
+    linclass.OneVsRestClassifier : One binary model per class against the rest.
+    linclass.KClassDiscriminant : One K-class discriminant over a multi-class estimator.
+    sklearn.multiclass.OneVsOneClassifier : scikit-learn's version, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.OneVsOneClassifier(linclass.LogisticRegression()).fit(X, y)
+    >>> len(model.estimators_)
+    3
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
 
     _strategy = "one-vs-one"
@@ -212,6 +246,24 @@ class KClassDiscriminant(MulticlassBase):
     estimator_ : the fitted estimator
     estimators_ : list holding ``estimator_``
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    See Also
+    --------
+    linclass.OneVsRestClassifier : One binary model per class against the rest.
+    linclass.OneVsOneClassifier : One binary model per pair of classes.
+    sklearn.multiclass.OneVsRestClassifier : scikit-learn has no K-class discriminant wrapper;
+        its one-vs-rest scheme is the nearest.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.KClassDiscriminant(linclass.LogisticRegression()).fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> model.predict_proba(X[:1]).shape
+    (1, 3)
     """
 
     _strategy = "K-class discriminant"

@@ -66,6 +66,28 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
         Variances including the smoothing (also ``covariance_``).
     epsilon_ : float
         The variance added.
+
+    See Also
+    --------
+    linclass.GaussianDiscriminantAnalysis : ``covariance_type='diag'`` is the same model without
+        the variance smoothing.
+    linclass.BernoulliNB : Binary features.
+    linclass.MultinomialNB : Counts.
+    sklearn.naive_bayes.GaussianNB : scikit-learn's Gaussian naive Bayes, the same interface;
+        R's counterpart is ``e1071::naiveBayes``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> nb = linclass.GaussianNB().fit(X, y)
+    >>> nb.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> nb.theta_.shape
+    (3, 4)
+    >>> round(nb.score(X, y), 2)
+    0.96
     """
 
     _fixed_covariance_type = "diag"
@@ -85,6 +107,27 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
         self.theta_ = model.means
         self.var_ = model.covariance
         self.epsilon_ = np.float64(self.var_smoothing * np.max(self.stats_.total_variance()))
+
+    @staticmethod
+    def _update_mean_variance(n_past, mu, var, X, sample_weight=None):
+        """The mean and variance of ``n_past`` earlier rows (``mu``, ``var``, per feature) merged
+        with the rows of ``X``: Chan, Golub and LeVeque's pairwise update. scikit-learn's private
+        helper of the same name and arguments, kept for code that calls it; returns
+        ``(mean, variance)``, unchanged when ``X`` has no rows."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[0] == 0:
+            return mu, var
+        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+        n_new = float(w.sum())
+        new_mu = np.average(X, axis=0, weights=w)
+        new_var = np.average((X - new_mu) ** 2, axis=0, weights=w)
+        if n_past == 0:
+            return new_mu, new_var
+        n_total = float(n_past + n_new)
+        total_mu = (n_new * new_mu + n_past * np.asarray(mu)) / n_total
+        ssd = (n_past * np.asarray(var) + n_new * new_var
+               + (n_new * n_past / n_total) * (np.asarray(mu) - new_mu) ** 2)
+        return total_mu, ssd / n_total
 
 
 def _values(X):
@@ -134,6 +177,12 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
     def _stats_request(self) -> tuple[str, bool]:
         return "mean", False
 
+    def _check_alpha(self):
+        """The smoothing the fit uses: ``alpha`` checked and raised to 1e-10 where smaller, with a
+        warning. scikit-learn's private helper of the same name, kept for code that calls it
+        (scikit-learn leaves a smaller alpha as it is with ``force_alpha=True``; linclass does not)."""
+        return discrete.smoothing(self.alpha, getattr(self, "n_features_in_", np.size(self.alpha)))
+
     def _estimate(self, stats, priors):
         return discrete.estimate(
             stats, self._event_model, class_log_priors(stats, priors), self.alpha,
@@ -170,7 +219,8 @@ class _CountNB(_DiscreteNB):
             if np.isinf(low):  # -inf is not a negative count but a non-finite value: say so
                 check_finite(X, feature_names=getattr(self, "feature_names_in_", None))
             raise ValueError(
-                f"Negative values in data passed to {type(self).__name__}: it models counts, which "
+                f"Negative values in data passed to {type(self).__name__} (input X): it models "
+                "counts, which "
                 "must be >= 0 (use GaussianNB for real-valued features)."
             )
         return X
@@ -210,6 +260,24 @@ class BernoulliNB(_DiscreteNB):
         The linear form: log-odds ``X_binary @ coef_.T + intercept_`` (two classes, shapes (1, d),
         (1,)) or class scores (K classes, shapes (K, d), (K,)), up to a term shared by all classes.
     stats_, model_ : the statistics and the fitted model record
+
+    See Also
+    --------
+    linclass.MultinomialNB : Counts rather than presence.
+    linclass.CategoricalNB : Features with more than two levels.
+    linclass.GaussianNB : Real-valued measurements.
+    sklearn.naive_bayes.BernoulliNB : scikit-learn's Bernoulli naive Bayes, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> import linclass
+    >>> X, y = load_digits(return_X_y=True)
+    >>> nb = linclass.BernoulliNB(binarize=4.0).fit(X, y)
+    >>> nb.predict(X[:5])
+    array([0, 1, 1, 3, 4])
+    >>> nb.feature_log_prob_.shape
+    (10, 64)
     """
 
     _event_model = "bernoulli"
@@ -268,6 +336,24 @@ class MultinomialNB(_CountNB):
         :math:`\\ln\\theta_{kj}`.
     feature_count_, class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_
         As in :class:`BernoulliNB`.
+
+    See Also
+    --------
+    linclass.ComplementNB : Estimated from the other classes (better on imbalanced text).
+    linclass.PoissonNB : Each count Poisson.
+    linclass.BernoulliNB : Presence or absence of each feature.
+    sklearn.naive_bayes.MultinomialNB : scikit-learn's multinomial naive Bayes, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> import linclass
+    >>> X, y = load_digits(return_X_y=True)
+    >>> nb = linclass.MultinomialNB().fit(X, y)
+    >>> nb.predict(X[:5])
+    array([0, 1, 1, 3, 4])
+    >>> round(nb.score(X, y), 2)
+    0.91
     """
 
     _event_model = "multinomial"
@@ -294,6 +380,24 @@ class PoissonNB(_CountNB):
         :math:`\\ln\\lambda_{kj}`.
     feature_count_, class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_
         As in :class:`BernoulliNB`.
+
+    See Also
+    --------
+    linclass.MultinomialNB : Counts given their total (the document length).
+    linclass.GaussianNB : Real-valued measurements.
+    sklearn.naive_bayes.MultinomialNB : scikit-learn has no Poisson naive Bayes; its multinomial
+        model is the nearest.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> import linclass
+    >>> X, y = load_digits(return_X_y=True)
+    >>> nb = linclass.PoissonNB().fit(X, y)
+    >>> nb.predict(X[:5])
+    array([0, 1, 1, 3, 4])
+    >>> round(nb.score(X, y), 2)
+    0.9
     """
 
     _event_model = "poisson"
@@ -338,6 +442,23 @@ class ComplementNB(_CountNB):
         The weights :math:`w_{kj}` (scikit-learn's name).
     class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_ : as in
     BernoulliNB
+
+    See Also
+    --------
+    linclass.MultinomialNB : Estimated from each class's own counts.
+    linclass.PoissonNB : Each count Poisson.
+    sklearn.naive_bayes.ComplementNB : scikit-learn's complement naive Bayes, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> import linclass
+    >>> X, y = load_digits(return_X_y=True)
+    >>> nb = linclass.ComplementNB().fit(X, y)
+    >>> nb.predict(X[:5])
+    array([0, 1, 1, 3, 4])
+    >>> round(nb.score(X, y), 2)
+    0.82
     """
 
     _event_model = "complement"

@@ -125,6 +125,24 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
     errors_ : ndarray of shape (n_iter_,)
         Mistakes (updates) made in each epoch: the training curve.
     n_features_in_, feature_names_in_ : as in scikit-learn
+
+    See Also
+    --------
+    linclass.LogisticRegression : A linear classifier with probabilities.
+    linclass.StandardizedClassifier : Standardises the features first (the perceptron depends on
+        their units).
+    sklearn.linear_model.Perceptron : scikit-learn's perceptron, the same interface.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.Perceptron(random_state=0).fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> model.coef_.shape
+    (3, 4)
     """
 
     # files written before tol was a parameter were fitted with Rosenblatt's rule (linclass.load)

@@ -67,6 +67,26 @@ class RegularizedDiscriminantAnalysis(_GaussianBase):
     rank_ : ndarray of shape (n_classes,)
     quadratic_, linear_, constant_ : ndarrays of shape (K, d, d), (K, d), (K,)
         The quadratic form :math:`\\ln p(x, C_k) = x^TQ_kx + l_k^Tx + c_k`.
+
+    See Also
+    --------
+    linclass.RegularizedDiscriminantAnalysisCV : Chooses ``pooling`` and ``shrinkage`` by
+        cross-validation.
+    linclass.LinearDiscriminantAnalysis : ``pooling=1, shrinkage=0``.
+    linclass.QuadraticDiscriminantAnalysis : ``pooling=0, shrinkage=0``.
+    sklearn.discriminant_analysis.QuadraticDiscriminantAnalysis : scikit-learn's ``reg_param``
+        shrinks towards the identity only; R's counterpart is ``klaR::rda``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rda = linclass.RegularizedDiscriminantAnalysis(pooling=0.5, shrinkage=0.1).fit(X, y)
+    >>> rda.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> round(rda.score(X, y), 2)
+    0.98
     """
 
     _fixed_covariance_type = "full"
@@ -159,6 +179,25 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         The criterion at every grid point (``-inf`` where a left-out fit is singular).
     best_score_ : float
         The criterion at the chosen grid point.
+
+    See Also
+    --------
+    linclass.RegularizedDiscriminantAnalysis : The model at given ``pooling`` and ``shrinkage``.
+    linclass.LogisticRegressionCV : Cross-validated penalised logistic regression.
+    sklearn.model_selection.GridSearchCV : scikit-learn would search the grid by refitting each
+        fold; here the class statistics are computed once per fold.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.RegularizedDiscriminantAnalysisCV(poolings=3, shrinkages=[0.0, 0.1], cv=3)
+    >>> model = model.fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> model.cv_scores_.shape  # one score per (pooling, shrinkage)
+    (3, 2)
     """
 
     _parameter_constraints = {

@@ -76,6 +76,13 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_, feature_names_in_ : as in scikit-learn
 
+    See Also
+    --------
+    linclass.LogisticRegression : Its penalty depends on the features' units.
+    linclass.Perceptron : Its steps depend on the features' units.
+    sklearn.pipeline.make_pipeline : scikit-learn's ``make_pipeline(StandardScaler(), model)``
+        standardises the same way; this wrapper also reports coefficients in the raw units.
+
     Examples
     --------
     >>> from sklearn.datasets import load_wine

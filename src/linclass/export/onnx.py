@@ -166,6 +166,12 @@ def to_onnx(model, X_sample=None, *, zipmap: bool | str = False, target_opset: i
     ImportError
         skl2onnx or onnx is not installed (``pip install 'linclass[onnx]'``).
 
+    See Also
+    --------
+    linclass.save : linclass's own model file.
+    skl2onnx.convert_sklearn : skl2onnx's converter for scikit-learn's models, which builds these
+        graphs.
+
     Examples
     --------
     >>> import numpy as np, onnxruntime as ort

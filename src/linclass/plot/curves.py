@@ -25,6 +25,23 @@ def training_curve(model: Any, *, ax=None, path=None):
     Returns
     -------
     matplotlib.figure.Figure
+
+    See Also
+    --------
+    linclass.Perceptron : Its ``errors_`` per epoch are drawn.
+    linclass.LogisticRegression : Its ``loss_curve_`` is drawn.
+    sklearn.neural_network.MLPClassifier : scikit-learn's models record ``loss_curve_`` too, with
+        no figure of it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.Perceptron(random_state=0).fit(X, y)
+    >>> fig = linclass.plot.training_curve(model)
+    >>> len(fig.axes)
+    1
     """
     path = canvas.begin(path)
     if getattr(model, "loss_curve_", None) is not None:

@@ -66,10 +66,28 @@ def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str
         The ellipses have gids ``'ellipse-k-n'`` (class index k, n standard deviations), the class
         means ``'means'`` and the data (when given) ``'data'``.
 
+    See Also
+    --------
+    linclass.plot.gaussian_surface : One class density as a 3-D surface.
+    linclass.plot.decision_regions : The predicted classes over the plane.
+    linclass.QuadraticDiscriminantAnalysis : A model whose densities it draws.
+    sklearn.mixture.GaussianMixture : scikit-learn's examples draw such ellipses by hand.
+
     Notes
     -----
     The contour :math:`(x-\\mu)^T\\Sigma^{-1}(x-\\mu) = n^2` is the ellipse with semi-axes
     :math:`n\\sqrt{\\lambda_i}` along the eigenvectors of :math:`\\Sigma` (Bishop 2006 sec. 2.3).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X2 = X[:, 2:]  # two features: petal length and width
+    >>> model = linclass.QuadraticDiscriminantAnalysis().fit(X2, y)
+    >>> fig = linclass.plot.gaussian_contours(model, X2, y)
+    >>> len([a for a in fig.axes[0].get_children() if str(a.get_gid()).startswith('ellipse-')])
+    9
     """
     path = canvas.begin(path)
     from matplotlib.patches import Ellipse
@@ -132,6 +150,22 @@ def gaussian_surface(model: Any, *, class_index: int | None = None, path=None):
     ------
     ValueError
         When a class drawn has a singular covariance (no density; regularise the model).
+
+    See Also
+    --------
+    linclass.plot.gaussian_contours : The densities' contours on the plane.
+    linclass.GaussianNB : A model whose densities it draws.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X2 = X[:, 2:]  # two features: petal length and width
+    >>> model = linclass.GaussianNB().fit(X2, y)
+    >>> fig = linclass.plot.gaussian_surface(model, class_index=0)
+    >>> fig.axes[0].name
+    '3d'
     """
     path = canvas.begin(path)
     Figure = canvas.figure_class()

@@ -53,6 +53,24 @@ def coefficient_path(result: Any, *, feature_names=None, top: int | None = 10, c
     matplotlib.figure.Figure
         Each panel's paths are one LineCollection with gid ``'path'`` whose ``features``
         attribute holds the drawn features' indices; the labels are texts with gid ``'label'``.
+
+    See Also
+    --------
+    linclass.logistic_path : Computes the path.
+    linclass.plot.cv_curve : The cross-validation curve along C.
+    sklearn.linear_model.lars_path : scikit-learn's examples draw paths by hand; R's counterpart
+        is ``plot(glmnet_fit)``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> path = linclass.logistic_path(StandardScaler().fit_transform(X), y, Cs=20)
+    >>> fig = linclass.plot.coefficient_path(path, top=5)
+    >>> type(fig).__name__
+    'Figure'
     """
     path = canvas.begin(path)
     coefs, Cs = np.asarray(getattr(result, "coefs", None)), np.asarray(getattr(result, "Cs", None))
@@ -222,6 +240,25 @@ def cv_curve(model: Any, *, ax=None, path=None):
     -------
     matplotlib.figure.Figure
         The mean score is a line with gid ``'curve'``, the band around it has gid ``'band'``.
+
+    See Also
+    --------
+    linclass.LogisticRegressionCV : The model whose curve it draws.
+    linclass.plot.coefficient_path : The coefficients along C.
+    sklearn.model_selection.ValidationCurveDisplay : scikit-learn's validation curve; R's
+        counterpart is ``plot(cv.glmnet(...))``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = StandardScaler().fit_transform(X)
+    >>> model = linclass.LogisticRegressionCV(Cs=5, cv=3, l1_ratios=(1.0,)).fit(X, y)
+    >>> fig = linclass.plot.cv_curve(model)
+    >>> type(fig).__name__
+    'Figure'
     """
     path = canvas.begin(path)
     scores = getattr(model, "relax_scores_", getattr(model, "scores_", None))

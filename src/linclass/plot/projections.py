@@ -36,6 +36,22 @@ def fisher_figure(X, y, *, ax=None, path=None):
     Returns
     -------
     matplotlib.figure.Figure
+
+    See Also
+    --------
+    linclass.FisherDiscriminantAnalysis : Fisher's discriminant as a classifier.
+    linclass.plot.decision_regions : The regions of any classifier on two features.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : its ``transform`` gives the
+        projection drawn here; scikit-learn has no such figure.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> fig = linclass.plot.fisher_figure(X, y)
+    >>> len(fig.axes)
+    2
     """
     path = canvas.begin(path)
     Figure = canvas.figure_class()

@@ -37,6 +37,12 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
     -------
     matplotlib.figure.Figure
 
+    See Also
+    --------
+    linclass.plot.gaussian_contours : The class densities of a Gaussian model.
+    linclass.geometry.hyperplanes : The boundaries of a linear model as equations.
+    sklearn.inspection.DecisionBoundaryDisplay : scikit-learn's decision-boundary figure.
+
     Notes
     -----
     Boundaries are contours of the predicted-class map, so they are right for any classifier.  When
@@ -45,6 +51,18 @@ def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | No
     ``predict`` on the grid, that exact hyperplane is drawn as well (dashed).  A model with
     ``ambiguous(X) -> bool mask`` (the one-versus-rest and one-versus-one wrappers, Bishop 2006
     fig. 4.2) gets its ambiguous cells hatched grey and their share of the plotted area in the title.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X2 = X[:, 2:]  # two features: petal length and width
+    >>> model = linclass.LogisticRegression().fit(X2, y)
+    >>> fig = linclass.plot.decision_regions(model, X2, y,
+    ...                                      feature_names=['petal length', 'petal width'])
+    >>> fig.axes[0].get_xlabel()
+    'petal length'
     """
     path = canvas.begin(path)
     names = axis_names(feature_names, model, X)

@@ -34,7 +34,22 @@ class ChunkFittable(Protocol):
 def supports_chunks(estimator) -> bool:
     """Whether ``estimator``, with its settings, fits from a chunk source: it implements
     :class:`ChunkFittable` (the statistics models, LogisticRegression, and
-    KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`)."""
+    KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`).
+
+    See Also
+    --------
+    linclass.chunks.fit_chunked : Fits from a chunk source.
+    linclass.registry.entries : The estimators with the ``chunks`` capability.
+
+    Examples
+    --------
+    >>> import linclass
+    >>> from linclass.chunks import supports_chunks
+    >>> supports_chunks(linclass.LinearDiscriminantAnalysis())
+    True
+    >>> supports_chunks(linclass.Perceptron())
+    False
+    """
     return isinstance(estimator, ChunkFittable) and chunks_refusal(estimator) is None
 
 
@@ -71,6 +86,32 @@ def fit_chunked(estimator, source):
     TypeError
         When the estimator does not implement :class:`ChunkFittable`, or its settings need every
         row in memory (:func:`chunks_refusal`).
+
+    See Also
+    --------
+    linclass.chunks.supports_chunks : Whether an estimator can fit from chunks.
+    linclass.datasets.FileSource : A CSV or Parquet file as a chunk source.
+    sklearn.naive_bayes.GaussianNB.partial_fit : scikit-learn's out-of-core fits loop over
+        ``partial_fit``; Dask-ML's wrappers do the same over Dask collections.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, names, classes = load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
+    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
+    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> import linclass
+    >>> from linclass.chunks import fit_chunked
+    >>> from linclass.datasets import FileSource
+    >>> model = linclass.LogisticRegression()
+    >>> model = fit_chunked(model, FileSource(csv, 'species', chunksize=50))
+    >>> model.classes_, model.coef_.shape
+    (array([0, 1, 2]), (3, 4))
+    >>> folder.cleanup()
     """
     if not isinstance(estimator, ChunkFittable):
         raise TypeError(f"{type(estimator).__name__} needs all rows in memory; chunked fits work for "

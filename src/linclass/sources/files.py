@@ -60,10 +60,34 @@ class FileSource:
         ``'decoded, cached on disk'`` or ``'from the cache in memory'`` / ``'from the cache on
         disk'``.
 
+    See Also
+    --------
+    linclass.chunks.fit_chunked : Fits an estimator on a chunk source.
+    linclass.datasets.read_chunks : The chunks of one pass, as arrays.
+    dask.dataframe.read_csv : Dask collections are chunk sources too.
+
     Examples
     --------
-    >>> from linclass.sources.chunks import fit_chunked             # doctest: +SKIP
-    >>> fit_chunked(LinearDiscriminantAnalysis(), FileSource("big.parquet", "label", 100_000))
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, names, classes = load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
+    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
+    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> import linclass
+    >>> from linclass.chunks import fit_chunked
+    >>> from linclass.datasets import FileSource
+    >>> source = FileSource(csv, 'species', chunksize=50)
+    >>> model = fit_chunked(linclass.LinearDiscriminantAnalysis(), source)
+    >>> model.classes_
+    array([0, 1, 2])
+    >>> model.feature_names_in_[:2]
+    array(['sepal_length', 'sepal_width'], dtype=object)
+    >>> model.means_.shape
+    (3, 4)
+    >>> folder.cleanup()
     """
 
     def __init__(self, path, target: str, chunksize: int, *, features: Sequence[str] | None = None,

@@ -91,6 +91,29 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     -----
     UserWarning
         When an unnamed first CSV column is read as the row index pandas wrote, not as a feature.
+
+    See Also
+    --------
+    linclass.datasets.read_chunks : The same, ``chunksize`` rows at a time.
+    linclass.datasets.FileSource : A file as a chunk source, for fits larger than memory.
+    linclass.datasets.feature_columns : The columns it takes as features.
+    pandas.read_csv : pandas's reader, used for CSV files when installed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, names, classes = load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
+    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
+    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> from linclass.datasets import read_table
+    >>> X, y, features = read_table(csv, 'species')
+    >>> X.shape, features[:2]
+    ((150, 4), ['sepal_length', 'sepal_width'])
+    >>> folder.cleanup()
     """
     if chunksize is not None:
         return read_chunks(path, target, chunksize, features=features, engine=engine, carry=carry)
@@ -130,6 +153,27 @@ def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[
     ------
     DataError
         As :func:`read_table`, when the file is opened or as the rows are read.
+
+    See Also
+    --------
+    linclass.datasets.read_table : The whole file at once.
+    linclass.datasets.FileSource : A file as a chunk source, read again for each pass of a fit.
+    pandas.read_csv : pandas's reader (its ``chunksize`` too), used when installed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, names, classes = load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
+    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
+    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> from linclass.datasets import read_chunks
+    >>> [X.shape for X, y, features in read_chunks(csv, 'species', 64)]
+    [(64, 4), (64, 4), (22, 4)]
+    >>> folder.cleanup()
     """
     return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index, carry,
                    located)
@@ -207,6 +251,25 @@ def feature_columns(path, target: str | None = None) -> list[str]:
     ------
     DataError
         As :func:`read_table` for the file and the target.
+
+    See Also
+    --------
+    linclass.datasets.read_table : Reads these columns.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from linclass.datasets import load_dataset
+    >>> X, y, names, classes = load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
+    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
+    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> from linclass.datasets import feature_columns
+    >>> feature_columns(csv, 'species')
+    ['sepal_length', 'sepal_width', 'petal_length', 'petal_width']
+    >>> folder.cleanup()
     """
     path = data_files(path)[0]
     kind = _file_kind(path)
@@ -265,6 +328,12 @@ def _select(path: Path, header: list[str], target, features, index=()) -> tuple[
                             f"{delimiter_hint(path, header)}")
         return position[name]
 
+    wanted = ([] if target is None else [target]) + list(features or ())
+    missing = list(dict.fromkeys(name for name in wanted if name not in position))
+    if len(missing) > 1:  # every missing column in one message
+        raise DataError(f"{str(path)!r} has no columns {', '.join(map(repr, missing))}; its columns "
+                        f"are: {', '.join(repr(h) for h in header if h)}."
+                        f"{delimiter_hint(path, header)}")
     target_index = None if target is None else find(target)
     if features is None:
         feature_index = [j for j in range(len(header)) if j != target_index and j not in index]

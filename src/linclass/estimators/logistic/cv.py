@@ -780,6 +780,14 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
         and the path on all rows advance in the same passes,
         :mod:`linclass.linear.cv`); absent after a fit on rows in memory.
 
+    See Also
+    --------
+    linclass.LogisticRegression : The model at a given C.
+    linclass.logistic_path : The path of fits that each fold computes.
+    linclass.plot.cv_curve : The cross-validation curve of a fitted model.
+    sklearn.linear_model.LogisticRegressionCV : scikit-learn's version, the same interface; R's
+        counterpart is ``glmnet::cv.glmnet(family="binomial")``.
+
     Notes
     -----
     On Dask collections (``fit``) and chunk sources (:meth:`fit_source`: a
@@ -789,6 +797,17 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     the data, :mod:`linclass.selection.fold_rules`) or a ``PredefinedSplit``; scoring 'accuracy'
     (None) or 'neg_log_loss'; ``relax=1``; not 'liblinear', ``penalty_factor``, bounds or the
     grouped penalty.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = linclass.LogisticRegressionCV(Cs=5, cv=3, l1_ratios=(1.0,)).fit(X, y)
+    >>> model.predict(X[:3])
+    array([0, 0, 0])
+    >>> model.Cs_.shape
+    (5,)
     """
 
     __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}

@@ -172,6 +172,28 @@ def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: b
     Returns
     -------
     LogisticPath
+
+    See Also
+    --------
+    linclass.LogisticPath : The record it returns.
+    linclass.LogisticRegressionCV : Chooses C on such paths by cross-validation.
+    linclass.plot.coefficient_path : Draws the path.
+    sklearn.svm.l1_min_c : scikit-learn's smallest C with a non-zero coefficient (its
+        ``LogisticRegressionCV`` computes paths internally); R's counterpart is
+        ``glmnet::glmnet(family="binomial")``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = StandardScaler().fit_transform(X)
+    >>> path = linclass.logistic_path(X, y, Cs=20)
+    >>> path.coefs.shape
+    (20, 1, 30)
+    >>> int(path.n_nonzero[0]), int(path.n_nonzero[-1]) > 20
+    (0, True)
     """
     from linclass.estimators.logistic.regression import LogisticRegression
 

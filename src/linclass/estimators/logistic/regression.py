@@ -129,11 +129,11 @@ def warn_deprecated(model) -> None:
     ``l1_ratio=None`` under the default penalty, and ``n_jobs`` (no effect).  ``penalty``
     itself, deprecated there, stays (for 'firth', and the named penalties with it)."""
     if model.penalty in ("auto", "deprecated") and model.l1_ratio is None:
-        warnings.warn("l1_ratio=None is deprecated (as in scikit-learn 1.8, where it is an error "
+        warnings.warn("'l1_ratio=None' was deprecated in version 1.8 (scikit-learn's; an error "
                       "from 1.10): give l1_ratio, a number in [0, 1]; 0, the L2 penalty, is "
                       "what None meant.", FutureWarning, stacklevel=6)  # the caller of fit
     if model.n_jobs is not None:
-        warnings.warn(f"n_jobs has no effect and is deprecated (as in scikit-learn 1.8, which "
+        warnings.warn(f"'n_jobs' has no effect and is deprecated (as in scikit-learn 1.8, which "
                       f"removes it in 1.10); you gave n_jobs={model.n_jobs!r}: leave it "
                       "unspecified.", FutureWarning, stacklevel=6)  # the caller of fit
 
@@ -436,6 +436,16 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         whose data are separated (where the Firth estimate exists all the same).
     n_features_in_, feature_names_in_ : as in scikit-learn
 
+    See Also
+    --------
+    linclass.LogisticRegressionCV : C (and the elastic-net mixing) chosen by cross-validation.
+    linclass.logistic_path : The fits along a path of C.
+    linclass.from_formula : Fit by a formula on a data frame, as R's ``glm``.
+    linclass.Perceptron : A linear classifier without probabilities.
+    sklearn.linear_model.LogisticRegression : scikit-learn's logistic regression, the same
+        interface; statsmodels' ``Logit`` / ``MNLogit`` and R's ``glm(family=binomial)`` give the
+        unpenalised fit's inference, as :meth:`summary` does.
+
     Notes
     -----
     With scikit-learn >= 1.9, ``set_callbacks(...)`` takes scikit-learn's callbacks, with every
@@ -443,6 +453,19 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
     followed by one empty subtask, as scikit-learn's L-BFGS reports them, and a subtask's
     ``fitted_estimator`` is the fit with ``max_iter`` equal to the iterations done
     (:mod:`linclass.estimators.logistic.callbacks`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import linclass
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = linclass.LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
+    >>> model.predict(X[:3])
+    array([0, 0, 0])
+    >>> model.coef_.shape
+    (1, 30)
+    >>> round(model.score(X, y), 2)
+    0.96
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS

@@ -70,6 +70,24 @@ def save(model, path) -> Path:
     UnsupportedObjectError
         The model holds something that cannot be stored safely (a callable kernel or basis, an
         object array, an unknown object...); the message names the attribute.  Nothing is written.
+
+    See Also
+    --------
+    linclass.load : Read the file back.
+    linclass.to_onnx : Export a fitted classifier to ONNX, for other runtimes.
+    skops.io.dump : scikit-learn's documentation recommends skops's safe format over pickle; this
+        format, too, builds only the classes it allows.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> import tempfile, pathlib
+    >>> model = linclass.LinearDiscriminantAnalysis().fit(X, y)
+    >>> path = linclass.save(model, pathlib.Path(tempfile.mkdtemp()) / 'lda.lcm')
+    >>> linclass.load(path).predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
     path = Path(os.fspath(path))
     name = type(model).__name__
@@ -116,6 +134,24 @@ def load(path):
         The file is not a valid linclass model file: truncated, corrupted, tampered with, of another
         format, of a newer format version, or exceeding the size limits.  The message names the file
         and the problem.
+
+    See Also
+    --------
+    linclass.save : Write an estimator to a file.
+    linclass.ModelFileError : Raised for a file that is not a model file.
+    skops.io.load : skops's loader, the nearest in scikit-learn's world; pickle runs any code.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import linclass
+    >>> X, y = load_iris(return_X_y=True)
+    >>> import tempfile, pathlib
+    >>> model = linclass.GaussianNB().fit(X, y)
+    >>> path = linclass.save(model, pathlib.Path(tempfile.mkdtemp()) / 'nb.lcm')
+    >>> loaded = linclass.load(path)
+    >>> type(loaded).__name__, loaded.predict(X[[0, 50, 100]])
+    ('GaussianNB', array([0, 1, 2]))
     """
     path = os.fspath(path)
     with open(path, "rb") as fh:
