@@ -214,8 +214,9 @@ def fitted():
 
 def test_bad_cov_type(fitted):
     model, X, y = fitted
-    with pytest.raises(ValueError, match="cov_type must be one of 'nonrobust', 'HC0', 'HC1', 'cluster'"):
-        model.summary(cov_type="HC3", X=X, y=y)
+    with pytest.raises(ValueError, match="cov_type must be one of 'nonrobust', 'HC0', 'HC1', "
+                                         "'HC2', 'HC3', 'cluster'"):
+        model.summary(cov_type="HC4", X=X, y=y)
     assert model.summary(cov_type="hc0", X=X, y=y).covariance_type == "HC0"
 
 
@@ -231,8 +232,8 @@ def test_groups_of_the_wrong_length_or_shape_or_missing(fitted):
     model, X, y = fitted
     with pytest.raises(ValueError, match="groups has 568 labels, but X has 569 rows"):
         model.summary(cov_type="cluster", groups=clusters(len(y))[:-1], X=X, y=y)
-    with pytest.raises(ValueError, match="1-D"):
-        model.summary(cov_type="cluster", groups=np.zeros((len(y), 2)), X=X, y=y)
+    with pytest.raises(ValueError, match="1-D"):  # (2-D: multi-way clusters)
+        model.summary(cov_type="cluster", groups=np.zeros((len(y), 2, 2)), X=X, y=y)
     labels = clusters(len(y)).astype(float)
     labels[5] = np.nan
     with pytest.raises(ValueError, match="missing label.*row 5"):

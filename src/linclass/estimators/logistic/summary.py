@@ -30,6 +30,7 @@ from linclass.linear.inference.margins import marginal_effects, variable_effects
 from linclass.linear.inference.prediction import predict_with_se
 from linclass.linear.inference.profile import profile_intervals
 from linclass.linear.inference.sandwich import (
+    LEVERAGE_POWERS,
     check_cluster_correction,
     check_cov_type,
     describe,
@@ -66,11 +67,21 @@ class TrainingRows:
         self.model, self.X, self.y, self.weight, self.groups = model, X, y, weight, groups
         self.offset = offset
         self.source, self.per_class, self.chunk_groups = source, per_class, chunk_groups
-        self.n_clusters = 0
+        self.n_clusters, self.cluster_counts = 0, ()
 
-    def score_sums(self, coef, intercept, keep=None):
+    def score_sums(self, coef, intercept, keep=None, cov_type=None):
         """:class:`~linclass.linear.inference.sandwich.ScoreSums` at the reported parameters (of the
-        features ``keep`` only, when given: the estimable ones of a fit with aliased columns)."""
+        features ``keep`` only, when given: the estimable ones of a fit with aliased columns), with
+        the leverage-adjusted meat of ``cov_type`` 'HC2' / 'HC3' (rows in memory only)."""
+        power = LEVERAGE_POWERS.get(cov_type, 0)
+        if power and self.source is not None:
+            raise ValueError(f"cov_type={cov_type!r} needs every row's leverage, so the rows in "
+                             "memory (X, y); a Dask collection or a chunk source offers "
+                             "'HC0', 'HC1' and 'cluster'.")
+        if power and grouped_record(self.model) is not None:
+            raise ValueError(f"cov_type={cov_type!r} is not offered for a grouped binomial "
+                             "response: its leverages are those of the groups (R's hatvalues of "
+                             "a cbind glm), not of the rows the fit reads.")
         if keep is not None and not keep.all():
             if self.source is not None:
                 raise ValueError("The model has aliased columns (aliased_): its robust covariance "
@@ -83,7 +94,8 @@ class TrainingRows:
                               self.model.fit_intercept, self.groups,
                               reported_offset(self.offset),
                               variance_weights=getattr(self.model, "weight_type",
-                                                       "frequency") == "variance")
+                                                       "frequency") == "variance",
+                              leverage_power=power)
         else:
             if getattr(self.model, "weight_type", "frequency") == "variance":
                 raise ValueError("A robust covariance with weight_type='variance' is computed "
@@ -92,8 +104,9 @@ class TrainingRows:
             sums = chunked_score_sums(self.source, self.model.n_features_in_, self.model.classes_,
                                       self.per_class, coef, intercept, self.model.fit_intercept,
                                       self.chunk_groups)
-        if sums.clusters is not None:
-            self.n_clusters = int(np.sum(sums.cluster_weight > 0))
+        if sums.clusters is not None:  # multi-way: the fewest clusters of a dimension
+            self.cluster_counts = sums.cluster_counts
+            self.n_clusters = min(self.cluster_counts)
         return sums
 
 
@@ -318,10 +331,10 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
                              purpose=f"cov_type={cov_type!r}", offset=offset)
         keep = estimable(model)
         coef_r, intercept_r = reported_parameters(model)
-        covariance = robust_covariance(rows.score_sums(coef_r[:, keep], intercept_r, keep),
-                                       cov_type, correction)
+        sums = rows.score_sums(coef_r[:, keep], intercept_r, keep, cov_type)
+        covariance = robust_covariance(sums, cov_type, correction)
         covariance = expand_covariance(covariance, keep, coef_r.shape[0], model.fit_intercept)
-        notes.append(describe(cov_type, correction, rows.n_clusters))
+        notes.append(describe(cov_type, correction, rows.cluster_counts or rows.n_clusters))
     if ci == "profile" and isinstance(record, LogisticInference):
         unpenalised(model, record, "ci='profile'", hint=" A Firth fit (penalty='firth') has its "
                     "profile penalised-likelihood intervals from the fit.")
@@ -432,7 +445,7 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     if cov_type != "nonrobust":
         rows = training_rows(model, X, y, sample_weight, groups=groups,
                              purpose=f"cov_type={cov_type!r}", in_memory=True)
-        covariance = robust_covariance(rows.score_sums(coef, intercept), cov_type)
+        covariance = robust_covariance(rows.score_sums(coef, intercept, cov_type=cov_type), cov_type)
     if is_dask_collection(X, sample_weight):
         raise ValueError("marginal_effects needs the rows X in memory; call .compute() on the Dask "
                          "collections first.")
@@ -558,18 +571,21 @@ class LogisticInferenceMethods:
             those of R's ``confint`` of a glm, for any ``alpha``, computed from the training rows
             ``X``, ``y``, ``sample_weight`` (:mod:`linclass.linear.inference.profile`).  Standard
             errors and z are Wald's either way.
-        cov_type : {'nonrobust', 'HC0', 'HC1', 'cluster'}, default='nonrobust'
+        cov_type : {'nonrobust', 'HC0', 'HC1', 'HC2', 'HC3', 'cluster'}, default='nonrobust'
             The covariance of the standard errors, z, p-values and Wald intervals, as statsmodels'
             ``fit(cov_type=...)``: the inverse information, or the sandwich (heteroscedasticity
-            robust HC0 and HC1 = HC0 times N/(N-k), R's ``vcovHC``; cluster robust with ``groups``,
-            with the factor of ``cluster_correction``),
+            robust HC0 and HC1 = HC0 times N/(N-k), R's ``vcovHC``; HC2 and HC3, the squared
+            scores over 1 - leverage and its square, R's ``vcovHC(type = "HC2" / "HC3")``, two
+            classes, rows in memory; cluster robust with ``groups``, with the factor of
+            ``cluster_correction``),
             :mod:`linclass.linear.inference.sandwich`.  Unpenalised fits only; the robust ones are
             computed from the training rows ``X``, ``y``, ``sample_weight`` (or ``source``), which
             the model does not keep.  Stata's ``vce(robust)`` of a logit, HC0 times N/(N-1), is
             ``cov_type='cluster'`` with ``groups=np.arange(n)`` (each row its own cluster).
-        groups : array-like of shape (n_samples,), default=None
+        groups : array-like of shape (n_samples,) or (n_samples, p), default=None
             The cluster of each row (cov_type='cluster'); with Dask X, a Dask series of X's data
-            frame or the labels in row order.
+            frame or the labels in row order.  p columns: multi-way clusters (Cameron, Gelbach
+            and Miller 2011; ``np.c_[g1, g2]`` is R's ``vcovCL(m, cluster = ~ g1 + g2)``).
         cluster_correction : {'stata', 'statsmodels', 'none'} or None, default=None
             The small-sample factor of cov_type='cluster' (None: 'stata'): 'stata' G/(G-1), as
             Stata's ``logit, vce(cluster g)`` and R's ``sandwich::vcovCL(m, cluster = g)`` on a glm;

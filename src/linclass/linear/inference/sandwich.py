@@ -29,6 +29,9 @@ nonrobust  :math:`H^{-1}` (the summary's default)           none
 HC0        :math:`H^{-1}M_{HC}H^{-1}`                       none
 HC1        :math:`H^{-1}M_{HC}H^{-1}`                       :math:`N/(N-k)` (MacKinnon and White
                                                             1985; R's ``vcovHC(type = "HC1")``)
+HC2        :math:`H^{-1}M_{HC2}H^{-1}`                      none (MacKinnon and White 1985;
+                                                            R's ``vcovHC(type = "HC2")``)
+HC3        :math:`H^{-1}M_{HC3}H^{-1}`                      none (R's ``vcovHC(type = "HC3")``)
 cluster    :math:`H^{-1}M_{cl}H^{-1}`                       ``cluster_correction``, below
 ========== ================================================ =====================================
 
@@ -62,6 +65,27 @@ Stata's ``vce(robust)`` of an ML model is HC0 times :math:`N/(N-1)`: the cluster
 every row its own cluster and the default factor (``groups=np.arange(n)``; R's ``vcovCL(m, type =
 "HC0")`` without a cluster).
 
+HC2 and HC3 (two classes) scale each row's squared score by its leverage :math:`h_i`, the
+diagonal of the hat matrix :math:`W^{1/2}\\tilde X H^{-1}\\tilde X^TW^{1/2}` of the last IRLS step
+(:math:`W_i = \\mu_i(1-\\mu_i)`, times :math:`w_i` for variance weights):
+:math:`M_{HC2} = \\sum_i w_is_is_i^T/(1-h_i)`, :math:`M_{HC3} = \\sum_i w_is_is_i^T/(1-h_i)^2`,
+as R's ``sandwich::vcovHC`` computes them for a glm (Zeileis 2004, "Econometric computing with
+HC and HAC covariance matrix estimators", *Journal of Statistical Software* 11(10)).  A row of
+frequency weight :math:`w_i` is :math:`w_i` identical rows, each of leverage
+:math:`W_i\\tilde x_i^TH^{-1}\\tilde x_i` (so :math:`h_i` counts one copy); with variance weights
+:math:`h_i` is R's ``hatvalues`` and the meat has :math:`w_i^2`.  The leverages need :math:`H`
+first: a second pass over rows in memory (a chunk source is refused).
+
+Multi-way clustering (``groups`` of shape (n, p), p >= 2; Cameron, Gelbach and Miller 2011,
+"Robust inference with multiway clustering", *Journal of Business & Economic Statistics* 29,
+238-249) sums the cluster meats of every non-empty set S of the p dimensions, the rows of a
+set's cluster sharing every label of S, with sign :math:`(-1)^{|S|+1}`: for two,
+:math:`M = M_1 + M_2 - M_{12}`.  Each term carries its own factor :math:`G_S/(G_S-1)` (and the
+whole 'statsmodels' factor :math:`(N-1)/(N-k)`): R's ``sandwich::vcovCL(m, cluster = ~ g1 +
+g2)`` with its defaults (``cadjust = TRUE``, ``multi0 = FALSE``; ``type = "HC1"``: the
+'statsmodels' correction; ``cadjust = FALSE``: 'none').  The sum need not be positive
+semi-definite (R does not fix it by default, nor is it fixed here).
+
 Everything is one pass of sums over rows (:class:`ScoreSums`, in row blocks by BLAS products: the
 scores of a block as one (rows, k) matrix, the cluster sums as a product with a sparse indicator),
 so a chunked source (a Dask collection, a file read in blocks: :mod:`linclass.core.chunks`) merges
@@ -70,19 +94,25 @@ the sums of its chunks (:mod:`linclass.linear.inference.sandwich_chunks`).
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
 from linclass.linear.solvers import SymmetricSolver
 
-__all__ = ["CLUSTER_CORRECTIONS", "COV_TYPES", "DESCRIPTIONS", "ScoreSums",
+__all__ = ["CLUSTER_CORRECTIONS", "COV_TYPES", "DESCRIPTIONS", "LEVERAGE_POWERS", "ClusterWay",
+           "ScoreSums",
            "check_cluster_correction", "check_cov_type", "describe", "reported_probabilities",
            "robust_covariance", "score_sums", "validate_groups"]
 
-COV_TYPES = ("nonrobust", "HC0", "HC1", "cluster")
+COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster")
+
+#: The power of :math:`1/(1-h_i)` in the meat of the leverage-adjusted covariances.
+LEVERAGE_POWERS = {"HC2": 1, "HC3": 2}
 
 #: The small-sample factors of the cluster covariance: the name, the factor as the header prints it
 #: and whose convention it is (the module docstring).
@@ -96,6 +126,9 @@ CLUSTER_CORRECTIONS = {
 DESCRIPTIONS = {
     "HC0": "Standard Errors are heteroscedasticity robust (HC0)",
     "HC1": "Standard Errors are heteroscedasticity robust (HC1: HC0 times N/(N-k))",
+    "HC2": "Standard Errors are heteroscedasticity robust (HC2: squared scores over 1 - leverage)",
+    "HC3": "Standard Errors are heteroscedasticity robust (HC3: squared scores over "
+           "(1 - leverage)^2)",
     "cluster": "Standard Errors are robust to cluster correlation",
 }
 
@@ -147,18 +180,26 @@ def check_cluster_correction(cluster_correction, cov_type: str) -> str | None:
     return cluster_correction.lower()
 
 
-def describe(cov_type: str, cluster_correction: str | None = None, n_clusters: int = 0) -> str:
+def describe(cov_type: str, cluster_correction: str | None = None,
+             n_clusters: int | tuple = 0) -> str:
     """The summary's note on a robust covariance: what it is robust to, and for clusters their
-    number and whose small-sample factor."""
+    number (a tuple: per dimension of multi-way clusters) and whose small-sample factor."""
     if cov_type != "cluster":
         return DESCRIPTIONS[cov_type] + "."
     factor, whose = CLUSTER_CORRECTIONS[cluster_correction or "stata"]
     scale = "no small-sample factor" if factor == "none" else f"factor {factor}, as {whose}"
+    if isinstance(n_clusters, tuple) and len(n_clusters) > 1:
+        counts = " x ".join(map(str, n_clusters))
+        return (f"{DESCRIPTIONS['cluster']} in {len(n_clusters)} dimensions ({counts} clusters, "
+                f"Cameron, Gelbach and Miller; each term's {scale}).")
+    if isinstance(n_clusters, tuple):
+        n_clusters = n_clusters[0]
     return f"{DESCRIPTIONS['cluster']} ({n_clusters} clusters; {scale})."
 
 
 def validate_groups(groups, n_samples: int | None) -> np.ndarray:
-    """The cluster labels as a 1-D array of ``n_samples`` (None: any length) labels, none missing.
+    """The cluster labels as a 1-D array of ``n_samples`` (None: any length) labels, or for
+    multi-way clusters a 2-D array of one column per dimension, none missing.
 
     Raises
     ------
@@ -168,8 +209,9 @@ def validate_groups(groups, n_samples: int | None) -> np.ndarray:
     values = groups.to_numpy() if hasattr(groups, "to_numpy") else np.asarray(groups)
     if values.ndim == 2 and values.shape[1] == 1:
         values = values[:, 0]
-    if values.ndim != 1:
-        raise ValueError(f"groups must be one cluster label per row (1-D); got an array of shape "
+    if values.ndim not in (1, 2) or (values.ndim == 2 and values.shape[1] == 0):
+        raise ValueError(f"groups must be one cluster label per row (1-D), or one column per "
+                         f"dimension of multi-way clusters (2-D); got an array of shape "
                          f"{values.shape}.")
     if n_samples is not None and values.shape[0] != n_samples:
         raise ValueError(f"groups has {values.shape[0]} labels, but X has {n_samples} rows: one "
@@ -178,9 +220,11 @@ def validate_groups(groups, n_samples: int | None) -> np.ndarray:
         missing = ~np.isfinite(values)
     elif values.dtype.kind == "O":
         missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v))
-                            for v in values], dtype=bool)
+                            for v in values.reshape(-1)], dtype=bool).reshape(values.shape)
     else:
-        missing = np.zeros(values.shape[0], dtype=bool)
+        missing = np.zeros(values.shape, dtype=bool)
+    if missing.ndim == 2:
+        missing = missing.any(axis=1)
     if np.any(missing):
         raise ValueError(f"groups has {int(missing.sum())} missing label(s) (NaN or None), the first "
                          f"at row {int(np.argmax(missing))}: every row needs a cluster.")
@@ -188,6 +232,60 @@ def validate_groups(groups, n_samples: int | None) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ the sums
+@dataclass(frozen=True)
+class ClusterWay:
+    """The score sums of one further set of cluster dimensions of multi-way clusters.
+
+    Attributes
+    ----------
+    dims : tuple of int
+        The dimensions (columns of ``groups``) whose labels a cluster shares.
+    sign : int
+        :math:`(-1)^{|S|+1}`, the term's sign in the meat.
+    clusters : ndarray of shape (G,)
+        The sorted labels (tuples of labels for two or more dimensions).
+    sums, weight : ndarray of shapes (G, k) and (G,)
+        :math:`\\sum_{i\\in g} w_is_i` and :math:`\\sum_{i\\in g} w_i` per cluster.
+    """
+
+    dims: tuple
+    sign: int
+    clusters: np.ndarray
+    sums: np.ndarray
+    weight: np.ndarray
+
+    def merge(self, other: ClusterWay) -> ClusterWay:
+        clusters, sums, weight = _merge_clusters(self.clusters, self.sums, self.weight,
+                                                 other.clusters, other.sums, other.weight)
+        return ClusterWay(self.dims, self.sign, clusters, sums, weight)
+
+
+def _merge_clusters(labels_a, sums_a, weight_a, labels_b, sums_b, weight_b):
+    """The per-cluster sums of two sets of rows (the same label: one cluster)."""
+    try:
+        clusters, where = np.unique(_objects(np.concatenate([labels_a, labels_b])),
+                                    return_inverse=True)
+    except TypeError:
+        raise ValueError("groups holds labels of different types (e.g. numbers and "
+                         "strings) that cannot be compared; use one type.") from None
+    where = where.reshape(-1)
+    sums = np.zeros((clusters.size, sums_a.shape[1]))
+    np.add.at(sums, where, np.vstack([sums_a, sums_b]))
+    weight = np.bincount(where, np.concatenate([weight_a, weight_b]), minlength=clusters.size)
+    return clusters, sums, weight
+
+
+def _objects(values: np.ndarray) -> np.ndarray:
+    """``values`` as they are, or a 1-D object array when they are tuples (numpy would otherwise
+    read a list of tuples as a 2-D array)."""
+    if values.dtype.kind != "O" or values.ndim != 1 or not values.size \
+            or not isinstance(values[0], tuple):
+        return values
+    out = np.empty(values.size, dtype=object)
+    out[:] = list(values)
+    return out
+
+
 @dataclass(frozen=True)
 class ScoreSums:
     """Sums over rows at the reported parameters: all a covariance of :data:`COV_TYPES` needs.
@@ -210,6 +308,12 @@ class ScoreSums:
         :math:`\\sum_{i\\in g} w_is_i` per cluster.
     cluster_weight : ndarray of shape (G,) or None
         :math:`\\sum_{i\\in g} w_i` per cluster (a cluster of rows of weight zero is no cluster).
+        For multi-way clusters these three are the first dimension's.
+    ways : tuple of ClusterWay
+        Multi-way clusters: the other sets of dimensions, in R's order (the single dimensions,
+        then the pairs, ...).
+    leverage_meat : ndarray of shape (k, k) or None
+        :math:`M_{HC2}` or :math:`M_{HC3}` (module docstring), when asked for.
     """
 
     hessian: np.ndarray
@@ -220,25 +324,30 @@ class ScoreSums:
     clusters: np.ndarray | None = None
     cluster_sums: np.ndarray | None = None
     cluster_weight: np.ndarray | None = None
+    ways: tuple = ()
+    leverage_meat: np.ndarray | None = None
 
     def merge(self, other: ScoreSums) -> ScoreSums:
-        """The sums of both sets of rows (clusters with the same label are one cluster)."""
+        """The sums of both sets of rows (clusters with the same label are one cluster).  The
+        leverage-adjusted meat is not merged: its leverages need the information of all rows."""
         clusters, sums, weight = self.clusters, self.cluster_sums, self.cluster_weight
         if clusters is not None:
-            try:
-                clusters, where = np.unique(np.concatenate([self.clusters, other.clusters]),
-                                            return_inverse=True)
-            except TypeError:
-                raise ValueError("groups holds labels of different types (e.g. numbers and "
-                                 "strings) that cannot be compared; use one type.") from None
-            sums = np.zeros((clusters.size, self.cluster_sums.shape[1]))
-            where = where.reshape(-1)
-            np.add.at(sums, where, np.vstack([self.cluster_sums, other.cluster_sums]))
-            weight = np.bincount(where, np.concatenate([self.cluster_weight, other.cluster_weight]),
-                                 minlength=clusters.size)
+            clusters, sums, weight = _merge_clusters(clusters, sums, weight, other.clusters,
+                                                     other.cluster_sums, other.cluster_weight)
+        ways = tuple(a.merge(b) for a, b in zip(self.ways, other.ways))
         return ScoreSums(self.hessian + other.hessian, self.meat + other.meat,
                          self.score + other.score, self.total + other.total,
-                         self.rows + other.rows, clusters, sums, weight)
+                         self.rows + other.rows, clusters, sums, weight, ways)
+
+    @property
+    def cluster_counts(self) -> tuple:
+        """The number of clusters (of positive weight) of each dimension: one entry for one-way
+        clusters, p for p-way ones; () without clusters."""
+        if self.clusters is None:
+            return ()
+        counts = [int(np.sum(self.cluster_weight > 0))]
+        counts += [int(np.sum(way.weight > 0)) for way in self.ways if len(way.dims) == 1]
+        return tuple(counts)
 
 
 def reported_probabilities(X, coef: np.ndarray, intercept: np.ndarray,
@@ -267,7 +376,7 @@ def _design(X, fit_intercept: bool) -> np.ndarray:
 
 def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray,
                fit_intercept: bool, groups=None, offset=None,
-               variance_weights: bool = False) -> ScoreSums:
+               variance_weights: bool = False, leverage_power: int = 0) -> ScoreSums:
     """:class:`ScoreSums` of rows in memory, in blocks of rows (BLAS products, no loop over rows).
 
     Parameters
@@ -280,8 +389,9 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
     coef, intercept : ndarray of shapes (m, d) and (m,)
         The reported parameters (contrasts against class 0).
     fit_intercept : bool
-    groups : ndarray of shape (n,) or None
-        Cluster labels (any sortable type), for cov_type='cluster'.
+    groups : ndarray of shape (n,) or (n, p), or None
+        Cluster labels (any sortable type), for cov_type='cluster'; one column per dimension of
+        multi-way clusters.
     offset : ndarray of shape (n, m) or None
         The fit's offset in the reported parametrisation.
     variance_weights : bool
@@ -290,17 +400,32 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
         meat is :math:`\\sum_i w_i^2s_is_i^T` and N counts the rows of positive weight (frequency
         weights: :math:`w_i` observations with score :math:`s_i` each, :math:`\\sum_i w_is_is_i^T`,
         :math:`N = \\sum_i w_i`).
+    leverage_power : int
+        1 or 2: also the meat of HC2 or HC3 (module docstring; two classes), by a second pass;
+        0: not.
+
+    Raises
+    ------
+    ValueError
+        For leverages of more than two classes, a singular information matrix, and a row of
+        leverage 1 (HC2 and HC3 are undefined there).
     """
     n = X.shape[0]
     m, d = coef.shape
     k = m * (d + int(fit_intercept))
     w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+    if leverage_power and m > 1:
+        raise ValueError("HC2 and HC3 are defined here for two classes (R's vcovHC on a binomial "
+                         "glm); for a softmax fit use cov_type='HC0', 'HC1' or 'cluster'.")
+    ways = []  # (dims, sign, labels, codes, sums) per set of cluster dimensions
     if groups is not None:
-        clusters, codes = _encode_groups(groups)
-        cluster_sums = np.zeros((clusters.size, k))
-        cluster_weight = np.bincount(codes, w, minlength=clusters.size)
-    else:
-        clusters = codes = cluster_sums = cluster_weight = None
+        values = np.asarray(groups)
+        for dims in _cluster_sets(1 if values.ndim == 1 else values.shape[1]):
+            labels, codes_s = _encode_groups(values if values.ndim == 1 else
+                                             values[:, dims[0]] if len(dims) == 1 else
+                                             values[:, list(dims)])
+            ways.append((dims, (-1) ** (len(dims) + 1), labels, codes_s,
+                         np.zeros((labels.size, k))))
     hessian, meat, score = np.zeros((k, k)), np.zeros((k, k)), np.zeros(k)
     rows = max(1, _BLOCK_ENTRIES // max(k, 1))
     for start in range(0, n, rows):
@@ -319,23 +444,86 @@ def score_sums(X, y: np.ndarray, weight, coef: np.ndarray, intercept: np.ndarray
         for j in range(m):  # the block diagonal: diag(mu) part
             part = slice(j * Xt.shape[1], (j + 1) * Xt.shape[1])
             hessian[part, part] += (Xt * (wb * mu[:, j])[:, None]).T @ Xt
-        if codes is not None:
-            cb = codes[block]
+        for _, _, labels, codes_s, sums in ways:
+            cb = codes_s[block]
             indicator = sp.csr_matrix((np.ones(cb.size), (cb, np.arange(cb.size))),
-                                      shape=(clusters.size, cb.size))
-            cluster_sums += indicator @ Sw
+                                      shape=(labels.size, cb.size))
+            sums += indicator @ Sw
     hessian = (hessian + hessian.T) / 2
     total = float(np.sum(w > 0)) if variance_weights else float(w.sum())
+    clusters = cluster_sums = cluster_weight = None
+    extra = []
+    for j, (dims, sign, labels, codes_s, sums) in enumerate(ways):
+        weight_s = np.bincount(codes_s, w, minlength=labels.size)
+        if j == 0:
+            clusters, cluster_sums, cluster_weight = labels, sums, weight_s
+        else:
+            extra.append(ClusterWay(dims, sign, labels, sums, weight_s))
+    leverage_meat = None
+    if leverage_power:
+        leverage_meat = _leverage_meat(X, y, w, coef, intercept, fit_intercept, offset,
+                                       variance_weights, hessian, leverage_power)
     return ScoreSums(hessian, (meat + meat.T) / 2, score, total, int(n), clusters,
-                     cluster_sums, cluster_weight)
+                     cluster_sums, cluster_weight, tuple(extra), leverage_meat)
+
+
+def _leverage_meat(X, y, w, coef, intercept, fit_intercept, offset, variance_weights, hessian,
+                   power: int) -> np.ndarray:
+    """:math:`\\sum_i c_i w_is_is_i^T/(1-h_i)^{power}` of a two-class fit, in row blocks
+    (module docstring): :math:`c_i = 1` and :math:`h_i` one copy's leverage for frequency
+    weights, :math:`c_i = w_i` and R's ``hatvalues`` for variance weights."""
+    try:
+        factor = np.linalg.cholesky(hessian)
+    except np.linalg.LinAlgError:
+        raise ValueError("The information matrix of these rows is singular (constant or collinear "
+                         "features): no leverages, so no HC2 / HC3 covariance.") from None
+    k = hessian.shape[0]
+    meat = np.zeros((k, k))
+    rows = max(1, _BLOCK_ENTRIES // max(k, 1))
+    for start in range(0, X.shape[0], rows):
+        block = slice(start, min(X.shape[0], start + rows))
+        Xt = _design(X[block], fit_intercept)
+        wb = w[block]
+        mu = reported_probabilities(Xt[:, int(fit_intercept):], coef, intercept,
+                                    None if offset is None else offset[block])
+        working = mu[:, 0] * mu[:, 1] * (wb if variance_weights else 1.0)
+        Z = scipy.linalg.solve_triangular(factor, Xt.T, lower=True)  # L^{-1} x_i, column-wise
+        leverage = working * np.einsum("ij,ij->j", Z, Z)
+        if np.any((leverage >= 1.0) & (wb > 0)):
+            at = start + int(np.argmax((leverage >= 1.0) & (wb > 0)))
+            raise ValueError(f"Row {at} has leverage 1 (it is fitted exactly): HC2 and HC3 divide "
+                             "by 1 - leverage and are undefined; use cov_type='HC0' or 'HC1'.")
+        residual = (y[block] == 1) - mu[:, 1]
+        scale = wb * (wb if variance_weights else 1.0) / (1.0 - leverage) ** power
+        S = Xt * residual[:, None]
+        meat += (S * scale[:, None]).T @ S
+    return (meat + meat.T) / 2
+
+
+def _cluster_sets(p: int) -> list[tuple]:
+    """The sets of the ``p`` cluster dimensions whose meats enter the covariance, in R's vcovCL
+    order: the single dimensions, then the pairs, ..., all p."""
+    return [dims for size in range(1, p + 1) for dims in itertools.combinations(range(p), size)]
 
 
 def _encode_groups(groups) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct labels (rows of a 2-D ``groups``: tuples) and each row's index."""
+    values = np.asarray(groups)
     try:
-        clusters, codes = np.unique(np.asarray(groups), return_inverse=True)
+        if values.ndim == 1:
+            clusters, codes = np.unique(values, return_inverse=True)
+            return clusters, codes.reshape(-1)
+        columns = [np.unique(values[:, j], return_inverse=True)[1].reshape(-1)
+                   for j in range(values.shape[1])]
     except TypeError:
         raise ValueError("groups holds labels of different types (e.g. numbers and strings) that "
                          "cannot be compared; use one type.") from None
+    # the rows of per-column codes sort as the tuples of labels do
+    _, first, codes = np.unique(np.column_stack(columns), axis=0, return_index=True,
+                                return_inverse=True)
+    clusters = np.empty(first.size, dtype=object)
+    clusters[:] = [tuple(v.item() if isinstance(v, np.generic) else v for v in values[i])
+                   for i in first]
     return clusters, codes.reshape(-1)
 
 
@@ -353,8 +541,9 @@ def robust_covariance(sums: ScoreSums, cov_type: str,
     Raises
     ------
     ValueError
-        When the information matrix is singular, when :math:`N \\le k` (HC1, cluster) and when there
-        are fewer than two clusters; for an unknown ``cluster_correction``.
+        When the information matrix is singular, when :math:`N \\le k` (HC1, cluster), when there
+        are fewer than two clusters (in any dimension), for HC2 / HC3 sums without their meat
+        (``score_sums(leverage_power=)``) and for an unknown ``cluster_correction``.
 
     Warns
     -----
@@ -384,15 +573,27 @@ def robust_covariance(sums: ScoreSums, cov_type: str,
         raise ValueError(f"cov_type={cov_type!r} needs more observations than parameters: "
                          f"N={N:g}, k={k}.")
     if cov_type == "cluster":
-        present = sums.cluster_weight > 0
-        G = int(np.sum(present))
-        if G < 2:
-            raise ValueError(f"cov_type='cluster' needs at least two clusters; groups holds one "
-                             f"({_label(sums.clusters[present][0])}) among the rows of positive weight.")
-        meat = sums.cluster_sums.T @ sums.cluster_sums
         correction = check_cluster_correction(cluster_correction, cov_type)
-        factor = {"stata": G / (G - 1.0), "statsmodels": G / (G - 1.0) * (N - 1.0) / (N - k),
-                  "none": 1.0}[correction]
+        first = ClusterWay((0,), 1, sums.clusters, sums.cluster_sums, sums.cluster_weight)
+        meat = np.zeros((k, k))
+        for way in (first, *sums.ways):
+            present = way.weight > 0
+            G = int(np.sum(present))
+            if G < 2 and len(way.dims) == 1:
+                which = "" if not sums.ways else f" in dimension {way.dims[0]}"
+                raise ValueError(f"cov_type='cluster' needs at least two clusters{which}; groups "
+                                 f"holds one ({_label(way.clusters[present][0])}) among the rows "
+                                 "of positive weight.")
+            # every term its own G/(G-1), as R's vcovCL (cadjust = TRUE); an intersection of one
+            # cluster (G = 1) has no such factor and is dropped by none of R's defaults
+            adjust = 1.0 if correction == "none" or G < 2 else G / (G - 1.0)
+            meat += way.sign * adjust * (way.sums.T @ way.sums)
+        factor = (N - 1.0) / (N - k) if correction == "statsmodels" else 1.0
+    elif cov_type in LEVERAGE_POWERS:
+        if sums.leverage_meat is None:
+            raise ValueError(f"cov_type={cov_type!r} needs the leverages of the rows in memory "
+                             "(score_sums(..., leverage_power=...)); a chunk source has none.")
+        meat, factor = sums.leverage_meat, 1.0
     else:
         meat = sums.meat
         factor = N / (N - k) if cov_type == "HC1" else 1.0
