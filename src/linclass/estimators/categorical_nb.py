@@ -8,6 +8,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval
 
 from linclass.generative.class_stats import ClassStats
@@ -85,7 +86,9 @@ class CategoricalNB(_DiscreteNB):
     fit_source = None  # chunked fits would need every category up front: not offered
 
     def __init__(self, *, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior=None, min_categories=None, priors=None):
+                 class_prior: ArrayLike | None = None,
+                 min_categories: int | ArrayLike | None = None,
+                 priors: ArrayLike | None = None) -> None:
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, priors=priors)
         self.min_categories = min_categories

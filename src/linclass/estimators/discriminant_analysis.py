@@ -10,7 +10,9 @@ validate -> :class:`~linclass.ClassStats` (merged across ``partial_fit`` calls) 
 
 from __future__ import annotations
 
+from typing import Any
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import StrOptions
 
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
@@ -99,17 +101,9 @@ class GaussianDiscriminantAnalysis(_GaussianBase):
         "covariance_type": [StrOptions(set(gaussian.COVARIANCE_TYPES))],
     }
 
-    def __init__(
-        self,
-        covariance_type: str = "tied",
-        *,
-        priors=None,
-        unbiased: bool = False,
-        shrinkage=None,
-        reg_param: float = 0.0,
-        var_smoothing: float = 0.0,
-        tol: float = 1e-10,
-    ):
+    def __init__(self, covariance_type: str = "tied", *, priors: ArrayLike | None = None,
+                 unbiased: bool = False, shrinkage: float | str | None = None,
+                 reg_param: float = 0.0, var_smoothing: float = 0.0, tol: float = 1e-10) -> None:
         self.covariance_type = covariance_type
         self.priors = priors
         self.unbiased = unbiased
@@ -219,9 +213,11 @@ class QuadraticDiscriminantAnalysis(_SklearnCovariance, _GaussianBase):
         "posterior": [StrOptions(set(predictive.POSTERIORS))],
     }
 
-    def __init__(self, *, solver: str = "svd", shrinkage=None, priors=None, reg_param: float = 0.0,
-                 store_covariance: bool = False, tol: float = 1e-4, covariance_estimator=None,
-                 unbiased: bool = False, posterior: str = "plug-in"):
+    def __init__(self, *, solver: str = "svd", shrinkage: float | str | None = None,
+                 priors: ArrayLike | None = None, reg_param: float = 0.0,
+                 store_covariance: bool = False, tol: float = 1e-4,
+                 covariance_estimator: Any = None, unbiased: bool = False,
+                 posterior: str = "plug-in") -> None:
         self.posterior = posterior
         self.solver = solver
         self.shrinkage = shrinkage

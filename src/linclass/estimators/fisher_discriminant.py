@@ -107,7 +107,9 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, n_components=None, *, solver="svd", threshold="gaussian", priors=None, tol=1e-10):
+    def __init__(self, n_components: int | None = None, *, solver: str = "svd",
+                 threshold: str = "gaussian", priors: ArrayLike | None = None,
+                 tol: float = 1e-10) -> None:
         self.n_components = n_components
         self.solver = solver
         self.threshold = threshold

@@ -9,6 +9,7 @@ validate -> :mod:`linclass.projection.kernels` (Gram matrix or Nystroem features
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Self
 
@@ -162,23 +163,13 @@ class KernelFisherDiscriminantAnalysis(
         "random_state": ["random_state"],
     }
 
-    def __init__(
-        self,
-        kernel="rbf",
-        *,
-        gamma=None,
-        degree=3,
-        coef0=1,
-        solver="ridge",
-        sigma="auto",
-        tol=1e-10,
-        n_components=None,
-        priors=None,
-        approximation=None,
-        n_landmarks=1000,
-        landmarks="kmeans++",
-        random_state=None,
-    ):
+    def __init__(self, kernel: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "rbf", *,
+                 gamma: float | None = None, degree: float = 3, coef0: float = 1,
+                 solver: str = "ridge", sigma: float | str = "auto", tol: float = 1e-10,
+                 n_components: int | None = None, priors: ArrayLike | None = None,
+                 approximation: str | None = None, n_landmarks: int = 1000,
+                 landmarks: str = "kmeans++",
+                 random_state: int | np.random.RandomState | None = None) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree

@@ -12,6 +12,7 @@ No mathematics lives here.
 
 from __future__ import annotations
 
+from typing import Any
 from numbers import Integral, Real
 
 import numpy as np
@@ -188,22 +189,12 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
         "nu": [Interval(Real, 2, None, closed="neither")],
     }
 
-    def __init__(
-        self,
-        solver: str = "svd",
-        shrinkage=None,
-        priors=None,
-        n_components: int | None = None,
-        store_covariance: bool = False,
-        tol: float = 1e-4,
-        covariance_estimator=None,
-        *,
-        unbiased: bool = False,
-        var_smoothing: float = 0.0,
-        method: str = "gaussian",
-        nu: float = 5.0,
-        posterior: str = "plug-in",
-    ):
+    def __init__(self, solver: str = "svd", shrinkage: float | str | None = None,
+                 priors: ArrayLike | None = None, n_components: int | None = None,
+                 store_covariance: bool = False, tol: float = 1e-4,
+                 covariance_estimator: Any = None, *, unbiased: bool = False,
+                 var_smoothing: float = 0.0, method: str = "gaussian", nu: float = 5.0,
+                 posterior: str = "plug-in") -> None:
         self.method = method
         self.nu = nu
         self.posterior = posterior

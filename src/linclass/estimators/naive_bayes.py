@@ -6,6 +6,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
@@ -96,7 +97,8 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
                            "covariance_", "epsilon_")
     _output_attribute = "var_"
 
-    def __init__(self, *, priors=None, var_smoothing: float = 1e-9, unbiased: bool = False):
+    def __init__(self, *, priors: ArrayLike | None = None, var_smoothing: float = 1e-9,
+                 unbiased: bool = False) -> None:
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.unbiased = unbiased
@@ -155,8 +157,9 @@ class _DiscreteNB(NaiveBayesMixin, StatsClassifier):
         "priors": ["array-like", None],
     }
 
-    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior=None, priors=None):
+    def __init__(self, *, alpha: float | ArrayLike = 1.0, force_alpha: bool = True,
+                 fit_prior: bool = True, class_prior: ArrayLike | None = None,
+                 priors: ArrayLike | None = None) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -284,8 +287,9 @@ class BernoulliNB(_DiscreteNB):
     _parameter_constraints = {**_DiscreteNB._parameter_constraints,
                               "binarize": [None, Interval(Real, 0, None, closed="left")]}
 
-    def __init__(self, *, alpha=1.0, force_alpha: bool = True, binarize: float | None = 0.0,
-                 fit_prior: bool = True, class_prior=None, priors=None):
+    def __init__(self, *, alpha: float | ArrayLike = 1.0, force_alpha: bool = True,
+                 binarize: float | None = 0.0, fit_prior: bool = True,
+                 class_prior: ArrayLike | None = None, priors: ArrayLike | None = None) -> None:
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, priors=priors)
         self.binarize = binarize
@@ -464,8 +468,9 @@ class ComplementNB(_CountNB):
     _event_model = "complement"
     _parameter_constraints = {**_DiscreteNB._parameter_constraints, "norm": ["boolean"]}
 
-    def __init__(self, *, alpha=1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior=None, norm: bool = False, priors=None):
+    def __init__(self, *, alpha: float | ArrayLike = 1.0, force_alpha: bool = True,
+                 fit_prior: bool = True, class_prior: ArrayLike | None = None, norm: bool = False,
+                 priors: ArrayLike | None = None) -> None:
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, priors=priors)
         self.norm = norm

@@ -8,6 +8,7 @@ validate -> basis functions (:mod:`linclass.linear.perceptron.basis_functions`) 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Self
 
@@ -170,12 +171,15 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
         "max_epochs": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, *, penalty=None, alpha: float = 0.0001, l1_ratio: float = 0.15,
-                 fit_intercept: bool = True, max_iter: int = 1000, tol=1e-3, shuffle: bool = True,
-                 verbose: int = 0, eta0: float = 1.0, n_jobs=None, random_state=0,
+    def __init__(self, *, penalty: str | None = None, alpha: float = 0.0001, l1_ratio: float = 0.15,
+                 fit_intercept: bool = True, max_iter: int = 1000, tol: float | None = 1e-3,
+                 shuffle: bool = True, verbose: int = 0, eta0: float = 1.0,
+                 n_jobs: int | None = None, random_state: int | np.random.RandomState | None = 0,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, class_weight=None, warm_start: bool = False, basis=None,
-                 degree: int = 2, pocket: bool = False, max_epochs: int | None = None):
+                 n_iter_no_change: int = 5, class_weight: dict | str | None = None,
+                 warm_start: bool = False,
+                 basis: str | Callable[[np.ndarray], np.ndarray] | None = None, degree: int = 2,
+                 pocket: bool = False, max_epochs: int | None = None) -> None:
         self.penalty = penalty
         self.alpha = alpha
         self.l1_ratio = l1_ratio

@@ -8,10 +8,12 @@ QDA's scores -> :mod:`linclass.core.posterior`.  No mathematics lives here.
 
 from __future__ import annotations
 
+from typing import Any
 import functools
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
@@ -97,8 +99,8 @@ class RegularizedDiscriminantAnalysis(_GaussianBase):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, pooling: float = 0.5, shrinkage: float = 0.1, *, priors=None,
-                 tol: float = 1e-10):
+    def __init__(self, pooling: float = 0.5, shrinkage: float = 0.1, *,
+                 priors: ArrayLike | None = None, tol: float = 1e-10) -> None:
         self.pooling = pooling
         self.shrinkage = shrinkage
         self.priors = priors
@@ -209,8 +211,9 @@ class RegularizedDiscriminantAnalysisCV(RegularizedDiscriminantAnalysis):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, poolings=10, shrinkages=10, *, cv=None, scoring: str = "neg_log_loss",
-                 priors=None, tol: float = 1e-10):
+    def __init__(self, poolings: int | ArrayLike = 10, shrinkages: int | ArrayLike = 10, *,
+                 cv: int | Any | None = None, scoring: str = "neg_log_loss",
+                 priors: ArrayLike | None = None, tol: float = 1e-10) -> None:
         self.poolings = poolings
         self.shrinkages = shrinkages
         self.cv = cv

@@ -31,6 +31,7 @@ No mathematics here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import inspect
 import numbers
 import warnings
@@ -815,13 +816,21 @@ class LogisticRegressionCV(CVScoring, LogisticPredictions, SparseCoefMixin, Clas
     l1_ratio_ = NoneArray()
     _parameter_constraints: dict = CV_PARAMETER_CONSTRAINTS
 
-    def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, dual=False,
-                 penalty="deprecated", scoring=None, solver="auto", tol=1e-6, max_iter=100,
-                 class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0,
-                 random_state=None, use_legacy_attributes=True, grid="logspace",
-                 min_ratio=None, store_paths=True, refit_rule="min", relax=1.0, fold_penalty="C",
-                 penalty_factor=None, lower_bounds=None, upper_bounds=None,
-                 multinomial_penalty="ungrouped"):
+    def __init__(self, *, Cs: int | ArrayLike = 10, l1_ratios: ArrayLike | None = None,
+                 fit_intercept: bool = True, cv: int | Any | None = None, dual: bool = False,
+                 penalty: str | None = "deprecated",
+                 scoring: str | Callable[..., float] | None = None, solver: str = "auto",
+                 tol: float = 1e-6, max_iter: int = 100, class_weight: dict | str | None = None,
+                 n_jobs: int | None = None, verbose: int = 0, refit: bool = True,
+                 intercept_scaling: float = 1.0,
+                 random_state: int | np.random.RandomState | None = None,
+                 use_legacy_attributes: bool = True, grid: str = "logspace",
+                 min_ratio: float | None = None, store_paths: bool = True, refit_rule: str = "min",
+                 relax: float = 1.0, fold_penalty: str = "C",
+                 penalty_factor: float | ArrayLike | None = None,
+                 lower_bounds: float | ArrayLike | None = None,
+                 upper_bounds: float | ArrayLike | None = None,
+                 multinomial_penalty: str = "ungrouped") -> None:
         self.Cs = Cs
         self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept

@@ -470,12 +470,18 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
 
-    def __init__(self, penalty="auto", *, C=1.0, l1_ratio=0.0, dual=False, tol=1e-6,
-                 fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
-                 solver="auto", max_iter=100, verbose=0, warm_start=False, n_jobs=None,
-                 batch_size=256, eta0=0.5, relax=1.0, penalty_factor=None, lower_bounds=None,
-                 upper_bounds=None, multinomial_penalty="ungrouped", weight_type="frequency",
-                 gamma=None):
+    def __init__(self, penalty: str | None = "auto", *, C: float = 1.0,
+                 l1_ratio: float | None = 0.0, dual: bool = False, tol: float = 1e-6,
+                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 class_weight: dict | str | None = None,
+                 random_state: int | np.random.RandomState | None = None, solver: str = "auto",
+                 max_iter: int = 100, verbose: int = 0, warm_start: bool = False,
+                 n_jobs: int | None = None, batch_size: int = 256, eta0: float = 0.5,
+                 relax: float = 1.0, penalty_factor: float | ArrayLike | None = None,
+                 lower_bounds: float | ArrayLike | None = None,
+                 upper_bounds: float | ArrayLike | None = None,
+                 multinomial_penalty: str = "ungrouped", weight_type: str = "frequency",
+                 gamma: float | None = None) -> None:
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
