@@ -382,7 +382,7 @@ class Summary:
         return blocks
 
     def _footer(self) -> list:
-        """The lines below the table: R's deviances (summary.glm) and the notes."""
+        """The lines below the table: R's deviances (summary.glm), then each of ``notes``."""
         return [f"Null deviance: {self.null_deviance:.2f} on {self.df_null:g} degrees of freedom",
                 f"Residual deviance: {self.deviance:.2f} on {self.df_resid:g} degrees of freedom",
                 *[f"Note: {note}" for note in self.notes]]
