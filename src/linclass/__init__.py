@@ -86,6 +86,8 @@ _HOME = {
     "drop1": "linclass.estimators.formula_comparison",
     "lr_test": "linclass.estimators.formula_comparison",
     "to_onnx": "linclass.export.onnx",
+    "anova": "linclass.estimators.score_tests",
+    "score_test": "linclass.estimators.score_tests",
     "ModelFileError": "linclass.io.persistence",
     "load": "linclass.io.persistence",
     "save": "linclass.io.persistence",
