@@ -142,6 +142,10 @@ LR_CV_L1 = where(linclass.LogisticRegressionCV, penalty="l1")
 LR_CV_ENET = where(linclass.LogisticRegressionCV, penalty="elasticnet")
 # scikit-learn's QDA: a class of one row is a ValueError, a singular class covariance a LinAlgError
 QDA_ALL = where(linclass.QuadraticDiscriminantAnalysis)
+# unpenalised maximum likelihood with thresholds in place of an intercept: a constant column is
+# collinear with them, a redundant one leaves the information singular (warned; the predictions are
+# those of the fit without it)
+ORDINAL = where(linclass.OrderedLogisticRegression)
 
 
 def the(cls, **settings):
@@ -542,6 +546,7 @@ CASES = {
             (FISHER, ok(SCW)),
             (FISHER_GSVD, ok(check=accuracy_at_least(1.0))),
             (LR_SLOW, ok(CW, check=accuracy_at_least(1.0))),
+            (ORDINAL, ok(SCW, check=accuracy_at_least(1.0))),
             # separable: ridge and elastic net score best at the grid's weakest C (the lasso's sparse
             # fit does best inside it)
             (LR_CV - LR_CV_L1, ok(GEW, check=accuracy_at_least(1.0))),
@@ -567,6 +572,7 @@ CASES = {
             # gamma=None is 1/(d Var(X)) over all entries: a constant column changes the kernel width
             (KFDA, ok(check=agrees_with_clean(0.9))),
             (RDA, ok(check=agrees_with_clean(0.8))),
+            (ORDINAL, ok(SCW, check=REDUNDANT_SAME)),
             (QDA_ALL & FULL, QDA_SINGULAR)),
     ),
     "duplicated_feature": (
@@ -580,6 +586,7 @@ CASES = {
             (FISHER_GSVD, ok(check=REDUNDANT_SAME)),
             (SHRUNK, ok(check=agrees_with_clean(0.8))),
             (PERCEPTRON, ok(check=accuracy_at_least(0.5))),  # (see constant_feature)
+            (ORDINAL, ok(SCW, check=REDUNDANT_SAME)),
             (QDA_ALL & FULL, QDA_SINGULAR)),
     ),
     "collinear_feature": (
@@ -595,6 +602,7 @@ CASES = {
             (SHRUNK, ok(check=agrees_with_clean(0.8))),
             (RDA, ok(check=agrees_with_clean(0.75))),
             (PERCEPTRON, ok(check=accuracy_at_least(0.5))),  # (see constant_feature)
+            (ORDINAL, ok(SCW, check=REDUNDANT_SAME)),
             (QDA_ALL & FULL, QDA_SINGULAR)),
     ),
     "perfectly_separable": (

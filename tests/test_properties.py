@@ -118,6 +118,8 @@ def by_design_not(model) -> str:
         return "PLWC"  # visiting order, ties towards the first class, partial_fit is one epoch
     if isinstance(model, KernelFisherDiscriminantAnalysis) and model.approximation == "nystroem":
         return "PL"  # landmarks drawn by row index
+    if type(model).__name__ == "OrderedLogisticRegression":
+        return "L"  # the classes' order is the model: relabelling reorders them and changes it
     if isinstance(model, RegularizedDiscriminantAnalysisCV):
         # cross-validation leaves rows out: a repeated row one copy at a time (K-fold: its copies in
         # several folds), a weighted row with all its weight; K-fold folds follow the row order

@@ -192,6 +192,8 @@ ENTRIES: tuple[Entry, ...] = (
           ({"scoring": "neg_log_loss"}, {"Cs": 5, "penalty": "l1", "scoring": "neg_log_loss"},
            {"Cs": 4, "penalty": "elasticnet", "l1_ratios": (0.2, 0.8), "cv": 3,
             "scoring": "neg_log_loss"}), module="logistic.cv"),
+    Entry("OrderedLogisticRegression", "polr", "ordinal regression, proportional odds (MASS's polr)",
+          _caps("proba", "chunks", "inference"), ({}, {"link": "probit"}), module="ordinal"),
     Entry("Perceptron", "perceptron", "Rosenblatt's perceptron (no probabilities)",
           _caps("partial_fit", "linear", "curve", "seeded", "sparse", "units"),
           ({}, {"basis": "poly"}, {"shuffle": False, "pocket": True}), module="perceptron"),
