@@ -66,7 +66,7 @@ def with_examples() -> list[str]:
 
 def test_the_lists_are_not_empty():
     assert len(needs_sections()) >= 45
-    assert len(with_examples()) >= len(needs_sections())
+    assert len(with_examples()) >= 45
 
 
 @pytest.mark.parametrize("name", needs_sections())

@@ -12,6 +12,7 @@ Pure functions over fitted models; nothing here changes a model.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,10 @@ from linclass import registry
 from linclass.generative.precision import gaussian_discriminants, precision_root, whitening
 from linclass.core.validation import validate_predict
 from linclass.generative.gaussian import LINEAR_TYPES, GaussianModel, feature_scale
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
 
 __all__ = ["Hyperplanes", "generative_to_logistic", "hyperplanes", "signed_distance"]
 
@@ -141,7 +146,7 @@ def _model_hyperplanes(model) -> Hyperplanes:
     )
 
 
-def hyperplanes(model) -> Hyperplanes:
+def hyperplanes(model: BaseEstimator) -> Hyperplanes:
     """The decision hyperplanes of a fitted linear classifier.
 
     * Two-class linear model (``coef_`` of shape (1, d)): the one boundary
@@ -248,7 +253,7 @@ def _inputs(model, X):
     return X
 
 
-def signed_distance(model, X) -> np.ndarray:
+def signed_distance(model: BaseEstimator, X: ArrayLike) -> np.ndarray:
     """Signed perpendicular distance of each point to each decision hyperplane.
 
     .. math::  r = \\frac{y(x)}{\\lVert w\\rVert} = \\frac{w^Tx + w_0}{\\lVert w\\rVert}
@@ -324,7 +329,7 @@ def _tied_model(model) -> None:
         )
 
 
-def generative_to_logistic(model) -> tuple[np.ndarray, float]:
+def generative_to_logistic(model: BaseEstimator) -> tuple[np.ndarray, float]:
     """The logistic form of a binary tied-covariance Gaussian model (Bishop 2006 sec. 4.2.1;
     docs/math/gaussian.md#two-class-gaussian-model-in-logistic-form):
 

@@ -486,7 +486,9 @@ def _renamed(table, mapping: dict):
     return dataclasses.replace(table, names=[mapping.get(n, n) for n in table.names])
 
 
-def from_formula(formula: str, data, model=None, *, y=None, sample_weight=None) -> FormulaClassifier:
+def from_formula(formula: str, data: Any, model: BaseEstimator | None = None, *,
+                 y: ArrayLike | None = None,
+                 sample_weight: ArrayLike | str | None = None) -> FormulaClassifier:
     """Fit ``model`` (default: ``LogisticRegression(penalty=None)``) by a formula on a data frame.
 
     ``linclass.from_formula("low ~ age + lwt + C(race, Treatment('white')) + smoke", data=birthwt)``

@@ -12,6 +12,7 @@ here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -20,6 +21,14 @@ from linclass.estimators.formula import FormulaClassifier
 from linclass.estimators.model_comparison import _table, drop1_row, drop1_table
 from linclass.estimators.model_comparison import drop1 as _drop1
 from linclass.estimators.model_comparison import lr_test as _lr_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    from linclass.linear.inference.diagnostics import Diagnostics
+    from linclass.linear.inference.hypotheses import LikelihoodRatioTest
 
 __all__ = ["diagnostics", "drop1", "lr_test"]
 
@@ -31,7 +40,8 @@ def _inner(model):
     return model.estimator_
 
 
-def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
+def diagnostics(model: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
+                sample_weight: ArrayLike | str | None = None, **kwargs: Any) -> Diagnostics:
     """Case diagnostics of a fitted unpenalised binary logistic model over its training rows, as
     :func:`linclass.estimators.diagnostics.diagnostics`; for a formula model ``X`` is its training
     frame (``y`` defaults to the response, ``sample_weight`` may name a column), and the rows keep
@@ -84,7 +94,7 @@ def diagnostics(model, X, y=None, sample_weight=None, **kwargs):
     return _diagnostics(model.estimator_, rows, labels, weights, **model._offset(X), **kwargs)
 
 
-def lr_test(smaller, larger):
+def lr_test(smaller: BaseEstimator, larger: BaseEstimator) -> LikelihoodRatioTest:
     """The likelihood-ratio test of ``smaller`` nested in ``larger``, as
     :func:`linclass.estimators.model_comparison.lr_test` (formula models are compared through
     their fitted estimators, whose features are the coded columns).
@@ -125,7 +135,8 @@ def lr_test(smaller, larger):
     return _lr_test(_inner(smaller), _inner(larger))
 
 
-def drop1(model, X, y=None, sample_weight=None, **kwargs):
+def drop1(model: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
+          sample_weight: ArrayLike | str | None = None, **kwargs: Any) -> pd.DataFrame:
     """R's ``drop1(model, test="Chisq")``.  For a formula model, one row per term that may be dropped
     (all of its columns at once; ``X`` is the training frame, ``y`` defaults to the response,
     ``sample_weight`` may name a column); for other models, one row per feature

@@ -9,6 +9,7 @@ statistics merged) and the downdates run block by block with the global statisti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import warnings
 
 import numpy as np
@@ -20,6 +21,10 @@ from linclass.sources.dask import is_dask_collection
 from linclass.core.posterior import log_posterior
 from linclass.core.validation import validate_fit
 from linclass.exceptions import SingularCovarianceWarning
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
 
 __all__ = ["loo_predict_proba", "loo_score"]
 
@@ -116,7 +121,8 @@ def _as_list(fn):
     return one
 
 
-def loo_predict_proba(estimator, X, y=None, sample_weight=None) -> np.ndarray:
+def loo_predict_proba(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
+                      sample_weight: ArrayLike | None = None) -> np.ndarray:
     """Leave-one-out posteriors in closed form: for each training row, the posterior of the model
     fitted without it.
 
@@ -184,7 +190,8 @@ def loo_predict_proba(estimator, X, y=None, sample_weight=None) -> np.ndarray:
     return np.exp(log_posterior(_loo_scores(estimator, X, y, sample_weight)[0]))
 
 
-def loo_score(estimator, X, y=None, sample_weight=None, *, scoring: str = "accuracy") -> float:
+def loo_score(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
+              sample_weight: ArrayLike | None = None, *, scoring: str = "accuracy") -> float:
     """The leave-one-out estimate of a Gaussian model's performance, from the same downdates as
     :func:`loo_predict_proba`.
 

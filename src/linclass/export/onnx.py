@@ -38,11 +38,17 @@ one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import json
 
 import numpy as np
 
 from linclass.export.reading import NotExportableError, read_plan
+
+if TYPE_CHECKING:
+    import onnx
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
 
 __all__ = ["MIN_OPSET", "NotExportableError", "register_converters", "to_onnx"]
 
@@ -132,7 +138,8 @@ def _convert(scope, operator, container) -> None:
     ops.cast(heads.output, out_type, output=proba.full_name)
 
 
-def to_onnx(model, X_sample=None, *, zipmap: bool | str = False, target_opset: int | None = None):
+def to_onnx(model: BaseEstimator, X_sample: ArrayLike | None = None, *, zipmap: bool | str = False,
+            target_opset: int | None = None) -> onnx.ModelProto:
     """The ONNX graph of a fitted linclass classifier.
 
     Parameters

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from linclass.plot import canvas
 
+if TYPE_CHECKING:
+    import os
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 __all__ = ["training_curve"]
 
 
-def training_curve(model: Any, *, ax=None, path=None):
+def training_curve(model: Any, *, ax: Axes | None = None,
+                   path: str | os.PathLike[str] | None = None) -> Figure:
     """The objective per iteration (``loss_curve_``, :class:`linclass.LogisticRegression`: the mean
     penalised log-loss at the start and after each iteration) or the mistakes per epoch
     (``errors_``, :class:`linclass.Perceptron`).

@@ -9,7 +9,7 @@ exact log density.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,13 @@ from linclass.generative.densities import class_log_density, covariance_matrices
 from linclass.generative.gaussian import GaussianModel
 from linclass.plot import canvas
 from linclass.plot.points import as_two_features, axis_names, class_positions
+
+if TYPE_CHECKING:
+    import os
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 __all__ = ["gaussian_contours", "gaussian_surface"]
 
@@ -43,8 +50,9 @@ def _classes(model, K: int) -> np.ndarray:
     return np.asarray(getattr(model, "classes_", np.arange(K)))
 
 
-def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str] | None = None,
-                      ax=None, path=None):
+def gaussian_contours(model: Any, X: ArrayLike | None = None, y: ArrayLike | None = None, *,
+                      feature_names: Sequence[str] | None = None, ax: Axes | None = None,
+                      path: str | os.PathLike[str] | None = None) -> Figure:
     """Contours of each class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)` at 1, 2
     and 3 standard deviations (Mahalanobis distance), the class means, and optionally the data.
 
@@ -129,7 +137,8 @@ def gaussian_contours(model: Any, X=None, y=None, *, feature_names: Sequence[str
     return fig
 
 
-def gaussian_surface(model: Any, *, class_index: int | None = None, path=None):
+def gaussian_surface(model: Any, *, class_index: int | None = None,
+                     path: str | os.PathLike[str] | None = None) -> Figure:
     """3-D surface of a class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, or of
     the mixture :math:`p(x) = \\sum_k \\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, (Bishop 2006 sec.
     2.3.9), drawn with mplot3d ( ``plot_surface``, 'Spectral' colours, view 30/30).

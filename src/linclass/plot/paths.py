@@ -4,11 +4,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from linclass.plot import canvas
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["coefficient_path", "cv_curve"]
 
@@ -19,8 +26,9 @@ MAX_LABELS = 10
 _LABEL_PITCH = 1.4
 
 
-def coefficient_path(result: Any, *, feature_names=None, top: int | None = 10, classes=None, ax=None,
-                     path=None):
+def coefficient_path(result: Any, *, feature_names: Sequence[str] | None = None,
+                     top: int | None = 10, classes: Sequence[Any] | None = None,
+                     ax: Axes | None = None, path: str | os.PathLike[str] | None = None) -> Figure:
     """The coefficients against :math:`\\log_{10} C` along a path (:func:`linclass.logistic_path`),
     the penalty weakening to the right; the number of non-zero features on the top axis.
 
@@ -224,7 +232,8 @@ def _chosen_ratio(model) -> int:
     return found[0] if found else 0
 
 
-def cv_curve(model: Any, *, ax=None, path=None):
+def cv_curve(model: Any, *, ax: Axes | None = None,
+             path: str | os.PathLike[str] | None = None) -> Figure:
     """The mean held-out score against :math:`\\log_{10} C` with a band of one standard error of
     the mean over the folds (glmnet's ``plot(cv.glmnet)``), the best C (``C_min_``: glmnet's
     ``lambda.min``) and the most penalised C within one standard error of it (``C_1se_``) marked;

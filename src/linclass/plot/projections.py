@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import numpy as np
 
 from linclass import registry
 from linclass.plot import canvas
 from linclass.plot.points import class_positions
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 __all__ = ["fisher_figure"]
 
@@ -17,7 +26,8 @@ def _fisher_criterion(w: np.ndarray, m1: np.ndarray, m2: np.ndarray, Sw: np.ndar
     return float((w @ (m2 - m1)) ** 2 / (w @ Sw @ w))
 
 
-def fisher_figure(X, y, *, ax=None, path=None):
+def fisher_figure(X: ArrayLike, y: ArrayLike, *, ax: Sequence[Axes] | None = None,
+                  path: str | os.PathLike[str] | None = None) -> Figure:
     """As in Bishop 2006 figure 4.6: class histograms of the projections on the mean difference
     :math:`m_2 - m_1` (left) and on Fisher's direction :math:`S_W^{-1}(m_2 - m_1)` (right).
 

@@ -4,7 +4,7 @@ hyperplane of a two-class linear model, a wrapper's ambiguous region, and the da
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,11 +12,19 @@ from linclass.geometry import hyperplanes
 from linclass.plot import canvas
 from linclass.plot.points import as_two_features, axis_names, class_positions, model_input
 
+if TYPE_CHECKING:
+    import os
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
 __all__ = ["decision_regions"]
 
 
-def decision_regions(model: Any, X, y=None, *, feature_names: Sequence[str] | None = None,
-                     resolution: int = 300, ax=None, path=None):
+def decision_regions(model: Any, X: ArrayLike, y: ArrayLike | None = None, *,
+                     feature_names: Sequence[str] | None = None, resolution: int = 300,
+                     ax: Axes | None = None, path: str | os.PathLike[str] | None = None) -> Figure:
     """Predicted class over the plane, the decision boundaries and the data.
 
     Parameters

@@ -7,9 +7,16 @@ are :class:`linclass.sources.dask.DaskSource` and :class:`linclass.sources.files
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from linclass.core.chunks import ChunkSource
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from sklearn.base import BaseEstimator
+
+    _Estimator = TypeVar("_Estimator")
 
 __all__ = ["ChunkFittable", "caching", "chunks_refusal", "fit_chunked", "record_features",
            "supports_chunks"]
@@ -31,7 +38,7 @@ class ChunkFittable(Protocol):
         """Fit on the rows of ``source``; returns the estimator."""
 
 
-def supports_chunks(estimator) -> bool:
+def supports_chunks(estimator: BaseEstimator) -> bool:
     """Whether ``estimator``, with its settings, fits from a chunk source: it implements
     :class:`ChunkFittable` (the statistics models, LogisticRegression, and
     KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`).
@@ -61,7 +68,7 @@ def chunks_refusal(estimator) -> str | None:
     return refusal() if callable(refusal) else None
 
 
-def fit_chunked(estimator, source):
+def fit_chunked(estimator: _Estimator, source: ChunkSource) -> _Estimator:
     """Fit ``estimator`` on a chunk source (a :class:`linclass.sources.files.FileSource`, a
     :class:`linclass.sources.dask.DaskSource`, or any :class:`ChunkSource`) by its
     :meth:`ChunkFittable.fit_source`; the result equals ``estimator.fit`` on all rows at once.

@@ -24,6 +24,7 @@ it is installed, else the standard library: the same arrays and the same errors)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -36,6 +37,9 @@ from linclass.sources.csv_blocks import (csv_blocks, csv_header, csv_index, deli
 from linclass.sources.file_sets import data_files
 from linclass.sources.parquet_blocks import parquet_blocks
 
+if TYPE_CHECKING:
+    import os
+
 __all__ = ["DataError", "feature_columns", "read_chunks", "read_table"]
 
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t"}
@@ -43,9 +47,10 @@ _PARQUET_SUFFIXES = (".parquet", ".pq")
 _TRUE_FALSE = {"true": True, "false": False}
 
 
-def read_table(path, target: str | None, *, chunksize: int | None = None,
-               features: Sequence[str] | None = None, engine: str | None = None,
-               carry: str | None = None):
+def read_table(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], target: str | None,
+               *, chunksize: int | None = None, features: Sequence[str] | None = None,
+               engine: str | None = None, carry: str | None = None,
+               ) -> tuple[np.ndarray, np.ndarray | None, list[str]] | Iterator[tuple]:
     """Read a CSV or Parquet file into features and labels.
 
     Parameters
@@ -127,9 +132,10 @@ def read_table(path, target: str | None, *, chunksize: int | None = None,
     return (X, y, parts[0][2]) if carry is None else (X, y, parts[0][2], joined(3))
 
 
-def read_chunks(path, target: str | None, chunksize: int, *, features: Sequence[str] | None = None,
-                engine: str | None = None, warn_index: bool = True,
-                carry: str | None = None, located: bool = False) -> Iterator[tuple]:
+def read_chunks(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], target: str | None,
+                chunksize: int, *, features: Sequence[str] | None = None, engine: str | None = None,
+                warn_index: bool = True, carry: str | None = None,
+                located: bool = False) -> Iterator[tuple]:
     """:func:`read_table` with ``chunksize``: an iterator of ``(X, y, feature_names)`` tuples of at
     most ``chunksize`` rows each.
 
@@ -243,7 +249,8 @@ def _same_columns(first: Path, first_header, first_index, path: Path, header, in
                     "The files of one data set need the same columns.")
 
 
-def feature_columns(path, target: str | None = None) -> list[str]:
+def feature_columns(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+                    target: str | None = None) -> list[str]:
     """The columns :func:`read_table` takes as features by default (every column but ``target`` and
     a row index pandas wrote), read from the header or the Parquet schema only.
 

@@ -11,6 +11,7 @@ passes (:func:`linclass.linear.cv.path_chunks`); the record's arrays are those o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,11 @@ from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.fitting.penalty_table import grouped, make_penalty, with_columns
 from linclass.sources.dask import is_dask_collection
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from linclass.core.chunks import ChunkSource
 
 __all__ = ["GRIDS", "LogisticPath", "chunk_source", "chunked_path", "logistic_path", "path_penalty",
            "penalised_objective", "resolve_grid"]
@@ -115,10 +121,14 @@ def path_penalty(model):
     return penalty
 
 
-def logistic_path(X, y, Cs=100, *, penalty="l1", l1_ratio=None, fit_intercept: bool = True,
-                  sample_weight=None, class_weight=None, tol: float = 1e-6, max_iter: int = 100,
-                  min_ratio: float | None = None, grid: str = "glmnet",
-                  relax: float = 1.0, penalty_factor=None, lower_bounds=None, upper_bounds=None,
+def logistic_path(X: ArrayLike | ChunkSource, y: ArrayLike | None, Cs: int | ArrayLike = 100, *,
+                  penalty: str = "l1", l1_ratio: float | None = None, fit_intercept: bool = True,
+                  sample_weight: ArrayLike | None = None, class_weight: dict | str | None = None,
+                  tol: float = 1e-6, max_iter: int = 100, min_ratio: float | None = None,
+                  grid: str = "glmnet", relax: float = 1.0,
+                  penalty_factor: float | ArrayLike | None = None,
+                  lower_bounds: float | ArrayLike | None = None,
+                  upper_bounds: float | ArrayLike | None = None,
                   multinomial_penalty: str = "ungrouped") -> LogisticPath:
     """Penalised logistic (two classes) or softmax (K classes) regression along a path of C,
     warm-started from the strongest penalty down, with strong-rule screening (glmnet).

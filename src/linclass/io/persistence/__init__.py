@@ -18,6 +18,7 @@ The package, one job per module:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 import os
 import struct
 import zipfile
@@ -38,6 +39,9 @@ from linclass.io.persistence.format import (
     linclass_version,
 )
 
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -48,7 +52,7 @@ __all__ = [
 ]
 
 # ------------------------------------------------------------------------------------------- save
-def save(model, path) -> Path:
+def save(model: BaseEstimator, path: str | os.PathLike[str]) -> Path:
     """Write an estimator (fitted or not) to one file, atomically.
 
     Parameters
@@ -110,7 +114,7 @@ def save(model, path) -> Path:
 
 
 # ------------------------------------------------------------------------------------------- load
-def load(path):
+def load(path: str | os.PathLike[str]) -> Any:
     """Read an estimator written by :func:`save`.
 
     Nothing in the file is executed: no pickle, no eval, no import of a name from the file; only
