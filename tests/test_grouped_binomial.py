@@ -210,3 +210,20 @@ def test_model_file_keeps_the_grouped_model(full, tmp_path):
     loaded = linclass.load(linclass.save(full, tmp_path / "star98.linclass"))
     assert str(loaded.summary()) == str(full.summary())
     assert loaded.summary().deviance == full.summary().deviance
+
+
+def test_score_is_the_accuracy_over_the_trials():
+    model = array_model()
+    counts = STAR[["NABOVE", "NBELOW"]].to_numpy(float)
+    predicted = model.predict(STAR[COLUMNS])
+    right = np.where(predicted == 1, counts[:, 0], counts[:, 1]).sum()
+    assert model.score(STAR[COLUMNS], counts) == pytest.approx(right / counts.sum(), rel=1e-12)
+    formula = formula_model(SMALL)
+    assert 0.5 < formula.score(STAR) < 1.0
+
+
+def test_titles_name_the_counts(full):
+    assert full.summary().title == "Logistic regression: log-odds of NABOVE against NBELOW"
+    plain = linclass.LogisticRegression(penalty=None).fit(
+        STAR[SMALL].to_numpy(), STAR[["NABOVE", "NBELOW"]].to_numpy())
+    assert plain.summary().title.endswith("log-odds of successes against failures")

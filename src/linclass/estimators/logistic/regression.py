@@ -21,6 +21,7 @@ from typing import Self
 import numpy as np
 from numpy.typing import ArrayLike
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -51,6 +52,7 @@ from linclass.linear.logistic.class_weights import weight_by_class
 from linclass.linear.logistic.grouped import (
     check_counts,
     constants,
+    count_columns,
     counts_name,
     expand,
     is_grouped,
@@ -216,6 +218,17 @@ class LogisticPredictions(ScorePredictions):
     def predict_proba(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
         """Posterior :math:`p(C_k \\mid x)`, shape (n_samples, n_classes); rows sum to one."""
         return posterior(self._scores(X, offset))
+
+    def _predict_proba_lr(self, X: ArrayLike) -> np.ndarray:
+        """One-vs-rest probabilities: each class's logistic function of its score, the row then
+        divided by its sum (two classes: the fitted probabilities).  Not the model's probabilities
+        for more than two classes; scikit-learn's private helper of the same name, kept for code
+        that calls it."""
+        S = self.decision_function(X)
+        if S.ndim == 1:
+            return self.predict_proba(X)
+        P = expit(S)
+        return P / P.sum(axis=1, keepdims=True)
 
     @lazy_on_dask
     def predict(self, X: ArrayLike, offset: ArrayLike | None = None) -> np.ndarray:
@@ -555,7 +568,8 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         if is_grouped(y):  # (successes, failures): the fit runs on their Bernoulli rows
             successes, failures = check_counts(y)
             counts = dict(constants(successes, failures, sample_weight),
-                           weights=weights_record(sample_weight, None)["weights"])
+                           weights=weights_record(sample_weight, None)["weights"],
+                           columns=list(count_columns(y)))
             self._fit_record["target"] = counts_name(y) or self._fit_record["target"]
             X, y, sample_weight, offset = expand(X, successes, failures, sample_weight, offset)
         if is_dask_collection(X, y, sample_weight, offset):
@@ -628,6 +642,18 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                                  subtask_bound(self.solver, self.max_iter,
                                                                options.penalty)))
         return self._set_fitted(fit_logistic(problem, options), options.task)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy on ``X`` and ``y`` (scikit-learn's); for grouped counts (``y`` of shape
+        (n_samples, 2), successes and failures), the accuracy over the trials: the share of the
+        successes in the rows predicted 1 and of the failures in the rows predicted 0."""
+        if not is_grouped(y):
+            return super().score(X, y, sample_weight=sample_weight)
+        from sklearn.metrics import accuracy_score
+
+        successes, failures = check_counts(y, X.shape[0] if hasattr(X, "shape") else len(X))
+        rows, labels, weight, _ = expand(X, successes, failures, sample_weight)
+        return float(accuracy_score(labels, self.predict(rows), sample_weight=weight))
 
     def _penalty(self):
         """The penalty object (:func:`logistic_penalty`)."""

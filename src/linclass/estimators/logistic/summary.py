@@ -43,7 +43,7 @@ from linclass.linear.inference.sandwich_chunks import (
     chunked_class_totals,
     chunked_score_sums,
 )
-from linclass.linear.inference.summary import Summary, level_name, softmax_names
+from linclass.linear.inference.summary import Summary, binary_title, level_name, softmax_names
 from linclass.linear.inference.wald import expand_covariance
 from linclass.linear.logistic.class_weights import class_weights, weight_by_class
 from linclass.linear.logistic.grouped import check_counts, expand
@@ -206,7 +206,9 @@ def _grouped_table(model, table):
             f"counts, {grouped['trials']:g} trials; the rows are the observations, the deviance "
             "is measured from their saturated model, the log-likelihood and AIC hold the "
             "binomial coefficients (as R's glm with cbind).")
-    return replace(table, n_obs=n_obs, log_likelihood=llf, null_log_likelihood=llnull,
+    success, failure = grouped.get("columns", ("successes", "failures"))
+    title = table.title.replace(binary_title([0, 1]), f"log-odds of {success} against {failure}")
+    return replace(table, n_obs=n_obs, log_likelihood=llf, null_log_likelihood=llnull, title=title,
                    saturated_log_likelihood=float(grouped["saturated"]),
                    aic=float(-2.0 * llf + 2.0 * k), bic=float(-2.0 * llf + k * np.log(n_obs)),
                    pseudo_r2=float(1.0 - llf / llnull) if llnull else 0.0,

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, xlogy
 
-__all__ = ["check_counts", "constants", "counts_name", "expand", "is_grouped"]
+__all__ = ["check_counts", "constants", "count_columns", "counts_name", "expand", "is_grouped"]
 
 
 def is_grouped(y) -> bool:
@@ -46,10 +46,17 @@ def is_grouped(y) -> bool:
 
 def counts_name(y) -> str | None:
     """``'cbind(a, b)'`` for a data frame of counts with columns ``a`` and ``b``, else None."""
+    a, b = count_columns(y)
+    return None if a == "successes" and b == "failures" else f"cbind({a}, {b})"
+
+
+def count_columns(y) -> tuple[str, str]:
+    """The names of the successes and the failures: a data frame's columns, else
+    ``('successes', 'failures')``."""
     columns = getattr(y, "columns", None)
     if columns is None or len(columns) != 2:
-        return None
-    return f"cbind({columns[0]}, {columns[1]})"
+        return "successes", "failures"
+    return str(columns[0]), str(columns[1])
 
 
 def check_counts(y, n_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
