@@ -49,7 +49,8 @@ def test_static_names_equal_all():
     static = _type_checking_imports()
     public = set(linclass.__all__) - {"__version__"}
     assert set(static) == public, (
-        f"missing under TYPE_CHECKING: {sorted(public - set(static))}; "
+        f"missing under TYPE_CHECKING: {sorted(public - set(static))} (add 'from <its _HOME module> "
+        f"import <name>' to the TYPE_CHECKING block of src/linclass/__init__.py); "
         f"not public: {sorted(set(static) - public)}")
     # each imported from the module that the lazy loader imports it from
     wrong = {name: (module, linclass._HOME[name]) for name, module in static.items()

@@ -53,9 +53,11 @@ if TYPE_CHECKING:
         KClassDiscriminant, OneVsOneClassifier, OneVsRestClassifier)
     from linclass.estimators.naive_bayes import (
         BernoulliNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB)
+    from linclass.estimators.ordinal import OrderedLogisticRegression
     from linclass.estimators.perceptron import Perceptron
     from linclass.estimators.regularized_discriminant import (
         RegularizedDiscriminantAnalysis, RegularizedDiscriminantAnalysisCV)
+    from linclass.estimators.score_tests import anova, score_test
     from linclass.estimators.standardized import StandardizedClassifier
     from linclass.exceptions import (
         AliasedColumnsWarning, GridEdgeWarning, SeparationWarning, SingularCovarianceWarning)
@@ -85,9 +87,9 @@ _HOME = {
     "diagnostics": "linclass.estimators.formula_comparison",
     "drop1": "linclass.estimators.formula_comparison",
     "lr_test": "linclass.estimators.formula_comparison",
-    "to_onnx": "linclass.export.onnx",
     "anova": "linclass.estimators.score_tests",
     "score_test": "linclass.estimators.score_tests",
+    "to_onnx": "linclass.export.onnx",
     "ModelFileError": "linclass.io.persistence",
     "load": "linclass.io.persistence",
     "save": "linclass.io.persistence",
