@@ -45,8 +45,11 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
     -------
     Diagnostics
         A frozen record of arrays (``fitted``, ``deviance_residuals``, ``pearson_residuals``,
-        ``hat``, ``cooks_distance``, ``standardized_residuals``); ``to_frame()`` gives a
-        DataFrame with one row per observation.
+        ``hat``, ``cooks_distance``, ``standardized_residuals``, and the influence measures
+        ``studentized_residuals``, ``dfbetas``, ``dffits``, ``response_residuals``,
+        ``working_residuals`` as R's ``rstudent``, ``dfbetas``, ``dffits`` and ``residuals`` of
+        a binomial glm); ``to_frame()`` gives a DataFrame with one row per observation, and
+        ``hosmer_lemeshow(groups=10)`` the Hosmer-Lemeshow test with Stata's grouping.
 
     Raises
     ------
@@ -88,6 +91,11 @@ def diagnostics(model, X, y, sample_weight=None, offset=None) -> Diagnostics:
     keep = estimable(model)  # aliased columns (R's NA) take no part in the hat matrix
     result = logistic_diagnostics(X_rows if keep.all() else X_rows[:, keep], labels, weight,
                                   coef[0, keep], intercept[0], model.fit_intercept, row_offset)
+    names = getattr(model, "feature_names_in_", None)
+    names = [str(v) for v in names] if names is not None else \
+        [f"x{j}" for j in range(model.n_features_in_)]
+    names = (["const"] if model.fit_intercept else []) + [v for v, k in zip(names, keep) if k]
+    result = replace(result, parameter_names=tuple(names))
     if index is not None:
         result = replace(result, index=index)
     return result

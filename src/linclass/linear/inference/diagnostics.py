@@ -29,6 +29,10 @@ intercept included.
   the estimate when row :math:`i` is left out, sec. 5; Williams 1987, "Generalized linear model
   diagnostics using the deviance and single case deletions", *Applied Statistics* 36, 181-191).
 
+The influence measures (studentized residuals, DFBETAS, DFFITS, response and working residuals)
+are in :mod:`linclass.linear.inference.influence`; the Hosmer-Lemeshow test
+(:meth:`Diagnostics.hosmer_lemeshow`) in :mod:`linclass.linear.inference.goodness_of_fit`.
+
 R drops the rows of zero prior weight from ``hatvalues``, ``cooks.distance`` and ``rstandard``;
 those rows do not change the fit, so callers pass the weighted rows only.
 
@@ -46,6 +50,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.special import expit, xlogy
+
+from linclass.linear.inference.goodness_of_fit import HosmerLemeshowTest, hosmer_lemeshow
+from linclass.linear.inference.influence import influence_measures
 
 __all__ = ["Diagnostics", "binomial_residuals", "logistic_diagnostics"]
 
@@ -66,6 +73,20 @@ class Diagnostics:
         R's ``cooks.distance``.
     standardized_residuals : ndarray of shape (n,)
         Deviance residuals over :math:`\\sqrt{1 - h_i}` (R's ``rstandard``).
+    studentized_residuals : ndarray of shape (n,)
+        R's ``rstudent`` (:mod:`linclass.linear.inference.influence`).
+    dfbetas : ndarray of shape (n, p)
+        R's ``dfbetas``: one column per coefficient, the intercept's first.
+    dffits : ndarray of shape (n,)
+        R's ``dffits``.
+    response_residuals, working_residuals : ndarray of shape (n,)
+        R's ``residuals(type = "response")`` (:math:`y_i - \\mu_i`) and
+        ``residuals(type = "working")`` (:math:`(y_i - \\mu_i)/(\\mu_i(1-\\mu_i))`).
+    prior_weights : ndarray of shape (n,) or None
+        The rows' prior weights (the trials of grouped counts), which
+        :meth:`hosmer_lemeshow` reads as frequencies.
+    parameter_names : sequence of str or None
+        The coefficients' names, for the DFBETAS columns of :meth:`to_frame`.
     index : sequence or None
         Row labels for :meth:`to_frame` (a pandas X's index), else 0..n-1.
     """
@@ -77,14 +98,50 @@ class Diagnostics:
     cooks_distance: np.ndarray
     standardized_residuals: np.ndarray
     index: object = None
+    studentized_residuals: np.ndarray | None = None
+    dfbetas: np.ndarray | None = None
+    dffits: np.ndarray | None = None
+    response_residuals: np.ndarray | None = None
+    working_residuals: np.ndarray | None = None
+    prior_weights: np.ndarray | None = None
+    parameter_names: tuple | None = None
 
     def to_frame(self):
-        """A pandas DataFrame, one row per observation, one column per measure."""
+        """A pandas DataFrame, one row per observation, one column per measure (DFBETAS: one
+        column ``dfb_<name>`` per coefficient, as R's ``influence.measures`` names them
+        ``dfb.<name>``)."""
         import pandas as pd
 
         names = ["fitted", "deviance_residuals", "pearson_residuals", "hat", "cooks_distance",
-                 "standardized_residuals"]
-        return pd.DataFrame({name: getattr(self, name) for name in names}, index=self.index)
+                 "standardized_residuals", "studentized_residuals", "dffits",
+                 "response_residuals", "working_residuals"]
+        columns = {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+        if self.dfbetas is not None:
+            labels = self.parameter_names or [f"b{j}" for j in range(self.dfbetas.shape[1])]
+            columns.update({f"dfb_{label}": self.dfbetas[:, j] for j, label in enumerate(labels)})
+        return pd.DataFrame(columns, index=self.index)
+
+    def hosmer_lemeshow(self, groups: int = 10) -> HosmerLemeshowTest:
+        """The Hosmer-Lemeshow goodness-of-fit test with Stata's grouping (``estat gof,
+        group(#)``: quantile groups of the fitted probability, equal probabilities in one group;
+        :mod:`linclass.linear.inference.goodness_of_fit`), the prior weights read as frequency
+        weights (Stata's fweights).
+
+        Parameters
+        ----------
+        groups : int, default=10
+            The number of quantile groups asked for; ties may leave fewer.
+
+        Returns
+        -------
+        :class:`~linclass.linear.inference.goodness_of_fit.HosmerLemeshowTest`
+            ``statistic``, ``df``, ``pvalue`` and the groups' ``table``.
+        """
+        if self.response_residuals is None:
+            raise ValueError("These diagnostics do not hold the responses; compute them with "
+                             "linclass.diagnostics(model, X, y).")
+        y = self.fitted + self.response_residuals
+        return hosmer_lemeshow(self.fitted, y, self.prior_weights, groups)
 
 
 def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
@@ -144,7 +201,8 @@ def logistic_diagnostics(X, y01, weight, coef, intercept, fit_intercept: bool,
                          "distances are undefined (R reports NaN).")
     return Diagnostics(fitted=mu, deviance_residuals=deviance, pearson_residuals=pearson, hat=hat,
                        cooks_distance=(pearson / (1.0 - hat)) ** 2 * hat / p,
-                       standardized_residuals=deviance / np.sqrt(1.0 - hat))
+                       standardized_residuals=deviance / np.sqrt(1.0 - hat), prior_weights=w,
+                       **influence_measures(Z, Linv, W, hat, deviance, pearson, y01, mu, variance))
 
 
 def binomial_residuals(y, eta, w) -> tuple[np.ndarray, np.ndarray]:
