@@ -12,8 +12,8 @@ Pure functions over fitted models; nothing here changes a model.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp

@@ -13,6 +13,7 @@ here.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 

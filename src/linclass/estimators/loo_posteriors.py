@@ -9,8 +9,8 @@ statistics merged) and the downdates run block by block with the global statisti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import clone

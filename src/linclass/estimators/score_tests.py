@@ -14,6 +14,8 @@ degree, as R's; each feature of a plain model), as R's ``anova.glm`` does.  No m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.stats import chi2
 from sklearn.base import clone
@@ -31,12 +33,19 @@ from linclass.linear.inference.score_test import ScoreTest, embed, score_test_of
 from linclass.linear.logistic.offsets import null_fit
 from linclass.linear.solvers import SymmetricSolver
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
 __all__ = ["anova", "score_test"]
 
 _DRIFT = 0.05  # a Newton step of the smaller model of more standard errors: not its fit's rows
 
 
-def score_test(smaller, larger, X, y=None, sample_weight=None, offset=None) -> ScoreTest:
+def score_test(smaller: BaseEstimator | None, larger: BaseEstimator, X: ArrayLike,
+               y: ArrayLike | None = None, sample_weight: ArrayLike | str | None = None,
+               offset: ArrayLike | None = None) -> ScoreTest:
     """The score (Rao) test of ``smaller`` nested in ``larger``, as R's ``anova(small, large,
     test = "Rao")`` of two glms: the larger model's score and information at the smaller model's
     estimate (:mod:`linclass.linear.inference.score_test`).
@@ -67,13 +76,38 @@ def score_test(smaller, larger, X, y=None, sample_weight=None, offset=None) -> S
     ValueError
         For models that are not unpenalised fits nested on the same rows, and for rows on which
         the smaller model's score is not zero (not the rows, or the column order, of its fit).
+
+    See Also
+    --------
+    linclass.lr_test : The likelihood-ratio test of the same hypothesis.
+    linclass.anova : Score tests of each term in turn (``test='Rao'``).
+    statsmodels.discrete.discrete_model.LogitResults.score_test : statsmodels' score test; R's
+        counterpart is ``anova(smaller, larger, test="Rao")``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> smaller = linclass.from_formula('y ~ x', data)
+    >>> larger = linclass.from_formula('y ~ x + C(g)', data)
+    >>> test = linclass.score_test(smaller, larger, data)
+    >>> test.df
+    2
+    >>> bool(0 <= test.pvalue <= 1)
+    True
     """
     small, large = (None if smaller is None else _inner(smaller)), _inner(larger)
     X, y, sample_weight, offset = _rows_of(larger, X, y, sample_weight, offset)
     return _score_test(small, large, X, y, sample_weight, offset)
 
 
-def anova(model, X, y=None, sample_weight=None, test: str = "Chisq", offset=None):
+def anova(model: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
+          sample_weight: ArrayLike | str | None = None, test: str = "Chisq",
+          offset: ArrayLike | None = None) -> pd.DataFrame:
     """The sequential analysis of deviance of R's ``anova(glm, test = "Chisq")``: the model
     refitted with its terms added one at a time, in order (a formula's terms, whole: every column
     of ``C(race)`` at once; each feature of a plain model), one row per term.
@@ -95,6 +129,29 @@ def anova(model, X, y=None, sample_weight=None, test: str = "Chisq", offset=None
     DataFrame
         pandas DataFrame indexed by ``'NULL'`` and the terms, with R's columns ``Df``,
         ``Deviance``, ``Resid. Df``, ``Resid. Dev`` (then ``Rao``) and ``Pr(>Chi)``.
+
+    See Also
+    --------
+    linclass.drop1 : Each term dropped from the full model (R's ``drop1``).
+    linclass.score_test : The score test of two nested models.
+    linclass.lr_test : The likelihood-ratio test of two nested models.
+    statsmodels.stats.anova.anova_lm : statsmodels' sequential analysis is for linear models;
+        R's counterpart is ``anova(glm_fit, test="Chisq")``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import linclass
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({'x': rng.normal(size=200),
+    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
+    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
+    >>> model = linclass.from_formula('y ~ x + C(g)', data)
+    >>> table = linclass.anova(model, data)
+    >>> list(table.index)
+    ['NULL', 'x', 'C(g)']
+    >>> [int(df) for df in table['Df'][1:]]
+    [1, 2]
     """
     import pandas as pd
 

@@ -38,8 +38,8 @@ one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -24,10 +24,10 @@ it is installed, else the standard library: the same arrays and the same errors)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -11,8 +11,8 @@ passes (:func:`linclass.linear.cv.path_chunks`); the record's arrays are those o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
