@@ -107,3 +107,13 @@ def test_hosmer_lemeshow_by_hand():
         hosmer_lemeshow(p, labels, groups=2)
     with pytest.raises(ValueError, match="Only 2 groups"):
         hosmer_lemeshow(np.r_[np.full(5, 0.2), np.full(5, 0.7)], np.r_[0, 0, 1, 0, 0, 1, 1, 0, 1, 1])
+
+
+def test_grouped_counts_match_r(birthwt):
+    """cbind(yes, no) responses (MASS's menarche): the measures per group, as R's."""
+    _, reference = birthwt
+    data = pd.read_csv(HERE / "menarche.csv")
+    result = linclass.diagnostics(linclass.from_formula("cbind(yes, no) ~ age + age2", data), data)
+    for name, key in MEASURES.items():
+        np.testing.assert_allclose(getattr(result, name), reference["grouped_influence"][key],
+                                   rtol=RTOL, atol=1e-9, err_msg=name)

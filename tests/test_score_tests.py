@@ -126,3 +126,34 @@ def test_refusals(birthwt):
         linclass.score_test(small, large, X.iloc[::-1].reset_index(drop=True),
                             y.iloc[::-1].reset_index(drop=True).sample(frac=1.0, random_state=0)
                             .reset_index(drop=True))
+
+
+def test_softmax_score_test_matches_statsmodels():
+    """Three classes: statsmodels' MNLogit ``score_test(exog_extra=...)`` of the smaller fit."""
+    sm = pytest.importorskip("statsmodels.api")
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    X = X[:, [0, 1, 9, 4]]
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    small = sm.MNLogit(y, sm.add_constant(X[:, :2])).fit(disp=0, method="newton", tol=1e-14,
+                                                         maxiter=100)
+    expected = small.score_test(exog_extra=X[:, 2:])
+    test = linclass.score_test(_fit(X[:, :2], y), _fit(X, y), X, y)
+    np.testing.assert_allclose(test.statistic, float(np.squeeze(expected.statistic)), rtol=1e-8)
+    np.testing.assert_allclose(test.pvalue, float(np.squeeze(expected.pvalue)), rtol=1e-6)
+    assert test.df == 4
+
+
+def test_grouped_counts_match_r(birthwt):
+    """cbind(yes, no) responses (MASS's menarche): the score test and anova(test = "Rao")."""
+    _, reference = birthwt
+    data = pd.read_csv(HERE / "menarche.csv")
+    small = linclass.from_formula("cbind(yes, no) ~ age", data)
+    large = linclass.from_formula("cbind(yes, no) ~ age + age2", data)
+    _assert_test(linclass.score_test(small, large, data), reference["grouped_rao"])
+    table = linclass.anova(large, data, test="Rao")
+    expected = reference["grouped_anova_rao"]
+    np.testing.assert_allclose(table["Rao"].to_numpy(float)[1:], expected["stat"][1:], rtol=RTOL)
+    np.testing.assert_allclose(table["Resid. Dev"], expected["resid_dev"], rtol=RTOL)
+    np.testing.assert_allclose(table["Resid. Df"], expected["resid_df"], rtol=RTOL)

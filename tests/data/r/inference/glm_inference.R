@@ -26,6 +26,9 @@
 #                degrees of freedom.  Three cases: the full model, a model of three binary
 #                covariates (8 distinct probabilities: ties, fewer than 10 groups), and the full
 #                model with frequency weights w (as rows repeated w times).
+#   grouped      MASS's menarche as cbind(yes, no) ~ age (+ age2): anova(test = "Rao") of the pair
+#                and of the larger model, and the influence measures per group (writes
+#                menarche.csv).
 suppressPackageStartupMessages({
   library(MASS)
   library(sandwich)
@@ -112,6 +115,17 @@ ties <- glm(low ~ smoke + ht + ui, family = binomial, data = d, control = ctl)
 out$hosmer_lemeshow_ties <- hosmer_lemeshow(fitted(ties), d$low)
 expanded <- rep(seq_len(n), d$w)
 out$hosmer_lemeshow_weighted <- hosmer_lemeshow(fitted(mw)[expanded], d$low[expanded])
+
+# Grouped binomial counts (R's cbind response): MASS's menarche (25 age groups), the score test of
+# the quadratic term, the sequential anova with Rao's column, and the influence measures per group.
+mn <- data.frame(age = menarche$Age, age2 = menarche$Age^2, yes = menarche$Menarche,
+                 no = menarche$Total - menarche$Menarche)
+write.csv(mn, "menarche.csv", row.names = FALSE)
+g_small <- glm(cbind(yes, no) ~ age, family = binomial, data = mn, control = ctl)
+g_large <- glm(cbind(yes, no) ~ age + age2, family = binomial, data = mn, control = ctl)
+out$grouped_rao <- rao(g_small, g_large)
+out$grouped_anova_rao <- seq_table(anova(g_large, test = "Rao"), "Rao")
+out$grouped_influence <- influence_of(g_large)
 
 writeLines(toJSON(out, digits = I(17), auto_unbox = TRUE, matrix = "rowmajor", pretty = TRUE),
            "glm_inference.json")
