@@ -188,9 +188,32 @@ def test_bad_counts_are_refused(counts, message):
         linclass.LogisticRegression(penalty=None).fit(X, counts)
 
 
-def test_robust_covariance_is_refused(full):
+@pytest.mark.parametrize("quantity, options", [
+    ("se_HC0", {"cov_type": "HC0"}),
+    ("se_HC1", {"cov_type": "HC1"}),
+    ("se_cluster", {"cov_type": "cluster"}),
+    ("se_cluster_HC1", {"cov_type": "cluster", "cluster_correction": "statsmodels"}),
+])
+def test_sandwich_of_the_groups_is_r_vcovhc_and_vcovcl(quantity, options):
+    """R's sandwich on a glm with cbind: one score per row (county), N the rows."""
+    model = formula_model(SMALL)
+    if options["cov_type"] == "cluster":
+        options = dict(options, groups=np.arange(len(STAR)) % 25)
+    table = model.summary(data=STAR, **options)
+    names = ["(Intercept)" if n == "const" else n for n in table.names]
+    np.testing.assert_allclose(table.std_err[0], ref("star98_small", quantity)[names].to_numpy(),
+                               rtol=RTOL)
+
+
+def test_sandwich_refusals(full):
+    with pytest.raises(ValueError, match="grouped binomial.*HC0"):
+        full.summary(cov_type="HC3", data=STAR)
+    weighted = array_model(sample_weight=np.full(len(STAR), 2.0))
+    with pytest.raises(ValueError, match="weight_type='variance'"):
+        weighted.summary(cov_type="HC0", X=STAR[COLUMNS], y=STAR[["NABOVE", "NBELOW"]],
+                         sample_weight=np.full(len(STAR), 2.0))
     with pytest.raises(ValueError, match="grouped binomial"):
-        full.summary(cov_type="HC0", data=STAR)
+        full.marginal_effects(STAR, cov_type="HC0")
 
 
 def test_cbind_needs_two_columns():

@@ -14,7 +14,8 @@
 #   per county the fitted values, residuals of each type (deviance, pearson, response, working),
 #   hatvalues, cooks.distance, rstandard; predict(se.fit = TRUE) on the first rows (link and
 #   response scales); drop1(test = "Chisq"); anova(small, full, test = "Chisq") against
-#   case star98_small (the six main effects that enter no product); odds ratios
+#   case star98_small (the six main effects that enter no product; with its sandwich standard
+#   errors, sandwich's vcovHC and vcovCL); odds ratios
 #   exp(cbind(coef, confint.default)) and the exponentiated profile intervals.
 # case birthwt: glm(low ~ age + lwt + smoke + ht + ui, family = binomial) (0/1 rows): odds
 #   ratios with the Wald and the profile intervals.
@@ -24,7 +25,7 @@
 #   as profile_confint.R does; "or_confint" keeps R's own spline-based confint.
 # Output: long CSV with columns case, quantity, term, value.
 options(digits = 17)
-suppressPackageStartupMessages(library(MASS))
+suppressPackageStartupMessages({library(MASS); library(sandwich)})
 tight <- glm.control(epsilon = 1e-14, maxit = 100)
 rows <- list()
 add <- function(case, quantity, term, value) {
@@ -70,7 +71,19 @@ record <- function(case, fit) {
   add(case, "nobs", "", nobs(fit))
 }
 record("star98", full_p)
-record("star98_small", polish(small))
+small_p <- polish(small)
+record("star98_small", small_p)
+# sandwich covariances of the grouped fit (estfun: one score per county): vcovHC HC0 and HC1
+# (n/(n-k), n the counties), vcovCL by 25 clusters of counties (type HC0: G/(G-1); type HC1: also
+# (n-1)/(n-k))
+cl <- (seq_len(nrow(star)) - 1) %% 25
+robust <- list(se_HC0 = vcovHC(small_p, type = "HC0"), se_HC1 = vcovHC(small_p, type = "HC1"),
+               se_cluster = vcovCL(small_p, cluster = cl, type = "HC0"),
+               se_cluster_HC1 = vcovCL(small_p, cluster = cl, type = "HC1"))
+for (q in names(robust)) {
+  se <- sqrt(diag(robust[[q]]))
+  for (k in seq_along(se)) add("star98_small", q, names(se)[k], se[k])
+}
 
 per_row <- list(fitted = fitted(full_p),
                 deviance_residuals = residuals(full_p, type = "deviance"),

@@ -320,7 +320,10 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
     cov_type = check_cov_type(cov_type, groups)
     correction = check_cluster_correction(cluster_correction, cov_type)
-    _robust_grouped(model, cov_type)
+    _robust_grouped(model, cov_type, sample_weight, source)
+    grouped = grouped_record(model) if cov_type != "nonrobust" else None
+    if grouped is not None and cov_type in ("HC0", "HC1") and X is not None:
+        groups = np.arange(X.shape[0] if hasattr(X, "shape") else len(X))  # a row: one cluster
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         names = [f"x{j}" for j in range(model.n_features_in_)]
@@ -334,7 +337,8 @@ def summary_table(model, alpha: float, ci: str, *, cov_type: str = "nonrobust", 
         keep = estimable(model)
         coef_r, intercept_r = reported_parameters(model)
         sums = rows.score_sums(coef_r[:, keep], intercept_r, keep, cov_type)
-        covariance = robust_covariance(sums, cov_type, correction)
+        covariance = (robust_covariance(sums, cov_type, correction) if grouped is None else
+                      _grouped_covariance(grouped, sums, cov_type, correction))
         covariance = expand_covariance(covariance, keep, coef_r.shape[0], model.fit_intercept)
         notes.append(describe(cov_type, correction, rows.cluster_counts or rows.n_clusters))
     if ci == "profile" and isinstance(record, LogisticInference):
@@ -427,7 +431,7 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
     :func:`~linclass.linear.inference.margins.variable_effects` (a formula model's effects per
     variable) from the rows' validated weights, called once the model is known to have them."""
     cov_type = check_cov_type(cov_type, groups)
-    _robust_grouped(model, cov_type)
+    _robust_grouped(model, cov_type, offered=())
     record = inference_record(model._inference, model.log_likelihood_)
     unpenalised(model, record, "marginal_effects")
     if fit_offset(model) is not None:
@@ -467,14 +471,40 @@ def margins_table(model, X, *, at: str, method: str, dummy, count, sample_weight
                             count=count, atexog=atexog, names=names, **facts)
 
 
-def _robust_grouped(model, cov_type: str) -> None:
-    """Refuse a robust covariance of a fit of grouped counts (its sandwich is of the groups'
-    scores, which the robust covariances here do not form)."""
-    if cov_type != "nonrobust" and grouped_record(model) is not None:
-        raise ValueError(f"cov_type={cov_type!r} is not computed for a grouped binomial response "
-                         "(successes, failures): the sandwich of the grouped model sums each "
-                         "row's score over its trials. Use the model-based covariance "
-                         "(cov_type='nonrobust'), as R's summary.glm.")
+def _robust_grouped(model, cov_type: str, sample_weight=None, source=None,
+                    offered=("HC0", "HC1", "cluster")) -> None:
+    """Refuse a robust covariance of a fit of grouped counts that is not computed here: HC2 and
+    HC3 (their leverages are the groups', not the trials'), rows from a chunk source, frequency
+    weights (R's prior weights are ``weight_type='variance'``), and any cov_type outside
+    ``offered``."""
+    if cov_type == "nonrobust" or grouped_record(model) is None:
+        return
+    why = None
+    if cov_type not in offered:
+        why = f"is computed for {', '.join(map(repr, offered))}" if offered else "is not computed"
+    elif source is not None:
+        why = "is computed from the rows (X, y: the counts) in memory, not from a chunk source"
+    elif sample_weight is not None and getattr(model, "weight_type", "frequency") == "frequency":
+        why = ("takes the sample weights as R's prior weights: fit with weight_type='variance' "
+               "(frequency weights would make each row several groups)")
+    if why is not None:
+        raise ValueError(f"cov_type={cov_type!r} of a grouped binomial response (successes, "
+                         f"failures) {why}.")
+
+
+def _grouped_covariance(grouped: dict, sums, cov_type: str, correction) -> np.ndarray:
+    """The sandwich of a fit of grouped counts, as R's ``vcovHC`` / ``vcovCL`` of a glm with
+    ``cbind``: each row's score is the sum of its trials' (the Bernoulli rows of one group, one
+    cluster), the rows are the N observations of HC1's :math:`N/(N-k)` and of the clusters'
+    :math:`(N-1)/(N-k)`."""
+    sums = replace(sums, total=float(grouped["n_groups"]))
+    if cov_type == "cluster":
+        return robust_covariance(sums, "cluster", correction)
+    N, k = sums.total, sums.hessian.shape[0]
+    if cov_type == "HC1" and N <= k:
+        raise ValueError(f"cov_type='HC1' needs more rows than parameters: N={N:g}, k={k}.")
+    covariance = robust_covariance(sums, "cluster", "none")  # each row its own cluster: HC0
+    return covariance * (N / (N - k)) if cov_type == "HC1" else covariance
 
 
 def unpenalised(model, record, purpose: str, hint: str = "") -> None:
