@@ -14,6 +14,7 @@ reported), which keeps the run to a few seconds of CPU.
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.util
 import os
 import subprocess
@@ -29,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 INIT = ROOT / "src" / "linclass" / "__init__.py"
 
 
-def _type_checking_imports() -> dict[str, str]:
-    """name -> module of every ``from M import name`` under ``if TYPE_CHECKING:`` in __init__.py."""
+def _type_checking_imports(path: Path = INIT) -> dict[str, str]:
+    """name -> module of every ``from M import name`` under ``if TYPE_CHECKING:`` in ``path``."""
     names: dict[str, str] = {}
-    for node in ast.parse(INIT.read_text(encoding="utf-8")).body:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
             for stmt in node.body:
                 if isinstance(stmt, ast.ImportFrom):
@@ -58,6 +59,18 @@ def test_static_names_equal_all():
     assert not wrong, f"TYPE_CHECKING imports from another module than _HOME: {wrong}"
 
 
+@pytest.mark.parametrize("module", ["plot", "datasets", "chunks"])
+def test_public_modules_static_names(module):
+    """The public modules that import their names lazily list them for type checkers too."""
+    mod = importlib.import_module(f"linclass.{module}")
+    path = Path(mod.__file__)
+    static = _type_checking_imports(path)
+    assert set(static) == set(mod._HOME), (
+        f"linclass.{module}: under TYPE_CHECKING {sorted(static)}, lazily imported {sorted(mod._HOME)}")
+    for name, home in static.items():
+        assert getattr(importlib.import_module(home), name) is getattr(mod, name)
+
+
 USER_SCRIPT = """\
 import numpy as np
 import linclass
@@ -68,6 +81,9 @@ linclass.LogisticRegresion()
 reveal_type(linclass.LogisticRegression().fit(X, y))
 reveal_type(linclass.GaussianNB().fit(X, y))
 reveal_type(linclass.LogisticRegression().fit(X, y).predict_proba(X))
+
+import linclass.plot
+linclass.plot.coefficient_pathh
 """
 
 
@@ -85,8 +101,9 @@ def test_mypy_sees_the_api(tmp_path):
     out = result.stdout + result.stderr
     lines = out.splitlines()
     errors = [line for line in lines if ": error:" in line]
-    assert len(errors) == 1 and 'has no attribute "LogisticRegresion"' in errors[0], out
-    assert "user.py:6:" in errors[0], out
+    assert len(errors) == 2, out
+    assert "user.py:6:" in errors[0] and 'has no attribute "LogisticRegresion"' in errors[0], out
+    assert 'has no attribute "coefficient_pathh"' in errors[1], out
     revealed = [line.split("Revealed type is ", 1)[1].strip('"') for line in lines
                 if "Revealed type is" in line]
     assert revealed[:2] == [

@@ -14,7 +14,13 @@ first use (module ``__getattr__``), so importing this module costs no SciPy or s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from linclass.core.lazy import lazy_getattr
+
+if TYPE_CHECKING:  # what type checkers see: the names the module __getattr__ imports on first use
+    from linclass.core.chunks import Chunk, ChunkSource
+    from linclass.sources.chunks import ChunkFittable, fit_chunked, supports_chunks
 
 __all__ = ["Chunk", "ChunkFittable", "ChunkSource", "fit_chunked", "supports_chunks"]
 
@@ -25,7 +31,8 @@ _HOME = {
     "supports_chunks": "sources.chunks",
 }
 
-__getattr__ = lazy_getattr(__name__, _HOME, globals(), base="linclass")
+if not TYPE_CHECKING:  # type checkers read the imports above instead
+    __getattr__ = lazy_getattr(__name__, _HOME, globals(), base="linclass")
 
 
 def __dir__() -> list[str]:

@@ -13,9 +13,15 @@ the command's help reads :data:`DATASETS` without importing SciPy or pandas.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from linclass.core.lazy import lazy_getattr
+
+if TYPE_CHECKING:  # what type checkers see: the names the module __getattr__ imports on first use
+    from linclass.sources.files import FileSource
+    from linclass.sources.tables import DataError, feature_columns, read_chunks, read_table
 
 __all__ = ["DATASETS", "DataError", "FileSource", "feature_columns", "load_dataset", "read_chunks",
            "read_table"]
@@ -26,7 +32,8 @@ _HOME = {
     "read_chunks": "tables", "read_table": "tables",
 }
 
-__getattr__ = lazy_getattr(__name__, _HOME, globals(), base="linclass.sources")
+if not TYPE_CHECKING:  # type checkers read the imports above instead
+    __getattr__ = lazy_getattr(__name__, _HOME, globals(), base="linclass.sources")
 
 
 def __dir__() -> list[str]:

@@ -21,7 +21,16 @@ path's LineCollection), ``'label'`` (its feature labels), ``'band'``.
 ``paths``             :func:`coefficient_path`, :func:`cv_curve`
 """
 
+from typing import TYPE_CHECKING
+
 from linclass.core.lazy import lazy_getattr
+
+if TYPE_CHECKING:  # what type checkers see: the names the module __getattr__ imports on first use
+    from linclass.plot.curves import training_curve
+    from linclass.plot.gaussian_figures import gaussian_contours, gaussian_surface
+    from linclass.plot.paths import coefficient_path, cv_curve
+    from linclass.plot.projections import fisher_figure
+    from linclass.plot.regions import decision_regions
 
 #: each figure -> its module, imported on first use (module ``__getattr__``): the command's
 #: parser reads ``canvas.FORMATS`` without importing the models the figures draw
@@ -32,7 +41,8 @@ _HOME = {
 }
 
 
-__getattr__ = lazy_getattr(__name__, _HOME, globals())
+if not TYPE_CHECKING:  # type checkers read the imports above instead
+    __getattr__ = lazy_getattr(__name__, _HOME, globals())
 
 
 def __dir__() -> list[str]:
