@@ -114,3 +114,19 @@ def test_grouped_table_in_html():
     assert "cbind(NABOVE, NBELOW)" in page
     assert f"on {summary.df_resid:g} degrees of freedom" in page
     assert np.isfinite(summary.deviance)
+
+
+def test_penalised_selection_has_the_same_outputs():
+    d = pd.read_csv(DATA / "profile_confint_data.csv")
+    model = linclass.LogisticRegression(penalty="l1", C=0.05).fit(
+        d[["age", "lwt", "smoke", "ht", "ui"]], d["low"])
+    summary = model.summary()
+    assert type(summary).__name__ == "PenalisedSummary"
+    assert summary.as_text() == str(summary)
+    page = summary._repr_html_()
+    parser = Cells()
+    parser.feed(page)
+    assert parser.stack == [] and "Selected features:" in parser.cells
+    assert all(cells[0] in parser.cells for _, rows in summary._blocks() for _, cells in rows)
+    tex = summary.as_latex()
+    assert r"\begin{tabular}{lr}" in tex and tex.count(r"\end{tabular}") == 2

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from linclass.linear.inference.summary import CONSTANT
+from linclass.linear.inference.table_formats import TableOutput
 from linclass.linear.inference.table_layout import fit_clock, header_lines
 
 __all__ = ["PenalisedRecord", "PenalisedSummary", "describe_penalty", "penalised_summary"]
@@ -30,12 +31,14 @@ _NOTE = ("No standard errors, tests or intervals: the penalty selected these fea
 
 
 @dataclass(frozen=True)
-class PenalisedSummary:
+class PenalisedSummary(TableOutput):
     """The selected coefficients of a penalised fit.
 
     ``str(summary)`` prints it in statsmodels' layout (the header's Dep. Variable, Model, Method,
     Penalty, Date, Time, converged, Solver and Iterations beside the statistics, the constant named
-    'const', rules as wide as the widest line); :meth:`to_frame` gives a pandas DataFrame.
+    'const', rules as wide as the widest line); :meth:`to_frame` gives a pandas DataFrame; a
+    notebook shows it as HTML, and ``as_text()``, ``as_html()``, ``as_latex()`` are statsmodels'
+    (:class:`~linclass.linear.inference.table_formats.TableOutput`).
 
     Attributes
     ----------
@@ -106,7 +109,8 @@ class PenalisedSummary:
             return frame.drop(columns="equation").set_index("parameter")
         return frame.set_index(["equation", "parameter"])
 
-    def __str__(self) -> str:
+    def _header(self) -> tuple[list, list]:
+        """The header's (label, value) pairs: the left column and the right one."""
         date, clock = fit_clock(self.fitted_at)
         left = [("Dep. Variable:", self.dep_variable),
                 ("Model:", "Logit" if len(self.equations) == 1 else "MNLogit"),
@@ -121,15 +125,29 @@ class PenalisedSummary:
                  ("LL-Null:", f"{self.null_log_likelihood:#.6g}"),
                  ("Penalised objective:", f"{self.objective:.10g}"),
                  ("Optimality violation:", f"{self.violation:.3g}")]
+        return left, right
+
+    def _columns(self) -> list:
+        return ["coef"]
+
+    def _blocks(self) -> list:
+        """``(equation, rows)`` per equation, ``rows`` the printed ``(name, [coef])``."""
+        return [(equation, [(name, [f"{value:.6g}"]) for name, value in block])
+                for equation, block in zip(self.equations, self.selected)]
+
+    def _footer(self) -> list:
+        return [f"Note: {note}" for note in self.notes]
+
+    def __str__(self) -> str:
+        left, right = self._header()
         width = max([len(name) for block in self.selected for name, _ in block] + [12]) + 2
         table = []
-        for e, (equation, block) in enumerate(zip(self.equations, self.selected)):
+        for e, (equation, rows) in enumerate(self._blocks()):
             if e:
                 table.append("-")
             table += [f"{equation:>{width}}{'coef':>14}", "-"]
-            table += [f"{name:<{width}}{value:>14.6g}" for name, value in block]
-        return "\n".join(header_lines(self.title, left, right, table)
-                         + [f"Note: {note}" for note in self.notes])
+            table += [f"{name:<{width}}{cells[0]:>14}" for name, cells in rows]
+        return "\n".join(header_lines(self.title, left, right, table) + self._footer())
 
     __repr__ = __str__
 

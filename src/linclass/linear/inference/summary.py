@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import chi2, norm
 
+from linclass.linear.inference.table_formats import TableOutput
 from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
 
 __all__ = ["CONSTANT", "Summary", "binary_title", "level_name", "softmax_names", "summarize"]
@@ -50,10 +51,12 @@ def _labelled_alias(name: str) -> property:
 
 
 @dataclass(frozen=True)
-class Summary:
+class Summary(TableOutput):
     """Inference table of a fitted logistic / softmax regression.
 
-    ``print(summary)`` gives statsmodels' layout; :meth:`to_frame` a pandas DataFrame.
+    ``print(summary)`` gives statsmodels' layout; :meth:`to_frame` a pandas DataFrame; a notebook
+    shows it as HTML (``_repr_html_``); ``as_text()``, ``as_html()`` and ``as_latex()`` as
+    statsmodels' summaries (:class:`~linclass.linear.inference.table_formats.TableOutput`).
 
     Attributes (statsmodels' names)
     -------------------------------
@@ -399,33 +402,6 @@ class Summary:
             table += [f"{name:<{width}}" + "".join(f"{c:>11}" for c in cells)
                       for name, cells in rows]
         return "\n".join(header_lines(self.title, left, right, table) + self._footer())
-
-    def as_text(self) -> str:
-        """The table as text: ``str(summary)`` (statsmodels' ``Summary.as_text``)."""
-        return str(self)
-
-    def as_html(self) -> str:
-        """The table as HTML, the numbers as printed (statsmodels' ``Summary.as_html``;
-        :mod:`linclass.linear.inference.table_formats`)."""
-        from linclass.linear.inference.table_formats import html_table
-
-        left, right = self._header()
-        return html_table(self.title, left, right, self._columns(), self._blocks(),
-                          self._footer())
-
-    def _repr_html_(self) -> str:
-        """What Jupyter displays: :meth:`as_html`."""
-        return self.as_html()
-
-    def as_latex(self) -> str:
-        """The table as LaTeX ``tabular`` environments in a ``center`` (statsmodels'
-        ``Summary.as_latex``), the numbers as printed, every string escaped.  Needs no LaTeX
-        package beyond the standard ones."""
-        from linclass.linear.inference.table_formats import latex_table
-
-        left, right = self._header()
-        return latex_table(self.title, left, right, self._columns(), self._blocks(),
-                           self._footer())
 
     __repr__ = __str__
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 
-__all__ = ["html_table", "latex_table"]
+__all__ = ["TableOutput", "html_table", "latex_escape", "latex_table"]
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -78,3 +78,32 @@ def latex_table(title: str, left: list, right: list, columns: list, blocks: list
         out += [f"{x(line)}\\\\" for line in footer]
     out.append(r"\end{center}")
     return "\n".join(out)
+
+
+class TableOutput:
+    """``as_text``, ``as_html`` / ``_repr_html_`` and ``as_latex`` of a table that prints itself
+    (``str``) from ``title`` and the parts ``_header()`` (the left and right (label, value)
+    pairs), ``_columns()``, ``_blocks()`` (``(equation, [(name, cells)])``) and ``_footer()``
+    (the lines below)."""
+
+    def as_text(self) -> str:
+        """The table as text: ``str(summary)`` (statsmodels' ``Summary.as_text``)."""
+        return str(self)
+
+    def as_html(self) -> str:
+        """The table as HTML, the numbers as printed (statsmodels' ``Summary.as_html``)."""
+        left, right = self._header()
+        return html_table(self.title, left, right, self._columns(), self._blocks(),
+                          self._footer())
+
+    def _repr_html_(self) -> str:
+        """What Jupyter displays: :meth:`as_html`."""
+        return self.as_html()
+
+    def as_latex(self) -> str:
+        """The table as LaTeX ``tabular`` environments in a ``center`` (statsmodels'
+        ``Summary.as_latex``), the numbers as printed, every string escaped; no LaTeX package
+        beyond the standard ones."""
+        left, right = self._header()
+        return latex_table(self.title, left, right, self._columns(), self._blocks(),
+                           self._footer())
