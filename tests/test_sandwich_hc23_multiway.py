@@ -132,3 +132,22 @@ def test_refusals(birthwt):
     with pytest.raises(ValueError, match="missing"):
         model.summary(cov_type="cluster", X=X, y=y,
                       groups=np.c_[data["g1"], np.where(data["g2"] == 3, np.nan, data["g2"])])
+
+
+def test_two_way_matches_statsmodels(birthwt):
+    """statsmodels' Logit ``fit(cov_type='cluster', cov_kwds={'groups': np.c_[g1, g2]})`` (its
+    cov_cluster_2groups) is cluster_correction='statsmodels': every term's G/(G-1) (N-1)/(N-k)."""
+    sm = pytest.importorskip("statsmodels.api")
+    import warnings
+
+    data, _ = birthwt
+    X, y = data[FEATURES], data["low"].to_numpy()
+    groups = data[["g1", "g2"]].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = sm.Logit(y, sm.add_constant(X)).fit(disp=0, method="newton", tol=1e-14,
+                                                      maxiter=100, cov_type="cluster",
+                                                      cov_kwds={"groups": groups})
+    table = _fit(X, y).summary(cov_type="cluster", groups=groups, X=X, y=y,
+                               cluster_correction="statsmodels")
+    assert _relative(table.covariance, fitted.cov_params()) < 1e-8

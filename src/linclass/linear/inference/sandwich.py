@@ -83,8 +83,9 @@ set's cluster sharing every label of S, with sign :math:`(-1)^{|S|+1}`: for two,
 :math:`M = M_1 + M_2 - M_{12}`.  Each term carries its own factor :math:`G_S/(G_S-1)` (and the
 whole 'statsmodels' factor :math:`(N-1)/(N-k)`): R's ``sandwich::vcovCL(m, cluster = ~ g1 +
 g2)`` with its defaults (``cadjust = TRUE``, ``multi0 = FALSE``; ``type = "HC1"``: the
-'statsmodels' correction; ``cadjust = FALSE``: 'none').  The sum need not be positive
-semi-definite (R does not fix it by default, nor is it fixed here).
+'statsmodels' correction, which is also statsmodels' ``cov_type='cluster'`` with two columns of
+groups; ``cadjust = FALSE``: 'none').  The sum need not be positive semi-definite (R does not fix
+it by default, nor is it fixed here).
 
 Everything is one pass of sums over rows (:class:`ScoreSums`, in row blocks by BLAS products: the
 scores of a block as one (rows, k) matrix, the cluster sums as a product with a sparse indicator),
