@@ -250,3 +250,27 @@ def test_titles_name_the_counts(full):
     plain = linclass.LogisticRegression(penalty=None).fit(
         STAR[SMALL].to_numpy(), STAR[["NABOVE", "NBELOW"]].to_numpy())
     assert plain.summary().title.endswith("log-odds of successes against failures")
+
+
+def test_offset_with_grouped_counts():
+    """R's glm(cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + offset(o)): the null model is the
+    intercept with the offset; drop1 and profile intervals take the offset per row."""
+    d = STAR.assign(o=0.01 * STAR["PCTAF"])
+    model = linclass.from_formula("cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + offset(o)", d,
+                                  linclass.LogisticRegression(penalty=None, tol=1e-10))
+    table = model.summary()
+    names = ["(Intercept)" if n == "const" else n for n in table.names]
+    np.testing.assert_allclose(table.coef[0], ref("star98_offset", "coef")[names], rtol=RTOL)
+    np.testing.assert_allclose(table.std_err[0], ref("star98_offset", "se")[names], rtol=RTOL)
+    assert table.deviance == pytest.approx(scalar("star98_offset", "deviance"), rel=1e-8)
+    assert table.null_deviance == pytest.approx(scalar("star98_offset", "null_deviance_refit"),
+                                                rel=1e-8)
+    assert table.aic == pytest.approx(scalar("star98_offset", "aic"), rel=1e-8)
+    assert linclass.drop1(model, d).loc["<none>", "Deviance"] == pytest.approx(table.deviance)
+    assert np.all(np.isfinite(model.summary(ci="profile", data=d).conf_int().to_numpy()))
+
+
+def test_class_weight_is_refused_with_counts():
+    with pytest.raises(ValueError, match="class_weight"):
+        linclass.LogisticRegression(penalty=None, class_weight="balanced").fit(
+            STAR[SMALL], STAR[["NABOVE", "NBELOW"]])

@@ -85,6 +85,14 @@ for (q in names(robust)) {
   for (k in seq_along(se)) add("star98_small", q, names(se)[k], se[k])
 }
 
+# an offset with grouped counts (R's null deviance refits the intercept with the offset)
+star$o <- 0.01 * star$PCTAF
+with_offset <- glm(cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + offset(o), family = binomial,
+                   data = star, control = tight)
+record("star98_offset", polish(with_offset))
+add("star98_offset", "null_deviance_refit", "", with_offset$null.deviance)
+star$o <- NULL
+
 per_row <- list(fitted = fitted(full_p),
                 deviance_residuals = residuals(full_p, type = "deviance"),
                 pearson_residuals = residuals(full_p, type = "pearson"),

@@ -116,8 +116,10 @@ def logistic_penalty(model):
         penalty = grouped(penalty)
     check_relax(model.relax, penalty)
     if model.dual and not (model.solver == "liblinear" and penalty.l2 > 0):
+        theirs = ("" if model.solver == "liblinear" else
+                  f"Solver {model.solver} supports only dual=False, got dual=True: ")
         raise ValueError(
-            "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
+            theirs + "dual=True is defined only for solver='liblinear' with the L2 penalty (as in "
             "scikit-learn), where its optimum is the primal one; use dual=False."
         )
     if model.solver == "liblinear":
@@ -567,6 +569,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         counts = None
         if is_grouped(y):  # (successes, failures): the fit runs on their Bernoulli rows
             successes, failures = check_counts(y)
+            if self.class_weight is not None:
+                raise ValueError("class_weight reweights the classes of labelled rows; with "
+                                 "grouped counts (successes, failures) scale the counts, or "
+                                 "pass sample_weight (R's prior weights), instead.")
             counts = dict(constants(successes, failures, sample_weight),
                            weights=weights_record(sample_weight, None)["weights"],
                            columns=list(count_columns(y)))
