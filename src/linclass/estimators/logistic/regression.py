@@ -649,7 +649,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                                                options.penalty)))
         return self._set_fitted(fit_logistic(problem, options), options.task)
 
-    def score(self, X, y, sample_weight=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """Mean accuracy on ``X`` and ``y`` (scikit-learn's); for grouped counts (``y`` of shape
         (n_samples, 2), successes and failures), the accuracy over the trials: the share of the
         successes in the rows predicted 1 and of the failures in the rows predicted 0."""

@@ -69,8 +69,8 @@ class Summary(TableOutput):
         :math:`\\ell`, :math:`\\ell_0`, :math:`LR = 2(\\ell - \\ell_0)` and its
         :math:`\\chi^2_{df\\_model}` p-value.
     nobs, df_model, df_resid : float
-        Observations (the sum of the frequency weights), :math:`(K-1)\\,d` and nobs minus the number
-        of parameters.
+        Observations (the sum of the frequency weights; for a grouped binomial response, the rows
+        of counts, as R's ``nobs``), :math:`(K-1)\\,d` and nobs minus the number of parameters.
     prsquared : float
         McFadden's :math:`1 - \\ell/\\ell_0`.
     aic, bic : float
