@@ -151,3 +151,20 @@ def test_two_way_matches_statsmodels(birthwt):
     table = _fit(X, y).summary(cov_type="cluster", groups=groups, X=X, y=y,
                                cluster_correction="statsmodels")
     assert _relative(table.covariance, fitted.cov_params()) < 1e-8
+
+
+def test_dask_chunks_merge_two_way_clusters():
+    """The chunks' per-cluster sums of every set of dimensions merge (a cluster split over chunks
+    is one cluster); HC2 / HC3 need the rows in memory."""
+    da = pytest.importorskip("dask.array")
+    X, y = _wine()
+    groups = np.c_[np.arange(len(y)) % 9, (np.arange(len(y)) // 5) % 4]
+    model = _fit(X, y)
+    expected = model.summary(cov_type="cluster", groups=groups, X=X, y=y)
+    chunks = (40, 1, 60, 77)
+    got = model.summary(cov_type="cluster", groups=da.from_array(groups, chunks=(chunks, 2)),
+                        X=da.from_array(X, chunks=(chunks, 3)), y=da.from_array(y, chunks=chunks))
+    np.testing.assert_allclose(got.std_err, expected.std_err, rtol=1e-12)
+    with pytest.raises(ValueError, match="rows in memory"):
+        model.summary(cov_type="HC2", X=da.from_array(X, chunks=(chunks, 3)),
+                      y=da.from_array(y, chunks=chunks))

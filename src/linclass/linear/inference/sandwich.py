@@ -191,8 +191,9 @@ def describe(cov_type: str, cluster_correction: str | None = None,
     scale = "no small-sample factor" if factor == "none" else f"factor {factor}, as {whose}"
     if isinstance(n_clusters, tuple) and len(n_clusters) > 1:
         counts = " x ".join(map(str, n_clusters))
+        scale = scale if factor == "none" else f"each term's {scale}"
         return (f"{DESCRIPTIONS['cluster']} in {len(n_clusters)} dimensions ({counts} clusters, "
-                f"Cameron, Gelbach and Miller; each term's {scale}).")
+                f"Cameron, Gelbach and Miller; {scale}).")
     if isinstance(n_clusters, tuple):
         n_clusters = n_clusters[0]
     return f"{DESCRIPTIONS['cluster']} ({n_clusters} clusters; {scale})."
