@@ -160,7 +160,7 @@ def test_compare_end_to_end_on_iris(tmp_path):
     rows = row.findall(result.stdout)
     names = [r[0] for r in rows]
     expected = {"lda", "qda", "gnb", "gda", "rda", "rda-cv", "logistic", "logistic-cv", "perceptron",
-                "fisher", "kfda", "ovr-logistic", "ovo-logistic"}
+                "fisher", "kfda", "ovr-logistic", "ovo-logistic", "polr"}
     assert set(names) == expected
     accuracy = [float(r[1]) for r in rows]
     assert all(0.0 <= a <= 1.0 for a in accuracy)

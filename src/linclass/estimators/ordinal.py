@@ -275,7 +275,8 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(log_proba, axis=1)]
 
     # ---------------------------------------------------------------------------- inference
-    def summary(self, alpha: float = 0.05):
+    def summary(self, alpha: float = 0.05, ci: str = "wald", cov_type: str = "nonrobust", *,
+                X=None, y=None, sample_weight=None, groups=None, cluster_correction=None):
         """The coefficients, then the thresholds, with standard errors and t values (Wald's z), as
         MASS's ``summary(polr(...))`` prints them; log-likelihood, residual deviance and AIC.
 
@@ -283,6 +284,16 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         ----------
         alpha : float, default=0.05
             The intervals of ``conf_int()`` by default.
+        ci : {'wald'}, default='wald'
+            Wald's tests and intervals (profile intervals are not implemented for this model).
+        cov_type : {'nonrobust'}, default='nonrobust'
+            The inverse observed information, polr's ``vcov`` (robust covariances are not
+            implemented for this model).
+        X, y, sample_weight, groups, cluster_correction : default=None
+            The training rows that the logistic summary's profile intervals and robust
+            covariances read; the Wald table does not need them (the signature is
+            :meth:`LogisticRegression.summary`'s, so that the formula interface and the command
+            call both alike).
 
         Returns
         -------
@@ -293,6 +304,9 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+        if ci != "wald" or cov_type != "nonrobust":
+            raise ValueError(f"{type(self).__name__}.summary has Wald's table only (ci='wald', "
+                             f"cov_type='nonrobust'); got ci={ci!r}, cov_type={cov_type!r}.")
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = [f"x{j}" for j in range(self.n_features_in_)]

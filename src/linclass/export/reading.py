@@ -237,6 +237,14 @@ def _kernel(model):
     )
 
 
+def _ordinal(model):
+    raise NotExportableError(
+        "OrderedLogisticRegression cannot be exported: its probabilities are differences of a "
+        "cumulative distribution at the thresholds, F(zeta_k - x'beta) - F(zeta_(k-1) - x'beta), "
+        "not one of the linear or Gaussian scoring forms the graphs are built from."
+    )
+
+
 _READERS = {
     est.LinearDiscriminantAnalysis: _gaussian,
     est.QuadraticDiscriminantAnalysis: _gaussian,
@@ -254,6 +262,7 @@ _READERS = {
     est.Perceptron: _perceptron,
     est.FisherDiscriminantAnalysis: _fisher,
     est.KernelFisherDiscriminantAnalysis: _kernel,
+    est.OrderedLogisticRegression: _ordinal,
     est.OneVsRestClassifier: _one_vs_rest,
     est.OneVsOneClassifier: _one_vs_one,
     est.KClassDiscriminant: _k_class,
