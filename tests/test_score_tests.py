@@ -157,3 +157,18 @@ def test_grouped_counts_match_r(birthwt):
     np.testing.assert_allclose(table["Rao"].to_numpy(float)[1:], expected["stat"][1:], rtol=RTOL)
     np.testing.assert_allclose(table["Resid. Dev"], expected["resid_dev"], rtol=RTOL)
     np.testing.assert_allclose(table["Resid. Df"], expected["resid_df"], rtol=RTOL)
+
+
+def test_offsets_match_r(birthwt):
+    """A formula's offset(o) enters the null model, every refit and the score tests, as R's."""
+    data, reference = birthwt
+    data = data.assign(o=0.3 * data["smoke"] - 0.01 * data["age"])
+    large = linclass.from_formula("low ~ age + lwt + ht + offset(o)", data)
+    small = linclass.from_formula("low ~ age + offset(o)", data)
+    _assert_test(linclass.score_test(small, large, data), reference["offset_rao"])
+    table = linclass.anova(large, data, test="Rao")
+    expected = reference["offset_anova_rao"]
+    np.testing.assert_allclose(table["Rao"].to_numpy(float)[1:], expected["stat"][1:], rtol=RTOL)
+    np.testing.assert_allclose(table["Resid. Dev"], expected["resid_dev"], rtol=RTOL)
+    np.testing.assert_allclose(table["Pr(>Chi)"].to_numpy(float)[1:], expected["pvalue"][1:],
+                               rtol=RTOL)

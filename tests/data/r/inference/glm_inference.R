@@ -26,6 +26,7 @@
 #                degrees of freedom.  Three cases: the full model, a model of three binary
 #                covariates (8 distinct probabilities: ties, fewer than 10 groups), and the full
 #                model with frequency weights w (as rows repeated w times).
+#   offset       anova(test = "Rao") with an offset(o) term (o computed from smoke and age here)
 #   grouped      MASS's menarche as cbind(yes, no) ~ age (+ age2): anova(test = "Rao") of the pair
 #                and of the larger model, and the influence measures per group (writes
 #                menarche.csv).
@@ -115,6 +116,13 @@ ties <- glm(low ~ smoke + ht + ui, family = binomial, data = d, control = ctl)
 out$hosmer_lemeshow_ties <- hosmer_lemeshow(fitted(ties), d$low)
 expanded <- rep(seq_len(n), d$w)
 out$hosmer_lemeshow_weighted <- hosmer_lemeshow(fitted(mw)[expanded], d$low[expanded])
+
+# An offset (o = 0.3 smoke - 0.01 age): the sequential anova with Rao's column and a score test.
+d$o <- 0.3 * d$smoke - 0.01 * d$age
+o_large <- glm(low ~ age + lwt + ht + offset(o), family = binomial, data = d, control = ctl)
+o_small <- glm(low ~ age + offset(o), family = binomial, data = d, control = ctl)
+out$offset_rao <- rao(o_small, o_large)
+out$offset_anova_rao <- seq_table(anova(o_large, test = "Rao"), "Rao")
 
 # Grouped binomial counts (R's cbind response): MASS's menarche (25 age groups), the score test of
 # the quadratic term, the sequential anova with Rao's column, and the influence measures per group.
