@@ -278,3 +278,37 @@ def test_probabilities_sum_to_one_and_thresholds_increase(seed, K, link, scale):
     order = np.argsort(model.linear_predictor(X_new))
     cumulative = np.cumsum(P[order], axis=1)[:, :-1]
     assert np.all(np.diff(cumulative, axis=0) <= 1e-12)
+
+
+def test_a_saved_model_keeps_its_summary_and_the_command_prints_it(tmp_path, capsys):
+    from linclass.cli import main
+
+    X, y, w, _ = problem("simulated_weighted_logit")
+    frame = pd.DataFrame(X, columns=["x1", "x2", "x3"]).assign(y=y)
+    model = OrderedLogisticRegression().fit(frame[["x1", "x2", "x3"]], frame["y"], sample_weight=w)
+    linclass.save(model, tmp_path / "m.linclass")
+    loaded = linclass.load(tmp_path / "m.linclass")
+    a, b = model.summary(), loaded.summary()
+    np.testing.assert_array_equal(a.coef, b.coef)
+    np.testing.assert_array_equal(a.std_err, b.std_err)
+    assert (b.names, b.dep_variable, b.nobs) == (["x1", "x2", "x3"], "y", w.sum())
+    frame.to_csv(tmp_path / "sim.csv", index=False)
+    out = tmp_path / "cli.linclass"
+    assert main(["fit", "--model", "polr", "--param", "link=probit", "--data", str(tmp_path / "sim.csv"),
+                 "--target", "y", "--out", str(out)]) == 0
+    assert main(["summary", "--model-file", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Proportional odds model (probit link)" in text and "2|3" in text
+    ref = OrderedLogisticRegression(link="probit").fit(X, y)
+    np.testing.assert_allclose(linclass.load(out).thresholds_, ref.thresholds_, rtol=1e-9)
+
+
+def test_summary_refuses_what_it_does_not_compute():
+    X, y, _, _ = problem("simulated_logit")
+    model = OrderedLogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="Wald's table only"):
+        model.summary(ci="profile")
+    with pytest.raises(ValueError, match="Wald's table only"):
+        model.summary(cov_type="HC0", X=X, y=y)
+    with pytest.raises(linclass.exceptions.NotFittedError):
+        OrderedLogisticRegression().summary()

@@ -202,7 +202,7 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         return get_link(self.link)
 
     def _solve(self, value, derivatives, classes, totals):
-        from linclass.linear.ordinal.likelihood import null_thresholds
+        from linclass.linear.ordinal.likelihood import null_log_likelihood, null_thresholds
         from linclass.linear.ordinal.newton import fit_ordinal
 
         active = totals > 0
@@ -215,11 +215,10 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError(f"Class(es) {empty} of y have no sample with positive sample_weight: "
                              "their thresholds cannot be estimated. Drop those rows, or merge the "
                              "class with a neighbour.")
-        n_obs = float(totals.sum())
-        null = float(totals @ np.log(totals / n_obs))
         fit = fit_ordinal(value, derivatives, n_features=self.n_features_in_,
-                          start=null_thresholds(totals, self._link()), null_log_likelihood=null,
-                          n_obs=n_obs, link=self.link, tol=self.tol, max_iter=self.max_iter)
+                          start=null_thresholds(totals, self._link()),
+                          null_log_likelihood=null_log_likelihood(totals), n_obs=float(totals.sum()),
+                          link=self.link, tol=self.tol, max_iter=self.max_iter)
         if not fit.converged:
             warnings.warn(f"{type(self).__name__} did not converge in {fit.n_iter} Newton steps "
                           f"(max_iter={self.max_iter}); when the classes are separated by the "

@@ -52,7 +52,7 @@ import numpy as np
 from linclass.linear.ordinal.links import Link
 
 __all__ = ["Derivatives", "class_log_proba", "derivatives", "interval_log_probability",
-           "log_likelihood", "null_thresholds"]
+           "log_likelihood", "null_log_likelihood", "null_thresholds"]
 
 _LN2 = np.log(2.0)
 
@@ -191,6 +191,13 @@ def class_log_proba(eta, thresholds, link: Link) -> np.ndarray:
     edges = np.concatenate([[-np.inf], thresholds, [np.inf]])
     eta = np.asarray(eta, dtype=np.float64)[:, None]
     return interval_log_probability(edges[None, 1:] - eta, edges[None, :-1] - eta, link)
+
+
+def null_log_likelihood(class_weights) -> float:
+    """The log-likelihood of the model without features at its maximum,
+    :math:`\\sum_k W_k \\log(W_k / W)` (every class with positive weight :math:`W_k`)."""
+    class_weights = np.asarray(class_weights, dtype=np.float64)
+    return float(class_weights @ np.log(class_weights / class_weights.sum()))
 
 
 def null_thresholds(class_weights, link: Link) -> np.ndarray:
