@@ -457,7 +457,7 @@ def test_predict_errors_with_a_model(files, lda_file, tmp_path, capsys):
     code, out, err = cli(["predict", "--model-file", lda_file, "--data", other], capsys)
     assert code == 1
     assert_one_error_line(code, err, out)
-    assert "no column 'f1'" in err
+    assert "no columns 'f1', 'f2', 'f3'" in err  # every missing column, in one line
     code, out, err = cli(["predict", "--model-file", lda_file, "--data", files["csv"],
                           "--out", tmp_path / "absent-dir" / "p.csv"], capsys)
     assert code == 1 and "does not exist" in err

@@ -225,9 +225,27 @@ def test_help_of_commands_without_a_model_lists_no_models(command, capsys):
 
 
 @pytest.mark.parametrize("command", ["fit", "evaluate", "compare", "plot"])
-def test_help_of_commands_with_a_model_lists_the_models(command, capsys):
+def test_help_of_commands_with_a_model_names_the_models_once(command, capsys):
+    """Issue 44: the models' list was repeated in four commands' help; it is in 'linclass --help'
+    only, and a command's help names the models (its --model values) and points there."""
     out = _help(command, capsys)
-    assert "models (--model)" in out and "ovo-logistic" in out
+    assert "ovo-logistic" in out
+    assert "models (--model)" not in out
+    assert "Gaussian classes, shared covariance" not in out  # lda's description
+    if command != "compare":
+        assert "'linclass --help'" in one_line_text(out)
+
+
+def test_top_level_help_describes_each_model_once(capsys):
+    code = main(["--help"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("models (--model):") == 1
+    assert out.count("Gaussian classes, shared covariance") == 1
+
+
+def one_line_text(text):
+    return " ".join(text.split())
 
 
 @pytest.mark.parametrize("command, option", [

@@ -15,8 +15,12 @@ A user's mistake (missing file, unknown column or model, non-numeric feature, ba
 that is not a model, a directory that does not exist) prints one line, ``linclass: error: ...``, and
 exits with status 2 (a mistake on the command line, a ``--param`` value the model refuses included)
 or 1 (data, model file, output path); set ``LINCLASS_DEBUG=1`` to see the traceback instead.
-Warnings print as one line each, hints (``linclass: hint: ...``) too.  A progress bar (tqdm, when
-installed) shows on long work, only when stderr is a terminal.
+Warnings print as one line each, once (NumPy's ``np.float64(13.74)`` as ``13.74``), hints
+(``linclass: hint: ...``) too.  A progress bar (tqdm, when installed) shows on work that takes more
+than two seconds, only when stderr is a terminal, with the fit's iterations (or passes over the
+data, or folds) so far; ``-q`` / ``--quiet`` leaves out the bars, hints and confirmations.
+``--data -`` reads the table from standard input; ``--format json`` makes ``evaluate``,
+``compare`` and ``summary`` print one JSON object.
 
 ``parser``       the argument parser and its help
 ``models``       model names, which data and figures they apply to (all from the registry), --scale
@@ -27,6 +31,7 @@ installed) shows on long work, only when stderr is a terminal.
 ``commands``     fit, evaluate, compare, summary; ``prediction`` (predict), ``figures`` (plot) and
                  ``exporting`` (export)
 ``passes``       what a chunked fit or prediction says as it reads: passes, --verbose lines, a bar
+``stdin``        ``--data -``: the table piped in, kept in a temporary file for the command
 """
 
 from __future__ import annotations
@@ -39,17 +44,28 @@ from linclass.cli.errors import UsageError
 from linclass.cli.formatting import command_line, one_line
 from linclass.cli.models import MODELS, make_model, parameter_names, parse_param
 from linclass.cli.parser import build_parser
+from linclass.cli.stdin import named
 
 __all__ = ["MODELS", "build_parser", "main", "make_model", "parse_param"]
 
 
 def _said(text) -> str:
-    """A library's message as one line, its hints spelled for the command line."""
-    return command_line(one_line(text), parameter_names())
+    """A library's message as one line, its hints spelled for the command line (and a table read
+    from standard input named so)."""
+    return named(command_line(one_line(text), parameter_names()))
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"linclass: warning: {category.__name__}: {_said(message)}", file=sys.stderr)
+def _warning_printer():
+    """A ``warnings.showwarning`` that prints each warning as one line, once per command: a fit
+    and the prediction after it (the training accuracy) may raise the same warning twice."""
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = f"linclass: warning: {category.__name__}: {_said(message)}"
+        if text not in shown:
+            shown.add(text)
+            print(text, file=sys.stderr)
+    return show
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,22 +73,27 @@ def main(argv: list[str] | None = None) -> int:
     debug = bool(os.environ.get("LINCLASS_DEBUG"))
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+            warnings.showwarning = _warning_printer()
             args = build_parser().parse_args(argv)
+            if args.quiet and getattr(args, "verbose", False):
+                raise UsageError("--quiet and --verbose contradict each other: give one")
             # the commands (and scikit-learn, SciPy, numba behind them) are imported only once
             # the arguments parse: --help, --version and a usage error cost none of them
             from linclass.cli.commands import COMMANDS
+            from linclass.cli.stdin import standard_input
+            from linclass.core.progress import silenced
             from linclass.sources.csv_blocks import csv_dialect, more_na_values
 
             dialect = csv_dialect(getattr(args, "sep", None), getattr(args, "decimal", "."))
-            with more_na_values(getattr(args, "na_values", None) or ()), dialect:
+            with more_na_values(getattr(args, "na_values", None) or ()), dialect, \
+                    silenced(args.quiet), standard_input(args):
                 return COMMANDS[args.command](args)
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
         if debug:
             raise
-        print(f"linclass: error: {one_line(exc)}", file=sys.stderr)
+        print(f"linclass: error: {named(one_line(exc))}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:  # DataError, ModelFileError, a missing directory, input checks
         if isinstance(exc, BrokenPipeError):  # `linclass predict ... | head`: not an error

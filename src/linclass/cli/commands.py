@@ -17,17 +17,20 @@ import warnings
 import numpy as np
 
 from linclass import registry
-from linclass.cli.data import chosen_file_features, frame, load
+from linclass.cli.data import chosen_file_features, frame, labels, load
 from linclass.cli.errors import UsageError
 from linclass.exceptions import TrainingRowsNeeded
 from linclass.cli.evaluation import accuracy, check_folds, cross_validate, print_warnings
 from linclass.cli.exporting import export
 from linclass.cli.figures import plot
-from linclass.cli.formatting import command_line, mean_sd, one_line, plus_minus, short, table
+from linclass.cli.formatting import (command_line, jsonable, mean_sd, one_line, plus_minus,
+                                    print_json, short, table)
 from linclass.cli.model_files import load_model, uses_model_file
 from linclass.cli.models import (MODELS, SEED, inapplicable, make_model, models_that,
                                  parameter_names, scale_hint)
+from linclass.cli.passes import watching
 from linclass.cli.prediction import predict
+from linclass.cli.stdin import named
 from linclass.sources.tables import DataError
 
 __all__ = ["COMMANDS"]
@@ -80,7 +83,7 @@ def _fit_streaming(args, model):
                 right += accuracy(model.predict(chunk.X), chunk.y) * chunk.X.shape[0]
                 rows += chunk.X.shape[0]
             score = right / rows
-    return seconds, score, (f"{describe_files(args.data)} ({source.rows} rows, {source.n_features} "
+    return seconds, score, (f"{named(describe_files(args.data))} ({source.rows} rows, {source.n_features} "
                             f"features, read {args.chunksize} rows at a time; "
                             f"{passes} pass{'es' * (passes != 1)} over the data)")
 
@@ -122,7 +125,8 @@ def fit(args) -> int:
         data = load(args)
         described = data.describe()
         start = time.perf_counter()
-        model.fit(frame(data.X, data.feature_names), data.y)
+        with watching(model, f"fitting {args.model}"):
+            model.fit(frame(data.X, data.feature_names), labels(data, args.model))
         seconds = time.perf_counter() - start
         score = accuracy(model.predict(frame(data.X, data.feature_names)), data.y)
     try:
@@ -130,7 +134,8 @@ def fit(args) -> int:
     except UnsupportedObjectError as exc:  # e.g. a parameter value that cannot be stored safely
         raise DataError(f"cannot save the model: {exc}") from None
     scored = "" if score is None else f"training accuracy {score:.3f}; "
-    print(f"fitted {type(model).__name__} on {described} in {seconds:.3g} s; {scored}saved to {path}")
+    if not args.quiet:
+        print(f"fitted {type(model).__name__} on {described} in {seconds:.3g} s; {scored}saved to {path}")
     return 0
 
 
@@ -140,8 +145,19 @@ def summary(args) -> int:
     with --ci's intervals and --cov-type's covariance, from the training rows of --data)."""
     model = load_model(args.model_file)
     rows = _training_rows(args, model)
-    inference = _inference_table(model, args.ci, args.cov_type, rows)  # before any output
+    inference, table_text = _inference_table(model, args.ci, args.cov_type, rows)  # before output
     cls = type(model)
+    if args.format == "json":
+        fitted = sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_"))
+        print_json({
+            "model_file": str(args.model_file),
+            "class": f"{cls.__module__.split('.')[0]}.{cls.__name__}",
+            "parameters": {key: (one_line(repr(value)) if hasattr(value, "get_params") else value)
+                           for key, value in sorted(model.get_params(deep=False).items())},
+            "fitted_attributes": {key: getattr(model, key) for key in fitted},
+            "inference": None if table_text is None else _inference_json(inference, table_text),
+        })
+        return 0
     print(f"model file: {args.model_file}")
     print(f"class: {cls.__module__.split('.')[0]}.{cls.__name__}")
     print("\nparameters:")
@@ -151,10 +167,17 @@ def summary(args) -> int:
     print("\nfitted attributes:")
     for key in sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_")):
         print(f"  {key}: {short(getattr(model, key))}")
-    if inference is not None:
+    if table_text is not None:
         print()
-        print(inference)
+        print(table_text)
     return 0
+
+
+def _inference_json(table, text: str) -> dict:
+    """The inference table as JSON: its text as printed, and its fields (coefficients, standard
+    errors, p-values, intervals, header facts) when it is a record."""
+    fields = jsonable(table)
+    return {"text": text, **(fields if isinstance(fields, dict) else {})}
 
 
 def _training_rows(args, model) -> dict:
@@ -210,10 +233,11 @@ def _groups(args) -> np.ndarray:
 
 
 def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | None = None
-                     ) -> str | None:
-    """The model's inference table (``model.summary(ci=ci, cov_type=cov_type, **rows)``) as the
-    command prints it, its hints in command-line spelling; None for a model without one.  A --ci
-    or --cov-type that does not apply is an error that says what does."""
+                     ) -> tuple[object, str | None]:
+    """The model's inference table (``model.summary(ci=ci, cov_type=cov_type, **rows)``) and its
+    text as the command prints it, its hints in command-line spelling; (None, None) for a model
+    without one (the text alone when it could not be computed).  A --ci or --cov-type that does
+    not apply is an error that says what does."""
     rows = rows or {}
     asked = [f"--ci {ci}"] * (ci == "profile") + [f"--cov-type {cov_type}"] * (cov_type != "nonrobust")
     entry = registry.by_class(type(model))
@@ -222,8 +246,9 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
             raise UsageError(f"{asked[0]}: {type(model).__name__} has no inference table; profile "
                              "intervals and robust covariances are for logistic regression")
         if hasattr(model, "summary"):  # LDA's, as MASS prints it
-            return str(model.summary())
-        return None
+            table = model.summary()
+            return table, str(table)
+        return None, None
     inner = getattr(model, "estimator_", model)  # the logistic model inside --scale's wrapper
     penalty = getattr(inner, "penalty", None)
     if ci == "profile" and penalty != "firth" and not rows:
@@ -235,7 +260,8 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
     if asked or ci == "profile":
         kwargs.update(cov_type=cov_type, **rows)
     try:
-        return command_line(model.summary(**kwargs), parameter_names())
+        table = model.summary(**kwargs)
+        return table, command_line(table, parameter_names())
     except TrainingRowsNeeded:
         raise UsageError("--ci profile: this Firth model was saved before its profile intervals "
                          "were computed, and a model file does not keep the training rows they "
@@ -244,7 +270,7 @@ def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | N
         if asked:
             raise ValueError(f"{' '.join(asked)}: {command_line(one_line(exc), parameter_names())} "
                              "Leave out " + " and ".join(asked) + " for the Wald table.") from None
-        return f"(no inference table: {command_line(one_line(exc), parameter_names())})"
+        return None, f"(no inference table: {command_line(one_line(exc), parameter_names())})"
 
 
 # ------------------------------------------------------------------------- cross-validation
@@ -257,6 +283,17 @@ def evaluate(args) -> int:
     tallies, _ = cross_validate([args.model], maker, data, args.cv, desc=f"evaluate {args.model}")
     tally = tallies[args.model]
     cls = MODELS[args.model].name
+    if args.format == "json":
+        print_json({"model": args.model, "class": cls, "scaled": args.scale,
+                    "data": _data_json(data), "cv": _cv_json(args.cv),
+                    "metrics": {"accuracy": _folds_json(tally.accuracy),
+                                "log_loss": (None if tally.log_loss is None
+                                             else _folds_json(tally.log_loss)),
+                                "fit_seconds": _folds_json(tally.fit_seconds)},
+                    "classes": tally.classes, "confusion_matrix": tally.confusion,
+                    "warnings": _warnings_json(tally, args.cv)})
+        print_warnings(args.model, tally, args.cv)
+        return 0
     scaled = ", standardised features" if args.scale else ""
     print(f"{args.model} ({cls}{scaled}) on {data.describe()}")
     print(f"{args.cv}-fold stratified cross-validation (shuffled, seed {SEED})\n")
@@ -273,9 +310,29 @@ def evaluate(args) -> int:
     return 0
 
 
+def _data_json(data) -> dict:
+    return {"source": data.source, "rows": int(data.X.shape[0]), "features": data.feature_names,
+            "classes": int(np.unique(data.y).size)}
+
+
+def _cv_json(folds: int) -> dict:
+    return {"folds": folds, "stratified": True, "shuffled": True, "seed": SEED}
+
+
+def _folds_json(values) -> dict:
+    """A metric's mean, standard deviation and median over the folds, and each fold's value."""
+    return {"mean": float(np.mean(values)), "sd": float(np.std(values)),
+            "median": float(np.median(values)), "folds": [float(v) for v in values]}
+
+
+def _warnings_json(tally, folds: int) -> list:
+    return [{"warning": text, "folds": count, "of": folds} for text, count in tally.warnings.values()]
+
+
 def _print_scale_hint(args, names, data) -> None:
-    """The --scale hint, on stderr, when it applies (see :func:`~linclass.cli.models.scale_hint`)."""
-    hint = None if args.scale else scale_hint(names, data.X, data.feature_names)
+    """The --scale hint, on stderr, when it applies (see :func:`~linclass.cli.models.scale_hint`);
+    none with --quiet."""
+    hint = None if args.scale or args.quiet else scale_hint(names, data.X, data.feature_names)
     if hint:
         print(f"linclass: hint: {hint}", file=sys.stderr)
 
@@ -337,7 +394,17 @@ def compare(args) -> int:
         raise DataError("no model could be compared: " + "; ".join(f"{n}: {r}" for n, r in reasons.items()))
     done.sort(key=lambda n: (-np.mean(tallies[n].accuracy),
                              np.mean(tallies[n].log_loss) if tallies[n].log_loss else np.inf))
-    if args.format == "csv":
+    if args.format == "json":
+        print_json({
+            "data": _data_json(data), "cv": _cv_json(args.cv), "scaled": args.scale,
+            "models": [{"model": labels[n], "accuracy": _folds_json(t.accuracy),
+                        "log_loss": None if t.log_loss is None else _folds_json(t.log_loss),
+                        "fit_seconds": _folds_json(t.fit_seconds),
+                        "warnings": _warnings_json(t, args.cv)}
+                       for n in done for t in [tallies[n]]],
+            "not_compared": {**skipped, **{k: f"failed: {v}" for k, v in failed.items()}},
+            "timing": _TIMING_NOTE})
+    elif args.format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(["model", "accuracy_mean", "accuracy_sd", "log_loss", "fit_seconds"])
         for n in done:

@@ -10,23 +10,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from linclass.cli.errors import UsageError
+from linclass.cli.stdin import named
 from linclass.datasets import load_dataset
 from linclass.sources.file_sets import describe_files
 from linclass.sources.tables import DataError, read_table
 from linclass.sources.tables import feature_columns
 
 __all__ = ["Data", "choose_features", "chosen_file_features", "feature_indices", "frame", "keep_classes",
-           "load"]
+           "labels", "load"]
 
 
 @dataclass
 class Data:
-    """Features, labels (None when a file has no target) and where they came from."""
+    """Features, labels (None when a file has no target), where they came from, and the name of
+    the labels' column (``--target``; None for a bundled data set)."""
 
     X: np.ndarray
     y: np.ndarray | None
     feature_names: list[str]
     source: str
+    target: str | None = None
 
     def describe(self) -> str:
         """``'iris (150 rows, 4 features, 3 classes)'``."""
@@ -53,8 +56,9 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
         if features is not None:
             missing = [f for f in features if f not in names]
             if missing:
-                raise DataError(f"data set {args.dataset!r} has no feature {missing[0]!r}; the model "
-                                f"needs: {', '.join(map(repr, features))}")
+                raise DataError(f"data set {args.dataset!r} has no feature"
+                                f"{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}; the "
+                                f"model needs: {', '.join(map(repr, features))}")
         else:
             features = choose_features(names, getattr(args, "features", None), getattr(args, "drop", ()))
         if list(features) != list(names):
@@ -66,7 +70,7 @@ def load(args, *, need_target: bool = True, features=None) -> Data:
     if features is None:
         features = chosen_file_features(args)
     X, y, names = read_table(args.data, args.target, features=features)
-    return Data(X, y, names, describe_files(args.data))
+    return Data(X, y, names, named(describe_files(args.data)), args.target)
 
 
 def chosen_file_features(args) -> list[str] | None:
@@ -74,7 +78,14 @@ def chosen_file_features(args) -> list[str] | None:
     column but the target and a row index pandas wrote)."""
     if not getattr(args, "features", None) and not getattr(args, "drop", None):
         return None
-    return choose_features(feature_columns(args.data, args.target), args.features, args.drop)
+    columns = feature_columns(args.data)
+    if args.target is not None and args.target not in columns:  # with unknown --features, if any
+        unknown = [f for f in args.features or () if f not in columns and not re.fullmatch(r"\d+", f)]
+        missing = [args.target, *unknown]
+        raise DataError(f"{named(describe_files(args.data))!r} has no column"
+                        f"{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}; its columns "
+                        f"are: {', '.join(map(repr, columns))}.")
+    return choose_features([c for c in columns if c != args.target], args.features, args.drop)
 
 
 def choose_features(names: list[str], features=None, drop=()) -> list[str]:
@@ -87,6 +98,22 @@ def choose_features(names: list[str], features=None, drop=()) -> list[str]:
     if not chosen:
         raise UsageError("--features and --drop leave no feature to use")
     return chosen
+
+
+def labels(data: Data, model_name: str):
+    """The labels as the fit of the command's model ``model_name`` takes them: for a model with an
+    inference table (registry capability ``inference``), a pandas Series named after ``--target``,
+    the name its summary shows as the Dep. Variable; else the array itself (a Series of text
+    would make ``classes_`` an object array)."""
+    from linclass.cli.models import MODELS
+
+    if data.target is None or data.y is None or not MODELS[model_name].can("inference"):
+        return data.y
+    try:
+        import pandas as pd
+    except ImportError:
+        return data.y
+    return pd.Series(data.y, name=data.target)
 
 
 def frame(X: np.ndarray, names):
@@ -102,7 +129,7 @@ def frame(X: np.ndarray, names):
 def feature_indices(spec, names: list[str], option: str = "--features") -> list[int]:
     """Column positions of the items of ``option`` (``--features``, ``--drop``), each a feature name
     or a position from 0."""
-    out = []
+    out, unknown = [], []
     for item in spec:
         if item in names:
             j = names.index(item)
@@ -111,9 +138,15 @@ def feature_indices(spec, names: list[str], option: str = "--features") -> list[
             if j >= len(names):
                 raise UsageError(f"{option} {item}: the data has features 0..{len(names) - 1}")
         else:
-            raise UsageError(f"{option} {item!r} is neither a feature name nor a position; features: "
-                             f"{', '.join(map(repr, names))}")
+            unknown.append(item)
+            continue
         out.append(j)
+    if len(unknown) == 1:
+        raise UsageError(f"{option} {unknown[0]!r} is neither a feature name nor a position; "
+                         f"features: {', '.join(map(repr, names))}")
+    if unknown:  # every one in one message
+        raise UsageError(f"{option} {', '.join(map(repr, unknown))} are neither feature names nor "
+                         f"positions; features: {', '.join(map(repr, names))}")
     if len(set(out)) != len(out):
         raise UsageError(f"{option} names the same feature twice")
     return out
@@ -127,4 +160,4 @@ def keep_classes(data: Data, classes: list[str]) -> Data:
     if lost:
         raise DataError(f"--classes: no class {lost[0]!r} in {data.source}; classes: "
                         f"{', '.join(map(str, np.unique(data.y)))}")
-    return Data(data.X[keep], data.y[keep], data.feature_names, data.source)
+    return Data(data.X[keep], data.y[keep], data.feature_names, data.source, data.target)

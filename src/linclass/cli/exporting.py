@@ -35,6 +35,7 @@ def export(args) -> int:
     second = (f"probabilities (N x {K})" if hasattr(model, "predict_proba") else
               f"probabilities (N x {K}: the decision values, {type(model).__name__} gives no "
               "probabilities)")
-    print(f"exported {type(model).__name__} to {path}: input X ({np.dtype(dtype).name}, "
-          f"N x {n_features}{columns}); outputs label (N), {second}")
+    if not args.quiet:
+        print(f"exported {type(model).__name__} to {path}: input X ({np.dtype(dtype).name}, "
+              f"N x {n_features}{columns}); outputs label (N), {second}")
     return 0

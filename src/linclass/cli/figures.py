@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.cli.data import Data, frame, keep_classes, load
+from linclass.cli.data import Data, frame, keep_classes, labels, load
 from linclass.cli.errors import UsageError
 from linclass.cli.models import FIGURE_MODELS, make_model
+from linclass.cli.passes import watching
 from linclass.sources.tables import DataError
 
 __all__ = ["plot"]
@@ -32,7 +33,8 @@ def plot(args) -> int:
 
     if args.kind == "fisher":
         _fisher(data, args.out, figures)
-        print(f"wrote {args.out}")
+        if not args.quiet:
+            print(f"wrote {args.out}")
         return 0
     if args.kind in _TWO_FEATURES:
         if data.X.shape[1] < 2:
@@ -41,17 +43,19 @@ def plot(args) -> int:
             if args.features:
                 raise UsageError(f"--kind {args.kind} draws two features; --features names "
                                  f"{len(args.features)}")
-            data = Data(data.X[:, :2], data.y, data.feature_names[:2], data.source)  # the first two
+            data = Data(data.X[:, :2], data.y, data.feature_names[:2], data.source, data.target)
     model = make_model(args.model, args.params, scale=args.scale)
-    model.fit(frame(data.X, data.feature_names), data.y)
+    with watching(model, f"fitting {args.model}"):
+        model.fit(frame(data.X, data.feature_names), labels(data, args.model))
     names = data.feature_names
     if args.kind == "regions":
         figures.decision_regions(model, data.X, data.y, feature_names=names, path=args.out)
     elif args.kind == "contours":
         figures.gaussian_contours(model, data.X, data.y, feature_names=names, path=args.out)
     else:
-        figures.training_curve(model.estimator_ if args.scale else model, path=args.out)
-    print(f"wrote {args.out}")
+        figures.training_curve(model, path=args.out)
+    if not args.quiet:
+        print(f"wrote {args.out}")
     return 0
 
 

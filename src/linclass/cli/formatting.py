@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 import re
 import sys
 
 import numpy as np
 
-__all__ = ["command_line", "first_sentence", "mean_sd", "one_line", "plain", "plus_minus", "short",
-           "table"]
+__all__ = ["command_line", "first_sentence", "jsonable", "mean_sd", "numbers_as_written", "one_line",
+           "plain", "plus_minus", "print_json", "short", "table"]
 
 
 def one_line(text) -> str:
@@ -54,12 +57,25 @@ _SUMMARY = re.compile(r"\bsummary\(ci=(?P<q>['\"])(?P<ci>\w+)(?P=q)\)")
 _CI = re.compile(r"(?P<verb>\b(?:[Uu]se|[Oo]r)\s+)ci=(?P<q>['\"])(?P<ci>\w+)(?P=q)")
 
 
+# NumPy's repr of a scalar in a message: np.float64(13.74), np.int64(3), np.str_('a'), np.True_
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|longdouble|str_|bytes_|bool)\w*"
+                           r"\(([^()]*)\)")
+_NUMPY_BOOL = re.compile(r"\bnp\.(True|False)_")
+
+
+def numbers_as_written(text) -> str:
+    """``text`` with NumPy's scalar reprs as a user writes the values: ``np.float64(13.74)`` ->
+    ``13.74``, ``np.str_('a')`` -> ``'a'``, ``np.True_`` -> ``True``."""
+    return _NUMPY_BOOL.sub(r"\1", _NUMPY_SCALAR.sub(r"\1", str(text)))
+
+
 def command_line(text, parameters) -> str:
     """A library message with its hints spelled for the command line: ``use solver='newton'`` ->
     ``use --param solver=newton``, ``Refit with C=np.inf`` -> ``Refit with --param C=inf``,
     ``Increase max_iter`` -> ``Increase --param max_iter`` (only names in ``parameters``, the models'
     parameter names, are rewritten), ``summary(ci='profile')`` -> ``linclass summary --ci
-    profile``, ``use ci='wald'`` -> ``use --ci wald``."""
+    profile``, ``use ci='wald'`` -> ``use --ci wald``; NumPy's scalar reprs as plain values
+    (:func:`numbers_as_written`)."""
     def rewrite(match):
         name = match.group("name")
         if name not in parameters:
@@ -73,7 +89,7 @@ def command_line(text, parameters) -> str:
             return match.group(0)
         return f"{match.group('verb')} --param {name}"
 
-    text = _SUMMARY.sub(lambda m: f"linclass summary --ci {m.group('ci')}", str(text))
+    text = _SUMMARY.sub(lambda m: f"linclass summary --ci {m.group('ci')}", numbers_as_written(text))
     text = _CI.sub(lambda m: f"{m.group('verb')}--ci {m.group('ci')}", text)
     return _INCREASE.sub(more, _HINT.sub(rewrite, text))
 
@@ -117,3 +133,32 @@ def short(value) -> str:
         text = one_line(repr(value))
         return text if len(text) <= 80 else text[:77] + "..."
     return type(value).__name__
+
+
+def jsonable(value):
+    """``value`` as JSON holds it: arrays and tuples as lists, NumPy scalars as numbers, a missing
+    number (NaN) as null and an infinite one as the string ``"inf"`` or ``"-inf"`` (JSON has no
+    such numbers), a dataclass as its fields, anything else as its one-line text."""
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return value if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.repr}
+    return one_line(value)
+
+
+def print_json(value) -> None:
+    """``value`` (through :func:`jsonable`) as one strict JSON document on stdout."""
+    print(json.dumps(jsonable(value), indent=2, allow_nan=False))

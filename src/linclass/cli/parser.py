@@ -76,7 +76,8 @@ class _Files(argparse.Action):
 
 
 _DATA_HELP = ("CSV (.csv, .tsv, .csv.gz) or Parquet file; several files, a directory of them or a "
-              "quoted glob ('parts/*.parquet') are read in sorted order as one table")
+              "quoted glob ('parts/*.parquet') are read in sorted order as one table; '-' reads "
+              "the table from standard input (CSV, or gzip-compressed CSV or Parquet)")
 
 
 _NA_HELP = ("CSV fields that mark a missing value besides the usual ones (an empty field, NA, NaN, "
@@ -110,15 +111,27 @@ def _add_na_values(parser) -> None:
 
 def _add_data(parser, *, target_required_note: str = "required with --data") -> None:
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--data", metavar="FILE", nargs="+", action=_Files, help=_DATA_HELP)
+    source.add_argument("-d", "--data", metavar="FILE", nargs="+", action=_Files, help=_DATA_HELP)
     source.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                         help=f"bundled data set: {', '.join(DATASETS)}")
-    parser.add_argument("--target", metavar="COL", help=f"label column of --data ({target_required_note})")
+    parser.add_argument("-t", "--target", metavar="COL",
+                        help=f"label column of --data ({target_required_note})")
     _add_na_values(parser)
 
 
 def _add_verbose(parser, text: str) -> None:
     parser.add_argument("--verbose", action="store_true", help=text)
+
+
+_QUIET_HELP = ("print only the results and errors: no progress bar, no hints, no 'fitted ...' or "
+               "'wrote ...' lines (warnings still print, once each)")
+
+
+def _add_format(parser, formats: tuple[str, ...], what: str) -> None:
+    parser.add_argument("--format", choices=formats, default=formats[0],
+                        help=f"'{formats[0]}' to read (default)"
+                             + (", 'csv' for a spreadsheet" if "csv" in formats else "")
+                             + f", 'json' for a script ({what} as one JSON object on stdout)")
 
 
 def _add_columns(parser, *, features_help: str | None = None) -> None:
@@ -138,8 +151,8 @@ def _add_scale(parser) -> None:
 
 
 def _add_model(parser, *, required: bool = True, note: str = "") -> None:
-    parser.add_argument("--model", metavar="NAME", type=model_name, required=required,
-                        help=f"model{note}: {', '.join(MODELS)}")
+    parser.add_argument("-m", "--model", metavar="NAME", type=model_name, required=required,
+                        help=f"model{note}: {', '.join(MODELS)} (described in 'linclass --help')")
     parser.add_argument("--param", metavar="KEY=VALUE", type=parse_param, action="append", default=[],
                         dest="params", help="model parameter, repeatable (e.g. --param C=0.5)")
 
@@ -153,20 +166,26 @@ def build_parser() -> argparse.ArgumentParser:
     from linclass import __version__
 
     parser.add_argument("--version", action="version", version=f"linclass {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", default=False, help=_QUIET_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(name, text, example, *, models=True, datasets=True):
-        lists = ([_model_help()] if models else []) + ([_dataset_help()] if datasets else [])
+        # the models are described once, in 'linclass --help' (their names are in --model's help)
+        lists = [_dataset_help()] if datasets else []
         epilog = "\n\n".join([f"example:\n  {example}", *lists])
-        return commands.add_parser(name, help=text, description=text, formatter_class=fmt,
-                                   epilog=epilog)
+        sub = commands.add_parser(name, help=text, description=text, formatter_class=fmt,
+                                  epilog=epilog)
+        # after the command too; SUPPRESS keeps a -q given before the command
+        sub.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                         help=_QUIET_HELP)
+        return sub
 
     p = command("fit", "fit a model and save it", "linclass fit --model lda --dataset iris --out lda.linclass")
     _add_model(p)
     _add_data(p)
     _add_columns(p)
     _add_scale(p)
-    p.add_argument("--out", metavar="MODEL_FILE", required=True, help="where to save the model")
+    p.add_argument("-o", "--out", metavar="MODEL_FILE", required=True, help="where to save the model")
     p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
                    help="read --data this many rows at a time (memory stays bounded whatever the "
                         f"file's size; for {', '.join(models_that('chunks'))}); the passes over the "
@@ -190,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "from --data by name")
     _add_data(p, target_required_note="optional: then it is not a feature, and accuracy is reported")
     p.add_argument("--proba", action="store_true", help="add a probability column per class")
-    p.add_argument("--out", metavar="CSV", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--out", metavar="CSV", help="write here (atomically) instead of stdout")
     p.add_argument("--chunksize", metavar="ROWS", type=_rows, default=None,
                    help="read --data this many rows at a time and write the predictions as they "
                         "come (memory stays bounded whatever the file's size)")
@@ -206,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_columns(p)
     _add_scale(p)
     p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
+    _add_format(p, ("table", "json"), "the metrics, per fold too, and the confusion matrix")
 
     p = command("compare", "cross-validate every applicable model on one data set",
                 "linclass compare --dataset iris --cv 5 --models lda qda logistic")
@@ -215,8 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
     p.add_argument("--models", metavar="NAME", nargs="+", type=model_name,
                    help="models to compare (default: every applicable one)")
-    p.add_argument("--format", choices=("table", "csv"), default="table",
-                   help="'table' to read (default), 'csv' for a spreadsheet or a script")
+    _add_format(p, ("table", "csv", "json"), "every model's scores")
 
     kinds = {"regions": "decision regions of --model on two features",
              "fisher": "two classes projected on the mean difference and on Fisher's direction "
@@ -233,13 +252,14 @@ def build_parser() -> argparse.ArgumentParser:
                  "the first two), any for fisher and curve (default: all); names, or positions from 0")
     _add_scale(p)
     p.add_argument("--classes", metavar="C", nargs="+", help="keep only these classes")
-    p.add_argument("--out", metavar="FIG", type=_figure_path, required=True,
+    p.add_argument("-o", "--out", metavar="FIG", type=_figure_path, required=True,
                    help=f"figure file ({', '.join(FIGURE_FORMATS)})")
 
     p = command("summary", "describe a saved model (and LogisticRegression's inference table)",
                 "linclass summary --model-file logistic.linclass", models=False, datasets=False)
     p.add_argument("--model-file", metavar="FILE", required=True,
                    help="a model saved by 'linclass fit' or linclass.save")
+    _add_format(p, ("text", "json"), "the parameters, fitted attributes and inference table")
     p.add_argument("--ci", choices=("wald", "profile"), default="wald",
                    help="the inference table's intervals and p-values: 'wald' (default), or "
                         "'profile': profile-likelihood intervals and likelihood-ratio p-values: "
@@ -261,13 +281,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "Stata's vce(cluster) and R's sandwich::vcovCL), 'statsmodels' "
                         "(G/(G-1)(N-1)/(N-k)) or 'none'")
     rows = p.add_mutually_exclusive_group()
-    rows.add_argument("--data", metavar="FILE", nargs="+", action=_Files,
+    rows.add_argument("-d", "--data", metavar="FILE", nargs="+", action=_Files,
                       help="the training rows (CSV or Parquet; several files, a directory or a "
                            "quoted glob as one table) for --cov-type and --ci profile; the "
                            "model's features are read by name")
     rows.add_argument("--dataset", metavar="NAME", type=_dataset_name,
                       help=f"bundled training data set: {', '.join(DATASETS)}")
-    p.add_argument("--target", metavar="COL", help="label column of --data (required with --data)")
+    p.add_argument("-t", "--target", metavar="COL", help="label column of --data (required with --data)")
     _add_na_values(p)
 
     p = command("export", "write a saved model as an ONNX graph (onnxruntime runs it without linclass)",
@@ -275,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                 datasets=False)
     p.add_argument("--model-file", metavar="FILE", required=True,
                    help="a model saved by 'linclass fit' or linclass.save")
-    p.add_argument("--onnx", metavar="OUT", required=True,
+    p.add_argument("-o", "--onnx", metavar="OUT", required=True,
                    help="where to write the ONNX graph (atomically); needs linclass[onnx]")
     p.add_argument("--double", action="store_true",
                    help="take float64 rows (default: float32, the usual ONNX input)")

@@ -17,6 +17,7 @@ from linclass.cli.errors import UsageError
 from linclass.cli.evaluation import accuracy
 from linclass.cli.model_files import load_model, uses_model_file
 from linclass.cli.passes import say
+from linclass.cli.stdin import named
 from linclass.io.atomic import atomic_write
 from linclass.sources.tables import DataError
 
@@ -57,7 +58,8 @@ def predict(args) -> int:
 
     if args.out:
         atomic_write(args.out, write, text=True)
-        print(f"wrote {tally['rows']} predictions to {args.out}", file=sys.stderr)
+        if not args.quiet:
+            print(f"wrote {tally['rows']} predictions to {args.out}", file=sys.stderr)
     else:
         write(sys.stdout)
     if tally["labelled"]:
@@ -90,7 +92,7 @@ def _blocks(args, model, names) -> Iterator[tuple]:
     def checked():
         for i, (X, y, columns, *ids) in enumerate(pieces):
             if i == 0:
-                _check_width(expected, X.shape[1], describe_files(args.data), columns)
+                _check_width(expected, X.shape[1], named(describe_files(args.data)), columns)
             yield X, y, (ids[0] if ids else None)
 
     stream = checked()

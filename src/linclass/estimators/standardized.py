@@ -124,7 +124,13 @@ class StandardizedClassifier(ClassifierMixin, BaseEstimator):
         check_weight_passthrough(self, data.sample_weight)
         mean, scale = standardization(data.X, data.sample_weight)
         Z = standardize(data.X, mean, scale)
-        estimator = fit_clone(self.estimator, Z, data.classes[data.y], data.sample_weight)
+        labels = data.classes[data.y]
+        name = getattr(y, "name", None)
+        if name is not None:  # a pandas Series' name: the Dep. Variable of the estimator's summary
+            import pandas as pd
+
+            labels = pd.Series(labels, name=name)
+        estimator = fit_clone(self.estimator, Z, labels, data.sample_weight)
         self.mean_, self.scale_, self.estimator_ = mean, scale, estimator
         self.classes_ = estimator.classes_
         return self

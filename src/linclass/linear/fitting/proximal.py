@@ -115,6 +115,7 @@ def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: 
     """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
     :class:`~linclass.linear.logistic.penalised.PenalisedObjective`), warm-started and screened
     (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
+    from linclass.core.progress import tick
     from linclass.core.threads import blas_threads_for
     from linclass.linear.fitting.path import path_steps  # numba on first use
 
@@ -128,6 +129,7 @@ def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: 
         if step is None:
             return
         C, result = step
+        tick(result.n_iter)  # a progress bar over a long cross-validation counts the iterations
         yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
 
 
