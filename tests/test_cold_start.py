@@ -43,3 +43,40 @@ def test_public_names_load_on_first_use():
     assert linclass.LogisticRegression is LogisticRegression
     assert linclass.registry.by_alias("logistic").cls is LogisticRegression
     assert linclass.registry.by_class(LogisticRegression).alias == "logistic"
+
+
+_FIT_PROBE = """
+import sys
+import numpy as np
+import linclass
+rng = np.random.default_rng(0)
+X = rng.normal(size=(500, 10))
+y = (X[:, 0] + rng.normal(size=500) > 0).astype(int)
+for name in {names!r}:
+    Xn = np.abs(X) if name.endswith(("MultinomialNB", "ComplementNB", "PoissonNB")) else X
+    getattr(linclass, name)().fit(Xn, y).predict_proba(Xn)
+print(",".join(m for m in ("numba", "llvmlite") if m in sys.modules))
+"""
+
+
+def test_gaussian_and_naive_bayes_fits_load_no_numba():
+    """LDA, QDA and the naive Bayes models fit a small X with NumPy and SciPy alone: numba (and its
+    first-use setup, about 0.3 s) is imported by a compiled loop's first use, which their passes make
+    only on an X of :data:`linclass.generative.scatter_passes.COMPILED_MIN` entries or more."""
+    names = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis", "GaussianNB",
+             "MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"]
+    code = _FIT_PROBE.format(names=names)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_the_compiled_passes_start_at_compiled_min():
+    import numpy as np
+
+    from linclass.generative import scatter_passes
+
+    rows = scatter_passes.COMPILED_MIN // 8
+    assert scatter_passes.compiled(np.zeros((rows, 8)))
+    assert not scatter_passes.compiled(np.zeros((rows - 1, 8)))
+    assert not scatter_passes.compiled(np.zeros((rows, 8), order="F"))
+    assert not scatter_passes.compiled(np.zeros((rows, 8), dtype=np.float32))

@@ -43,6 +43,7 @@ def _stats(X, y, w, kind, moments, chunked: bool, threads: int = 1):
             mock.patch.object(row_workers, "CHUNK_BYTES", 1), \
             mock.patch.object(class_stats, "_FULL_CHUNK_ROWS", 512), \
             mock.patch.object(scatter_passes, "_BLOCK", 512), \
+            mock.patch.object(scatter_passes, "COMPILED_MIN", 0), \
             mock.patch.object(class_stats, "map_chunks", spy), \
             threadpool_limits(threads, user_api="blas"):
         stats = ClassStats.from_batch(X, y, np.arange(3), w, kind=kind, moments=moments)
@@ -90,7 +91,8 @@ def test_scaled_pass_equals_the_numpy_pass(offset):
     the syrk's last column) equals the NumPy pass of a Fortran-ordered copy, weighted, several
     blocks per class, and with the offset that sends it to its second, exactly centred pass."""
     X, y, w = _data(n=9000, d=4, offset=offset, seed=5)
-    with mock.patch.object(scatter_passes, "_BLOCK", 1000):
+    with mock.patch.object(scatter_passes, "_BLOCK", 1000), \
+            mock.patch.object(scatter_passes, "COMPILED_MIN", 0):
         a = ClassStats.from_batch(X, y, np.arange(3), w, kind="full")
         b = ClassStats.from_batch(np.asfortranarray(X), y, np.arange(3), w, kind="full")
     np.testing.assert_allclose(a.means, b.means, rtol=1e-14, atol=1e-13)

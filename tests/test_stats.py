@@ -170,7 +170,7 @@ def test_blocked_passes_match_naive_numpy(kind, moments, weighted, data):
     X, y, K, w = data.draw(batches(weighted, min_rows=1))
     offset = data.draw(st.sampled_from([0.0, 1e6]))
     Xo = X / 1e3 + offset  # spread <= 1 around the offset: with 1e6 the fallback must run
-    with mock.patch.object(stats_module, "_BLOCK", 3):
+    with mock.patch.object(stats_module, "_BLOCK", 3), mock.patch.object(stats_module, "_WIDTH", 1):
         st_ = batch_stats(Xo, y, np.arange(K), w, kind, moments)
     ref = naive_stats(Xo, y, K, w)
     W = data_scale(Xo, w)[0]
@@ -464,7 +464,9 @@ def test_compiled_passes_equal_the_numpy_passes(kind, offset):
     X = rng.normal(size=(n, 4)) * [1.0, 3.0, 0.5, 2.0] + offset
     y = rng.integers(0, 2, n)
     w = rng.uniform(0.5, 2.0, n)
-    with mock.patch.object(stats_module, "_BLOCK", 1000):
+    # COMPILED_MIN 0: the compiled loops read this small X too (they start at 2 MiB)
+    with mock.patch.object(stats_module, "_BLOCK", 1000), \
+            mock.patch.object(stats_module, "COMPILED_MIN", 0):
         a = ClassStats.from_batch(X, y, np.arange(2), w, kind=kind, moments=kind == "full")
         b = ClassStats.from_batch(np.asfortranarray(X), y, np.arange(2), w, kind=kind,
                                   moments=kind == "full")

@@ -7,6 +7,11 @@ are one sparse product with the (weighted) class indicators, and no pass forms a
 its kind does not keep (the diagonal kinds square elementwise).  Raw second moments are centred
 afterwards unless they cancel digits (``cancels``), in which case a second pass centres exactly.
 
+A float64 X of :data:`COMPILED_MIN` entries or more with contiguous rows is read by the compiled
+loops of :mod:`linclass.generative.stats_kernels` (imported, with numba, on the first such pass); a
+smaller one by NumPy and SciPy products alone, whose few extra reads of X cost less there than
+loading the compiled loops.
+
 A float32 X is read in float32: the pooled and diagonal kinds by
 :mod:`linclass.generative.scatter_float32` (which :class:`~linclass.generative.class_stats.ClassStats`
 picks by X's dtype), and :func:`centred_pass` keeps its blocks in X's dtype and its sums in float64.
@@ -18,14 +23,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.core.dtype_policy import LOW, is_low
-from linclass.generative.stats_kernels import (
-    class_moments, class_sums_into, gather_centred, gather_scaled_rows, head_means, squared_deviations,
-)
 
-__all__ = ["cancels", "centred_pass", "class_order", "class_sums", "compiled", "diag_scatter",
-           "full_scatter", "indicator", "safe_means", "scaled_pass", "shift_moments", "tied_scatter"]
+__all__ = ["COMPILED_MIN", "cancels", "centred_pass", "class_order", "class_sums", "compiled",
+           "diag_scatter", "full_scatter", "indicator", "safe_means", "scaled_pass", "shift_moments",
+           "tied_scatter"]
 
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
+_WIDTH = 64  # features below which the diagonal pass's blocks grow, to _BLOCK x _WIDTH entries
+#: entries of X (2 MiB of float64) from which the compiled loops read it; a smaller X is read by
+#: NumPy and SciPy alone, so that a small fit neither imports numba nor loads its compiled loops
+#: (about 0.3 s in a fresh process, against well under a millisecond that the loops save there)
+COMPILED_MIN = 2**18
 _HEAD = 128  # rows of each class whose mean centres the scaled pass
 #: raw second moment / centred scatter above which the subtraction lost too many digits and the
 #: scatter is recomputed about the means, by the dtype of the products summed (X's): float64 sums
@@ -44,8 +52,18 @@ def indicator(y: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csc_mat
 
 
 def compiled(X) -> bool:
-    """Whether the compiled loops read X: a dense float64 array with contiguous rows."""
-    return isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.c_contiguous
+    """Whether the compiled loops read X: a dense float64 array with contiguous rows and at least
+    :data:`COMPILED_MIN` entries (numba is imported on their first use,
+    :mod:`linclass.generative.stats_kernels`)."""
+    return (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.c_contiguous
+            and X.size >= COMPILED_MIN)
+
+
+def _kernels():
+    """The compiled loops' module, imported (with numba) on the first large pass."""
+    from linclass.generative import stats_kernels
+
+    return stats_kernels
 
 
 def _weights(w, n: int) -> np.ndarray:
@@ -56,7 +74,7 @@ def class_sums(X, y, w, n_classes) -> np.ndarray:
     """Weighted class sums :math:`\\sum_{i \\in k} w_i x_i`, shape (n_classes, d)."""
     if compiled(X):
         sums = np.zeros((n_classes, X.shape[1]))
-        class_sums_into(X, np.asarray(y, dtype=np.intp), _weights(w, X.shape[0]), sums)
+        _kernels().class_sums_into(X, np.asarray(y, dtype=np.intp), _weights(w, X.shape[0]), sums)
         return sums
     return np.asarray(indicator(y, n_classes, w) @ X)
 
@@ -87,6 +105,7 @@ def tied_scatter(X, y, w, counts, n_classes):
         n, d = X.shape
         gram, sums = np.zeros((d, d)), np.zeros((n_classes, d))
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, n)
+        class_sums_into = _kernels().class_sums_into
         for start in range(0, n, _BLOCK):
             block = slice(start, start + _BLOCK)
             Xb = X[block]
@@ -117,19 +136,22 @@ def diag_scatter(X, y, w, counts, n_classes):
     if compiled(X):  # one compiled read of X: sums and squares per class
         yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
         sums, squares = np.zeros((n_classes, X.shape[1])), np.zeros((n_classes, X.shape[1]))
-        class_moments(X, yi, wv, sums, squares)
+        _kernels().class_moments(X, yi, wv, sums, squares)
         means = safe_means(sums, counts)
         scatter = squares - counts[:, None] * means**2
         if cancels(squares, scatter):
             scatter = np.zeros_like(squares)
-            squared_deviations(X, yi, wv, means, scatter)
+            _kernels().squared_deviations(X, yi, wv, means, scatter)
         return means, np.maximum(scatter, 0.0)
     n, d = X.shape
+    # blocks of about _BLOCK x _WIDTH entries: a narrow X's blocks of _BLOCK rows would each cost
+    # more in the indicator's construction than in its products
+    rows = max(_BLOCK, _BLOCK * _WIDTH // max(d, 1))
     sums = np.zeros((n_classes, d))
     squares = np.zeros((n_classes, d))
-    work = np.empty((min(n, _BLOCK), d))
-    for start in range(0, n, _BLOCK):
-        block = slice(start, start + _BLOCK)
+    work = np.empty((min(n, rows), d))
+    for start in range(0, n, rows):
+        block = slice(start, start + rows)
         Xb = X[block]
         Ib = indicator(y[block], n_classes, None if w is None else w[block])
         sums += Ib @ Xb
@@ -138,8 +160,8 @@ def diag_scatter(X, y, w, counts, n_classes):
     scatter = squares - counts[:, None] * means**2
     if cancels(squares, scatter):
         scatter = np.zeros_like(squares)
-        for start in range(0, n, _BLOCK):
-            block = slice(start, start + _BLOCK)
+        for start in range(0, n, rows):
+            block = slice(start, start + rows)
             R = np.subtract(X[block], means[y[block]], out=work[: X[block].shape[0]])
             R *= R
             scatter += indicator(y[block], n_classes, None if w is None else w[block]) @ R
@@ -214,6 +236,7 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     ones = np.ones(min(X.shape[0], _BLOCK), dtype=dtype)
     fast = compiled(X)
     wv = _weights(w, X.shape[0]) if fast else None
+    gather_centred = _kernels().gather_centred if fast else None
     for k in range(n_classes):
         begin = stops[k] - n_rows[k]
         for start in range(begin, stops[k], _BLOCK):
@@ -255,9 +278,10 @@ def scaled_pass(X, y, w, order, n_rows, refs):
     centred sums :math:`\\sum_i w_i (x_i - r_k)`, so no loop adds them row by row."""
     n_classes, d = n_rows.size, X.shape[1]
     wv = _weights(w, X.shape[0])
+    kernels = _kernels()
     if refs is None:
         refs = np.zeros((n_classes, d))
-        head_means(X, np.asarray(y, dtype=np.intp), wv, np.minimum(n_rows, _HEAD), refs)
+        kernels.head_means(X, np.asarray(y, dtype=np.intp), wv, np.minimum(n_rows, _HEAD), refs)
     else:
         refs = np.array(refs, dtype=np.float64)
     sums = np.zeros((n_classes, d))
@@ -268,7 +292,7 @@ def scaled_pass(X, y, w, order, n_rows, refs):
         for start in range(stops[k] - n_rows[k], stops[k], _BLOCK):
             idx = order[start : min(start + _BLOCK, stops[k])]
             R = work[: idx.size]
-            gather_scaled_rows(X, idx, refs[k], wv, R)
+            kernels.gather_scaled_rows(X, idx, refs[k], wv, R)
             G = R.T @ R
             scatter[k] += G[:d, :d]
             sums[k] += G[:d, d]
