@@ -29,9 +29,8 @@ from linclass.estimators.logistic.summary import (
     training_rows,
 )
 from linclass.estimators.model_comparison import _rank, _table
-from linclass.linear.inference.score_test import ScoreTest, embed, score_test_of
+from linclass.linear.inference.score_test import ScoreTest, embed, newton_drift, score_test_of
 from linclass.linear.logistic.offsets import null_fit
-from linclass.linear.solvers import SymmetricSolver
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -308,17 +307,7 @@ def _check_small_score(sums, m, d, fit_intercept, own_features, small_intercept)
         if fit_intercept and small_intercept:
             index.append(j * width)
         index.extend(j * width + int(fit_intercept) + own_features)
-    index = np.asarray(index, dtype=int)
-    if index.size == 0:
-        return
-    H = sums.hessian[np.ix_(index, index)]
-    system = SymmetricSolver(H)
-    if system.singular:  # its own fit had a regular information matrix: not its rows
-        drift = np.inf
-    else:
-        step = system.solve(sums.score[index])
-        se = np.sqrt(np.clip(np.diag(system.solve(np.eye(index.size))), 0.0, None))
-        drift = float(np.max(np.abs(step) / np.where(se > 0, se, 1.0)))
+    drift = newton_drift(sums.score, sums.hessian, np.asarray(index, dtype=int))
     if drift > _DRIFT:
         moved = ("its information matrix is singular there" if np.isinf(drift) else
                  f"a Newton step would move one of its coefficients by {drift:.3g} standard errors")

@@ -28,7 +28,7 @@ from scipy.stats import chi2
 from linclass.linear.inference.hypotheses import ChiSquaredTest
 from linclass.linear.solvers import SymmetricSolver
 
-__all__ = ["ScoreTest", "embed", "score_statistic", "score_test_of"]
+__all__ = ["ScoreTest", "embed", "newton_drift", "score_statistic", "score_test_of"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,17 @@ def embed(coef: np.ndarray, positions: np.ndarray, n_features: int) -> np.ndarra
     out = np.zeros((coef.shape[0], n_features))
     out[:, positions] = coef
     return out
+
+
+def newton_drift(score: np.ndarray, information: np.ndarray, index: np.ndarray) -> float:
+    """How far a Newton step of the parameters ``index`` alone moves them, in standard errors:
+    :math:`\\max_j |(H_{II}^{-1}U_I)_j| / \\sqrt{(H_{II}^{-1})_{jj}}` (0 for no parameters; inf
+    when :math:`H_{II}` is singular).  Near zero at a model's own estimate on its fit's rows."""
+    if index.size == 0:
+        return 0.0
+    system = SymmetricSolver(information[np.ix_(index, index)])
+    if system.singular:
+        return float(np.inf)
+    step = system.solve(score[index])
+    se = np.sqrt(np.clip(np.diag(system.solve(np.eye(index.size))), 0.0, None))
+    return float(np.max(np.abs(step) / np.where(se > 0, se, 1.0)))
