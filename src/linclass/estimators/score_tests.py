@@ -4,7 +4,7 @@ fitted unpenalised logistic models, plain or formula ones.
 
 The score test needs only the smaller model's fit: its estimate is embedded in the larger model's
 parameters and the larger model's score and information there are summed over the training rows
-(:mod:`linclass.linear.inference.score_test`).  The smaller model's features are found among the
+(:mod:`linclass.linear.inference.rao`).  The smaller model's features are found among the
 larger one's by name (both fitted on DataFrames, or formula models, whose coded columns have
 names), else they are the first columns of ``X``; that its own score is zero at its estimate on
 these rows is checked, which catches rows or a column order that are not the fits'.  The analysis
@@ -29,7 +29,7 @@ from linclass.estimators.logistic.summary import (
     training_rows,
 )
 from linclass.estimators.model_comparison import _rank, _table
-from linclass.linear.inference.score_test import ScoreTest, embed, newton_drift, score_test_of
+from linclass.linear.inference.rao import ScoreTest, embed, newton_drift, score_test_of
 from linclass.linear.logistic.offsets import null_fit
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def score_test(smaller: BaseEstimator | None, larger: BaseEstimator, X: ArrayLik
                offset: ArrayLike | None = None) -> ScoreTest:
     """The score (Rao) test of ``smaller`` nested in ``larger``, as R's ``anova(small, large,
     test = "Rao")`` of two glms: the larger model's score and information at the smaller model's
-    estimate (:mod:`linclass.linear.inference.score_test`).
+    estimate (:mod:`linclass.linear.inference.rao`).
 
     Parameters
     ----------
@@ -67,7 +67,7 @@ def score_test(smaller: BaseEstimator | None, larger: BaseEstimator, X: ArrayLik
 
     Returns
     -------
-    :class:`~linclass.linear.inference.score_test.ScoreTest`
+    :class:`~linclass.linear.inference.rao.ScoreTest`
         ``statistic``, ``df``, ``pvalue``.
 
     Raises
