@@ -144,13 +144,15 @@ class Design:
             return z
         return self.scores(delta[None, :], cols)[0]
 
-    def weighted_gram(self, cols: np.ndarray, h: np.ndarray, H: float) -> tuple[np.ndarray, np.ndarray]:
+    def weighted_gram(self, cols: np.ndarray, h: np.ndarray, H: float,
+                      hx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For the columns ``cols`` (q of them), the profiled Hessian
         :math:`Q = \\tilde X_c^T\\mathrm{diag}(h)\\tilde X_c - \\tilde X_c^Th\\,h^T\\tilde X_c / H`
         (q x q; no correction for ``H = 0``) and :math:`\\tilde X_c^Th`, with one BLAS product on a
         scaled copy of the columns (sparse X: one sparse product, never densifying X).  On large
         dense X the copy and the product are float32 (a model's
-        curvature need not be exact: the gradient, which fixes the optimum, stays float64)."""
+        curvature need not be exact: the gradient, which fixes the optimum, stays float64).
+        ``hx``: :math:`\\tilde X_c^Th` when the caller holds it (dense X)."""
         if self.sparse:
             A = self.X[:, cols].multiply(np.sqrt(h)[:, None]).tocsc()
             Q = (A.T @ A).toarray()
@@ -166,7 +168,8 @@ class Design:
         upper = (ssyrk if large else dsyrk)(1.0, A.T, trans=0, lower=0)
         Q = np.triu(upper).astype(np.float64)
         Q += np.triu(Q, 1).T
-        hx = self.gradient(h[None, :], cols)[:, 0]
+        if hx is None:
+            hx = self.gradient(h[None, :], cols)[:, 0]
         if H > 0:
             Q -= np.outer(hx, hx) / H
         return Q, hx

@@ -251,19 +251,23 @@ class PenalisedObjective:
         compiled.softmax_terms(S, self.y, self.sw, P)
         return P
 
-    def duality_gap(self, W: np.ndarray, b: np.ndarray, value: float | None = None) -> float:
+    def duality_gap(self, W: np.ndarray, b: np.ndarray, value: float | None = None,
+                    bare_scores: np.ndarray | None = None) -> float:
         """An upper bound on :math:`F(W, b) - F^\\star` (summed scale; module docstring); ``inf``
-        without a penalty (the dual point must then meet :math:`X^T\\theta = 0` exactly)."""
-        return self.gap_and_value(W, b, value)[0]
+        without a penalty (the dual point must then meet :math:`X^T\\theta = 0` exactly).
+        ``bare_scores``: the scores at ``(W, 0)`` (offsets included) when the caller holds them,
+        which saves a product with X."""
+        return self.gap_and_value(W, b, value, bare_scores)[0]
 
-    def gap_and_value(self, W: np.ndarray, b: np.ndarray,
-                      value: float | None = None) -> tuple[float, float]:
+    def gap_and_value(self, W: np.ndarray, b: np.ndarray, value: float | None = None,
+                      bare_scores: np.ndarray | None = None) -> tuple[float, float]:
         """``(duality_gap(W, b), F(W, b))`` from two products with X (the scores without
         intercepts, which give F, the best intercepts and the dual point; then :math:`X^T` times
-        the residuals), where computing F, the intercepts and the dual point apart took four."""
+        the residuals), where computing F, the intercepts and the dual point apart took four; one
+        product when the scores are given."""
         l1, l2 = self.penalty.scalars()
         b = np.asarray(b, dtype=np.float64).reshape(self.m)
-        S0 = None
+        S0 = None if bare_scores is None else np.reshape(bare_scores, (self.m, -1))
         if value is None:
             S0 = self.scores(W, np.zeros(self.m))
             value = self.loss(S0 + b[:, None]) + self.penalty.value(W)

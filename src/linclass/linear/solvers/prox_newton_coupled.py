@@ -171,6 +171,9 @@ class Coupled:
     def point(self):
         return self.W, self.b
 
+    def bare_scores(self):  # the scores move by a common term when W is shifted: not kept
+        return None
+
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns)
         return self.obj.n_classes * self.ws.size <= self.gram_max

@@ -169,6 +169,9 @@ class ByFeature:
     def point(self):
         return self.W, self.b
 
+    def bare_scores(self):  # the scores move by a common term when W is shifted: not kept
+        return None
+
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns).astype(np.int64)
         return True

@@ -47,9 +47,14 @@ class Certificate:
         self.gap = np.inf
         self.previous = None  # the objective at the previous KKT point
 
-    def check(self, W, b, F: float, limit: float, violation: float) -> tuple[bool, float]:
-        """``(done, limit)`` at a KKT point (objective ``F``, violations within ``limit``)."""
-        self.gap = self.obj.duality_gap(W, b, F)
+    def check(self, W, b, F: float, limit: float, violation: float,
+              bare_scores=None) -> tuple[bool, float]:
+        """``(done, limit)`` at a KKT point (objective ``F``, violations within ``limit``;
+        ``bare_scores``: the scores at ``(W, 0)`` when known, which saves a product with X)."""
+        if bare_scores is None:
+            self.gap = self.obj.duality_gap(W, b, F)
+        else:
+            self.gap = self.obj.duality_gap(W, b, F, bare_scores=bare_scores)
         allowed = self.tol * max(F, np.finfo(float).tiny)
         settled = self.previous is not None and self.previous - F <= allowed
         self.previous = F
@@ -110,7 +115,7 @@ class Growth:
 
 
 def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws, limit: float,
-                 violation: float):
+                 violation: float, bare_scores=None):
     """A look at every column (``G``: the loss gradient of all of them, shape of W), when
     :meth:`Growth.due`.  Returns ``(converged, limit, outside, violation)``: the columns to add to the
     working set; at a KKT point (none to add and the set's ``violation`` within ``limit``) the
@@ -119,7 +124,7 @@ def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws
     if outside.size or violation > limit:
         return False, limit, outside, violation
     violation = max(violation, float(growth.pen.violation(W, G).max()) if G.size else 0.0)
-    converged, limit = certificate.check(W, b, F, limit, violation)
+    converged, limit = certificate.check(W, b, F, limit, violation, bare_scores)
     if converged:
         return True, limit, outside, violation
     # the gap asks for a tighter point: the columns violating the new limit join
