@@ -14,7 +14,10 @@ def blas_threads():
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 
-def test_small_work_runs_one_blas_thread_and_restores_the_setting():
+def test_small_work_runs_one_blas_thread_and_restores_the_setting(monkeypatch):
+    import linclass.core.threads as threads
+
+    monkeypatch.setattr(threads, "free_cores", lambda: 2)  # a quiet machine
     before = blas_threads()
     with blas_threads_for(BLAS_THREADS_MIN - 1):
         assert set(blas_threads()) == {1}
@@ -22,6 +25,49 @@ def test_small_work_runs_one_blas_thread_and_restores_the_setting():
     with threadpool_limits(2, user_api="blas"):
         with blas_threads_for(BLAS_THREADS_MIN):
             assert set(blas_threads()) == {2}
+
+
+def test_large_work_runs_one_thread_when_a_core_is_taken(monkeypatch):
+    """Another process running on one of two cores: BLAS and numba's parallel loops run one
+    thread, even for large products, and get their settings back after."""
+    import numba
+
+    import linclass.core.threads as threads
+
+    monkeypatch.setattr(threads, "free_cores", lambda: 1)
+    with threadpool_limits(2, user_api="blas"):
+        numba.set_num_threads(2)
+        with blas_threads_for(10 * BLAS_THREADS_MIN):
+            assert set(blas_threads()) == {1}
+            assert numba.get_num_threads() == 1
+        assert set(blas_threads()) == {2} and numba.get_num_threads() == 2
+
+
+def test_free_cores_counts_a_spinning_process():
+    """A process spinning on a core is seen (the count is a snapshot: it is taken a few times)."""
+    import multiprocessing
+    import time
+
+    from linclass.core.threads import free_cores
+
+    cores = len(__import__("os").sched_getaffinity(0))
+    assert 1 <= free_cores() <= cores
+    if cores < 2:
+        pytest.skip("one core")
+    spinner = multiprocessing.get_context("fork").Process(target=_spin, daemon=True)
+    spinner.start()
+    try:
+        time.sleep(0.2)
+        seen = [free_cores() for _ in range(20)]
+    finally:
+        spinner.terminate()
+        spinner.join()
+    assert min(seen) <= cores - 1
+
+
+def _spin():
+    while True:
+        pass
 
 
 def test_a_small_fit_runs_one_thread_and_gives_the_same_answer(monkeypatch):

@@ -29,7 +29,7 @@ stored entries).  Without an intercept, ``m`` is zero and ``S`` unused.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
+from numba import get_num_threads, njit, prange, types
 from numba.extending import overload
 
 __all__ = ["JIT", "column_terms", "gradient", "scaled_columns", "step_scores"]
@@ -199,7 +199,10 @@ PARALLEL_MIN = 1_000_000  # stored entries read below which a product runs in on
 def _parallel(X, width: int) -> bool:
     """Whether a product reading ``width`` columns of X is large enough for threads: below
     :data:`PARALLEL_MIN` entries their start-up (and, on a busy machine, their waiting for each
-    other) costs more than the work."""
+    other) costs more than the work; never within a one-thread context
+    (:func:`linclass.core.threads.blas_threads_for`)."""
+    if get_num_threads() < 2:
+        return False
     if isinstance(X, tuple):
         return X[2].size >= PARALLEL_MIN
     return X.shape[0] * width >= PARALLEL_MIN
