@@ -312,3 +312,16 @@ def test_summary_refuses_what_it_does_not_compute():
         model.summary(cov_type="HC0", X=X, y=y)
     with pytest.raises(linclass.exceptions.NotFittedError):
         OrderedLogisticRegression().summary()
+
+
+def test_dask_collections_fit_from_their_blocks():
+    da = pytest.importorskip("dask.array")
+    X, y, w, link = problem("simulated_weighted_logit")
+    model = OrderedLogisticRegression(link=link).fit(da.from_array(X, chunks=70),
+                                                     da.from_array(y, chunks=70),
+                                                     sample_weight=da.from_array(w, chunks=70))
+    ref = REFERENCE["simulated_weighted_logit"]
+    np.testing.assert_allclose(model.coef_, ref["coef"], rtol=RTOL)
+    np.testing.assert_allclose(model.thresholds_, ref["zeta"], rtol=RTOL)
+    lazy = model.predict_proba(da.from_array(X, chunks=70))
+    np.testing.assert_allclose(lazy.compute(), np.array(ref["fitted"]), rtol=RTOL)

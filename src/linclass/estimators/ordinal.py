@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from linclass.core.finiteness import check_magnitude
 from linclass.core.validation import validate_fit, validate_predict
 from linclass.estimators.fitted_state import clear_fitted_state
+from linclass.sources.dask import is_dask_collection, lazy_on_dask
 
 __all__ = ["OrderedLogisticRegression"]
 
@@ -152,6 +153,8 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Or a Dask array / data frame: then fitted from its blocks, as :meth:`fit_source`
+            (y and sample_weight Dask collections aligned with it, or None).
         y : array-like of shape (n_samples,)
             Class labels; a pandas Categorical's categories give their order.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -163,6 +166,10 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         """
         from linclass.linear.ordinal.likelihood import derivatives, log_likelihood
 
+        if is_dask_collection(X, y, sample_weight):
+            from linclass.sources.dask import DaskSource
+
+            return self.fit_source(DaskSource(X, y, sample_weight))
         self._validate_params()
         clear_fitted_state(self)
         categorical = _categorical_levels(y)
@@ -241,11 +248,13 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------------ predictions
+    @lazy_on_dask
     def linear_predictor(self, X: ArrayLike) -> np.ndarray:
         """The latent score :math:`x^T\\beta` of each row (polr's ``m$lp``), shape (n_samples,)."""
         check_is_fitted(self)
         return validate_predict(self, X) @ self.coef_
 
+    @lazy_on_dask
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """scikit-learn's class scores: for two classes :math:`x^T\\beta - \\zeta_1`, of shape
         (n_samples,), positive where the second class is predicted (the log-odds of it for the
@@ -256,6 +265,7 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
             return self.linear_predictor(X) - self.thresholds_[0]
         return self.predict_log_proba(X)
 
+    @lazy_on_dask
     def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """:math:`\\log P(y = k \\mid x)`, shape (n_samples, n_classes), computed in log space
         (finite in the far tails)."""
@@ -263,11 +273,13 @@ class OrderedLogisticRegression(ClassifierMixin, BaseEstimator):
 
         return class_log_proba(self.linear_predictor(X), self.thresholds_, self._link())
 
+    @lazy_on_dask
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """:math:`P(y = k \\mid x) = F(\\zeta_{k+1} - x^T\\beta) - F(\\zeta_k - x^T\\beta)`, shape
         (n_samples, n_classes) (polr's ``fitted``, ``predict(type = "probs")``)."""
         return np.exp(self.predict_log_proba(X))
 
+    @lazy_on_dask
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The most probable class of each row (polr's ``predict(type = "class")``)."""
         log_proba = self.predict_log_proba(X)  # (checks that the model is fitted)
