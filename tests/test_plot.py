@@ -9,8 +9,11 @@
   (J_fisher = d^T S_W^{-1} d is the maximum, >= J of the mean difference), histograms of every point.
 * gaussian_contours: three ellipses per class at Mahalanobis distance 1, 2, 3 under the covariance
   read from each documented ``covariance_`` shape (and, for LDA / QDA, the MLE computed here).
-* gaussian_surface: a 3-D surface whose height is the class density's / mixture's peak.
-* training_curve: the line's y-data is ``loss_curve_`` / ``errors_``.
+* gaussian_surface: a 3-D surface whose height is the class density's / mixture's peak, coloured by
+  class (one hue per class), its axes named after the features, drawn into a given 3-D Axes.
+* training_curve: the line's y-data is ``loss_curve_`` / ``errors_``; whole epochs on the x axis.
+* cv_curve: the top axis counts the non-zero features at each C (the folds' median).
+* A standardised model (the command's --scale) is titled by the model inside.
 * coefficient_path: only the top-k features by |coefficient| at the weakest penalty, never an all-zero
   one, each path's y-data the coefficients; labels that do not overlap (text boxes after drawing);
   one panel per class titled with it; thousands of features as one collection per panel.
@@ -659,3 +662,119 @@ def test_coefficient_path_of_thousands_of_features_is_a_few_artists():
     for k, ax in enumerate(panels):
         assert len(ax.lines) <= 2  # the collection holds the paths; at most a zero line besides
         assert len(drawn_paths(ax)) == np.count_nonzero(np.any(path.coefs[:, k] != 0, axis=0))
+
+
+# ------------------------------------------------------------------- issue 44: the figures' details
+def _drawn(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    return fig
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+def test_cv_curve_counts_the_non_zero_features_on_top(legacy):
+    """plot.cv.glmnet's top axis: the non-zero features at each C (here the folds' median)."""
+    from linclass.datasets import load_dataset
+
+    X, y, _, _ = load_dataset("wine")
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cv = linclass.LogisticRegressionCV(penalty="l1", solver="cd", Cs=8, cv=3,
+                                           use_legacy_attributes=legacy).fit(X, y)
+    ax = plot.cv_curve(cv).axes[0]
+    (top,) = ax.child_axes  # the secondary x axis
+    assert top.get_xlabel() == "non-zero features"
+    ticks = top.get_xticks()
+    np.testing.assert_allclose(ticks, np.log10(np.sort(cv.Cs_)))  # 8 values: every one labelled
+    counts = [int(t.get_text()) for t in top.get_xticklabels()]
+    paths = cv.coefs_paths_
+    if legacy:
+        W = np.stack([np.asarray(paths[c])[..., :13] for c in paths])  # (classes, folds, Cs, 13)
+        folds = np.any(W != 0, axis=0).sum(axis=-1)
+    else:
+        folds = np.any(np.asarray(paths)[:, 0, ..., :13] != 0, axis=2).sum(axis=-1)
+    expected = np.round(np.median(folds, axis=0)).astype(int)[np.argsort(cv.Cs_)]
+    assert counts == expected.tolist()
+    assert counts[0] < counts[-1] <= 13  # the strongest penalty keeps fewer features
+
+
+def test_cv_curve_top_axis_labels_at_most_twelve():
+    from linclass.plot.paths import _TOP_TICKS
+
+    X, y = blobs(K=2, n=60, d=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cv = linclass.LogisticRegressionCV(penalty="l1", solver="cd", Cs=40, cv=3).fit(X, y)
+    (top,) = plot.cv_curve(cv).axes[0].child_axes
+    ticks = top.get_xticks()
+    assert 1 < len(ticks) <= _TOP_TICKS
+    assert np.allclose(np.diff(ticks), np.diff(ticks)[0])  # evenly spaced
+
+
+def test_gaussian_surface_names_its_axes_and_draws_into_a_given_axes():
+    X, y = blobs(K=3, n=40)
+    gnb = linclass.GaussianNB().fit(X, np.array(["setosa", "versicolor", "virginica"])[y])
+    ax = plot.gaussian_surface(gnb, feature_names=["petal length", "petal width"]).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel()) == ("petal length", "petal width",
+                                                                  "density")
+    assert legend_labels(ax) == ["setosa", "versicolor", "virginica"]
+    fig = Figure()
+    left, right = fig.add_subplot(1, 2, 1, projection="3d"), fig.add_subplot(1, 2, 2, projection="3d")
+    assert plot.gaussian_surface(gnb, class_index=2, ax=right) is fig
+    assert by_gid(right, "density") and not by_gid(left, "density")
+    assert legend_labels(right) == ["virginica"]
+    with pytest.raises(ValueError, match="3-D Axes"):
+        plot.gaussian_surface(gnb, ax=Figure().add_subplot())
+    import pandas as pd  # the model's own names by default
+
+    named = linclass.GaussianNB().fit(pd.DataFrame(X, columns=["u", "v"]), y)
+    ax = plot.gaussian_surface(named).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("u", "v")
+
+
+def _hue(rgb):
+    import colorsys
+
+    return colorsys.rgb_to_hsv(*rgb[:3])[0]
+
+
+def test_gaussian_surface_is_coloured_by_class():
+    """Not by height: one class's surface in its colour (shaded, the same hue everywhere); the
+    mixture's in the colours of the classes, each where its weighted density is the largest."""
+    X, y = blobs(K=3, n=60)
+    qda = linclass.QuadraticDiscriminantAnalysis().fit(X, y)
+    colours = canvas.colours(3)
+    for k in range(3):
+        (surface,) = by_gid(plot.gaussian_surface(qda, class_index=k).axes[0], "density")
+        hues = {round(_hue(c), 2) for c in surface.get_facecolor()}
+        assert hues == {round(_hue(colours[k]), 2)}
+    (surface,) = by_gid(plot.gaussian_surface(qda).axes[0], "density")
+    hues = {round(_hue(c), 2) for c in surface.get_facecolor()}
+    assert hues == {round(_hue(c), 2) for c in colours}
+
+
+def test_training_curve_ticks_whole_epochs():
+    X, y = blobs(K=2, n=40)
+    with warnings.catch_warnings():  # three epochs do not converge
+        warnings.simplefilter("ignore")
+        pc = linclass.Perceptron(max_iter=3, tol=None).fit(X, y)
+    ax = _drawn(plot.training_curve(pc)).axes[0]
+    ticks = ax.get_xticks()
+    assert np.array_equal(ticks, np.round(ticks))  # 1, 2, 3: no 1.25, 1.5, ...
+    labels = [t.get_text().replace("\u2212", "-") for t in ax.get_xticklabels()]
+    assert all(re.fullmatch(r"-?\d+", text) for text in labels), labels
+
+
+def test_a_standardised_model_is_titled_by_the_model_inside():
+    """A --scale figure: the title names the inner model, not the wrapper."""
+    X, y = blobs(K=2, n=40)
+    model = linclass.StandardizedClassifier(linclass.LogisticRegression()).fit(X * [1, 1000], y)
+    title = plot.decision_regions(model, X * [1, 1000], y, resolution=RES).axes[0].get_title()
+    assert title.startswith("LogisticRegression (standardised features)")
+    assert "StandardizedClassifier" not in title
+    ax = plot.training_curve(model).axes[0]  # the inner model's curve
+    assert ax.get_title().startswith("LogisticRegression (standardised features): ")
+    (line,) = by_gid(ax, "curve")
+    assert np.array_equal(line.get_ydata(), model.estimator_.loss_curve_)

@@ -14,8 +14,8 @@ import numpy as np
 
 from linclass.io.atomic import atomic_write
 
-__all__ = ["FORMATS", "begin", "check_path", "class_legend", "colours", "figure_class", "new_axes",
-           "root", "save", "tag"]
+__all__ = ["FORMATS", "begin", "check_path", "class_legend", "colours", "figure_class", "model_name",
+           "new_axes", "root", "save", "tag"]
 
 #: the file types a figure can be saved as
 FORMATS = (".png", ".svg", ".pdf")
@@ -75,6 +75,16 @@ def new_axes(ax, figsize=(6.4, 4.8)):
         fig = Figure(figsize=figsize, layout="constrained")
         return fig, fig.add_subplot()
     return root(ax), ax
+
+
+def model_name(model) -> str:
+    """How a figure's title names ``model``: its class, or for a model inside the standardising
+    wrapper (:class:`linclass.StandardizedClassifier`, the command's ``--scale``) the inner
+    model's class, "(standardised features)" added."""
+    inner = getattr(model, "estimator_", None)
+    if inner is not None and hasattr(model, "scale_") and hasattr(model, "mean_"):
+        return f"{type(inner).__name__} (standardised features)"
+    return type(model).__name__
 
 
 def tag(artist, gid: str) -> None:

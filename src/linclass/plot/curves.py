@@ -51,6 +51,9 @@ def training_curve(model: Any, *, ax: Axes | None = None,
     1
     """
     path = canvas.begin(path)
+    title = canvas.model_name(model)
+    if getattr(model, "loss_curve_", None) is None and getattr(model, "errors_", None) is None:
+        model = getattr(model, "estimator_", model)  # inside StandardizedClassifier: its curve
     if getattr(model, "loss_curve_", None) is not None:
         values = np.asarray(model.loss_curve_, dtype=float)
         steps, xlabel, ylabel = np.arange(values.size), "iteration", "objective (mean log-loss + penalty)"
@@ -62,14 +65,17 @@ def training_curve(model: Any, *, ax: Axes | None = None,
             f"training_curve needs a fitted model with loss_curve_ (linclass.LogisticRegression) or "
             f"errors_ (linclass.Perceptron); {type(model).__name__} has neither (not fitted yet?)."
         )
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = canvas.new_axes(ax)
     (line,) = ax.plot(steps, values, marker="o", markersize=3)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations and epochs are whole
     line.set_gid("curve")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     converged = getattr(model, "converged_", None)
     note = "" if converged is None else (", converged" if converged else ", not converged")
-    ax.set_title(f"{type(model).__name__}: {values.size} {xlabel}s recorded{note}")
+    ax.set_title(f"{title}: {values.size} {xlabel}s recorded{note}")
     ax.grid(True, alpha=0.3)
     canvas.save(fig, path)
     return fig

@@ -138,10 +138,15 @@ def gaussian_contours(model: Any, X: ArrayLike | None = None, y: ArrayLike | Non
 
 
 def gaussian_surface(model: Any, *, class_index: int | None = None,
+                     feature_names: Sequence[str] | None = None, ax=None,
                      path: str | os.PathLike[str] | None = None) -> Figure:
     """3-D surface of a class-conditional density :math:`\\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, or of
     the mixture :math:`p(x) = \\sum_k \\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)`, (Bishop 2006 sec.
-    2.3.9), drawn with mplot3d ( ``plot_surface``, 'Spectral' colours, view 30/30).
+    2.3.9), drawn with mplot3d (``plot_surface``, view 30/30), coloured by class: the mixture's
+    surface takes at each point the colour of the class of largest
+    :math:`\\pi_k \\mathcal N(x \\mid \\mu_k, \\Sigma_k)` (the class the model predicts there), one
+    class's surface its colour; the colours are those of :func:`gaussian_contours` and
+    :func:`decision_regions`, with a legend.
 
     Parameters
     ----------
@@ -149,16 +154,22 @@ def gaussian_surface(model: Any, *, class_index: int | None = None,
     class_index : int, default=None
         Position in ``classes_`` of the class to draw; None draws the mixture, weighted by the
         model's priors (classes of prior zero left out).
+    feature_names : sequence of two str, default=None
+        Axis labels; default the model's ``feature_names_in_``, or x1, x2.
+    ax : matplotlib 3-D Axes, default=None
+        Where to draw (made with ``fig.add_subplot(projection='3d')``); None: a new figure.
     path : str or path-like ending in .png, .svg or .pdf, default=None
 
     Returns
     -------
     matplotlib.figure.Figure
+        The surface has gid ``'density'``.
 
     Raises
     ------
     ValueError
-        When a class drawn has a singular covariance (no density; regularise the model).
+        When a class drawn has a singular covariance (no density; regularise the model), or
+        ``ax`` is not a 3-D Axes.
 
     See Also
     --------
@@ -172,15 +183,20 @@ def gaussian_surface(model: Any, *, class_index: int | None = None,
     >>> X, y = load_iris(return_X_y=True)
     >>> X2 = X[:, 2:]  # two features: petal length and width
     >>> model = linclass.GaussianNB().fit(X2, y)
-    >>> fig = linclass.plot.gaussian_surface(model, class_index=0)
-    >>> fig.axes[0].name
-    '3d'
+    >>> fig = linclass.plot.gaussian_surface(model, class_index=0,
+    ...                                      feature_names=['petal length', 'petal width'])
+    >>> fig.axes[0].name, fig.axes[0].get_xlabel()
+    ('3d', 'petal length')
     """
     path = canvas.begin(path)
     Figure = canvas.figure_class()
     from scipy.special import logsumexp
 
     record = _record(model, "gaussian_surface")
+    names = axis_names(feature_names, model, np.empty((0, 2)))
+    if ax is not None and getattr(ax, "name", None) != "3d":
+        raise ValueError("gaussian_surface draws on a 3-D Axes: make it with "
+                         "fig.add_subplot(projection='3d').")
     means, covs = np.asarray(record.means, dtype=float), covariance_matrices(record)
     K = len(means)
     if class_index is not None and not (isinstance(class_index, (int, np.integer)) and 0 <= class_index < K):
@@ -197,26 +213,34 @@ def gaussian_surface(model: Any, *, class_index: int | None = None,
     xx, yy = np.meshgrid(xs, ys)
     points = np.column_stack([xx.ravel(), yy.ravel()])
     logp = class_log_density(record, points, classes=shown)
+    classes = _classes(model, K)
+    colours = np.asarray(canvas.colours(K))
     if class_index is None:
-        logp = logsumexp(logp + log_priors[shown], axis=1)
+        joint = logp + log_priors[shown]
+        owner = np.asarray(shown)[np.argmax(joint, axis=1)]  # the class of largest pi_k N_k(x)
+        logp = logsumexp(joint, axis=1)
         title = r"mixture $p(x) = \sum_k \pi_k\,\mathcal{N}(x \mid \mu_k, \Sigma_k)$"
     else:
         logp = logp[:, 0]
-        label = _classes(model, K)[shown[0]]
-        title = rf"$p(x \mid C_k) = \mathcal{{N}}(x \mid \mu_k, \Sigma_k)$, class {label}"
+        owner = np.full(points.shape[0], shown[0])
+        title = rf"$p(x \mid C_k) = \mathcal{{N}}(x \mid \mu_k, \Sigma_k)$, class {classes[shown[0]]}"
     density = np.exp(logp).reshape(xx.shape)
-    fig = Figure(figsize=(7, 6), layout="constrained")
-    ax = fig.add_subplot(projection="3d")
-    surf = ax.plot_surface(xx, yy, density, cmap="Spectral", edgecolor="none", alpha=0.8,
-                           rcount=60, ccount=60)
+    if ax is None:
+        fig = Figure(figsize=(7, 6), layout="constrained")
+        ax = fig.add_subplot(projection="3d")
+    else:
+        fig = canvas.root(ax)
+    faces = colours[owner].reshape(xx.shape + (4,))
+    surf = ax.plot_surface(xx, yy, density, facecolors=faces, edgecolor="none", alpha=0.85,
+                           rcount=60, ccount=60, shade=True)
     surf.set_gid("density")
-    names = axis_names(None, model, np.empty((0, 2)))
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     ax.set_zlabel("density")
     ax.set_zlim(0, float(density.max()) * 1.05)
     ax.view_init(30, 30)
     ax.set_title(title)
+    canvas.class_legend(ax, classes[shown], colours[shown], loc="upper left", fontsize="small")
     # matplotlib 3.11 pads the surface's ragged faces with np.empty, and projecting that unset
     # memory may overflow (masked out afterwards, but warned about first, at random)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -232,12 +232,38 @@ def _chosen_ratio(model) -> int:
     return found[0] if found else 0
 
 
+def _nonzero_counts(model, r: int) -> np.ndarray | None:
+    """The number of features with a non-zero coefficient (for some class) at each C of
+    ``Cs_`` (in its order) at ratio row ``r``: the median over the folds' paths, rounded (cv.glmnet
+    counts them on its fit to all rows, which LogisticRegressionCV does not keep along the path).
+    None when the model holds no paths."""
+    paths = getattr(model, "coefs_paths_", None)
+    n_features = getattr(model, "n_features_in_", None)
+    if paths is None or n_features is None:
+        return None
+    if isinstance(paths, dict):  # class -> (n_folds, n_Cs, [n_l1_ratios,] n_dof)
+        W = np.stack([np.asarray(a, dtype=float) for a in paths.values()])
+        if W.ndim == 5:
+            W = W[:, :, :, r, :]
+        nonzero = np.any(W[..., :n_features] != 0, axis=0)  # (n_folds, n_Cs, n_features)
+    else:  # (n_folds, n_l1_ratios, n_Cs, n_rows, n_dof)
+        W = np.asarray(paths, dtype=float)[:, r]
+        nonzero = np.any(W[..., :n_features] != 0, axis=2)
+    return np.round(np.median(nonzero.sum(axis=-1), axis=0)).astype(int)
+
+
+#: the most non-zero counts labelled on cv_curve's top axis (more would overlap)
+_TOP_TICKS = 12
+
+
 def cv_curve(model: Any, *, ax: Axes | None = None,
              path: str | os.PathLike[str] | None = None) -> Figure:
     """The mean held-out score against :math:`\\log_{10} C` with a band of one standard error of
     the mean over the folds (glmnet's ``plot(cv.glmnet)``), the best C (``C_min_``: glmnet's
     ``lambda.min``) and the most penalised C within one standard error of it (``C_1se_``) marked;
-    ``C_`` is one of the two (``refit_rule``).
+    ``C_`` is one of the two (``refit_rule``).  The top axis counts the non-zero features at each
+    C, as ``plot.cv.glmnet``'s does (the median over the folds' fits; at most 12 values of C are
+    labelled, evenly spaced along the path).
 
     Parameters
     ----------
@@ -248,7 +274,8 @@ def cv_curve(model: Any, *, ax: Axes | None = None,
     Returns
     -------
     matplotlib.figure.Figure
-        The mean score is a line with gid ``'curve'``, the band around it has gid ``'band'``.
+        The mean score is a line with gid ``'curve'``, the band around it has gid ``'band'``; the
+        top axis of non-zero counts is a secondary x axis (``ax.child_axes``).
 
     See Also
     --------
@@ -284,7 +311,15 @@ def cv_curve(model: Any, *, ax: Axes | None = None,
         se = folds.std(axis=0, ddof=1) / np.sqrt(folds.shape[0]) if folds.shape[0] > 1 else 0 * mean
     order = np.argsort(np.asarray(model.Cs_, dtype=float))  # Cs as given may be in any order
     x, mean, se = np.log10(np.asarray(model.Cs_, dtype=float))[order], mean[order], np.asarray(se)[order]
+    counts = _nonzero_counts(model, r)
     fig, ax = canvas.new_axes(ax)
+    if counts is not None:
+        counts = counts[order]
+        top_axis = ax.secondary_xaxis("top")
+        ticks = np.arange(0, x.size, -(-x.size // _TOP_TICKS))  # evenly spaced along the path
+        top_axis.set_xticks(x[ticks])
+        top_axis.set_xticklabels([str(int(v)) for v in counts[ticks]], fontsize=8)
+        top_axis.set_xlabel("non-zero features", fontsize=9)
     band = ax.fill_between(x, mean - se, mean + se, alpha=0.25, color="C0")
     band.set_gid("band")
     (line,) = ax.plot(x, mean, marker="o", markersize=3, color="C0")

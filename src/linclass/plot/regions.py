@@ -112,7 +112,7 @@ def decision_regions(model: Any, X: ArrayLike, y: ArrayLike | None = None, *,
     if K == 2:
         _hyperplane(ax, model, grid, Z.ravel())
 
-    title = type(model).__name__
+    title = canvas.model_name(model)
     if callable(getattr(model, "ambiguous", None)):
         mask = np.asarray(model.ambiguous(model_input(model, grid)), dtype=bool).reshape(xx.shape)
         if mask.any():
