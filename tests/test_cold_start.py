@@ -80,3 +80,25 @@ def test_the_compiled_passes_start_at_compiled_min():
     assert not scatter_passes.compiled(np.zeros((rows - 1, 8)))
     assert not scatter_passes.compiled(np.zeros((rows, 8), order="F"))
     assert not scatter_passes.compiled(np.zeros((rows, 8), dtype=np.float32))
+
+
+_SAVE_PROBE = """
+import sys, tempfile, os
+import numpy as np
+import linclass
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 4))
+y = (X[:, 0] > 0).astype(int)
+path = os.path.join(tempfile.mkdtemp(), "lda.lcm")
+linclass.save(linclass.LinearDiscriminantAnalysis().fit(X, y), path)
+assert (linclass.load(path).predict(X) == y).mean() > 0.8
+print(",".join(m for m in sys.modules if m.startswith(("numba", "linclass.linear", "linclass.formula"))))
+"""
+
+
+def test_saving_and_loading_an_lda_imports_no_logistic_module():
+    """A model file's allowlist names its record classes by module: an LDA's file is written and
+    read without importing the logistic, Firth or formula modules (or numba)."""
+    done = subprocess.run([sys.executable, "-c", _SAVE_PROBE], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == ""

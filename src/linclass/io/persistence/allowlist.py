@@ -7,23 +7,21 @@ names and dictionary keys.
 Estimators are the classes of :mod:`linclass.registry`, by class name.  Fitted-state records are
 known by the name written in the file, which is where the class lived when format version 1 was
 defined: a fixed identifier, not an import path (the class may live elsewhere now).
+
+The tables name each record class by the module that defines it, imported when a file names the
+record (or a model being saved holds one): saving or loading an LDA imports no logistic, Firth or
+formula module.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Mapping
 
 import numpy as np
 
 from linclass import registry
-from linclass.generative.class_stats import ClassStats
-from linclass.formula.encoding import FormulaEncoding
-from linclass.generative.discrete import DiscreteModel
-from linclass.linear.fitting.records import FirthRecord, LogisticInference, PenalisedRecord
-from linclass.projection.fisher import FisherModel
-from linclass.generative.gaussian import GaussianModel
-from linclass.projection.kernel_fisher import KernelFisherModel
-from linclass.projection.kernels import Kernel
 
 __all__ = [
     "ATTRIBUTE",
@@ -38,23 +36,70 @@ __all__ = [
     "record_name",
 ]
 
-#: record name written in files (format version 1) -> the class
-RECORDS = {
-    "linclass.kernels.Kernel": Kernel,
-    "linclass.stats.ClassStats": ClassStats,
-    "linclass.gaussian.GaussianModel": GaussianModel,
-    "linclass.fisher.FisherModel": FisherModel,
-    "linclass.kernel_fisher.KernelFisherModel": KernelFisherModel,
-    "linclass.naive_bayes.DiscreteModel": DiscreteModel,
-    "linclass.formula.FormulaEncoding": FormulaEncoding,
+#: record name written in files (format version 1) -> the module and name of its class now
+_RECORD_HOMES = {
+    "linclass.kernels.Kernel": "linclass.projection.kernels.Kernel",
+    "linclass.stats.ClassStats": "linclass.generative.class_stats.ClassStats",
+    "linclass.gaussian.GaussianModel": "linclass.generative.gaussian.GaussianModel",
+    "linclass.fisher.FisherModel": "linclass.projection.fisher.FisherModel",
+    "linclass.kernel_fisher.KernelFisherModel": "linclass.projection.kernel_fisher.KernelFisherModel",
+    "linclass.naive_bayes.DiscreteModel": "linclass.generative.discrete.DiscreteModel",
+    "linclass.formula.FormulaEncoding": "linclass.formula.encoding.FormulaEncoding",
 }
+_RECORD_NAMES = {home: name for name, home in _RECORD_HOMES.items()}
+
+
+def _class_at(path: str):
+    """The class whose module and name are ``path``, imported."""
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def _path(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class _Records(Mapping):
+    """record name -> class, each class imported on its first lookup."""
+
+    def __getitem__(self, name):
+        return _class_at(_RECORD_HOMES[name])
+
+    def __contains__(self, name) -> bool:
+        return name in _RECORD_HOMES
+
+    def __iter__(self):
+        return iter(_RECORD_HOMES)
+
+    def __len__(self) -> int:
+        return len(_RECORD_HOMES)
+
+
+class _Classes:
+    """A fixed set of classes, named by module and name: ``cls in`` it imports nothing."""
+
+    def __init__(self, *paths: str):
+        self._paths = frozenset(paths)
+
+    def __contains__(self, cls) -> bool:
+        return isinstance(cls, type) and _path(cls) in self._paths and _class_at(_path(cls)) is cls
+
+    def __iter__(self):
+        return (_class_at(p) for p in sorted(self._paths))
+
+
+#: record name written in files (format version 1) -> the class (a mapping that imports it)
+RECORDS = _Records()
 
 #: records written in their format-version-1 form, the plain dict their ``as_state()`` returns (the
 #: form files held before these records existed, so that every linclass of format version 1 reads
 #: them); a fitted model reads them back through
 #: :func:`linclass.linear.fitting.records.inference_record`
-STATE_FORMS = (LogisticInference, FirthRecord, PenalisedRecord)
-_RECORD_NAMES = {cls: name for name, cls in RECORDS.items()}
+STATE_FORMS = _Classes(
+    "linclass.linear.inference.wald.LogisticInference",
+    "linclass.linear.firth.inference.FirthRecord",
+    "linclass.linear.inference.penalised_summary.PenalisedRecord",
+)
 
 #: bit generator name written in files -> the numpy class
 BIT_GENERATORS = {
@@ -73,13 +118,15 @@ def estimator_class(name: str):
 
 def record_class(name: str):
     """The record class a file calls ``name``, or None."""
-    return RECORDS.get(name)
+    return RECORDS[name] if name in _RECORD_HOMES else None
 
 
 def record_name(cls) -> str:
     """The name a file uses for the record class ``cls`` (its import path if it is not a record,
     which :func:`record_class` then does not know)."""
-    return _RECORD_NAMES.get(cls, f"{cls.__module__}.{cls.__qualname__}")
+    path = _path(cls)
+    name = _RECORD_NAMES.get(path)
+    return name if name is not None and RECORDS[name] is cls else path
 
 
 def is_dunder(name: str) -> bool:
