@@ -378,7 +378,8 @@ def refuse_dask(X, estimator) -> None:
             + (f" (it needs the rows in memory, although {type(estimator).__name__}.fit takes "
                "Dask collections)" if chunked and not where.endswith(".fit") else
                ": the Gaussian models, naive Bayes, FisherDiscriminantAnalysis, "
-               "LogisticRegression and kernel Fisher with approximation='nystroem' fit on them")
+               "LogisticRegression, OrderedLogisticRegression and kernel Fisher with "
+               "approximation='nystroem' fit on them")
             + ". Call X.compute() first if the data fit in memory."
         )
 

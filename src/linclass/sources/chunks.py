@@ -40,8 +40,8 @@ class ChunkFittable(Protocol):
 
 def supports_chunks(estimator: BaseEstimator) -> bool:
     """Whether ``estimator``, with its settings, fits from a chunk source: it implements
-    :class:`ChunkFittable` (the statistics models, LogisticRegression, and
-    KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`).
+    :class:`ChunkFittable` (the statistics models, LogisticRegression, OrderedLogisticRegression
+    and KernelFisherDiscriminantAnalysis) and its settings allow it (:func:`chunks_refusal`).
 
     See Also
     --------
@@ -123,8 +123,8 @@ def fit_chunked(estimator: _Estimator, source: ChunkSource) -> _Estimator:
     if not isinstance(estimator, ChunkFittable):
         raise TypeError(f"{type(estimator).__name__} needs all rows in memory; chunked fits work for "
                         "the Gaussian models, naive Bayes, FisherDiscriminantAnalysis, "
-                        "LogisticRegression and KernelFisherDiscriminantAnalysis(approximation="
-                        "'nystroem').")
+                        "LogisticRegression, OrderedLogisticRegression and "
+                        "KernelFisherDiscriminantAnalysis(approximation='nystroem').")
     refusal = chunks_refusal(estimator)
     if refusal is not None:
         raise TypeError(refusal)
