@@ -32,6 +32,12 @@ $(VENV)/.bench: pyproject.toml $(VENV)/.test
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
+# adelie (a peer of the penalised benchmark) needs NumPy < 2: its own environment, which
+# benchmarks/_adelie_worker.py runs in
+.venv-adelie/bin/python:
+	$(PYTHON) -m venv .venv-adelie
+	.venv-adelie/bin/python -m pip install --quiet 'adelie>=1.1.52' scipy
+
 # the comparison table, then a few figures in demo/
 demo: $(VENV)/.demo
 	$(BIN)/linclass compare --dataset breast_cancer
@@ -56,7 +62,7 @@ docs: $(VENV)/.docs
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 
-bench: $(VENV)/.bench
+bench: $(VENV)/.bench .venv-adelie/bin/python
 	$(BIN)/python benchmarks/bench_gaussian.py
 	$(BIN)/python benchmarks/bench_loo_rda.py
 	$(BIN)/python benchmarks/bench_naive_bayes.py

@@ -30,6 +30,7 @@ core: issue 29 asks for at least 1.5x glmnet in every sparse row, also then.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import tempfile
@@ -368,10 +369,184 @@ def path_rows(scale, use_r, budget, targets, rows):
                         "(100 values)", spent / seconds, 10.0))
 
 
+# ------------------------------------------------------------------------------------- anchors
+ADELIE_PYTHON = os.environ.get("ADELIE_PYTHON",
+                               os.path.join(HERE, os.pardir, ".venv-adelie", "bin", "python"))
+
+
+class Adelie:
+    """adelie in its own process (``_adelie_worker.py``; it needs NumPy < 2), timed inside it."""
+
+    def __init__(self):
+        self.process = subprocess.Popen(
+            [ADELIE_PYTHON, os.path.join(HERE, "_adelie_worker.py")], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+        self.tmp = tempfile.TemporaryDirectory()
+        self.data = None
+
+    @staticmethod
+    def available() -> bool:
+        return os.path.exists(ADELIE_PYTHON)
+
+    def load(self, X, y):
+        self.data = os.path.join(self.tmp.name, f"problem{id(X)}.npz")
+        if sp.issparse(X):
+            C = sp.csc_matrix(X)
+            np.savez(self.data, data=C.data, indices=C.indices, indptr=C.indptr,
+                     shape=np.array(C.shape), y=y)
+        else:
+            np.savez(self.data, X=X, y=y)
+
+    def fit(self, lmdas, alpha, tol=1e-7):
+        """``(seconds, coefs (k, d), intercepts (k,))`` at the lambdas (decreasing)."""
+        lpath, out = (os.path.join(self.tmp.name, name) for name in ("lmdas.npy", "out.npz"))
+        np.save(lpath, np.asarray(lmdas, dtype=np.float64))
+        self.process.stdin.write(json.dumps({"data": self.data, "lmdas": lpath, "alpha": alpha,
+                                             "tol": tol, "out": out}) + "\n")
+        self.process.stdin.flush()
+        seconds = json.loads(self.process.stdout.readline())["seconds"]
+        with np.load(out) as f:
+            return seconds, f["coefs"], f["intercepts"]
+
+    def close(self):
+        try:
+            self.process.stdin.write(json.dumps({"quit": True}) + "\n")
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+        finally:
+            self.tmp.cleanup()
+
+
+def _one_thread():
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    class OneThread:
+        def __enter__(self):
+            self.limits = threadpool_limits(1)
+            self.numba = numba.get_num_threads()
+            numba.set_num_threads(1)
+
+        def __exit__(self, *exc):
+            numba.set_num_threads(self.numba)
+            self.limits.restore_original_limits()
+    return OneThread()
+
+
+def _lambda_max(X, y):
+    """glmnet's lambda_max of the lasso: max_j |x_j^T (y - ybar)| / n (columns centred)."""
+    r = y - y.mean()
+    g = np.abs(np.asarray(X.T @ r).ravel())  # centring a column changes nothing: sum(r) = 0
+    return float(g.max()) / X.shape[0]
+
+
+def anchor_rows(scale, rounds, use_r, targets):
+    """Issue 43's eight rows: paired, interleaved rounds of linclass (default threads, then one
+    thread), adelie and R's glmnet; medians; every system judged by one objective function."""
+    s = scale
+    adelie = Adelie() if Adelie.available() else None
+    if adelie is None:
+        print(f"\nadelie: not run ({ADELIE_PYTHON} missing: `make bench` makes it)")
+    rows = []
+    Xs, ys = text_problem(max(int(50_000 * s), 1000), max(int(20_000 * s), 500), PER_ROW[0])
+    Xd, yd = dense_problem(max(int(200_000 * s), 1000), 100)
+    for X, y, kind in ((Xs, ys, "sparse"), (Xd, yd, "dense")):
+        for rho, name in ((1.0, "L1"), (0.5, "EN"), (0.0, "L2")):
+            rows.append((f"{kind} {name}, {X.shape[0]:,} x {X.shape[1]:,}, C=1", X, y, rho, None))
+    Xp, yp = text_problem(max(int(5000 * s), 500), max(int(2000 * s), 200), PER_ROW[0], seed=3)
+    Xq, yq = dense_problem(max(int(50_000 * s), 1000), 100)
+    for X, y, kind in ((Xp, yp, "sparse"), (Xq, yq, "dense")):
+        top = _lambda_max(X, y)
+        lmdas = top * np.logspace(0, -3, 100)
+        rows.append((f"L1 path, 100 lambdas, {kind} {X.shape[0]:,} x {X.shape[1]:,}", X, y, 1.0,
+                     lmdas))
+    print(f"\nissue 43's rows: medians of {rounds} paired, interleaved rounds; adelie and glmnet "
+          f"timed inside their own processes (one thread each; adelie's tol tightened from its "
+          f"default 1e-7 where it stops above linclass's objective by more than {SAME:g}); "
+          f"objective gaps relative to the best at every lambda")
+    print(f"    {'row':<48} {'glmnet':>8} {'adelie':>8} {'linclass':>9} {'1 thread':>9} "
+          f"{'adelie/lc':>9} {'1thr/lc':>8} {'lc gap':>8} {'ad gap':>8}")
+    try:
+        for label, X, y, rho, lmdas in rows:
+            n = X.shape[0]
+            single = lmdas is None
+            Cs = np.array([1.0]) if single else 1.0 / (lmdas * n)
+            lm = 1.0 / (Cs * n)
+            penalty = {1.0: "l1", 0.0: "l2"}.get(rho, "elasticnet")
+
+            def ours():
+                if single:
+                    m = LogisticRegression(penalty=penalty, C=1.0,
+                                           l1_ratio=rho if penalty == "elasticnet" else None)
+                    m.fit(X, y)
+                    return m.coef_.reshape(1, -1), m.intercept_.reshape(1)
+                path = logistic_path(X, y, Cs=Cs, penalty="l1")
+                return np.asarray(path.coefs).reshape(len(Cs), -1), np.ravel(path.intercepts)
+
+            def one():
+                with _one_thread():
+                    return ours()
+            _, warm = timed(ours)  # warm-up
+            tol_ad = 1e-7
+            if adelie is not None:  # adelie's tolerance: its default, or tighter until it reaches
+                adelie.load(X, y)   # linclass's objective within SAME (relative) at every lambda
+                f_warm = np.array([objective(warm[0][k], warm[1][k], X, y, C, rho)
+                                   for k, C in enumerate(Cs)])
+                while True:
+                    _, B, b0 = adelie.fit(lm, rho, tol_ad)
+                    B, b0 = B[-len(Cs):], b0[-len(Cs):]
+                    f = np.array([objective(B[k], b0[k], X, y, C, rho) for k, C in enumerate(Cs)])
+                    if np.max((f - f_warm) / np.abs(f_warm)) <= SAME or tol_ad <= 1e-13:
+                        break
+                    tol_ad /= 100
+            t_lc, t_one, t_ad = [], [], []
+            for _ in range(rounds):
+                sec, out_lc = timed(ours)
+                t_lc.append(sec)
+                sec, _ = timed(one)
+                t_one.append(sec)
+                if adelie is not None:
+                    sec, B, b0 = adelie.fit(lm, rho, tol_ad)
+                    t_ad.append(sec)
+            f_lc = np.array([objective(out_lc[0][k], out_lc[1][k], X, y, C, rho)
+                             for k, C in enumerate(Cs)])
+            best = f_lc.copy()
+            f_ad = None
+            if adelie is not None:
+                B, b0 = B[-len(Cs):], b0[-len(Cs):]
+                f_ad = np.array([objective(B[k], b0[k], X, y, C, rho) for k, C in enumerate(Cs)])
+                best = np.minimum(best, f_ad)
+            t_r = None
+            if use_r:
+                out = glmnet(X, y, Cs, rho)
+                if out is not None:
+                    t_r = out[0]
+                    order = np.sort(Cs)[::-1]  # glmnet's rows, by decreasing C (increasing lambda)
+                    f_r = np.array([objective(out[1][k], out[2][k], X, y, C, rho)
+                                    for k, C in enumerate(order)])
+                    best = np.minimum(best, f_r[np.searchsorted(-order, -Cs)])
+            gap = lambda f: float(np.max((f - best) / np.abs(best)))  # noqa: E731
+            med = lambda t: float(np.median(t)) if t else float("nan")  # noqa: E731
+            lc, thr, ad = med(t_lc), med(t_one), med(t_ad)
+            print(f"    {label:<48} {t_r if t_r is not None else float('nan'):8.3f} {ad:8.3f} "
+                  f"{lc:9.3f} {thr:9.3f} {ad / lc:9.2f} {thr / lc:8.2f} {gap(f_lc):8.1e} "
+                  f"{gap(f_ad) if f_ad is not None else float('nan'):8.1e}"
+                  f"{'' if tol_ad == 1e-7 else f'  (adelie at tol {tol_ad:.0e})'}", flush=True)
+            if adelie is not None:
+                targets.append((f"{label}: adelie / linclass (issue 43)", ad / lc, 1.5))
+            targets.append((f"{label}: one thread / default threads (issue 43: default within "
+                            f"1.1x of one thread)", thr / lc, 1 / 1.1))
+    finally:
+        if adelie is not None:
+            adelie.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--rows", default="sparse,dense,path,cv")
+    parser.add_argument("--rows", default="anchors,sparse,dense,path,cv")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="paired, interleaved rounds of the anchors rows")
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--budget", type=float, default=120.0,
                         help="seconds a peer's loop over the path's C values may take")
@@ -389,6 +564,8 @@ def main():
           f"{os.cpu_count()} cores")
     targets: list = []
     s = args.scale
+    if "anchors" in rows:
+        anchor_rows(s, args.rounds, not args.no_r, targets)
     if "sparse" in rows:
         X, y = text_problem(max(int(50_000 * s), 1000), max(int(20_000 * s), 500), args.per_row)
         print(f"sparse problem: {X.nnz / X.shape[0]:.1f} stored entries per row")
