@@ -204,8 +204,12 @@ def test_partial_fit_errors(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # naive Bayes fits one class, as scikit-learn's (no warning)
         assert GaussianNB().fit(X[y == 0], y[y == 0]).predict(X).tolist() == [0] * len(y)
-    with pytest.raises(ValueError, match="at least two class labels"):
+    # naive Bayes takes classes of one label as its fit takes y of one class (scikit-learn's do)
+    assert GaussianNB().partial_fit(X[y == 1], y[y == 1], classes=[1]).predict(X[:2]).tolist() == [1, 1]
+    with pytest.raises(ValueError, match=r"label\(s\) \[0, 2\] that are not in classes=\[1\]"):
         GaussianNB().partial_fit(X, y, classes=[1])
+    with pytest.raises(ValueError, match="at least two class labels"):  # models that need two
+        LinearDiscriminantAnalysis().partial_fit(X, y, classes=[1])
 
 
 def test_partial_fit_unseen_class_gets_zero_probability(data):

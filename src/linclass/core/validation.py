@@ -152,7 +152,8 @@ def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
     if y.shape[0] != n_samples:
         raise ValueError(
             f"X and y have inconsistent numbers of samples: X has {n_samples} rows but y has "
-            f"{y.shape[0]} labels."
+            f"{y.shape[0]} labels (Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {y.shape[0]}])."
         )
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity: every sample needs a class label.")
@@ -301,20 +302,25 @@ def validate_fit(
         if not np.all(inside):
             unknown = np.unique(y[~inside])
             raise ValueError(
-                f"y contains label(s) {unknown[:5].tolist()} that are not in classes="
-                f"{classes.tolist()} given on the first call to partial_fit. Pass every label that "
-                "will ever appear in `classes` on the first call."
+                f"The target labels in y do not exist in the initial classes: y contains label(s) "
+                f"{unknown[:5].tolist()} that are not in classes={classes.tolist()} given on the "
+                "first call to partial_fit. Pass every label that will ever appear in `classes` on "
+                "the first call."
             )
     return FitData(X=X, y=y_idx.astype(np.intp, copy=False), classes=classes, sample_weight=w)
 
 
-def validate_classes(classes) -> np.ndarray:
-    """Check the ``classes`` argument of ``partial_fit``: distinct, sortable, at least two."""
+def validate_classes(classes, min_classes: int = 2) -> np.ndarray:
+    """Check the ``classes`` argument of ``partial_fit``: distinct, sortable, at least
+    ``min_classes`` (1 for the estimators whose ``fit`` accepts a single class, as
+    scikit-learn's discrete naive Bayes models do)."""
     classes = column_or_1d(np.asarray(classes))
     unique = np.unique(classes)
     if unique.size != classes.size:
         raise ValueError(f"classes={classes.tolist()} contains duplicate labels.")
-    if unique.size < 2:
+    if unique.size == 0:
+        raise ValueError("classes is empty: list every label that will ever appear in y.")
+    if unique.size < min_classes:
         raise ValueError(
             f"classes={classes.tolist()} must list at least two class labels; a classifier cannot be "
             "trained on a single class."
@@ -345,12 +351,15 @@ def validate_priors(priors, n_classes: int, *, renormalize: bool = False,
         return None
     p = np.asarray(priors, dtype=np.float64).reshape(-1)
     if p.size != n_classes:
-        raise ValueError(f"{name} has {p.size} entries but there are {n_classes} classes.")
+        raise ValueError(f"Number of priors must match number of classes: {name} has {p.size} "
+                         f"entries but there are {n_classes} classes.")
     if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError(f"{name} must be finite and non-negative.")
+        raise ValueError(f"Priors must be non-negative and finite: {name} must be non-negative "
+                         f"numbers that sum to 1; got {p.tolist()}.")
     if abs(p.sum() - 1.0) > 1e-6:
         if not renormalize or p.sum() <= 0:
-            raise ValueError(f"{name} must sum to 1; they sum to {p.sum():.6g}.")
+            raise ValueError(f"{name} must sum to 1; they sum to {p.sum():.6g}. The sum of the priors "
+                             "should be 1 up to rounding (1e-6).")
         warnings.warn(f"The {name} sum to {p.sum():.6g}, not 1; using them divided by their sum.",
                       UserWarning, stacklevel=5)
     return p / p.sum()

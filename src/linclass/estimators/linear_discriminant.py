@@ -210,10 +210,14 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     def _float32_names(self) -> tuple:
         """scikit-learn 1.9's LDA on float32 X: 'svd' keeps every attribute float32 but the
-        covariance; 'lsqr' and 'eigen' only the priors and means (their solve is float64)."""
+        covariance; 'lsqr' and 'eigen' only the priors and means (their solve is float64), and
+        with two classes ``coef_`` and ``intercept_`` too (cast to X's dtype, so the scores and
+        probabilities are float32)."""
         if self.solver == "svd":
             return ("priors_", "means_", "xbar_", "_projection_centre", "explained_variance_ratio_",
                     "scalings_", "coef_", "intercept_")
+        if len(getattr(self, "classes_", ())) == 2:
+            return ("priors_", "means_", "xbar_", "coef_", "intercept_")
         return ("priors_", "means_", "xbar_")
 
     def _stores_covariance(self) -> bool:

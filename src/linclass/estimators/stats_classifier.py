@@ -123,17 +123,23 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._start_fit()
-        if is_dask_collection(X, y, sample_weight):
-            from linclass.sources.dask import DaskSource
+        earlier = dict(vars(self))  # a fit that fails leaves the earlier fit as it was
+        try:
+            self._start_fit()
+            if is_dask_collection(X, y, sample_weight):
+                from linclass.sources.dask import DaskSource
 
-            return self._fit_source(DaskSource(X, y, sample_weight))
-        data = validate_fit(
-            self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
-            min_classes=1 if self._single_class_ok else 2, dtype=self._input_dtype(),
-        )
-        self._check_training_rows(data)
-        return self._absorb(data)
+                return self._fit_source(DaskSource(X, y, sample_weight))
+            data = validate_fit(
+                self, X, y, sample_weight, check_finite=False, accept_sparse=self._accept_sparse,
+                min_classes=1 if self._single_class_ok else 2, dtype=self._input_dtype(),
+            )
+            self._check_training_rows(data)
+            return self._absorb(data)
+        except Exception:
+            vars(self).clear()
+            vars(self).update(earlier)
+            raise
 
     def fit_source(self, source):
         """Fit from a chunk source (:class:`linclass.sources.chunks.ChunkFittable`): one pass, each
@@ -190,14 +196,18 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
                     "classes must be passed on the first call to partial_fit: every label that will "
                     "ever appear, e.g. classes=np.unique(y_all)."
                 )
-            self._partial_classes = None if classes is None else validate_classes(classes)
+            least = 1 if self._single_class_ok else 2
+            self._partial_classes = None if classes is None else validate_classes(classes, least)
         elif classes is not None and (
             self._partial_classes is None
-            or not np.array_equal(validate_classes(classes), self._partial_classes)
+            or not np.array_equal(validate_classes(classes, 1), self._partial_classes)
         ):
+            first_classes = (None if self._partial_classes is None
+                             else self._partial_classes.tolist())
             raise ValueError(
                 f"classes={np.asarray(classes).tolist()} is not the same as on the first call to "
-                "partial_fit; give `classes` once, on the first call."
+                f"partial_fit: it is not the same as on last call to partial_fit, was: "
+                f"{first_classes}. Give `classes` once, on the first call."
             )
         self._streaming = True  # (read by _install: a stream's early batches may be too few)
         try:

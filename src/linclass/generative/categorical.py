@@ -46,8 +46,9 @@ def check_categories(X: np.ndarray, estimator_name: str, known: np.ndarray | Non
     if np.any(X < 0):
         i, j = np.argwhere(X < 0)[0]
         raise ValueError(
-            f"Negative values in data passed to {estimator_name}: category codes are integers >= 0 "
-            f"(encode categories with sklearn.preprocessing.OrdinalEncoder); X[{i}, {j}] = {X[i, j]!r}."
+            f"Negative values in data passed to {estimator_name} (input X): category codes are "
+            "integers >= 0 (encode categories with sklearn.preprocessing.OrdinalEncoder); "
+            f"X[{i}, {j}] = {X[i, j].item()!r}."
         )
     if known is not None:
         X = np.minimum(X, known)

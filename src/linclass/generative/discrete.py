@@ -82,13 +82,16 @@ def smoothing(alpha, n_features: int):
     a = np.asarray(alpha, dtype=np.float64)
     if a.ndim > 1 or (a.ndim == 1 and a.size != n_features):
         raise ValueError(f"alpha must be a number or an array of shape (n_features,) = ({n_features},); "
-                         f"got shape {a.shape}.")
+                         f"got shape {a.shape}. When alpha is an array, it should contains "
+                         "`n_features` elements, one per feature.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError("alpha must hold finite values >= 0.")
+        raise ValueError("All values in alpha must be greater than 0 or equal to 0, and finite: "
+                         f"alpha must hold finite values >= 0; got alpha={a.tolist()}.")
     if np.any(a < _ALPHA_MIN):
         warnings.warn(
-            f"alpha={alpha} is too small: log(0) would make scores infinite for unseen features; "
-            f"using alpha={_ALPHA_MIN} where it is smaller.",
+            f"alpha={alpha} is too small: alpha too small will result in numeric errors, setting "
+            f"alpha = {_ALPHA_MIN:.1e} where it is smaller (log(0) would make scores infinite for "
+            "unseen features).",
             UserWarning,
             stacklevel=4,
         )

@@ -379,8 +379,11 @@ def refuse_singular(classes, rank, d: int, tol: float, weight: float | None = No
     """scikit-learn's QDA rule: a covariance that is not of full rank is an error, not a floor
     (``weight``: the class's total sample weight, named in the message)."""
     rows = "" if weight is None else f", from {weight:g} samples"
+    listed = np.asarray(classes).tolist()
+    more = f" (and of {len(listed) - 1} more)" if len(listed) > 1 else ""
     raise np.linalg.LinAlgError(
-        f"The covariance matrix of class(es) {np.asarray(classes).tolist()} is not full rank (rank "
+        f"The covariance matrix of class {listed[0]!r} is singular{more}: "
+        f"class(es) {listed} is not full rank (rank "
         f"{rank} of {d}{rows}: eigenvalues of the standardized covariance at or below {tol:g} x the largest): "
         "some features are constant or collinear within the class, or it has fewer samples than "
         "features. Increase reg_param (a float in [0, 1]) or set shrinkage ('auto', 'ledoit-wolf', "

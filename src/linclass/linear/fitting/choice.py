@@ -188,7 +188,7 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
     matrix too large to hold, is refused with the solver to use instead (what a chunked design
     cannot fit: :func:`check_chunked`).
     """
-    name = penalty.name
+    name, given = penalty.name, solver
     if penalty.smooth and len(penalty.solvers) == 1:  # a solver of its own (Firth: Newton / IRLS)
         only = penalty.solvers[0]
         if sklearn_name(solver) not in ("auto", only):
@@ -200,6 +200,7 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
         return "newton"  # no iteration: any solver returns its starting point
     if penalty.sparse and solver == "sag":  # runs 'auto', but scikit-learn's 'sag' refuses L1
         raise ValueError(
+            f"Solver sag supports only 'l2' or None penalties, got {penalty.kind} penalty: "
             f"solver='sag' minimises smooth objectives only (the L2 penalty or none), as in "
             f"scikit-learn; penalty={penalty.kind!r} needs solver='saga' (or 'cd', 'auto')."
         )
@@ -220,7 +221,8 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
                              f"solver='cd' (or 'auto', 'saga'), not {solver!r}.")
         if penalty.sparse:
             raise ValueError(
-                f"solver={solver!r} minimises smooth objectives only (the L2 penalty or none); "
+                f"Solver {given} supports only 'l2' or None penalties, got {penalty.kind} penalty: "
+                f"solver={given!r} minimises smooth objectives only (the L2 penalty or none); "
                 f"penalty={penalty.kind!r} needs solver='cd' (or 'auto', 'saga')."
             )
         raise ValueError(f"penalty={name!r} is minimised by solver "

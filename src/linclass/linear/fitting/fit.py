@@ -378,10 +378,29 @@ def _refine_exactly(objective, hessian) -> bool:
             and standardized_condition(hessian) > CONDITION_LIMIT)
 
 
+#: scikit-learn's ConvergenceWarning for each of its solver names: the first sentence of the
+#: warning when the user names that solver, so that code which matches scikit-learn's words (its
+#: own tests do) finds them; linclass's sentence after it says how far from the optimum it stopped
+_SKLEARN_WORDS = {
+    "lbfgs": "lbfgs failed to converge after {n} iteration(s).",
+    "newton-cg": "newton-cg failed to converge. Increase the number of iterations.",
+    "newton-cholesky": "Newton solver did not converge after {n} iterations.",
+    "liblinear": "Liblinear failed to converge, increase the number of iterations.",
+    "sag": "The max_iter was reached which means the coef_ did not converge.",
+    "saga": "The max_iter was reached which means the coef_ did not converge.",
+}
+
+
 def _smooth_message(options, penalty, solver, result) -> str:
     """The ConvergenceWarning of a smooth fit, in the words of the penalty's stationarity condition
-    (``penalty.score``: the gradient, or Firth's modified score)."""
-    advice = "" if len(penalty.solvers) == 1 else ", or use solver='newton'"
+    (``penalty.score``: the gradient, or Firth's modified score), after scikit-learn's sentence
+    for the solver name the user gave (:data:`_SKLEARN_WORDS`)."""
+    theirs = _SKLEARN_WORDS.get(options.solver, "").format(n=int(result.n_iter))
+    return (theirs + " " if theirs else "") + _own_message(options, penalty, solver, result)
+
+
+def _own_message(options, penalty, solver, result) -> str:
+    advice = "" if len(penalty.solvers) == 1 or solver == "newton" else ", or use solver='newton'"
     if result.gradient_norm <= options.tol:  # the gradient test met, the duality gap not
         return (f"{options.name} (solver={solver!r}, penalty={penalty.name!r}) did not converge in "
                 f"max_iter={options.max_iter} iterations: the largest entry of the {penalty.score} "

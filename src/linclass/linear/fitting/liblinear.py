@@ -100,15 +100,17 @@ class PenalisedIntercept:
     def check(self, problem) -> None:
         if problem.n_classes > 2:
             raise ValueError(
+                f"The 'liblinear' solver does not support multiclass classification: "
                 f"solver='liblinear' fits two classes only (y has {problem.n_classes}), as in "
                 "scikit-learn; use another solver for softmax regression, or wrap the model in "
                 "linclass.OneVsRestClassifier."
             )
         X = problem.X
         if (X.max() if sp.issparse(X) else np.max(X)) > 1e30:  # scikit-learn's refusal
-            raise ValueError("solver='liblinear' takes X whose largest value is at most 1e30 (as "
-                             "scikit-learn's liblinear, which does not return otherwise); rescale X "
-                             "or choose another solver.")
+            raise ValueError("Using the 'liblinear' solver while X contains a maximum value > 1e30 "
+                             "results in a frozen fit. Please choose another solver or rescale the "
+                             "input X: solver='liblinear' takes X whose largest value is at most "
+                             "1e30 (scikit-learn's liblinear does not return otherwise).")
 
     def objective(self, problem, *, proximal: bool = False):
         if self.scaling is None:

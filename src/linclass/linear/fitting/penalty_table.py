@@ -88,14 +88,19 @@ def make_penalty(penalty, C: float, l1_ratio, gamma=None):
         return ElasticNet(C, 0.0 if l1_ratio is None else float(l1_ratio))
     if (penalty != "elasticnet" and l1_ratio is not None
             and float(l1_ratio) not in (0.0, fixed.get(penalty, 0.0))):
-        warnings.warn(f"l1_ratio={l1_ratio} is ignored with penalty={penalty!r} (it mixes the "
-                      "penalties only with penalty='elasticnet' or the default penalty).",
+        # scikit-learn's words first (its two warnings for such a pair), then what happens
+        theirs = (f"l1_ratio parameter is only used when penalty is 'elasticnet'. Got "
+                  f"(penalty={penalty})" if 0 < float(l1_ratio) < 1 else
+                  f"Inconsistent values: penalty={penalty} with l1_ratio={l1_ratio}")
+        warnings.warn(f"{theirs}: l1_ratio={l1_ratio} is ignored with penalty={penalty!r} (it "
+                      "mixes the penalties only with penalty='elasticnet' or the default penalty).",
                       UserWarning, stacklevel=4)
     if penalty == "elasticnet" and l1_ratio is None:
         raise ValueError("penalty='elasticnet' needs l1_ratio, a number in [0, 1] (1: the lasso, "
                          "0: ridge).")
     if penalty is None and C != 1.0:
-        warnings.warn(f"penalty=None fits without penalty: C={C} is ignored.", UserWarning,
+        warnings.warn(f"Setting penalty=None will ignore the C and l1_ratio parameters: "
+                      f"penalty=None fits without penalty, and C={C} is ignored.", UserWarning,
                       stacklevel=4)
     if penalty not in PENALTIES:
         raise ValueError(f"Unknown penalty {penalty!r}.")
@@ -113,16 +118,19 @@ def with_penalised_intercept(penalty, scaling: float | None):
     an unpenalised fit."""
     kind = getattr(penalty, "kind", penalty.name)
     if not isinstance(penalty, ElasticNet) or kind not in ("l1", "l2"):
+        theirs = ""  # scikit-learn's words, first
         if kind == "elasticnet":
+            theirs = "Only 'saga' solver supports elasticnet penalty, got solver=liblinear. "
             what = f"the elastic net (l1_ratio={penalty.l1_ratio:g})"
             instead = "solver='saga' (or 'cd', 'auto')"
         elif kind is None:
+            theirs = "penalty=None is not supported for the liblinear solver. "
             what = "no penalty (penalty=None or C=np.inf)"
             instead = "a finite C, or another solver (liblinear penalises the intercept)"
         else:
             what = f"penalty={penalty.name!r}"
             instead = "another solver"
-        raise ValueError(f"solver='liblinear' takes the penalty 'l2' (l1_ratio=0) or 'l1' "
+        raise ValueError(f"{theirs}solver='liblinear' takes the penalty 'l2' (l1_ratio=0) or 'l1' "
                          f"(l1_ratio=1) with a finite C, not {what}; use {instead}.")
     return PenalisedIntercept(penalty, scaling)
 
