@@ -232,8 +232,7 @@ def test_help_of_commands_with_a_model_names_the_models_once(command, capsys):
     assert "ovo-logistic" in out
     assert "models (--model)" not in out
     assert "Gaussian classes, shared covariance" not in out  # lda's description
-    if command != "compare":
-        assert "'linclass --help'" in one_line_text(out)
+    assert "'linclass --help'" in one_line_text(out)
 
 
 def test_top_level_help_describes_each_model_once(capsys):

@@ -234,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scale(p)
     p.add_argument("--cv", metavar="K", type=_folds, default=5, help="folds (default 5)")
     p.add_argument("--models", metavar="NAME", nargs="+", type=model_name,
-                   help="models to compare (default: every applicable one)")
+                   help="models to compare, by the names of --model (described in 'linclass "
+                        "--help'; default: every applicable one)")
     _add_format(p, ("table", "csv", "json"), "every model's scores")
 
     kinds = {"regions": "decision regions of --model on two features",
