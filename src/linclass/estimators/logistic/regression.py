@@ -1,9 +1,9 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
-validate -> a :class:`~linclass.linear.fitting.problem.LogisticProblem` and the penalty object of
+validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the penalty object of
 ``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.fitting.penalty_table`) ->
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
-:class:`~linclass.linear.fitting.problem.LogisticFit`.  Also here: what the parameters make (the
+:class:`~linclass.linear.fitting.fit.LogisticFit`.  Also here: what the parameters make (the
 parameter constraints, scikit-learn's declarative validation; the penalty object and its column
 settings; the fit options; scikit-learn's deprecation warnings), and the predictions of a fitted
 linear logistic / softmax model, shared with :class:`~linclass.LogisticRegressionCV` (scores ->
@@ -114,7 +114,8 @@ def logistic_penalty(model):
                                model.upper_bounds)
     if model.multinomial_penalty == "grouped":
         penalty = grouped(penalty)
-    check_relax(model.relax, penalty)
+    if isinstance(model.relax, bool) or model.relax != 1.0:  # 1: the penalised fit itself
+        check_relax(model.relax, penalty)
     if model.dual and not (model.solver == "liblinear" and penalty.l2 > 0):
         theirs = ("" if model.solver == "liblinear" else
                   f"Solver {model.solver} supports only dual=False, got dual=True: ")
@@ -154,7 +155,7 @@ def fit_options(model, penalty) -> FitOptions:
 
 def set_fitted(model, fit, task, dtype=np.float64):
     """The fitted attributes, set once from the
-    :class:`~linclass.linear.fitting.problem.LogisticFit`
+    :class:`~linclass.linear.fitting.fit.LogisticFit`
     (``coef_`` and ``intercept_`` float32 after a fit on float32 X, ``dtype`` the fitted X's, as
     scikit-learn's)."""
     model.classes_ = fit.classes
@@ -593,8 +594,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                             accept_sparse=penalty.name != "firth",
                             dtype=FLOAT32_KEPT if self.solver != "liblinear" else np.float64)
         weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
-        score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
-        self._fit_record.update(offset=fingerprint(score_offset),
+        score_offset = None  # checked only when given: a fit without one never reads offsets
+        if offset is not None:
+            score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
+        self._fit_record.update(offset=None if score_offset is None else fingerprint(score_offset),
                                 **weights_record(data.sample_weight, weight))
         if counts is not None:  # the groups are the observations, their weights the user's
             self._fit_record.update(grouped=counts, n_rows=counts["n_groups"],
@@ -605,8 +608,10 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                           task=fit_task(self, data.X, y, data.sample_weight,
                                         subtask_bound(self.solver, self.max_iter,
                                                       options.penalty)))
-        fit = relax_fit(fit_logistic(problem, options), problem, float(self.relax), tol=self.tol,
-                        max_iter=self.max_iter, penalty=options.penalty)
+        fit = fit_logistic(problem, options)
+        if float(self.relax) != 1.0:  # the blend with the refit on the selected features
+            fit = relax_fit(fit, problem, float(self.relax), tol=self.tol, max_iter=self.max_iter,
+                            penalty=options.penalty)
         return self._set_fitted(fit, options.task, data.X.dtype)
 
     @with_callbacks

@@ -20,8 +20,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from linclass.linear.fitting.problem import LogisticFit
-from linclass.linear.fitting.proximal import penalised_fit
+from linclass.linear.fitting.fit import LogisticFit, penalised_fit
 from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.solvers.prox_newton_chunked import Evaluation, prox_newton_requests
 

@@ -1,4 +1,6 @@
-"""One logistic fit, from a problem and its options to a :class:`LogisticFit`.
+"""One logistic fit, from a problem and its options to a :class:`LogisticFit`: the records it
+passes along, its stages, the smooth fits and the proximal Newton fits (and those along a penalty
+path).
 
     problem (X, y, weights | a chunk source) + options (penalty, solver, tol, ...)
       -> choose_solver (linclass.linear.fitting.choice)
@@ -9,15 +11,26 @@
 
 :class:`~linclass.LogisticRegression` validates its input, calls :func:`fit_logistic` and sets its
 attributes from the result once; :func:`path_fits` gives the same :class:`LogisticFit` at every C of
-a penalty path (``logistic_path``, ``LogisticRegressionCV``).  The records are in
-:mod:`linclass.linear.fitting.problem`, the proximal Newton fits in
-:mod:`linclass.linear.fitting.proximal`; this module is the dispatch and the smooth fits.
+a penalty path (``logistic_path``, ``LogisticRegressionCV``).
+
+The stages that depend on the penalty (:func:`objective_of`, :func:`start_of`,
+:func:`coefficients_of`, :func:`finish_of`) are built here the same way for every separable
+penalty.  A penalty is a leaf (:mod:`linclass.linear.penalties`): it knows its value, its proximal
+and coordinate updates and its optimality conditions, and nothing of designs, objectives or
+inference.  Its objective is proximal Newton's
+:class:`~linclass.linear.logistic.penalised.PenalisedObjective`, or the smooth objective with the
+penalty's L2 part (:class:`~linclass.linear.logistic.objective.LinearObjective` in memory,
+:class:`~linclass.linear.logistic.chunked.ChunkedObjective` on a chunk source).  A fit that
+modifies the likelihood itself (Firth's, :mod:`linclass.linear.firth`; liblinear's penalised
+intercept, :mod:`linclass.linear.fitting.liblinear`) brings its own stages as methods of the same
+names, and they are used instead.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -28,10 +41,6 @@ from linclass.generative.scatter_float32 import CONDITION_LIMIT, standardized_co
 from linclass.core.threads import blas_threads_for
 from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
-from linclass.linear.fitting.stages import coefficients_of, finish_of, objective_of, start_of
-from linclass.linear.fitting.problem import FitOptions, LogisticFit, LogisticProblem, warm_start
-from linclass.linear.fitting.proximal import (not_converged_message, path_fits, penalised_fit,
-                                              proximal, proximal_chunked, warn_unconverged)
 from linclass.linear.fitting.choice import (
     auto_solver,
     check_chunked,
@@ -39,16 +48,132 @@ from linclass.linear.fitting.choice import (
     continues_with_newton,
     hand_over,
 )
+from linclass.linear.inference.penalised_summary import PenalisedRecord
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
-                                            inference_hessian)
+                                            inference_hessian, logistic_inference)
 from linclass.linear.logistic.aliasing import aliased_columns
-from linclass.linear.logistic.separation import overlap_proved
+from linclass.linear.logistic.chunked import ChunkedObjective
+from linclass.linear.logistic.objective import LinearObjective
+from linclass.linear.logistic.separation import check_separation, overlap_proved
+from linclass.linear.logistic.start import gaussian_start
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.solvers import SOLVERS
 from linclass.linear.solvers.final_step import final_newton_step, until_certified
 
-__all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "fit_logistic", "not_converged_message",
-           "path_fits", "penalised_fit", "warn_unconverged"]
+__all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "coefficients_of", "finish_of",
+           "fit_logistic", "lowest_of_starts", "not_converged_message", "objective_of",
+           "path_fits", "penalised_fit", "proximal", "proximal_chunked", "start_of",
+           "warm_start", "warn_unconverged"]
+
+# -------------------------------------------------------------------------------- the records
+@dataclass(frozen=True, eq=False)
+class LogisticProblem:
+    """The rows of a fit: in memory (``X`` dense or sparse, ``y`` as class codes, ``classes``,
+    ``weight`` the sample weights times the class weights, ``offset`` the known terms of the
+    scores, shape (n, 1) or (n, K): :mod:`linclass.linear.logistic.offsets`) or a chunk source
+    (``source``, whose class weights ``class_weight`` are applied in its first pass);
+    ``column_sums``: X's column sums where a pass over X has formed them already."""
+
+    X: Any = None
+    y: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    weight: np.ndarray | None = None
+    fit_intercept: bool = True
+    source: Any = None
+    class_weight: Any = None
+    offset: np.ndarray | None = None
+    #: X's column sums, when the magnitude check's pass formed them (the centre reuses them)
+    column_sums: np.ndarray | None = None
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.size)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.source.n_features if self.source is not None else self.X.shape[1])
+
+    @property
+    def sparse(self) -> bool:
+        return self.source is None and hasattr(self.X, "tocsc")
+
+
+@dataclass(frozen=True, eq=False)
+class FitOptions:
+    """How to fit: the penalty object (:mod:`linclass.linear.fitting.penalty_table`), the solver as the
+    user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
+    scikit-learn's callback task (:mod:`linclass.estimators.logistic.callbacks`), and the name and
+    feature names the messages use (plain values: no estimator object reaches the fit)."""
+
+    penalty: Any
+    solver: str = "auto"
+    tol: float = 1e-6
+    max_iter: int = 100
+    random_state: Any = None
+    batch_size: int = 256
+    eta0: float = 0.5
+    warm: tuple | None = None
+    task: Any = None
+    name: str = "LogisticRegression"
+    feature_names: Any = None
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticFit:
+    """The outcome of a fit: what the estimator's fitted attributes are.
+
+    Attributes
+    ----------
+    classes : ndarray
+    coef, intercept : ndarrays of shape (m, d) and (m,)
+    n_iter : int
+        Iterations (epochs for 'sgd'; outer proximal Newton iterations for 'cd'; both runs of
+        'lbfgs+newton').
+    converged : bool
+    violation : float
+        How far from the optimum it stopped (the number ``tol`` bounds).
+    history : ndarray
+        The mean objective at the start and after each iteration.
+    solver : str
+        The linclass solver that ran.
+    separation : str or None
+    log_likelihood : float
+        At the fitted parameters, without the penalty.
+    inference : a record of :mod:`linclass.linear.fitting.records`
+    stopped : bool
+        Whether a callback stopped the fit.
+    aliased : ndarray of shape (d,), bool, or None
+        The features left out of an unpenalised fit as linear combinations of the ones before them
+        (:mod:`linclass.linear.logistic.aliasing`; their coefficients are 0 and their summary rows
+        NA); None when none is.
+    passes : int or None
+        Passes over the data of a fit on a chunk source (the first, for the labels and totals,
+        included); None for rows in memory.
+    """
+
+    classes: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    n_iter: int
+    converged: bool
+    violation: float
+    history: np.ndarray
+    solver: str
+    separation: str | None
+    log_likelihood: float
+    inference: Any
+    stopped: bool = False
+    aliased: np.ndarray | None = None
+    passes: int | None = None
+
+
+def warm_start(options: FitOptions, classes, shape) -> tuple | None:
+    """The warm start ``(coef, intercept)`` when its classes and shape match the problem's."""
+    warm = options.warm
+    if warm is not None and np.array_equal(warm[0], classes) and np.shape(warm[1]) == shape:
+        return warm[1], warm[2]
+    return None
+
 
 # ------------------------------------------------------------------------------------ the fit
 def fit_logistic(problem: LogisticProblem, options: FitOptions) -> LogisticFit:
@@ -434,3 +559,213 @@ def _certified(problem, penalty, objective, result, options, budget: int, observ
     result, _ = until_certified(objective, result, gap_at, options.tol, SOLVERS[name], budget,
                                 on_iteration=observer(name))
     return result
+
+
+# ------------------------------------------------------------------- the penalty's stages
+def objective_of(penalty, problem, *, proximal: bool):
+    """The objective to minimise over ``problem``'s design
+    (:class:`~linclass.linear.fitting.fit.LogisticProblem`): proximal Newton's penalised
+    objective, or the smooth one with the penalty's L2 part."""
+    own = getattr(penalty, "objective", None)
+    if own is not None:
+        return own(problem, proximal=proximal)
+    if proximal:
+        from linclass.linear.logistic.penalised import PenalisedObjective  # numba on first use
+
+        return PenalisedObjective(problem.X, problem.y, problem.n_classes, problem.weight, penalty,
+                                  fit_intercept=problem.fit_intercept, score_offset=problem.offset)
+    if problem.source is not None:
+        return ChunkedObjective(problem.source, class_weight=problem.class_weight, l2=penalty.l2,
+                                fit_intercept=problem.fit_intercept)
+    return LinearObjective(problem.X, problem.y, problem.n_classes, problem.weight, l2=penalty.l2,
+                           fit_intercept=problem.fit_intercept, score_offset=problem.offset,
+                           column_sums=problem.column_sums)
+
+
+def start_of(penalty, objective, warm, max_iter: int):
+    """The objective's parameters where a smooth fit starts: the warm start ``(coef, intercept)``
+    when there is one, the intercept-only fit for ``max_iter=0`` (scikit-learn's starting point),
+    else the shared-covariance Gaussian model
+    (:func:`~linclass.linear.logistic.start.gaussian_start`)."""
+    own = getattr(penalty, "start", None)
+    if own is not None:
+        return own(objective, warm, max_iter)
+    if warm is not None:
+        return objective.from_coefficients(*warm)
+    return objective.null_start() if max_iter == 0 else gaussian_start(objective)
+
+
+def coefficients_of(penalty, objective, theta):
+    """``(coef, intercept)`` of the estimator at the objective's parameters ``theta``."""
+    own = getattr(penalty, "coefficients", None)
+    return own(objective, theta) if own is not None else objective.coefficients(theta)
+
+
+def finish_of(penalty, objective, result, problem, hessian=None):
+    """``(separation, record, log_likelihood)`` at the end of a smooth fit: an unpenalised fit's
+    separation check (:func:`~linclass.linear.logistic.separation.check_separation`, which warns),
+    and the Wald record (:func:`~linclass.linear.inference.wald.logistic_inference`)."""
+    own = getattr(penalty, "finish", None)
+    if own is not None:
+        return own(objective, result, problem, hessian)
+    separation = None
+    if penalty.l2 == 0.0:
+        X, y = (None, None) if problem.source is not None else (problem.X, problem.y)
+        separation = check_separation(objective, result.theta, X, y, problem.weight,
+                                      converged=result.converged)
+    record = logistic_inference(objective, result, separation=separation, hessian=hessian)
+    return separation, record, record.log_likelihood
+
+
+# ------------------------------------------------------------- the proximal Newton fits
+def proximal_chunked(problem, options, smooth) -> LogisticFit:
+    """Proximal Newton on a chunk source (:mod:`linclass.linear.solvers.prox_newton_chunked`),
+    from the first pass's ``smooth`` objective, or OWL-QN (:mod:`linclass.linear.solvers.owlqn`:
+    gradient passes only, ``solver_`` 'owlqn') for models of more than
+    :data:`~linclass.linear.inference.wald.MAX_PARAMS` parameters, whose Hessian proximal Newton
+    would form in every pass; the fit reports its passes over the data."""
+    from linclass.linear.logistic.penalised_chunked import ChunkedPenalised
+    from linclass.linear.solvers.owlqn import owlqn_chunked
+    from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
+
+    objective = ChunkedPenalised(smooth, options.penalty)
+    wide = objective.n_params > MAX_PARAMS
+    fit = proximal(problem, options, objective,
+                   solve=owlqn_chunked if wide else prox_newton_chunked,
+                   name="owlqn" if wide else "cd")
+    return replace(fit, passes=objective.passes, solver="owlqn" if wide else fit.solver)
+
+
+def proximal(problem, options, objective, solve=None, name: str = "cd") -> LogisticFit:
+    """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
+    coordinate descent on rows in memory)."""
+    if solve is None:
+        from linclass.linear.solvers.prox_newton_softmax import coordinate_descent as solve
+
+    W, b = objective.null_start()
+    warm = warm_start(options, problem.classes, (W.shape[0], problem.n_features))
+    if warm is not None:
+        W, b = objective.internal(*warm)
+    task, on_iteration = options.task, None
+    if task is not None:  # each outer iteration a subtask, its fitted attributes those at (W, b)
+        def attributes(state):
+            coef, intercept = objective.coefficients(*state)
+            return {"classes_": problem.classes, "coef_": coef, "intercept_": intercept}
+
+        task.start("cd-iter", (W, b), attributes)
+        on_iteration = task.observer("cd-iter", attributes)
+    if warm is None and hasattr(objective.penalty, "starts"):  # not convex: several starts
+        result = lowest_of_starts(objective, W, b, solve, options.tol, options.max_iter,
+                                  on_iteration)
+    else:
+        result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
+                       on_iteration=on_iteration)
+    fit = penalised_fit(objective, result, objective.penalty, problem.classes)
+    if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
+        return replace(fit, stopped=True)
+    if not fit.converged:
+        warnings.warn(not_converged_message(f"{options.name} (solver={name!r})", result,
+                                            options.max_iter, options.tol),
+                      ConvergenceWarning, stacklevel=3)
+    return fit
+
+
+def lowest_of_starts(objective, W, b, solve, tol: float, max_iter: int, on_iteration=None):
+    """The fit under a non-convex penalty (``objective.penalty.starts``: the convex penalties whose
+    solutions start it): one proximal Newton run from zero and one from each convex fit, the
+    lowest converged local minimum returned (the lowest of all when none converged).
+
+    Which local minimum a start reaches decides the fit: on standardised breast cancer with the
+    minimax concave penalty at lambda = 0.05, the run from zero stopped at 0.09290 (mean
+    objective), from the lasso's solution at 0.10004, along a warm-started path of C from the null model at 0.1298, and from the ridge
+    solution at the same C at 0.08388 (skglm 0.5 from zero: 0.09179); at lambda = 0.01 zero gave
+    0.04489 and ridge 0.04226.  The ridge start leaves every coefficient large, so the penalty
+    drops the weak ones from a point where the strong ones are already unshrunk."""
+    runs = [solve(objective, W, b, tol=tol, max_iter=max_iter, on_iteration=on_iteration)]
+    for convex in objective.penalty.starts():
+        start = solve(objective.with_penalty(convex), W, b, tol=tol, max_iter=max_iter)
+        runs.append(solve(objective, start.W, start.b, tol=tol, max_iter=max_iter,
+                          on_iteration=on_iteration))
+    converged = [r for r in runs if r.converged] or runs
+    return min(converged, key=lambda r: r.value)
+
+
+def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
+    """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`) under ``penalty``."""
+    if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
+        raise FloatingPointError(  # cannot happen with finite X; never return NaN
+            "The fit produced non-finite coefficients; rescale the features or use a smaller C."
+        )
+    coef, intercept = objective.coefficients(result.W, result.b)
+    log_likelihood = -(result.value - penalty.value(result.W))
+    record = PenalisedRecord.of(
+        penalty, objective=result.value, log_likelihood=log_likelihood,
+        null=objective.null_log_likelihood(),
+        n_obs=objective.total, violation=result.violation, converged=result.converged)
+    return LogisticFit(
+        classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
+        converged=bool(result.converged), violation=float(result.violation), history=result.history,
+        solver="cd", separation=None, log_likelihood=float(log_likelihood), inference=record,
+    )
+
+
+def path_fits(objective, Cs, l1_ratio: float, classes, *, tol: float, max_iter: int):
+    """The :class:`LogisticFit` at each C of ``Cs`` (increasing) on ``objective`` (a
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`), warm-started and screened
+    (:func:`linclass.linear.fitting.path.path_steps`); yields ``(C, fit)``."""
+    from linclass.core.progress import tick
+    from linclass.linear.fitting.path import path_steps  # numba on first use
+
+    X = objective.design.X
+    m = 1 if len(classes) <= 2 else len(classes)
+    work = float(X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]) * m
+    steps = path_steps(objective, Cs, l1_ratio, tol=tol, max_iter=max_iter)
+    while True:  # one BLAS thread on small problems, held only while a fit runs
+        with blas_threads_for(work):
+            step = next(steps, None)
+        if step is None:
+            return
+        C, result = step
+        tick(result.n_iter)  # a progress bar over a long cross-validation counts the iterations
+        yield C, penalised_fit(objective, result, objective.penalty.at(C, l1_ratio), classes)
+
+
+def not_converged_message(what: str, result, max_iter: int, tol: float) -> str:
+    """What a penalised fit that did not converge says: a stall (no step lowers the objective at
+    working precision, so more iterations cannot help) is told apart from running out of
+    iterations, and each names what helps."""
+    if result.stalled:
+        return (f"{what} stopped after {result.n_iter} iterations, short of tol={tol:g}: the largest "
+                f"optimality violation is {result.violation:.3g}, and no step lowers the objective "
+                f"at working precision from this point, so a larger max_iter will not help. "
+                f"Standardise the features (e.g. StandardScaler), use a smaller C (a stronger "
+                f"penalty), or accept tol={result.violation:.2g}.")
+    return (f"{what} did not converge in max_iter={max_iter} iterations: the largest optimality "
+            f"violation is {result.violation:.3g} > tol={tol:g}, and it was still falling. "
+            f"Increase max_iter.")
+
+
+def warn_unconverged(what: str, Cs, converged, violation, n_iter, max_iter: int, tol: float,
+                     stacklevel: int = 3) -> None:
+    """One :class:`~sklearn.exceptions.ConvergenceWarning` for the fits of a path (or of
+    cross-validation's folds) that did not converge, naming their C and what helps; nothing when
+    all did."""
+    converged = np.asarray(converged, dtype=bool)
+    if converged.all():
+        return
+    Cs = np.broadcast_to(np.asarray(Cs, dtype=float), converged.shape).reshape(-1)
+    converged = converged.reshape(-1)
+    violation = np.asarray(violation, dtype=float).reshape(-1)
+    ran_out = np.asarray(n_iter).reshape(-1) >= max_iter
+    bad = ~converged
+    names = ", ".join(f"{c:.3g}" for c in np.unique(Cs[bad])[:5]) + (" ..." if bad.sum() > 5 else "")
+    advice = ("increase max_iter" if ran_out[bad].all() else
+              "standardise the features or use a smaller C; a larger max_iter will not help the "
+              "fits that stalled" if not ran_out[bad].any() else
+              "increase max_iter (for those that ran out of iterations); standardise the features "
+              "for those that stalled")
+    warnings.warn(f"{what}: {int(bad.sum())} of {converged.size} fits did not converge to "
+                  f"tol={tol:g} (C = {names}; largest optimality violation "
+                  f"{violation[bad].max():.3g}): {advice}.", ConvergenceWarning,
+                  stacklevel=stacklevel)

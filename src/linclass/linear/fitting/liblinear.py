@@ -21,7 +21,7 @@ import numpy as np
 
 import scipy.sparse as sp
 
-from linclass.linear.fitting.stages import finish_of, objective_of, start_of
+from linclass.linear.fitting.fit import finish_of, objective_of, start_of
 from linclass.linear.inference.wald import LogisticInference, null_log_likelihood
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS
@@ -73,7 +73,7 @@ def reported_inference(inference: LogisticInference, scaling: float,
 
 class PenalisedIntercept:
     """liblinear's objective (scikit-learn's ``solver='liblinear'``), which brings its own stages of
-    a fit (:mod:`linclass.linear.fitting.stages`; :mod:`linclass.linear.fitting.penalty_table` makes
+    a fit (:mod:`linclass.linear.fitting.fit`; :mod:`linclass.linear.fitting.penalty_table` makes
     it): the L2 or the L1 penalty ``base``
     with the intercept the weight of a penalised constant feature of value ``scaling`` (None: no
     intercept, the plain penalised fit).  Two classes, rows in memory; the smooth solvers for L2,

@@ -25,7 +25,7 @@ the proximal step, the optimality violation and the largest useful penalty
 (:class:`~linclass.linear.penalties.elastic_net.ElasticNet`; the compiled loops take it through
 ``kernel(d)``, :mod:`linclass.linear.penalties.kernel`).  The objective it is minimised through,
 where a smooth fit starts and what it records are the fit's
-(:mod:`linclass.linear.fitting.stages`); a fit that modifies the likelihood (Firth's, liblinear's)
+(:mod:`linclass.linear.fitting.fit`); a fit that modifies the likelihood (Firth's, liblinear's)
 brings its own ``objective``, ``start``, ``coefficients`` and ``finish``.
 
 Adding a penalty is one module holding a class with this protocol, and its name in

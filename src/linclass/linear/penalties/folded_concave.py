@@ -38,7 +38,7 @@ The line search
 
 The fit is a local minimum (the problem is not convex): the lowest of those proximal Newton reaches
 from zero and from the ridge solution at the same C
-(:func:`linclass.linear.fitting.proximal.lowest_of_starts`, which gives the measurements).
+(:func:`linclass.linear.fitting.fit.lowest_of_starts`, which gives the measurements).
 """
 
 from __future__ import annotations
