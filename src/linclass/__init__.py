@@ -27,11 +27,10 @@ Users import from ``linclass`` itself and from the public modules ``linclass.plo
 implementation's and may move (CHANGELOG.md lists the first release's paths that went).
 """
 
-import importlib
-import importlib.util
 from typing import TYPE_CHECKING
 
 from linclass import registry as _registry
+from linclass.core.lazy import lazy_getattr as _lazy_getattr
 
 if TYPE_CHECKING:
     # What type checkers see: the names that the module ``__getattr__`` below imports on first use
@@ -99,17 +98,9 @@ __all__ = sorted(set(_HOME) - set(_ESTIMATORS)) + ["__version__"] + list(_ESTIMA
 
 
 if not TYPE_CHECKING:  # a type checker would give every unknown name __getattr__'s type
-    def __getattr__(name: str):
-        """A public name, imported from its module on first use; else a submodule
-        (``linclass.plot`` after ``import linclass``), imported then."""
-        home = _HOME.get(name)
-        if home is None:
-            if importlib.util.find_spec(f"linclass.{name}") is not None:
-                return importlib.import_module(f"linclass.{name}")
-            raise AttributeError(f"module 'linclass' has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value  # later uses find it directly
-        return value
+    # a public name, imported from its module on first use; else a submodule (``linclass.plot``
+    # after ``import linclass``), imported then
+    __getattr__ = _lazy_getattr(__name__, _HOME, globals(), base="", submodules=True)
 
 
 def __dir__() -> list[str]:

@@ -6,23 +6,14 @@ that importing one estimator's module, which imports this package first, does no
 other estimator and what they need (numba's compiled loops, the logistic solvers).
 """
 
-import importlib as _importlib
-
+from linclass.core.lazy import lazy_getattr as _lazy_getattr
 from linclass.registry import ENTRIES as _ENTRIES
 
 _HOME = {entry.name: entry.home for entry in _ENTRIES}
 
 __all__ = sorted(_HOME)
 
-
-def __getattr__(name: str):
-    """An estimator class, imported from its module on first use; else a submodule."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(home), name)
-    globals()[name] = value  # later uses find it directly
-    return value
+__getattr__ = _lazy_getattr(__name__, _HOME, globals(), base="")
 
 
 def __dir__() -> list[str]:
