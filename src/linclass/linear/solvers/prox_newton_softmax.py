@@ -54,7 +54,10 @@ def coordinate_descent(obj, W0, b0, **options) -> PenalisedResult:
     """Solver 'cd': minimise the penalised objective ``obj`` from ``(W0, b0)``, two classes by
     :func:`~.prox_newton.prox_newton`, K classes by :func:`prox_newton_softmax`; ``options`` as
     :func:`~.prox_newton.prox_newton` takes them.  (It lives here, the module that knows both.)"""
-    return (prox_newton if obj.binary else prox_newton_softmax)(obj, W0, b0, **options)
+    if not obj.binary:
+        options.pop("hessian", None)  # a kept Hessian is the two-class model's
+        return prox_newton_softmax(obj, W0, b0, **options)
+    return prox_newton(obj, W0, b0, **options)
 
 
 def _start_set(obj, W, P, onehot, working_set):
