@@ -624,12 +624,13 @@ def proximal_chunked(problem, options, smooth) -> LogisticFit:
     gradient passes only, ``solver_`` 'owlqn') for models of more than
     :data:`~linclass.linear.inference.wald.MAX_PARAMS` parameters, whose Hessian proximal Newton
     would form in every pass; the fit reports its passes over the data."""
+    from linclass.linear.inference import wald  # its MAX_PARAMS read now (tests narrow it)
     from linclass.linear.logistic.penalised_chunked import ChunkedPenalised
     from linclass.linear.solvers.owlqn import owlqn_chunked
     from linclass.linear.solvers.prox_newton_chunked import prox_newton_chunked
 
     objective = ChunkedPenalised(smooth, options.penalty)
-    wide = objective.n_params > MAX_PARAMS
+    wide = objective.n_params > wald.MAX_PARAMS
     fit = proximal(problem, options, objective,
                    solve=owlqn_chunked if wide else prox_newton_chunked,
                    name="owlqn" if wide else "cd")
