@@ -593,7 +593,9 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,
                             accept_sparse=penalty.name != "firth",
                             dtype=FLOAT32_KEPT if self.solver != "liblinear" else np.float64)
-        weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
+        weight = data.sample_weight  # class_weight=None: the sample weights as they are
+        if self.class_weight is not None:
+            weight = weight_by_class(data.y, data.classes, data.sample_weight, self.class_weight)
         score_offset = None  # checked only when given: a fit without one never reads offsets
         if offset is not None:
             score_offset = check_offset(offset, data.X.shape[0], data.classes.size, data.classes)
@@ -604,10 +606,12 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                     weights=counts.pop("weights"))
         problem = LogisticProblem(X=data.X, y=data.y, classes=data.classes, weight=weight,
                                   fit_intercept=self.fit_intercept, offset=score_offset)
+        task = None  # a fit task only where scikit-learn's callbacks are set on the model
+        if getattr(self, "_skl_callbacks", None):
+            task = fit_task(self, data.X, y, data.sample_weight,
+                            subtask_bound(self.solver, self.max_iter, options.penalty))
         options = replace(options, feature_names=getattr(self, "feature_names_in_", None),
-                          task=fit_task(self, data.X, y, data.sample_weight,
-                                        subtask_bound(self.solver, self.max_iter,
-                                                      options.penalty)))
+                          task=task)
         fit = fit_logistic(problem, options)
         if float(self.relax) != 1.0:  # the blend with the refit on the selected features
             fit = relax_fit(fit, problem, float(self.relax), tol=self.tol, max_iter=self.max_iter,
