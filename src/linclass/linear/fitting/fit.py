@@ -65,6 +65,7 @@ __all__ = ["FitOptions", "LogisticFit", "LogisticProblem", "coefficients_of", "f
            "path_fits", "penalised_fit", "proximal", "proximal_chunked", "start_of",
            "warm_start", "warn_unconverged"]
 
+
 # -------------------------------------------------------------------------------- the records
 @dataclass(frozen=True, eq=False)
 class LogisticProblem:
