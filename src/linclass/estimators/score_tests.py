@@ -85,19 +85,14 @@ def score_test(smaller: BaseEstimator | None, larger: BaseEstimator, X: ArrayLik
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import linclass
+    >>> import numpy as np, pandas as pd, linclass
     >>> rng = np.random.default_rng(0)
-    >>> data = pd.DataFrame({'x': rng.normal(size=200),
-    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
-    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
-    >>> smaller = linclass.from_formula('y ~ x', data)
-    >>> larger = linclass.from_formula('y ~ x + C(g)', data)
+    >>> x, g = rng.normal(size=200), rng.choice(['a', 'b', 'c'], size=200)
+    >>> data = pd.DataFrame({'x': x, 'g': g, 'y': (x + rng.normal(size=200) > 0).astype(int)})
+    >>> smaller, larger = (linclass.from_formula(f, data) for f in ('y ~ x', 'y ~ x + C(g)'))
     >>> test = linclass.score_test(smaller, larger, data)
-    >>> test.df
-    2
-    >>> bool(0 <= test.pvalue <= 1)
-    True
+    >>> test.df, bool(0 <= test.pvalue <= 1)
+    (2, True)
     """
     small, large = (None if smaller is None else _inner(smaller)), _inner(larger)
     X, y, sample_weight, offset = _rows_of(larger, X, y, sample_weight, offset)
@@ -141,16 +136,14 @@ def anova(model: BaseEstimator, X: ArrayLike, y: ArrayLike | None = None,
     --------
     >>> import numpy as np, pandas as pd
     >>> import linclass
-    >>> rng = np.random.default_rng(0)
-    >>> data = pd.DataFrame({'x': rng.normal(size=200),
-    ...                      'g': rng.choice(['a', 'b', 'c'], size=200)})
-    >>> data['y'] = (data['x'] + rng.normal(size=200) > 0).astype(int)
-    >>> model = linclass.from_formula('y ~ x + C(g)', data)
-    >>> table = linclass.anova(model, data)
+    >>> data = pd.DataFrame({'x': np.tile(np.linspace(-2, 2, 50), 4),
+    ...                      'g': np.repeat(['a', 'b', 'c', 'd'], 50)})
+    >>> data['y'] = (data['x'] + np.random.default_rng(1).logistic(size=200) > 0).astype(int)
+    >>> table = linclass.anova(linclass.from_formula('y ~ x + C(g)', data), data)
     >>> list(table.index)
     ['NULL', 'x', 'C(g)']
     >>> [int(df) for df in table['Df'][1:]]
-    [1, 2]
+    [1, 3]
     """
     import pandas as pd
 
