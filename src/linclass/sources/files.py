@@ -68,19 +68,19 @@ class FileSource:
 
     Examples
     --------
+    Iris in three CSV files, read as one table through a glob pattern:
+
     >>> import tempfile, pathlib
-    >>> import numpy as np
-    >>> from linclass.datasets import load_dataset
-    >>> X, y, names, classes = load_dataset('iris')
-    >>> folder = tempfile.TemporaryDirectory()
-    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
-    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
-    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
-    >>> import linclass
-    >>> from linclass.chunks import fit_chunked
+    >>> import numpy as np, linclass
     >>> from linclass.datasets import FileSource
-    >>> source = FileSource(csv, 'species', chunksize=50)
-    >>> model = fit_chunked(linclass.LinearDiscriminantAnalysis(), source)
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> for part, rows in enumerate(np.array_split(np.column_stack([X, y]), 3)):
+    ...     np.savetxt(pathlib.Path(folder.name) / f'part{part}.csv', rows, delimiter=',',
+    ...                header='sepal_length,sepal_width,petal_length,petal_width,species',
+    ...                comments='', fmt='%g')
+    >>> source = FileSource(f'{folder.name}/part*.csv', 'species', chunksize=50)
+    >>> model = linclass.chunks.fit_chunked(linclass.LinearDiscriminantAnalysis(), source)
     >>> model.classes_
     array([0, 1, 2])
     >>> model.feature_names_in_[:2]

@@ -168,18 +168,13 @@ def read_chunks(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> import numpy as np
-    >>> from linclass.datasets import load_dataset
-    >>> X, y, names, classes = load_dataset('iris')
-    >>> folder = tempfile.TemporaryDirectory()
-    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
-    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
-    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> import pathlib, tempfile
     >>> from linclass.datasets import read_chunks
-    >>> [X.shape for X, y, features in read_chunks(csv, 'species', 64)]
-    [(64, 4), (64, 4), (22, 4)]
-    >>> folder.cleanup()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     csv = pathlib.Path(folder) / 'small.csv'
+    ...     _ = csv.write_text('x1,x2,label\\n1,2,a\\n3,4,b\\n5,6,a\\n')
+    ...     print([(X.shape, y.tolist()) for X, y, features in read_chunks(csv, 'label', 2)])
+    [((2, 2), ['a', 'b']), ((1, 2), ['a'])]
     """
     return _chunks(path, target, _positive_integer(chunksize), features, engine, warn_index, carry,
                    located)
@@ -265,18 +260,13 @@ def feature_columns(path: str | os.PathLike[str] | Sequence[str | os.PathLike[st
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> import numpy as np
-    >>> from linclass.datasets import load_dataset
-    >>> X, y, names, classes = load_dataset('iris')
-    >>> folder = tempfile.TemporaryDirectory()
-    >>> csv = pathlib.Path(folder.name) / 'iris.csv'
-    >>> np.savetxt(csv, np.column_stack([X, y]), delimiter=',', comments='',
-    ...            header='sepal_length,sepal_width,petal_length,petal_width,species', fmt='%g')
+    >>> import pathlib, tempfile
     >>> from linclass.datasets import feature_columns
-    >>> feature_columns(csv, 'species')
-    ['sepal_length', 'sepal_width', 'petal_length', 'petal_width']
-    >>> folder.cleanup()
+    >>> with tempfile.TemporaryDirectory() as folder:  # a first, unnamed column: pandas's row index
+    ...     csv = pathlib.Path(folder) / 'small.csv'
+    ...     _ = csv.write_text(',age,weight,label\\n0,30,70.5,a\\n1,40,80.2,b\\n')
+    ...     print(feature_columns(csv, 'label'))
+    ['age', 'weight']
     """
     path = data_files(path)[0]
     kind = _file_kind(path)
