@@ -189,10 +189,9 @@ def hyperplanes(model: BaseEstimator) -> Hyperplanes:
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
+    >>> from linclass import LinearDiscriminantAnalysis
     >>> from linclass.geometry import hyperplanes
-    >>> planes = hyperplanes(linclass.LinearDiscriminantAnalysis().fit(X, y))
+    >>> planes = hyperplanes(LinearDiscriminantAnalysis().fit(*load_iris(return_X_y=True)))
     >>> planes.w.shape, planes.pairs
     ((3, 4), [(0, 1), (0, 2), (1, 2)])
     """
@@ -282,11 +281,10 @@ def signed_distance(model: BaseEstimator, X: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
     >>> from linclass.geometry import signed_distance
-    >>> model = linclass.LogisticRegression().fit(X[:100], y[:100])
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
+    >>> model = linclass.LogisticRegression().fit(X[:100], y[:100])  # setosa, versicolor
     >>> d = signed_distance(model, X[:100])
     >>> d.shape, bool((d[:50] < 0).all() and (d[50:] > 0).all())
     ((100,), True)
@@ -367,12 +365,10 @@ def generative_to_logistic(model: BaseEstimator) -> tuple[np.ndarray, float]:
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> from linclass.geometry import generative_to_logistic
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
     >>> lda = linclass.LinearDiscriminantAnalysis().fit(X[:100], y[:100])
-    >>> w, w0 = generative_to_logistic(lda)
+    >>> w, w0 = linclass.geometry.generative_to_logistic(lda)
     >>> w.shape
     (4,)
     """

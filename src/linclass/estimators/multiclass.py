@@ -76,14 +76,13 @@ class OneVsRestClassifier(MulticlassBase):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = linclass.OneVsRestClassifier(linclass.LogisticRegression()).fit(X, y)
-    >>> len(model.estimators_)
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
+    >>> ovr = linclass.OneVsRestClassifier(linclass.LogisticRegression())
+    >>> len(ovr.fit(X, y).estimators_)
     3
-    >>> model.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
+    >>> ovr.predict(X[[0, 50, 100]]), ovr.predict_proba(X[:2]).shape
+    (array([0, 1, 2]), (2, 3))
     """
 
     _strategy = "one-vs-rest"

@@ -394,9 +394,8 @@ class PoissonNB(_CountNB):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_digits
     >>> import linclass
-    >>> X, y = load_digits(return_X_y=True)
+    >>> X, y, *_ = linclass.datasets.load_dataset('digits')  # pixel counts 0-16
     >>> nb = linclass.PoissonNB().fit(X, y)
     >>> nb.predict(X[:5])
     array([0, 1, 1, 3, 4])

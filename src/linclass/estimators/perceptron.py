@@ -136,9 +136,8 @@ class Perceptron(SparseCoefMixin, ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
     >>> model = linclass.Perceptron(random_state=0).fit(X, y)
     >>> model.predict(X[[0, 50, 100]])
     array([0, 1, 2])

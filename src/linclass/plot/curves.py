@@ -32,6 +32,8 @@ def training_curve(model: Any, *, ax: Axes | None = None,
     Returns
     -------
     matplotlib.figure.Figure
+        One Axes: the values as a line with gid ``'curve'`` against the iteration or epoch, the
+        title saying whether the fit converged.
 
     See Also
     --------
@@ -42,13 +44,11 @@ def training_curve(model: Any, *, ax: Axes | None = None,
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = linclass.Perceptron(random_state=0).fit(X, y)
-    >>> fig = linclass.plot.training_curve(model)
-    >>> len(fig.axes)
-    1
+    >>> X, y, *_ = linclass.datasets.load_dataset('wine')
+    >>> fig = linclass.plot.training_curve(linclass.Perceptron(random_state=0).fit(X, y))
+    >>> len(fig.axes), fig.axes[0].get_xlabel()
+    (1, 'epoch')
     """
     path = canvas.begin(path)
     title = canvas.model_name(model)

@@ -88,12 +88,11 @@ def gaussian_contours(model: Any, X: ArrayLike | None = None, y: ArrayLike | Non
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> X2 = X[:, 2:]  # two features: petal length and width
-    >>> model = linclass.QuadraticDiscriminantAnalysis().fit(X2, y)
-    >>> fig = linclass.plot.gaussian_contours(model, X2, y)
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
+    >>> petals = X[:, 2:]  # length and width
+    >>> model = linclass.QuadraticDiscriminantAnalysis().fit(petals, y)
+    >>> fig = linclass.plot.gaussian_contours(model, petals, y)
     >>> len([a for a in fig.axes[0].get_children() if str(a.get_gid()).startswith('ellipse-')])
     9
     """
@@ -181,10 +180,8 @@ def gaussian_surface(model: Any, *, class_index: int | None = None,
     >>> from sklearn.datasets import load_iris
     >>> import linclass
     >>> X, y = load_iris(return_X_y=True)
-    >>> X2 = X[:, 2:]  # two features: petal length and width
-    >>> model = linclass.GaussianNB().fit(X2, y)
-    >>> fig = linclass.plot.gaussian_surface(model, class_index=0,
-    ...                                      feature_names=['petal length', 'petal width'])
+    >>> fig = linclass.plot.gaussian_surface(linclass.GaussianNB().fit(X[:, 2:], y), class_index=0,
+    ...                                   feature_names=['petal length', 'petal width'])
     >>> fig.axes[0].name, fig.axes[0].get_xlabel()
     ('3d', 'petal length')
     """

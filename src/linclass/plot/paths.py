@@ -71,11 +71,9 @@ def coefficient_path(result: Any, *, feature_names: Sequence[str] | None = None,
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
     >>> import linclass
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> path = linclass.logistic_path(StandardScaler().fit_transform(X), y, Cs=20)
+    >>> X, y, *_ = linclass.datasets.load_dataset('breast_cancer')
+    >>> path = linclass.logistic_path((X - X.mean(axis=0)) / X.std(axis=0), y, Cs=20)
     >>> fig = linclass.plot.coefficient_path(path, top=5)
     >>> type(fig).__name__
     'Figure'
@@ -286,13 +284,11 @@ def cv_curve(model: Any, *, ax: Axes | None = None,
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
     >>> import linclass
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> X = StandardScaler().fit_transform(X)
-    >>> model = linclass.LogisticRegressionCV(Cs=5, cv=3, l1_ratios=(1.0,)).fit(X, y)
-    >>> fig = linclass.plot.cv_curve(model)
+    >>> from sklearn.preprocessing import scale
+    >>> X, y, *_ = linclass.datasets.load_dataset('breast_cancer')
+    >>> model = linclass.LogisticRegressionCV(Cs=5, cv=3, l1_ratios=(1.0,))
+    >>> fig = linclass.plot.cv_curve(model.fit(scale(X), y))
     >>> type(fig).__name__
     'Figure'
     """

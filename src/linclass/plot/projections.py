@@ -47,6 +47,8 @@ def fisher_figure(X: ArrayLike, y: ArrayLike, *, ax: Sequence[Axes] | None = Non
     Returns
     -------
     matplotlib.figure.Figure
+        Two panels, mean difference then Fisher's direction; class k's histogram has gid
+        ``'hist-k'``.
 
     See Also
     --------

@@ -44,6 +44,8 @@ def decision_regions(model: Any, X: ArrayLike, y: ArrayLike | None = None, *,
     Returns
     -------
     matplotlib.figure.Figure
+        The predicted classes are a mesh with gid ``'regions'``, the points a collection with gid
+        ``'data'``, the exact hyperplane (when drawn) a line with gid ``'hyperplane'``.
 
     See Also
     --------

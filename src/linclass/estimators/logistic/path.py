@@ -195,11 +195,10 @@ def logistic_path(X: ArrayLike | ChunkSource, y: ArrayLike | None, Cs: int | Arr
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import scale
     >>> import linclass
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> X = StandardScaler().fit_transform(X)
-    >>> path = linclass.logistic_path(X, y, Cs=20)
+    >>> path = linclass.logistic_path(scale(X), y, Cs=20)  # standardised features
     >>> path.coefs.shape
     (20, 1, 30)
     >>> int(path.n_nonzero[0]), int(path.n_nonzero[-1]) > 20
