@@ -147,13 +147,11 @@ def load(path: str | os.PathLike[str]) -> Any:
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> import pathlib, tempfile
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> import tempfile, pathlib
-    >>> model = linclass.GaussianNB().fit(X, y)
-    >>> path = linclass.save(model, pathlib.Path(tempfile.mkdtemp()) / 'nb.lcm')
-    >>> loaded = linclass.load(path)
+    >>> X, y, *_ = linclass.datasets.load_dataset('iris')
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / 'nb.lcm'
+    >>> loaded = linclass.load(linclass.save(linclass.GaussianNB().fit(X, y), path))
     >>> type(loaded).__name__, loaded.predict(X[[0, 50, 100]])
     ('GaussianNB', array([0, 1, 2]))
     """
