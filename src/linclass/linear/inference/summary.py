@@ -30,7 +30,12 @@ import numpy as np
 from scipy.stats import chi2, norm
 
 from linclass.linear.inference.table_formats import TableOutput
-from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
+from linclass.linear.inference.table_layout import (
+    decimals,
+    fit_clock,
+    header_lines,
+    likelihood_facts,
+)
 
 __all__ = ["CONSTANT", "Summary", "binary_title", "level_name", "softmax_names", "summarize"]
 
@@ -361,12 +366,10 @@ class Summary(TableOutput):
                 *_cluster_facts(self.n_clusters, self.cluster_correction),
                 ("Solver:", self.solver or ""),
                 ("Iterations:", "" if self.n_iter is None else str(self.n_iter))]
-        right = [("No. Observations:", f"{self.n_obs:g}"), ("Df Residuals:", f"{self.df_resid:g}"),
-                 ("Df Model:", f"{self.lr_df}"), ("Pseudo R-squ.:", f"{self.pseudo_r2:#.4g}"),
-                 ("Log-Likelihood:", f"{self.log_likelihood:#.5g}"),
-                 ("LL-Null:", f"{self.null_log_likelihood:#.5g}"),
-                 ("LLR p-value:", f"{self.lr_p_value:#.4g}"), ("AIC:", f"{self.aic:#.5g}"),
-                 ("BIC:", f"{self.bic:#.5g}")]
+        right = likelihood_facts(n_obs=self.n_obs, df_resid=self.df_resid, df_model=self.lr_df,
+                                 pseudo_r2=self.pseudo_r2, log_likelihood=self.log_likelihood,
+                                 null_log_likelihood=self.null_log_likelihood,
+                                 lr_p_value=self.lr_p_value, aic=self.aic, bic=self.bic)
         return left, right
 
     def _blocks(self) -> list:

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-__all__ = ["decimals", "fit_clock", "header_lines"]
+__all__ = ["decimals", "fit_clock", "header_lines", "likelihood_facts"]
 
 _WIDTH = 78  # the statistics above the table: two columns of 39 and 36 characters, as statsmodels'
 
@@ -18,6 +18,20 @@ def fit_clock(fitted_at: float) -> tuple[str, str]:
     """The Date and Time rows of a header, as statsmodels prints them, in local time."""
     moment = time.localtime(fitted_at)
     return time.strftime("%a, %d %b %Y", moment), time.strftime("%H:%M:%S", moment)
+
+
+def likelihood_facts(*, n_obs: float, df_resid: float, df_model: float, pseudo_r2: float,
+                     log_likelihood: float, null_log_likelihood: float, lr_p_value: float,
+                     aic: float, bic: float) -> list:
+    """The right column of the header of a maximum-likelihood fit, as statsmodels prints it for
+    ``Logit``, ``MNLogit`` and ``OrderedModel``: the counts, McFadden's pseudo R-squared, the
+    log-likelihoods, the likelihood-ratio test's p-value and the information criteria."""
+    return [("No. Observations:", f"{n_obs:g}"), ("Df Residuals:", f"{df_resid:g}"),
+            ("Df Model:", f"{df_model:g}"), ("Pseudo R-squ.:", f"{pseudo_r2:#.4g}"),
+            ("Log-Likelihood:", f"{log_likelihood:#.5g}"),
+            ("LL-Null:", f"{null_log_likelihood:#.5g}"),
+            ("LLR p-value:", f"{lr_p_value:#.4g}"), ("AIC:", f"{aic:#.5g}"),
+            ("BIC:", f"{bic:#.5g}")]
 
 
 def header_lines(title: str, left: list, right: list, table: list) -> list:

@@ -15,7 +15,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.stats import chi2, norm
 
-from linclass.linear.inference.table_layout import decimals, fit_clock, header_lines
+from linclass.linear.inference.table_layout import (
+    decimals,
+    fit_clock,
+    header_lines,
+    likelihood_facts,
+)
 
 __all__ = ["OrdinalSummary", "threshold_names"]
 
@@ -217,12 +222,10 @@ class OrdinalSummary:
                 ("Link:", self.link), ("Method:", "MLE"), ("Date:", date), ("Time:", clock),
                 ("converged:", "" if self.converged is None else str(bool(self.converged))),
                 ("Iterations:", "" if self.n_iter is None else str(self.n_iter))]
-        right = [("No. Observations:", f"{self.n_obs:g}"), ("Df Residuals:", f"{self.df_resid:g}"),
-                 ("Df Model:", f"{self.df_model:g}"), ("Pseudo R-squ.:", f"{self.prsquared:#.4g}"),
-                 ("Log-Likelihood:", f"{self.log_likelihood:#.5g}"),
-                 ("LL-Null:", f"{self.null_log_likelihood:#.5g}"),
-                 ("LLR p-value:", f"{self.llr_pvalue:#.4g}"), ("AIC:", f"{self.aic:#.5g}"),
-                 ("BIC:", f"{self.bic:#.5g}")]
+        right = likelihood_facts(n_obs=self.n_obs, df_resid=self.df_resid, df_model=self.df_model,
+                                 pseudo_r2=self.prsquared, log_likelihood=self.log_likelihood,
+                                 null_log_likelihood=self.null_log_likelihood,
+                                 lr_p_value=self.llr_pvalue, aic=self.aic, bic=self.bic)
         labels = self.names + self.threshold_names
         width = max([len(n) for n in labels] + [12]) + 2
         columns = ["Value", "Std. Error", "t value", "p value"]
