@@ -43,20 +43,11 @@ _LOG_2PI = np.log(2 * np.pi)
 _SINGULAR = 1e-10  # relative eigenvalue (or determinant factor) at or below which a downdate is singular
 
 
-def loo_joint_log_likelihood(
-    stats: ClassStats,
-    model: GaussianModel,
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-    covariance_type: str = "tied",
-    *,
-    priors: np.ndarray | None = None,
-    unbiased: bool = False,
-    shrinkage=None,
-    reg_param: float = 0.0,
-    var_smoothing: float = 0.0,
-) -> np.ndarray:
+def loo_joint_log_likelihood(stats: ClassStats, model: GaussianModel, X: np.ndarray, y: np.ndarray,
+                             sample_weight: np.ndarray | None = None, covariance_type: str = "tied",
+                             *, priors: np.ndarray | None = None, unbiased: bool = False,
+                             shrinkage=None, reg_param: float = 0.0,
+                             var_smoothing: float = 0.0) -> np.ndarray:
     """For each training row, the class scores :math:`\\ln p(x_i, C_j)` of the model fitted without it.
 
     Parameters
