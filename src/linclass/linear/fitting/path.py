@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from linclass.linear.solvers.prox_newton import KeptHessian, PenalisedResult
+from linclass.linear.solvers.prox_newton import PenalisedResult, WarmState
 from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
 
 __all__ = ["c_at_null", "c_grid", "default_ratio", "path_steps"]
@@ -88,7 +88,8 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
     template = obj.penalty
     _, G, _ = obj.with_penalty(template.at(Cs[0], l1_ratio)).gradient(W, b)
     l1_old = None
-    kept = KeptHessian()  # each step starts where the previous ended: its model Hessian may serve
+    warm = WarmState()  # each step starts where the previous ended: its scores, products and
+    # model Hessian may serve
     for C in Cs:
         penalty = template.at(C, l1_ratio)
         step = obj.with_penalty(penalty)
@@ -98,7 +99,7 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
         if strong is not None and obj.binary:
             strong = strong[0]
         result = coordinate_descent(step, W, b, tol=tol, max_iter=max_iter, working_set=strong,
-                                    hessian=kept, **solver)
+                                    warm=warm, **solver)
         W, b, G = result.W, result.b, result.gradient
         l1_old = penalty.l1
         yield float(C), result

@@ -55,7 +55,7 @@ def coordinate_descent(obj, W0, b0, **options) -> PenalisedResult:
     :func:`~.prox_newton.prox_newton`, K classes by :func:`prox_newton_softmax`; ``options`` as
     :func:`~.prox_newton.prox_newton` takes them.  (It lives here, the module that knows both.)"""
     if not obj.binary:
-        options.pop("hessian", None)  # a kept Hessian is the two-class model's
+        options.pop("warm", None)  # a warm state is the two-class fit's
         return prox_newton_softmax(obj, W0, b0, **options)
     return prox_newton(obj, W0, b0, **options)
 
