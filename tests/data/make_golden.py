@@ -76,6 +76,8 @@ def cases() -> dict:
         "kclass": (lc.KClassDiscriminant(lc.Perceptron(random_state=0, max_epochs=20, tol=None)), iris),
         "standardized": (lc.StandardizedClassifier(lc.LogisticRegression()), iris),
         "formula_columns": (lc.FormulaClassifier(estimator=lc.LogisticRegression()), iris),
+        # iris's classes are not ordered; the file only has to keep what the fit gives
+        "ordinal_probit": (lc.OrderedLogisticRegression(link="probit"), iris),
     }
 
 
