@@ -39,28 +39,36 @@ def training(tmp_path_factory):
     X = X[:, [0, 1, 4, 8]]
     X = (X - X.mean(axis=0)) / X.std(axis=0)
     frame = pd.DataFrame(X, columns=["radius", "texture", "smooth", "symm"]).assign(
-        label=np.where(y == 1, "benign", "malignant"), school=[f"s{i % 23}" for i in range(len(y))])
+        label=np.where(y == 1, "benign", "malignant"), school=[f"s{i % 23}" for i in range(len(y))],
+        region=[f"r{(i // 3) % 7}" for i in range(len(y))])
     data = folder / "cancer.csv"
     frame.to_csv(data, index=False)
     model = folder / "m.linclass"
     assert main(["fit", "--model", "logistic", "--param", "penalty=None", "--param", "tol=1e-10",
-                 "--data", str(data), "--target", "label", "--drop", "school",
+                 "--data", str(data), "--target", "label", "--drop", "school", "region",
                  "--out", str(model)]) == 0
     return data, model, frame
 
 
-@pytest.mark.parametrize("cov_type", ["HC0", "HC1", "cluster"])
+@pytest.mark.parametrize("cov_type", ["HC0", "HC1", "HC2", "HC3", "cluster", "two-way"])
 def test_summary_prints_the_robust_table(cov_type, training, capsys):
+    """Each --cov-type (and --groups with two columns: two-way clustering) prints the standard
+    errors summary(cov_type=...) computes from the same rows."""
     data, model, frame = training
-    extra = ["--groups", "school"] if cov_type == "cluster" else []
+    extra, groups = [], None
+    if cov_type == "cluster":
+        extra, groups = ["--groups", "school"], frame["school"]
+    if cov_type == "two-way":
+        cov_type = "cluster"
+        extra = ["--groups", "school", "region"]
+        groups = np.c_[frame["school"].to_numpy(), frame["region"].to_numpy()]
     code, out, err = cli(["summary", "--model-file", model, "--cov-type", cov_type, *extra,
                           "--data", data, "--target", "label"], capsys)
     assert code == 0, err
     assert re.search(rf"Covariance Type:\s+{cov_type}\b", out)
     fitted = linclass.load(model)
     X = frame[["radius", "texture", "smooth", "symm"]]
-    expected = fitted.summary(cov_type=cov_type, X=X, y=frame["label"],
-                              groups=frame["school"] if extra else None)
+    expected = fitted.summary(cov_type=cov_type, X=X, y=frame["label"], groups=groups)
     printed = printed_std_errors(out, expected.names)
     np.testing.assert_allclose(printed, expected.std_err[0], atol=5e-4)
     plain = printed_std_errors(cli(["summary", "--model-file", model], capsys)[1], expected.names)
@@ -116,7 +124,7 @@ def test_misuses_are_one_error_line(training, tmp_path, capsys):
         (["--groups", "school"], 2, "--groups and --cluster-correction go with --cov-type cluster"),
         (["--cov-type", "HC0", "--cluster-correction", "none", *rows], 2,
          "--cluster-correction goes with --cov-type cluster"),
-        (["--cov-type", "HC3", *rows], 2, "invalid choice"),
+        (["--cov-type", "HC4", *rows], 2, "invalid choice"),
         (["--cov-type", "cluster", "--groups", "district", *rows], 1, "district"),
         (["--cov-type", "HC0", "--data", data], 2, "--target"),
     ]

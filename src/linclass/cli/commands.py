@@ -217,19 +217,31 @@ def _training_rows(args, model) -> dict:
 
 
 def _groups(args) -> np.ndarray:
-    """The cluster labels of --groups: a column of --data (any type), or a feature of --dataset."""
+    """The cluster labels of --groups: columns of --data (any type), or features of --dataset;
+    one column, or one per way of clustering (n, ways)."""
     from linclass.datasets import load_dataset
     from linclass.sources.tables import feature_columns, read_table
 
+    columns = [args.groups] if isinstance(args.groups, str) else list(args.groups)
     if args.data is not None:
-        others = [c for c in feature_columns(args.data, args.groups)]
-        _, groups, _ = read_table(args.data, args.groups, features=others[:1])
-        return groups
-    X, _, names, _ = load_dataset(args.dataset)
-    if args.groups not in names:
-        raise DataError(f"--groups {args.groups!r}: data set {args.dataset!r} has no such column; "
-                        f"its features: {', '.join(map(repr, names))}")
-    return X[:, names.index(args.groups)]
+        ways = []
+        for column in columns:
+            others = [c for c in feature_columns(args.data, column)]
+            _, groups, _ = read_table(args.data, column, features=others[:1])
+            ways.append(np.asarray(groups))
+    else:
+        X, _, names, _ = load_dataset(args.dataset)
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise DataError(f"--groups {' '.join(map(repr, missing))}: data set {args.dataset!r} "
+                            f"has no such column; its features: {', '.join(map(repr, names))}")
+        ways = [X[:, names.index(c)] for c in columns]
+    if len(ways) == 1:
+        return ways[0]
+    out = np.empty((ways[0].shape[0], len(ways)), dtype=object)
+    for k, way in enumerate(ways):
+        out[:, k] = way
+    return out
 
 
 def _inference_table(model, ci: str, cov_type: str = "nonrobust", rows: dict | None = None

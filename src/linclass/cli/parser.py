@@ -267,16 +267,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "as R's logistf for a model fitted with --param penalty=firth, as R's "
                         "confint(glm) for an unpenalised one (--param penalty=None; needs the "
                         "training rows: --data/--target or --dataset)")
-    p.add_argument("--cov-type", choices=("nonrobust", "HC0", "HC1", "cluster"),
+    p.add_argument("--cov-type", choices=("nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"),
                    default="nonrobust",
                    help="the inference table's covariance, as statsmodels' fit(cov_type=...): "
                         "'nonrobust' (default: the inverse information), 'HC0' / 'HC1' "
-                        "(heteroscedasticity robust; HC1 = HC0 * N/(N-k)), 'cluster' (cluster "
-                        "robust, with --groups); unpenalised logistic models, from the training "
-                        "rows (--data/--target or --dataset)")
-    p.add_argument("--groups", metavar="COL",
+                        "(heteroscedasticity robust; HC1 = HC0 * N/(N-k)), 'HC2' / 'HC3' (the "
+                        "squared scores divided by 1-h or (1-h)^2, h the leverages, as R's "
+                        "sandwich::vcovHC), 'cluster' (cluster robust, with --groups); "
+                        "unpenalised logistic models, from the training rows (--data/--target or "
+                        "--dataset)")
+    p.add_argument("--groups", metavar="COL", nargs="+",
                    help="the cluster column of --data (or a feature of --dataset) for "
-                        "--cov-type cluster")
+                        "--cov-type cluster; two or more columns: multi-way clustering, as R's "
+                        "vcovCL(m, cluster = ~ g1 + g2)")
     p.add_argument("--cluster-correction", choices=("stata", "statsmodels", "none"), default=None,
                    help="--cov-type cluster's small-sample factor: 'stata' (default: G/(G-1), as "
                         "Stata's vce(cluster) and R's sandwich::vcovCL), 'statsmodels' "
