@@ -13,14 +13,13 @@ coefficients; :func:`penalised_summary` builds the :class:`PenalisedSummary` fro
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from linclass.linear.inference.summary import CONSTANT
 from linclass.linear.inference.table_formats import TableOutput
-from linclass.linear.inference.table_layout import fit_clock, header_lines
+from linclass.linear.inference.table_layout import HeaderFacts, fit_clock, header_lines
 
 __all__ = ["PenalisedRecord", "PenalisedSummary", "describe_penalty", "penalised_summary"]
 
@@ -31,7 +30,7 @@ _NOTE = ("No standard errors, tests or intervals: the penalty selected these fea
 
 
 @dataclass(frozen=True)
-class PenalisedSummary(TableOutput):
+class PenalisedSummary(TableOutput, HeaderFacts):
     """The selected coefficients of a penalised fit.
 
     ``str(summary)`` prints it in statsmodels' layout (the header's Dep. Variable, Model, Method,
@@ -81,12 +80,7 @@ class PenalisedSummary(TableOutput):
     violation: float
     converged: bool
     n_obs: float
-    notes: list = field(default_factory=list)
-    dep_variable: str = "y"
-    method: str = "Penalised ML"
-    solver: str | None = None
-    n_iter: int | None = None
-    fitted_at: float = field(default_factory=time.time)
+    method: str = field(default="Penalised ML", kw_only=True)
 
     def renamed(self, mapping: dict) -> PenalisedSummary:
         """The same table with parameters renamed by ``mapping`` (names it lacks are kept)."""

@@ -23,7 +23,6 @@ The formulas are in :mod:`linclass.linear.inference.wald`.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +30,7 @@ from scipy.stats import chi2, norm
 
 from linclass.linear.inference.table_formats import TableOutput
 from linclass.linear.inference.table_layout import (
+    HeaderFacts,
     decimals,
     fit_clock,
     header_lines,
@@ -56,7 +56,7 @@ def _labelled_alias(name: str) -> property:
 
 
 @dataclass(frozen=True)
-class Summary(TableOutput):
+class Summary(TableOutput, HeaderFacts):
     """Inference table of a fitted logistic / softmax regression.
 
     ``print(summary)`` gives statsmodels' layout; :meth:`to_frame` a pandas DataFrame; a notebook
@@ -139,18 +139,12 @@ class Summary(TableOutput):
     n_obs: float
     alpha: float
     title: str
-    notes: list = field(default_factory=list)
     ci: str = "wald"
     chi2: np.ndarray | None = None
-    dep_variable: str = "y"
-    method: str = "MLE"
-    solver: str | None = None
-    n_iter: int | None = None
     converged: bool | None = None
     covariance_type: str = "nonrobust"
     n_clusters: int | None = None
     cluster_correction: str | None = None
-    fitted_at: float = field(default_factory=time.time)
     covariance: np.ndarray | None = field(default=None, repr=False)
     saturated_log_likelihood: float = 0.0
 

@@ -6,12 +6,30 @@ decimals (:class:`~linclass.linear.inference.summary.Summary`,
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["decimals", "fit_clock", "header_lines", "likelihood_facts"]
+__all__ = ["HeaderFacts", "decimals", "fit_clock", "header_lines", "likelihood_facts"]
 
 _WIDTH = 78  # the statistics above the table: two columns of 39 and 36 characters, as statsmodels'
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeaderFacts:
+    """What a summary says about the fit besides its statistics, shared by
+    :class:`~linclass.linear.inference.summary.Summary` and
+    :class:`~linclass.linear.inference.penalised_summary.PenalisedSummary`: the notes printed
+    below the table, the name of y ('y' when it had none), the estimation method, the solver and
+    its iterations, and the time of the fit (seconds since the epoch; printed as Date and Time).
+    Keyword-only, so that each summary keeps its own fields' order."""
+
+    notes: list = field(default_factory=list)
+    dep_variable: str = "y"
+    method: str = "MLE"
+    solver: str | None = None
+    n_iter: int | None = None
+    fitted_at: float = field(default_factory=time.time)
 
 
 def fit_clock(fitted_at: float) -> tuple[str, str]:
