@@ -42,8 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from linclass.linear.solvers.damping import Damping, damped_steps, finish
-from linclass.linear.solvers.prox_newton import _FORCING, _MAX_HALVINGS, _SIGMA, MAX_SWEEPS
-from linclass.linear.solvers.prox_newton import PenalisedResult
+from linclass.linear.solvers.prox_newton import (
+    _FORCING,
+    _GRAM_FORCING,
+    _MAX_HALVINGS,
+    _SIGMA,
+    MAX_SWEEPS,
+    PenalisedResult,
+)
 from linclass.linear.solvers.prox_newton_coupled import shift_free_inverse
 from linclass.linear.solvers.small_model import solve_small_model
 from linclass.linear.solvers.stopping import Certificate
@@ -156,7 +162,8 @@ def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         def propose(nu):
             Q, R = _profiled(H, m, d, intercept, nu)
             grad = Gw - R[:, : m * d].T @ gb if intercept else Gw
-            delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, MAX_SWEEPS)
+            delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol * _GRAM_FORCING,
+                                              MAX_SWEEPS)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(m)
             D = float(Gw @ delta + gb @ db) + pen.slope(W, delta.reshape(m, d), None)
             return (delta.reshape(m, d), db), D, sweeps
