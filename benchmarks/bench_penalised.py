@@ -493,11 +493,12 @@ def anchor_rows(scale, rounds, use_r, targets, only="", tol_ad=1e-7):
                 adelie.load(X, y)
                 adelie.fit(lm, rho, tol_ad)
             t_lc, t_one, t_ad = [], [], []
-            for _ in range(rounds):
-                sec, out_lc = timed(ours)
-                t_lc.append(sec)
-                sec, _ = timed(one)
-                t_one.append(sec)
+            for r in range(rounds):  # the two linclass runs in alternating order (ABBA)
+                for which in ((ours, one) if r % 2 == 0 else (one, ours)):
+                    sec, out = timed(which)
+                    (t_lc if which is ours else t_one).append(sec)
+                    if which is ours:
+                        out_lc = out
                 if adelie is not None:
                     sec, B, b0 = adelie.fit(lm, rho, tol_ad)
                     t_ad.append(sec)
