@@ -7,8 +7,6 @@ cases checked by hand."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,19 +15,15 @@ import pytest
 import linclass
 from linclass import LogisticRegression
 from linclass.linear.inference.goodness_of_fit import hosmer_lemeshow
+from r_inference import FEATURES, HERE, RTOL, birthwt_and_reference
 
-HERE = Path(__file__).parent / "data" / "r" / "inference"
-FEATURES = ["age", "lwt", "race2", "race3", "smoke", "ptl", "ht", "ui"]
 MEASURES = {"studentized_residuals": "rstudent", "dfbetas": "dfbetas", "dffits": "dffits",
             "response_residuals": "response", "working_residuals": "working"}
-RTOL = 1e-6
 
 
 @pytest.fixture(scope="module")
 def birthwt():
-    data = pd.read_csv(HERE / "birthwt.csv")
-    reference = json.loads((HERE / "glm_inference.json").read_text())
-    return data, reference
+    return birthwt_and_reference()
 
 
 def _fit(X, y, w=None):

@@ -6,8 +6,6 @@ repeated rows; a softmax fit's two-way covariance is V1 + V2 - V12 of its one-wa
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,21 +13,15 @@ import pytest
 from sklearn.datasets import load_wine
 
 from linclass import LogisticRegression
-
-HERE = Path(__file__).parent / "data" / "r" / "inference"
-FEATURES = ["age", "lwt", "race2", "race3", "smoke", "ptl", "ht", "ui"]
-RTOL = 1e-6
+from r_inference import FEATURES, RTOL, birthwt_and_reference, tight_fit
 
 
 @pytest.fixture(scope="module")
 def birthwt():
-    data = pd.read_csv(HERE / "birthwt.csv")
-    reference = json.loads((HERE / "glm_inference.json").read_text())
-    return data, reference
+    return birthwt_and_reference()
 
 
-def _fit(X, y, w=None, **params):
-    return LogisticRegression(penalty=None, tol=1e-12, **params).fit(X, y, sample_weight=w)
+_fit = tight_fit
 
 
 def _wine():

@@ -6,8 +6,6 @@ per term; to 1e-6 relative.  And the pairs of models and rows they refuse."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,23 +13,18 @@ import pytest
 
 import linclass
 from linclass import LogisticRegression
+from r_inference import FEATURES, HERE, RTOL, birthwt_and_reference, tight_fit
 
-HERE = Path(__file__).parent / "data" / "r" / "inference"
-FEATURES = ["age", "lwt", "race2", "race3", "smoke", "ptl", "ht", "ui"]
 SMALL = ["age", "lwt", "smoke"]
 FORMULA = "low ~ age + lwt + C(race) + smoke + ptl + ht + ui"
-RTOL = 1e-6
 
 
 @pytest.fixture(scope="module")
 def birthwt():
-    data = pd.read_csv(HERE / "birthwt.csv")
-    reference = json.loads((HERE / "glm_inference.json").read_text())
-    return data, reference
+    return birthwt_and_reference()
 
 
-def _fit(X, y, w=None, **params):
-    return LogisticRegression(penalty=None, tol=1e-12, **params).fit(X, y, sample_weight=w)
+_fit = tight_fit
 
 
 def _assert_test(test, expected):
