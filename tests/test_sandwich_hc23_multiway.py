@@ -8,7 +8,6 @@ from __future__ import annotations
 
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
 
