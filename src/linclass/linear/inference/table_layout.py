@@ -19,8 +19,8 @@ _WIDTH = 78  # the statistics above the table: two columns of 39 and 36 characte
 class HeaderFacts:
     """What a summary says about the fit besides its statistics, shared by
     :class:`~linclass.linear.inference.summary.Summary` and
-    :class:`~linclass.linear.inference.penalised_summary.PenalisedSummary`: the notes printed
-    below the table, the name of y ('y' when it had none), the estimation method, the solver and
+    :class:`~linclass.linear.inference.penalised_summary.PenalisedSummary`: the remarks printed
+    below the table (``notes``), the name of y ('y' when it had none), the estimation method, the solver and
     its iterations, and the time of the fit (seconds since the epoch; printed as Date and Time).
     Keyword-only, so that each summary keeps its own fields' order."""
 
