@@ -376,10 +376,8 @@ class WarmState:
             return None
         if np.array_equal(ws, self.ws):
             return self.Q
-        at = np.searchsorted(self.ws, ws)
-        inside = np.all(at < self.ws.size) and np.array_equal(
-            self.ws[np.minimum(at, self.ws.size - 1)], ws)
-        if ws.size < self.ws.size and inside:
+        at = np.searchsorted(self.ws, ws)  # both sorted: ws is a subset when each lands on itself
+        if 0 < ws.size < self.ws.size and at[-1] < self.ws.size and np.array_equal(self.ws[at], ws):
             return self.Q[np.ix_(at, at)]
         return None
 
