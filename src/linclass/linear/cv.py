@@ -37,8 +37,8 @@ from linclass.linear.fitting.choice import check_chunked
 from linclass.linear.fitting.chunked_path import check_width, lockstep, null_gradient, path_requests
 from linclass.linear.fitting.fit import LogisticProblem, path_fits
 from linclass.linear.fitting.relax import Relaxer, relax_fit
-from linclass.linear.inference.wald import null_log_likelihood
 from linclass.linear.fitting.liblinear import augment, split
+from linclass.linear.logistic.losses import null_log_likelihood
 from linclass.linear.logistic.penalised_folds import FoldedPenalised
 from linclass.selection.cv_rule import choose, cv_statistics, fold_bests, summed_best
 from linclass.selection.fold_rules import block_layout, fold_rule, merge_lists, scanned_label_counts

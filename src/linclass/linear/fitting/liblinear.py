@@ -22,7 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.linear.fitting.fit import finish_of, objective_of, start_of
-from linclass.linear.inference.wald import LogisticInference, null_log_likelihood
+from linclass.linear.inference.wald import LogisticInference
+from linclass.linear.logistic.losses import null_log_likelihood
 from linclass.linear.logistic.objective import LinearObjective
 from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS
 

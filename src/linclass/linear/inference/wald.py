@@ -48,7 +48,6 @@ __all__ = [
     "Summary",
     "inference_hessian",
     "logistic_inference",
-    "null_log_likelihood",
     "reporting_map",
     "summarize",
 ]
@@ -171,16 +170,6 @@ def reference_change(K: int, reference: int, p: int) -> np.ndarray:
     old[1:] = np.eye(K - 1)
     rows = [old[k] - old[reference] for k in range(K) if k != reference]
     return np.kron(np.array(rows), np.eye(p))
-
-
-def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
-    """:math:`\\ell_0 = \\sum_k N_k\\ln(N_k/N)` with an intercept (the class frequencies), else
-    :math:`-N\\ln K` (uniform probabilities)."""
-    counts = np.asarray(class_totals, dtype=np.float64)
-    if fit_intercept:
-        counts = counts[counts > 0]
-        return float(counts @ np.log(counts / counts.sum()))
-    return -float(total) * float(np.log(counts.size))
 
 
 def reporting_map(layout) -> np.ndarray:

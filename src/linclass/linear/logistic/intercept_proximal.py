@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.logistic.losses import null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
 from linclass.linear.logistic.penalised import PenalisedObjective
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["binary", "binary_loss", "row_logsumexp", "softmax", "softmax_loss",
-           "softmax_probabilities"]
+__all__ = ["binary", "binary_loss", "null_log_likelihood", "row_logsumexp", "softmax",
+           "softmax_loss", "softmax_probabilities"]
 
 
 def binary(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,3 +104,31 @@ def softmax(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     lse, mu = softmax_probabilities(S)
     return lse - S[np.arange(S.shape[0]), y], mu
+
+
+def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:
+    """The log-likelihood of the best constant model (the null model of the likelihood-ratio test
+    and of McFadden's pseudo R²).
+
+    .. math::
+
+        \\ell_0 = \\sum_k N_k\\ln(N_k/N) \\;\\text{with an intercept (the class frequencies), else}
+        \\; -N\\ln K \\;\\text{(uniform probabilities, all scores zero)}.
+
+    Parameters
+    ----------
+    class_totals : ndarray of shape (n_classes,)
+        Weighted count :math:`N_k` of each class.
+    total : float
+        Total weight :math:`N`.
+    fit_intercept : bool
+
+    Returns
+    -------
+    float
+    """
+    counts = np.asarray(class_totals, dtype=np.float64)
+    if fit_intercept:
+        counts = counts[counts > 0]
+        return float(counts @ np.log(counts / counts.sum()))
+    return -float(total) * float(np.log(counts.size))

@@ -50,7 +50,7 @@ from scipy.special import xlogy
 
 from linclass.linear import compiled
 from linclass.linear.logistic.design import Design
-from linclass.linear.inference.wald import null_log_likelihood
+from linclass.linear.logistic.losses import null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
 
 __all__ = ["PenalisedObjective", "original_coefficients", "internal_coefficients"]

@@ -36,8 +36,8 @@ from scipy.special import expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
-from linclass.linear.inference.wald import null_log_likelihood
-from linclass.linear.logistic.losses import binary_loss, row_logsumexp, softmax_loss
+from linclass.linear.logistic.losses import (binary_loss, null_log_likelihood, row_logsumexp,
+                                             softmax_loss)
 from linclass.linear.logistic.penalised import internal_coefficients, original_coefficients
 
 __all__ = ["ChunkedPenalised", "augmented", "rows_terms", "weighted_rows"]
