@@ -10,8 +10,9 @@ and wheels for every platform.
                   the solvers need: gradients, curvatures, score steps
 ``descent``       coordinate descent on a quadratic model (naive updates with Anderson
                   extrapolation, or on an explicit small Hessian)
-``sample_terms``  per-sample log-losses, gradients and curvatures (binary and softmax)
-``dual_terms``    the per-sample parts of the two-class duality gap (best intercept, entropy)
+``sample_terms``  the compiled form of the binomial and multinomial log-losses: per-sample
+                  values, gradients and curvatures, the loss along a line, and the two-class
+                  duality gap's terms (best intercept, dual entropy)
 ``two_class_pass`` the two-class loss and gradient in one read of a dense X
 ``scaled_rows``   the scaled, centred rows of the two-class Hessian's product
 ``blocks``, ``coupled``  the grouped penalty's block update; the coupled softmax model by feature
@@ -29,11 +30,11 @@ _HOME = {
     "column_terms": "columns", "gradient": "columns", "scaled_columns": "columns",
     "step_scores": "columns",
     "cd_gram": "descent", "cd_naive": "descent",
-    "binary_loss": "sample_terms", "binary_loss_change": "sample_terms",
-    "binary_residuals": "sample_terms", "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
+    "binary_best_intercept": "sample_terms", "binary_dual_entropy": "sample_terms",
+    "binary_gap_residuals": "sample_terms", "binary_loss": "sample_terms",
+    "binary_loss_change": "sample_terms", "binary_residuals": "sample_terms",
+    "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
-    "binary_best_intercept": "dual_terms", "binary_dual_entropy": "dual_terms",
-    "binary_gap_residuals": "dual_terms",
     "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
     "binary_pass_rows": "two_class_pass",
 }

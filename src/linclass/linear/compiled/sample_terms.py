@@ -1,6 +1,23 @@
-"""Per-sample terms of the log-losses (the pointwise losses of :mod:`linclass.linear.logistic.losses`) in
-fused compiled loops: the summed weighted loss, its score gradients and curvatures, and the loss
-along a line (the line searches).  All in log space: no overflow for any finite score.
+"""The compiled form of the binomial and multinomial log-losses of
+:mod:`linclass.linear.logistic.losses` (whose docstring writes the formulas): per-sample terms in
+fused loops over the scores.
+
+* the primal terms: the summed weighted loss, its score gradients and curvatures
+  (:func:`binary_terms`, :func:`binary_residuals`, :func:`score_terms`, :func:`softmax_terms`);
+* the loss along a line, for the line searches: its value (:func:`binary_loss`,
+  :func:`softmax_loss`) and its change, each term formed as a difference
+  (:func:`binary_loss_change`, :func:`softmax_loss_change`);
+* the per-sample parts of the two-class duality gap
+  (:meth:`linclass.linear.logistic.penalised.PenalisedObjective.gap_and_value`): the intercept that
+  minimises the loss for fixed coefficients (Newton's method on one number), the residuals at it,
+  and the entropy of the dual point (:func:`binary_best_intercept`, :func:`binary_gap_residuals`,
+  :func:`binary_dual_entropy`).
+
+All in log space: no overflow for any finite score.  The gap's terms form both class
+probabilities from their own exponential, so :math:`1 - \\mu` keeps its digits where :math:`\\mu`
+is near one; in NumPy they needed a dozen array passes per Newton step and per entropy (the
+probabilities by ``tanh``, ``xlogy`` twice, a 1 x 1 ``solve``): on the 100-value L1 path of the
+benchmark's text problem the gap took 1 ms a check, 14% of the path.
 """
 
 from __future__ import annotations
@@ -10,8 +27,9 @@ from numba import njit
 
 from linclass.linear.compiled.columns import JIT as _JIT
 
-__all__ = ["binary_loss", "binary_loss_change", "binary_residuals", "binary_terms", "score_terms",
-           "softmax_loss", "softmax_loss_change", "softmax_terms"]
+__all__ = ["binary_best_intercept", "binary_dual_entropy", "binary_gap_residuals", "binary_loss",
+           "binary_loss_change", "binary_residuals", "binary_terms", "score_terms", "softmax_loss",
+           "softmax_loss_change", "softmax_terms"]
 
 
 @njit(inline="always")
@@ -30,6 +48,16 @@ def _sigmoid_log1pexp(s):
         return 1.0 / (1.0 + e), s + np.log1p(e)
     e = np.exp(s)
     return e / (1.0 + e), np.log1p(e)
+
+
+@njit(inline="always")
+def _both(s):
+    """:math:`(\\sigma(s), \\sigma(-s))`, each from one exponential without overflow."""
+    if s > 0.0:
+        e = np.exp(-s)
+        return 1.0 / (1.0 + e), e / (1.0 + e)
+    e = np.exp(s)
+    return e / (1.0 + e), 1.0 / (1.0 + e)
 
 
 @njit(**_JIT)
@@ -134,7 +162,7 @@ def _binary_change(s, d, y):
     :math:`|d| < 1` it is :math:`\\ln(1 + \\mu(e^d - 1)) - yd` (:math:`\\mu` the logistic of s), free of
     the cancellation of two nearly equal losses."""
     if abs(d) < 1.0:
-        mu = 1.0 / (1.0 + np.exp(-s)) if s >= 0.0 else np.exp(s) / (1.0 + np.exp(s))
+        mu, _ = _both(s)
         return np.log1p(mu * np.expm1(d)) - y * d
     return _log1pexp(s + d) - _log1pexp(s) - y * d
 
@@ -187,4 +215,51 @@ def softmax_loss_change(S, Z, t, y, sw):
                 acc2 += np.exp(S[c, i] + t * Z[c, i] - top2)
             change = top2 + np.log(acc2) - top - np.log(acc)
         total += sw[i] * (change - t * Z[y[i], i])
+    return total
+
+
+# --------------------------------------------------------------------------- the duality gap
+@njit(**_JIT)
+def binary_best_intercept(s0, y, sw, b, total, max_iter):
+    """The intercept b minimising :math:`\\sum_i w_i\\,l(y_i, s_{0i} + b)`, by Newton's method from
+    ``b``: stops when :math:`|\\sum_i w_i(\\mu_i - y_i)| \\le 10^{-13}` ``total``, or where the
+    gradient is not finite or the curvature vanishes."""
+    for _ in range(max_iter):
+        g, h = 0.0, 0.0
+        for i in range(s0.shape[0]):
+            p, q = _both(s0[i] + b)
+            g += sw[i] * (p - y[i])
+            h += sw[i] * p * q
+        if not np.isfinite(g) or abs(g) <= 1e-13 * total or not h > 0.0:
+            break
+        b -= g / h
+    return b
+
+
+@njit(**_JIT)
+def binary_gap_residuals(s0, b, y, sw, p, q, r):
+    """At scores ``s0 + b``: into p and q the probabilities :math:`\\mu_i` and :math:`1 - \\mu_i`,
+    into r the residuals :math:`w_i(\\mu_i - y_i)`."""
+    for i in range(s0.shape[0]):
+        pi, qi = _both(s0[i] + b)
+        p[i] = pi
+        q[i] = qi
+        r[i] = sw[i] * (pi - y[i])
+
+
+@njit(inline="always")
+def _xlogx(x):
+    return x * np.log(x) if x > 0.0 else 0.0
+
+
+@njit(**_JIT)
+def binary_dual_entropy(p, q, y, sw, alpha):
+    """:math:`\\sum_i w_iH(\\alpha\\mu_i + (1 - \\alpha)y_i)` with :math:`H(u) = -u\\ln u - (1-u)
+    \\ln(1-u)`, the second probability formed as
+    :math:`\\alpha(1 - \\mu_i) + (1-\\alpha)(1 - y_i)`."""
+    total = 0.0
+    for i in range(p.shape[0]):
+        one = alpha * p[i] + (1.0 - alpha) * y[i]
+        zero = alpha * q[i] + (1.0 - alpha) * (1.0 - y[i])
+        total -= sw[i] * (_xlogx(one) + _xlogx(zero))
     return total
