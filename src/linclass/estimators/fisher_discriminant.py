@@ -89,14 +89,19 @@ class FisherDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.datasets import load_breast_cancer
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
+    >>> X, y = load_breast_cancer(return_X_y=True)  # 30 measurements; 0 malignant, 1 benign
     >>> fda = linclass.FisherDiscriminantAnalysis().fit(X, y)
-    >>> fda.transform(X).shape
-    (150, 2)
-    >>> fda.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
+    >>> fda.scalings_.shape  # two classes: one direction, w proportional to S_W^{-1}(m_1 - m_0)
+    (30, 1)
+    >>> fda.projected_means_.round(2)  # the classes' means on it: benign projects higher
+    array([[-2.4 ],
+           [ 1.43]])
+    >>> fda.transform(X[:3]).round(2)  # three malignant tumours, projected
+    array([[-3.33],
+           [-2.32],
+           [-3.75]])
     """
 
     _parameter_constraints = {

@@ -83,6 +83,8 @@ class OneVsRestClassifier(MulticlassBase):
     3
     >>> ovr.predict(X[[0, 50, 100]]), ovr.predict_proba(X[:2]).shape
     (array([0, 1, 2]), (2, 3))
+    >>> int(ovr.ambiguous(X).sum())  # flowers that no binary model, or more than one, claims
+    39
     """
 
     _strategy = "one-vs-rest"
@@ -161,14 +163,14 @@ class OneVsOneClassifier(MulticlassBase):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.datasets import load_digits
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = linclass.OneVsOneClassifier(linclass.LogisticRegression()).fit(X, y)
-    >>> len(model.estimators_)
-    3
-    >>> model.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
+    >>> X, y = load_digits(return_X_y=True)  # 8 x 8 images of the digits 0 to 9
+    >>> ovo = linclass.OneVsOneClassifier(linclass.GaussianNB()).fit(X, y)
+    >>> len(ovo.estimators_), ovo.pairs_[:3].tolist()  # 10 digits: 45 pairs, each its own model
+    (45, [[0, 1], [0, 2], [0, 3]])
+    >>> ovo.predict(X[:5])  # by the pairwise votes: the 2 is read as an 8
+    array([0, 1, 8, 3, 4])
     """
 
     _strategy = "one-vs-one"
@@ -258,11 +260,13 @@ class KClassDiscriminant(MulticlassBase):
     >>> from sklearn.datasets import load_iris
     >>> import linclass
     >>> X, y = load_iris(return_X_y=True)
-    >>> model = linclass.KClassDiscriminant(linclass.LogisticRegression()).fit(X, y)
-    >>> model.predict(X[[0, 50, 100]])
+    >>> logistic = linclass.LogisticRegression()
+    >>> model = linclass.KClassDiscriminant(logistic).fit(X, y)
+    >>> model.decision_function(X[[0, 50, 100]]).argmax(axis=1)  # the largest of 3 scores wins
     array([0, 1, 2])
-    >>> model.predict_proba(X[:1]).shape
-    (1, 3)
+    >>> ovr = linclass.OneVsRestClassifier(logistic).fit(X, y)
+    >>> int(model.ambiguous(X).sum()), int(ovr.ambiguous(X).sum())  # convex regions: none undecided
+    (0, 39)
     """
 
     _strategy = "K-class discriminant"
