@@ -31,6 +31,12 @@ def threshold_names(classes) -> list:
     return [f"{lo}|{hi}" for lo, hi in zip(labels[:-1], labels[1:])]
 
 
+def _by_parameter(name: str, doc: str) -> property:
+    """statsmodels' name for the array field ``name``: a pandas Series indexed by parameter name
+    (the array itself where pandas is not installed)."""
+    return property(lambda self: self._series(getattr(self, name)), doc=doc)
+
+
 @dataclass(frozen=True)
 class OrdinalSummary:
     """Inference table of a fitted :class:`~linclass.OrderedLogisticRegression`.
@@ -169,22 +175,10 @@ class OrdinalSummary:
             return values.copy()
         return pd.Series(values, index=self._index())
 
-    @property
-    def params(self):
-        """Coefficients then thresholds, by name."""
-        return self._series(self.coef)
-
-    @property
-    def bse(self):
-        return self._series(self.std_err)
-
-    @property
-    def tvalues(self):
-        return self._series(self.z)
-
-    @property
-    def pvalues(self):
-        return self._series(self.p_value)
+    params = _by_parameter("coef", "Coefficients then thresholds, by name.")
+    bse = _by_parameter("std_err", "Standard errors, by name.")
+    tvalues = _by_parameter("z", "Wald's z, the estimates over their standard errors, by name.")
+    pvalues = _by_parameter("p_value", "Two-sided normal p-values of ``tvalues``, by name.")
 
     def conf_int(self, alpha: float = 0.05):
         """Wald intervals :math:`\\hat\\theta \\pm \\Phi^{-1}(1-\\alpha/2)\\,se` (R's
