@@ -59,6 +59,9 @@ def class_moments(X, y, w, sums, squares):
             q[j] += wi * (v * v)
 
 
+# A loop of its own, not class_moments taken about a centre (zero for the raw moments, the means
+# here): that one loop made the Gaussian NB fit slower (200,000 x 100, 5 classes: 15-17 ms against
+# 12.7 ms, median of 7), for the subtraction of a zero centre in the raw moments' hot loop.
 @njit(**_JIT)
 def squared_deviations(X, y, w, means, out):
     """``out[y_i] += w_i (x_i - mu_{y_i})^2`` (elementwise) for every row."""
