@@ -151,4 +151,4 @@ def test_the_seam_their_names_in_three_files_and_in_no_compiled_loop():
         if re.search(r"\b(mcp|scad)\b", path.read_text(), flags=re.IGNORECASE):
             found.add(path.relative_to(SRC).as_posix())
     assert found <= {"linear/penalties/mcp.py", "linear/penalties/scad.py",
-                     "linear/fitting/penalty_table.py", "estimators/logistic/regression.py"}, found
+                     "linear/fitting/choice.py", "estimators/logistic/regression.py"}, found

@@ -1,4 +1,4 @@
-"""The penalty protocol (linclass.linear.fitting.penalty_table): every entry of the table has it, and the
+"""The penalty protocol (linclass.linear.fitting.choice): every entry of the table has it, and the
 fit needs nothing but it, so that a new penalty is one class plus one table entry."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from linclass import LogisticRegression
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.penalties.elastic_net import ElasticNet
-from linclass.linear.fitting.penalty_table import PENALTIES, make_penalty, with_penalised_intercept
+from linclass.linear.fitting.choice import PENALTIES, make_penalty
+from linclass.linear.fitting.liblinear import with_penalised_intercept
 
 ATTRIBUTES = ("name", "kind", "smooth", "sparse", "solvers", "in_memory", "l2", "C", "l1_ratio",
               "final_step", "certifiable", "score")

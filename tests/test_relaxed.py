@@ -182,7 +182,7 @@ def test_bad_relax_in_the_path_and_as_a_list():
         logistic_path(X, y, Cs=3, relax=2.0)
     with pytest.raises(ValueError, match="needs a penalty with an L1 part"):
         logistic_path(X, y, Cs=3, penalty="l2", relax=0.5)
-    from linclass.linear.fitting.penalty_table import make_penalty
+    from linclass.linear.fitting.choice import make_penalty
     np.testing.assert_array_equal(relax_values([1, 0.5, 0.5, 0], make_penalty("l1", 1.0, None)),
                                   [0.0, 0.5, 1.0])
     with pytest.raises(ValueError, match="non-empty"):

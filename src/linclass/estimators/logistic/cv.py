@@ -50,10 +50,9 @@ from linclass.estimators.logistic.regression import (
 from linclass.exceptions import GridEdgeWarning
 from linclass.linear.cv import (GRIDS, SCORINGS, CVRun, FoldDesign, Folds, check_settings,
                                 cross_validate_chunks, resolve_grid)
-from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS
+from linclass.linear.fitting.choice import SKLEARN_SMOOTH, SKLEARN_SOLVERS, make_penalty
 from linclass.linear.fitting.fit import warn_unconverged
 from linclass.linear.fitting.relax import relax_values, warn_refits
-from linclass.linear.fitting.penalty_table import make_penalty
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection
 

@@ -23,7 +23,7 @@ from linclass.linear.cv import (GRIDS, check_settings, path_arrays, path_chunks,
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged
 from linclass.linear.fitting.relax import Relaxer, check_relax
 from linclass.linear.logistic.class_weights import weight_by_class
-from linclass.linear.fitting.penalty_table import grouped, make_penalty, with_columns
+from linclass.linear.fitting.choice import grouped, make_penalty, with_columns
 from linclass.sources.dask import is_dask_collection
 
 if TYPE_CHECKING:

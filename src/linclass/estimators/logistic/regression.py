@@ -1,7 +1,7 @@
 """scikit-learn glue for logistic (two classes) and softmax (K classes) regression.
 
 validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the penalty object of
-``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.fitting.penalty_table`) ->
+``penalty`` / ``C`` / ``l1_ratio`` (:mod:`linclass.linear.fitting.choice`) ->
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
 :class:`~linclass.linear.fitting.fit.LogisticFit`.  Also here: what the parameters make (the
 parameter constraints, scikit-learn's declarative validation; the penalty object and its column
@@ -41,11 +41,16 @@ from linclass.estimators.logistic.summary import (
 from linclass.estimators.score_predictions import ScorePredictions
 from linclass.linear.fitting.choice import (
     LINCLASS_SOLVERS,
+    PENALTIES,
     SKLEARN_SOLVERS,
     check_chunked,
+    grouped,
+    make_penalty,
     subtask_bound,
+    with_columns,
 )
 from linclass.linear.fitting.fit import FitOptions, LogisticProblem, fit_logistic
+from linclass.linear.fitting.liblinear import with_penalised_intercept
 from linclass.linear.fitting.records import inference_record
 from linclass.linear.fitting.relax import check_relax, relax_fit
 from linclass.linear.logistic.class_weights import weight_by_class
@@ -58,13 +63,6 @@ from linclass.linear.logistic.grouped import (
     is_grouped,
 )
 from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
-from linclass.linear.fitting.penalty_table import (
-    PENALTIES,
-    grouped,
-    make_penalty,
-    with_columns,
-    with_penalised_intercept,
-)
 from linclass.sources.chunks import record_features
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.sources.pass_report import PassReport

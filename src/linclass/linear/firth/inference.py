@@ -369,7 +369,7 @@ class FirthRecord:
 
 class Firth:
     """Firth's penalty :math:`-\\tfrac12\\ln|I(\\theta)|` (Firth 1993), the penalty protocol's
-    entry ``'firth'`` (:mod:`linclass.linear.fitting.penalty_table`): smooth, fitted by Newton's method
+    entry ``'firth'`` (:mod:`linclass.linear.fitting.choice`): smooth, fitted by Newton's method
     (IRLS with the hat-matrix adjustment), on rows in memory or on a chunk source
     (:class:`~linclass.linear.firth.chunked.ChunkedFirthObjective`, one pass per
     iteration; Wald inference only).  Two classes:

@@ -101,7 +101,7 @@ class LogisticProblem:
 
 @dataclass(frozen=True, eq=False)
 class FitOptions:
-    """How to fit: the penalty object (:mod:`linclass.linear.fitting.penalty_table`), the solver as the
+    """How to fit: the penalty object (:mod:`linclass.linear.fitting.choice`), the solver as the
     user named it, its stopping rule, SGD's settings, a warm start ``(classes, coef, intercept)``,
     scikit-learn's callback task (:mod:`linclass.estimators.logistic.callbacks`), and the name and
     feature names the messages use (plain values: no estimator object reaches the fit)."""

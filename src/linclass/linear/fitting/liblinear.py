@@ -25,9 +25,10 @@ from linclass.linear.fitting.fit import finish_of, objective_of, start_of
 from linclass.linear.inference.wald import LogisticInference
 from linclass.linear.logistic.losses import null_log_likelihood
 from linclass.linear.logistic.objective import LinearObjective
-from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS
+from linclass.linear.penalties.elastic_net import SMOOTH_SOLVERS, ElasticNet
 
-__all__ = ["PenalisedIntercept", "augment", "split", "reported_inference"]
+__all__ = ["PenalisedIntercept", "augment", "reported_inference", "split",
+           "with_penalised_intercept"]
 
 
 def augment(X: np.ndarray, scaling: float) -> np.ndarray:
@@ -74,10 +75,9 @@ def reported_inference(inference: LogisticInference, scaling: float,
 
 class PenalisedIntercept:
     """liblinear's objective (scikit-learn's ``solver='liblinear'``), which brings its own stages of
-    a fit (:mod:`linclass.linear.fitting.fit`; :mod:`linclass.linear.fitting.penalty_table` makes
-    it): the L2 or the L1 penalty ``base``
-    with the intercept the weight of a penalised constant feature of value ``scaling`` (None: no
-    intercept, the plain penalised fit).  Two classes, rows in memory; the smooth solvers for L2,
+    a fit (:mod:`linclass.linear.fitting.fit`; :func:`with_penalised_intercept` makes it): the L2
+    or the L1 penalty ``base`` with the intercept the weight of a penalised constant feature of
+    value ``scaling`` (None: no intercept, the plain penalised fit).  Two classes, rows in memory; the smooth solvers for L2,
     proximal Newton ('cd') for L1."""
 
     certifiable = False  # its gap would be the augmented design's; the gradient test stands
@@ -150,3 +150,27 @@ class PenalisedIntercept:
         if self.scaling is not None:
             record = reported_inference(record, self.scaling, objective.class_weight)
         return separation, record, log_likelihood
+
+
+def with_penalised_intercept(penalty, scaling: float | None):
+    """scikit-learn's ``solver='liblinear'``: ``penalty`` (L2 or L1) with the intercept the weight
+    of a penalised constant feature of value ``scaling`` (None without an intercept).  The other
+    penalties are refused as scikit-learn refuses them: liblinear has neither the elastic net nor
+    an unpenalised fit."""
+    kind = getattr(penalty, "kind", penalty.name)
+    if not isinstance(penalty, ElasticNet) or kind not in ("l1", "l2"):
+        theirs = ""  # scikit-learn's words, first
+        if kind == "elasticnet":
+            theirs = "Only 'saga' solver supports elasticnet penalty, got solver=liblinear. "
+            what = f"the elastic net (l1_ratio={penalty.l1_ratio:g})"
+            instead = "solver='saga' (or 'cd', 'auto')"
+        elif kind is None:
+            theirs = "penalty=None is not supported for the liblinear solver. "
+            what = "no penalty (penalty=None or C=np.inf)"
+            instead = "a finite C, or another solver (liblinear penalises the intercept)"
+        else:
+            what = f"penalty={penalty.name!r}"
+            instead = "another solver"
+        raise ValueError(f"{theirs}solver='liblinear' takes the penalty 'l2' (l1_ratio=0) or 'l1' "
+                         f"(l1_ratio=1) with a finite C, not {what}; use {instead}.")
+    return PenalisedIntercept(penalty, scaling)

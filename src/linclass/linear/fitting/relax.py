@@ -62,14 +62,14 @@ from sklearn.exceptions import ConvergenceWarning
 from linclass.exceptions import SeparationWarning
 from linclass.linear.fitting.fit import FitOptions, LogisticFit, LogisticProblem, fit_logistic
 from linclass.linear.penalties.elastic_net import ElasticNet
-from linclass.linear.fitting.penalty_table import make_penalty
+from linclass.linear.fitting.choice import make_penalty
 
 __all__ = ["Relaxer", "check_relax", "relax_fit", "relax_values", "support", "warn_refits"]
 
 
 def check_relax(relax, penalty, where: str = "relax") -> float:
     """``relax`` as a float in [0, 1], refused below 1 when ``penalty`` (a penalty object of
-    :mod:`linclass.linear.fitting.penalty_table`) has no L1 part: only a selection can be relaxed."""
+    :mod:`linclass.linear.fitting.choice`) has no L1 part: only a selection can be relaxed."""
     if isinstance(relax, bool) or not isinstance(relax, Real) or not 0.0 <= float(relax) <= 1.0:
         raise ValueError(f"{where} must be a number in [0, 1] (1: the penalised fit itself, 0: the "
                          f"unpenalised refit on the features it selects); got {relax!r}.")

@@ -173,7 +173,7 @@ class ElasticNet:
         """Whether the penalty sets coefficients exactly to zero (an L1 part)."""
         return self.l1 > 0.0
 
-    # ---- the penalty protocol (linclass.linear.fitting.penalty_table)
+    # ---- the penalty protocol (linclass.linear.fitting.choice)
     @property
     def name(self) -> str | None:
         return self.kind
