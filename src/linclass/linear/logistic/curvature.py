@@ -40,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from linclass.linear import compiled
+from linclass.linear.logistic.losses import Binomial
 
 __all__ = ["CurvatureSum", "curvature_weights"]
 
@@ -62,15 +63,14 @@ def curvature_weights(mu: np.ndarray, basis: np.ndarray | None, w: np.ndarray | 
     w : ndarray of shape (n,) or None
     """
     if basis is None:
-        c = mu * (1.0 - mu)
-    else:
-        Q = mu @ basis
-        m = Q.shape[1]
-        outer = (basis[:, :, None] * basis[:, None, :]).reshape(-1, m * m)
-        c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
-    if w is None:
-        return c
-    return c * (w if c.ndim == 1 else w[:, None, None])
+        return Binomial.curvature_at(mu, w)
+    # Multinomial's curvature diag(mu_i) - mu_i mu_i^T projected on the basis, P^T diag(mu_i) P
+    # formed as one product with the basis's squares (the K x K curvature is never formed)
+    Q = mu @ basis
+    m = Q.shape[1]
+    outer = (basis[:, :, None] * basis[:, None, :]).reshape(-1, m * m)
+    c = (mu @ outer).reshape(-1, m, m) - Q[:, :, None] * Q[:, None, :]
+    return c if w is None else c * w[:, None, None]
 
 
 class CurvatureSum:

@@ -27,6 +27,17 @@ Softmax (Bishop 2006 sec. 4.3.4), one class index :math:`y_i` per row,
 
 the last inequality being Böhning's (1992) bound.  All values are computed in log space
 (``logaddexp``, max-shifted log-sum-exp), so margins of 1e3 neither overflow nor lose the loss.
+
+:class:`Binomial` and :class:`Multinomial` are these two datafits as objects, as skglm's datafits
+and scikit-learn's ``_loss`` hold them: per-sample value, gradient and curvature on the raw scores,
+unweighted unless a weight is given, and the same from probabilities already formed (an objective
+forms them once per pass and reuses them for the gradient and the curvature).  The coefficient
+layout, the intercept and the penalty are the objectives' (:mod:`linclass.linear.logistic.objective`,
+:mod:`linclass.linear.logistic.penalised`, :mod:`linclass.linear.logistic.penalised_chunked`).
+
+This module is the loss's NumPy form; :mod:`linclass.linear.compiled.sample_terms` is its compiled
+form (fused weighted loops over the scores, on the penalised solvers' hot path), with the same
+formulas in the same order of operations.
 """
 
 from __future__ import annotations
@@ -34,8 +45,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["binary", "binary_loss", "null_log_likelihood", "row_logsumexp", "softmax",
-           "softmax_loss", "softmax_probabilities"]
+__all__ = ["Binomial", "Multinomial", "binary", "binary_loss", "null_log_likelihood",
+           "row_logsumexp", "softmax", "softmax_loss", "softmax_probabilities"]
 
 
 def binary(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +115,99 @@ def softmax(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     lse, mu = softmax_probabilities(S)
     return lse - S[np.arange(S.shape[0]), y], mu
+
+
+class Binomial:
+    """The binomial datafit: two classes, one raw score per sample (the log-odds of class 1).
+
+    Scores ``s`` of shape (n_samples,), labels ``y`` in {0, 1} (float), probabilities
+    :math:`\\mu = \\sigma(s)`; every method is per sample (module docstring's formulas).
+    """
+
+    @staticmethod
+    def value(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:math:`\\ell(s, y) = \\ln(1 + e^s) - ys`, shape (n_samples,)."""
+        return binary_loss(s, y)
+
+    @staticmethod
+    def probabilities(s: np.ndarray) -> np.ndarray:
+        """:math:`\\mu = \\sigma(s)`, shape (n_samples,)."""
+        return expit(s)
+
+    @staticmethod
+    def gradient(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:math:`\\partial\\ell/\\partial s = \\mu - y`, shape (n_samples,)."""
+        return Binomial.gradient_at(expit(s), y)
+
+    @staticmethod
+    def curvature(s: np.ndarray) -> np.ndarray:
+        """:math:`\\partial^2\\ell/\\partial s^2 = \\mu(1 - \\mu)`, shape (n_samples,)."""
+        return Binomial.curvature_at(expit(s))
+
+    @staticmethod
+    def gradient_at(mu: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+        """The gradient from the probabilities ``mu``: :math:`\\mu - y`, times the sample weights
+        ``w`` when given."""
+        g = mu - y
+        return g if w is None else g * w
+
+    @staticmethod
+    def curvature_at(mu: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+        """The curvature from the probabilities ``mu``: :math:`\\mu(1 - \\mu)`, times the sample
+        weights ``w`` when given."""
+        c = mu * (1.0 - mu)
+        return c if w is None else c * w
+
+
+class Multinomial:
+    """The multinomial datafit: K classes, one raw score per sample and class.
+
+    Scores ``S`` of shape (n_samples, K), class indices ``y`` of shape (n_samples,) (int),
+    probabilities :math:`\\mu_i = \\mathrm{softmax}(s_i)`; every method is per sample (module
+    docstring's formulas).  The curvature is the full K x K Hessian in the scores; an objective in
+    another basis of the scores projects it (:func:`linclass.linear.logistic.curvature.curvature_weights`).
+    """
+
+    @staticmethod
+    def value(S: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:math:`\\ell(s_i, y_i) = \\ln\\sum_k e^{s_{ik}} - s_{iy_i}`, shape (n_samples,)."""
+        return softmax_loss(S, y)
+
+    @staticmethod
+    def probabilities(S: np.ndarray) -> np.ndarray:
+        """:math:`\\mu_{ik} = e^{s_{ik}} / \\sum_l e^{s_{il}}`, shape (n_samples, K)."""
+        return softmax_probabilities(S)[1]
+
+    @staticmethod
+    def gradient(S: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:math:`\\nabla_{s_i}\\ell = \\mu_i - e_{y_i}`, shape (n_samples, K)."""
+        return Multinomial.gradient_at(Multinomial.probabilities(S), y)
+
+    @staticmethod
+    def curvature(S: np.ndarray) -> np.ndarray:
+        """:math:`\\nabla^2_{s_i}\\ell = \\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T`, shape
+        (n_samples, K, K)."""
+        mu = Multinomial.probabilities(S)
+        return mu[:, :, None] * (np.eye(mu.shape[1]) - mu[:, None, :])
+
+    @staticmethod
+    def gradient_at(mu: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+        """The gradient from the probabilities ``mu`` (n_samples, K): :math:`\\mu_i - e_{y_i}`, each
+        row times its sample weight when ``w`` is given (a new array)."""
+        g = mu.copy()
+        g[np.arange(y.size), y] -= 1.0
+        if w is not None:
+            g *= w[:, None]
+        return g
+
+    @staticmethod
+    def curvature_at(mu: np.ndarray, k: int, l: int, w: np.ndarray | None = None) -> np.ndarray:
+        """Entry (k, l) of every sample's curvature from the probabilities ``mu`` (n_samples, K):
+        :math:`\\mu_{ik}([k = l] - \\mu_{il})`, shape (n_samples,), times the sample weights ``w``
+        when given.  One entry at a time: an objective contracts each with the rows without
+        holding the n x K x K array."""
+        c = mu[:, k] * ((1.0 if k == l else 0.0) - mu[:, l])
+        return c if w is None else c * w
 
 
 def null_log_likelihood(class_totals: np.ndarray, total: float, fit_intercept: bool) -> float:

@@ -50,7 +50,7 @@ from scipy.special import xlogy
 
 from linclass.linear import compiled
 from linclass.linear.logistic.design import Design
-from linclass.linear.logistic.losses import null_log_likelihood
+from linclass.linear.logistic.losses import Binomial, null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
 
 __all__ = ["PenalisedObjective", "original_coefficients", "internal_coefficients"]
@@ -232,11 +232,8 @@ class PenalisedObjective:
             if not np.all(np.isfinite(g)) or np.max(np.abs(g)) <= 1e-13 * self.total:
                 break
             P = self.probabilities(S0 + b[:, None])
-            if self.binary:
-                H = np.array([[float(self.sw @ (P[0] * (1.0 - P[0])))]])
-            else:
-                Ps = P * self.sw
-                H = np.diag(Ps.sum(axis=1)) - Ps @ P.T + Ps.sum() / self.m
+            Ps = P * self.sw  # sum_i w_i (diag mu_i - mu_i mu_i^T), plus 11^T for the free shift
+            H = np.diag(Ps.sum(axis=1)) - Ps @ P.T + Ps.sum() / self.m
             try:
                 b = b - np.linalg.solve(H, g)
             except np.linalg.LinAlgError:
@@ -246,7 +243,7 @@ class PenalisedObjective:
     def probabilities(self, S: np.ndarray) -> np.ndarray:
         """Fitted probabilities at scores S (m, n): of class 1 (binary) or of every class."""
         if self.binary:
-            return 0.5 * (1.0 + np.tanh(0.5 * S))  # the logistic function, free of overflow
+            return Binomial.probabilities(S)
         P = np.empty_like(S)
         compiled.softmax_terms(S, self.y, self.sw, P)
         return P

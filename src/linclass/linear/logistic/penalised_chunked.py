@@ -32,12 +32,10 @@ step is taken reads the data once.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
-from linclass.linear.logistic.losses import (binary_loss, null_log_likelihood, row_logsumexp,
-                                             softmax_loss)
+from linclass.linear.logistic.losses import Binomial, Multinomial, null_log_likelihood
 from linclass.linear.logistic.penalised import internal_coefficients, original_coefficients
 
 __all__ = ["ChunkedPenalised", "augmented", "rows_terms", "weighted_rows"]
@@ -45,7 +43,7 @@ __all__ = ["ChunkedPenalised", "augmented", "rows_terms", "weighted_rows"]
 
 def _row_loss(S: np.ndarray, y: np.ndarray, binary: bool) -> np.ndarray:
     """Per-row log-loss at scores S of shape (n, m) (:mod:`.losses`)."""
-    return binary_loss(S[:, 0], y) if binary else softmax_loss(S, y)
+    return Binomial.value(S[:, 0], y) if binary else Multinomial.value(S, y)
 
 
 def augmented(X: np.ndarray, offset: np.ndarray) -> np.ndarray:
@@ -76,22 +74,20 @@ def rows_terms(A, yi, w, binary, theta, step, ts, model, hessian=True):
     loss = float(w @ _row_loss(S, target, binary))
     m, p = theta.shape
     if binary:
-        mu = expit(S[:, 0])
-        G = ((w * (mu - target)) @ A)[None, :]
+        mu = Binomial.probabilities(S[:, 0])
+        G = (Binomial.gradient_at(mu, target, w) @ A)[None, :]
         if not hessian:
             return changes, (loss, G, None)
-        H = A.T @ ((w * mu * (1.0 - mu))[:, None] * A)
+        H = A.T @ (Binomial.curvature_at(mu, w)[:, None] * A)
         return changes, (loss, G, H)
-    P = np.exp(S - row_logsumexp(S))
-    V = P * w[:, None]
-    V[np.arange(yi.size), yi] -= w
-    G = V.T @ A  # (K, p)
+    P = Multinomial.probabilities(S)
+    G = Multinomial.gradient_at(P, yi, w).T @ A  # (K, p)
     if not hessian:
         return changes, (loss, G, None)
     H = np.empty((m, p, m, p))
     for k in range(m):
         for l in range(k, m):
-            c = w * P[:, k] * ((1.0 if k == l else 0.0) - P[:, l])
+            c = Multinomial.curvature_at(P, k, l, w)
             B = A.T @ (c[:, None] * A)
             H[k, :, l, :] = B
             H[l, :, k, :] = B.T
@@ -213,5 +209,5 @@ class ChunkedPenalised:
     def duality_gap(self, W, b, value=None) -> float:
         """Not formed on chunks (it needs the best intercepts for W, an iteration of its own over
         the rows): the fit stops on two KKT points that agree
-        (:class:`~linclass.linear.solvers.stopping.Certificate`)."""
+        (:class:`~linclass.linear.solvers.prox_newton.Certificate`)."""
         return float("inf")
