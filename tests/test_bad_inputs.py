@@ -896,7 +896,7 @@ def test_rescaled_data_give_equivalent_predictions(name, transform):
 
 
 #: the estimators that keep a float32 X in float32 where scikit-learn's estimator of the same name
-#: does (linclass.core.dtype_policy; tests/test_float32.py compares them with scikit-learn)
+#: does (linclass.core.validation; tests/test_float32.py compares them with scikit-learn)
 KEEPS_FLOAT32 = (linclass.LinearDiscriminantAnalysis, linclass.QuadraticDiscriminantAnalysis,
                  linclass.GaussianNB, linclass.LogisticRegression, linclass.Perceptron)
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linclass.core.finiteness import check_magnitude
+from linclass.core.validation import check_magnitude
 from linclass.core.magnitude_kernel import column_magnitude, sparse_column_magnitude
 from linclass.linear.compiled.two_class_pass import binary_pass
 from linclass.linear.logistic.curvature import CurvatureSum

@@ -1,4 +1,4 @@
-"""float32 input, class by class, against scikit-learn 1.9 (:mod:`linclass.core.dtype_policy`).
+"""float32 input, class by class, against scikit-learn 1.9 (:mod:`linclass.core.validation`).
 
 * For every estimator that shares a name with a scikit-learn class, and each case (solver, two or
   more classes, dense or sparse X), the dtype of every fitted float attribute both have and of every

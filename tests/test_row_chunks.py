@@ -1,4 +1,4 @@
-"""Class statistics of a large X read in row chunks (:mod:`linclass.core.row_workers`) and the
+"""Class statistics of a large X read in row chunks (:mod:`linclass.core.threads`) and the
 compiled passes behind them: the same numbers as one pass over all rows, for any thread count, and
 the certified shortcut of QDA's rank rule (:func:`linclass.generative.gaussian.full_form`)
 giving the model of the eigenvalue route."""
@@ -14,7 +14,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from threadpoolctl import threadpool_limits
 
 import linclass
-from linclass.core import row_workers
+from linclass.core import threads as core_threads
 from linclass.generative import class_stats, gaussian, scatter_passes
 from linclass.generative.class_stats import ClassStats
 from linclass.generative.stats_kernels import head_means
@@ -37,10 +37,10 @@ def _stats(X, y, w, kind, moments, chunked: bool, threads: int = 1):
 
     def spy(fn, chunks):
         seen.append(len(chunks))
-        return row_workers.map_chunks(fn, chunks)
+        return core_threads.map_chunks(fn, chunks)
 
-    with mock.patch.object(row_workers, "MIN_CHUNK_ROWS", 2048 if chunked else 10**9), \
-            mock.patch.object(row_workers, "CHUNK_BYTES", 1), \
+    with mock.patch.object(core_threads, "MIN_CHUNK_ROWS", 2048 if chunked else 10**9), \
+            mock.patch.object(core_threads, "CHUNK_BYTES", 1), \
             mock.patch.object(class_stats, "_FULL_CHUNK_ROWS", 512), \
             mock.patch.object(scatter_passes, "_BLOCK", 512), \
             mock.patch.object(scatter_passes, "COMPILED_MIN", 0), \
@@ -52,18 +52,18 @@ def _stats(X, y, w, kind, moments, chunked: bool, threads: int = 1):
 
 
 def test_row_chunks_cover_the_rows_at_aligned_bounds():
-    with mock.patch.object(row_workers, "CHUNK_BYTES", 8 * 100 * 40_000):
-        chunks = row_workers.row_chunks(200_000, 100, 8 * 100 * 100, align=4096)
+    with mock.patch.object(core_threads, "CHUNK_BYTES", 8 * 100 * 40_000):
+        chunks = core_threads.row_chunks(200_000, 100, 8 * 100 * 100, align=4096)
     assert len(chunks) == 8  # 5 chunks of 40,000 rows, made a multiple of 4 (even on 2 or 4 threads)
     assert max(c.stop - c.start for c in chunks) - min(c.stop - c.start for c in chunks) <= 4096
     assert chunks[0].start == 0 and chunks[-1].stop == 200_000
     assert all(a.stop == b.start for a, b in pairwise(chunks))
     assert all(c.start % 4096 == 0 for c in chunks)
-    assert row_workers.row_chunks(30_000, 100, 800) == [slice(0, 30_000)]  # small X: one range
-    assert len(row_workers.row_chunks(50_000, 100, 800)) == 2  # (3 chunks would leave a core idle)
+    assert core_threads.row_chunks(30_000, 100, 800) == [slice(0, 30_000)]  # small X: one range
+    assert len(core_threads.row_chunks(50_000, 100, 800)) == 2  # (3 chunks would leave a core idle)
     # statistics too large to hold one per chunk: fewer chunks
-    assert len(row_workers.row_chunks(10**7, 10, row_workers.MAX_HELD_BYTES // 3)) == 2
-    assert len(row_workers.row_chunks(10**7, 10, row_workers.MAX_HELD_BYTES // 7)) == 4
+    assert len(core_threads.row_chunks(10**7, 10, core_threads.MAX_HELD_BYTES // 3)) == 2
+    assert len(core_threads.row_chunks(10**7, 10, core_threads.MAX_HELD_BYTES // 7)) == 4
 
 
 @pytest.mark.parametrize(("kind", "moments"), KINDS, ids=KIND_IDS)

@@ -2,9 +2,9 @@
 files read in blocks), where each chunk is read: shape, numeric dtype, NaN / infinity, label types and
 weights, with errors that name the chunk and its first row.
 
-A chunk gets the checks an array in memory gets (:mod:`linclass.core.validation`,
-:mod:`linclass.core.finiteness`), in one place, :func:`validate_chunk`, with the source's file and
-row in the message where the source knows them (:meth:`linclass.core.chunks.Chunk.locate`).  Checks
+A chunk gets the checks an array in memory gets (:mod:`linclass.core.validation`), in one place,
+:func:`validate_chunk`, with the source's file and row in the message where the source knows them
+(:meth:`linclass.core.chunks.Chunk.locate`).  Checks
 that need the whole data (whether the squares of X overflow: for the statistics models, whether their
 class statistics stay finite; for the models that square X, :func:`check_column_magnitude`'s limit,
 which depends on the number of entries) read a :class:`ChunkScan` of each chunk (each column's largest
@@ -18,8 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.finiteness import _who, check_column_magnitude, check_finite, column_name
-from linclass.core.validation import validate_labels, validate_sample_weight
+from linclass.core.validation import (
+    _who, check_column_magnitude, check_finite, column_name, validate_labels,
+    validate_sample_weight,
+)
 
 __all__ = ["ChunkScan", "validate_chunk", "validate_chunk_labels"]
 
@@ -54,7 +56,7 @@ class ChunkScan:
                          keep.largest, self.names if self.names is not None else other.names)
 
     def too_large(self, owner, why: str) -> ValueError:
-        """The error of :func:`linclass.core.finiteness.explain_non_finite` (values too large for
+        """The error of :func:`linclass.core.validation.explain_non_finite` (values too large for
         ``owner``'s arithmetic), naming where the largest value is."""
         at = f", at {self.largest}" if self.largest else ""
         return ValueError(
@@ -62,7 +64,7 @@ class ChunkScan:
             f"{float(self.magnitude.max(initial=0.0)):.3g}{at}: {why}). {_RESCALE}")
 
     def check_squares(self, owner) -> None:
-        """:func:`linclass.core.finiteness.check_magnitude`'s rule on the whole source (for the
+        """:func:`linclass.core.validation.check_magnitude`'s rule on the whole source (for the
         models that square X: sums of squares must not overflow, squares must not underflow)."""
         check_column_magnitude(owner, self.magnitude, max(self.entries, 1), feature_names=self.names,
                                where=self.largest)

@@ -122,7 +122,7 @@ def encode_chunk_labels(y: np.ndarray, classes: np.ndarray, where: str) -> np.nd
 
 
 def refuse_non_finite(owner, stats, scan) -> None:
-    """The in-memory rule of :func:`linclass.core.finiteness.explain_non_finite` on statistics
+    """The in-memory rule of :func:`linclass.core.validation.explain_non_finite` on statistics
     reduced from chunks whose NaN and infinity were refused already: statistics that are not
     finite mean values too large for ``owner``'s arithmetic (``scan``, the chunks'
     :class:`~linclass.core.chunk_validation.ChunkScan`, says where the largest is)."""

@@ -1,4 +1,4 @@
-"""One compiled pass over a dense X for :func:`linclass.core.finiteness.check_magnitude`: every
+"""One compiled pass over a dense X for :func:`linclass.core.validation.check_magnitude`: every
 column's largest absolute value, and its sum (whether X is finite; the centre of a centred fit).
 A scipy.sparse X in CSR or CSC form is read the same way, once, over its stored entries
 (:func:`sparse_column_magnitude`), where its ``max(axis=0)`` and ``min(axis=0)`` each converted a
@@ -7,7 +7,7 @@ benchmark's 50,000 x 20,000 text problem).
 
 NumPy needs two reductions for the same answer (the column maxima and the column minima, each a
 pass over X); this loop reads X once, in its own memory order.  A large C-ordered X's row chunks
-are shared among worker threads (:func:`linclass.core.row_workers.map_chunks`; the loop releases
+are shared among worker threads (:func:`linclass.core.threads.map_chunks`; the loop releases
 the GIL), a Fortran-ordered X is read a column at a time in one thread.  NaN does not order, so
 the maxima skip it: finiteness comes from the column sums, which NaN and infinity make non-finite
 (a finite X whose sum overflows is reported as not finite, and the caller's exact scan then finds
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from linclass.core.row_workers import map_chunks, row_chunks
+from linclass.core.threads import map_chunks, row_chunks
 
 __all__ = ["column_magnitude", "sparse_column_magnitude"]
 

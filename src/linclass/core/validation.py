@@ -1,21 +1,51 @@
-"""The one place where user input is checked, converted and label-encoded: X, labels, sample
-weights, priors and the ``classes`` of ``partial_fit``.
+"""The door: the one place where user input is checked, converted and label-encoded (X, labels,
+sample weights, priors and the ``classes`` of ``partial_fit``), where the dtype X keeps is decided,
+and where X's values are checked against float64 arithmetic (NaN, infinity, overflow and
+underflow), with errors that name the row, the column or the features.
 
 Every estimator calls :func:`validate_fit` / :func:`validate_predict`; nothing else in the package
 inspects raw user input.  Some input is refused before it is converted, each with a message that names the
 problem and the way out: Dask collections where a function needs the rows in memory
 (:func:`refuse_dask`), and pandas columns of strings or categories (factors, which a formula codes:
 :func:`refuse_factors`).  Errors are :class:`ValueError` (or :class:`TypeError` for the wrong kind of
-object) whose message says what was wrong and how to fix it.
-
-Dtype policy: X is converted to C-contiguous float64 (no copy when it already is); an estimator that
-keeps float32 as scikit-learn does passes ``dtype=FLOAT32_KEPT``, and a float32 X then stays float32
-(:mod:`linclass.core.dtype_policy`).
-
-Finiteness: ``validate_*(..., check_finite=True)`` scans X for NaN / infinity at once (one sum);
-with ``check_finite=False`` the caller checks the results it computes from X instead
-(:mod:`linclass.core.finiteness`).  Chunks of a chunked source are checked by
+object) whose message says what was wrong and how to fix it.  Chunks of a chunked source are checked by
 :mod:`linclass.core.chunk_validation`.
+
+Dtype policy (float32 input): which dtype a fit computes in, and which dtype its fitted attributes
+and outputs take.  scikit-learn keeps a float32 X in float32 for some of its estimators and converts
+it to float64 for others; linclass's estimators that share a scikit-learn name follow scikit-learn
+1.9, attribute by attribute (each such estimator lists its attributes in ``_float32_attributes``; the
+table of every class and case is ``tests/test_float32.py``).  The rules:
+
+* X is converted to C-contiguous float64 (no copy when it already is); an estimator that keeps
+  float32 as scikit-learn does passes ``dtype=FLOAT32_KEPT`` to :func:`validate_fit` /
+  :func:`validate_predict`, and a float32 X, dense or sparse, then stays as it is; any other dtype
+  (integers, float16, ...) becomes float64, as before.  This is the one decision: what follows reads
+  X's dtype (:func:`is_low`).
+* A fit on a large float32 X (:data:`LOW_PRECISION_MIN` entries or more) computes its products over
+  X in float32 (half the memory traffic, twice the BLAS throughput) and sums those products over
+  row blocks in float64, so that the statistics, the gradients and the optimum stay accurate
+  (:mod:`linclass.generative.scatter_float32`, :mod:`linclass.linear.logistic.objective`); where float32
+  products would not be accurate enough (an ill-conditioned covariance, values out of float32's
+  range for squares, or a small X, whose float64 products cost little) it computes them in
+  float64.  Everything computed from those sums (covariances, factorisations, solver steps) is
+  float64.
+* The attributes scikit-learn keeps in float32 are cast to float32 when they are set
+  (:func:`cast_fitted`); the others, and every attribute scikit-learn does not have, stay float64.
+* An output (``predict_proba``, ``decision_function``, ``transform``, ...) is float32 when X is
+  float32 and the fitted arrays it is computed from are float32 (numpy's promotion, which is
+  scikit-learn's rule); it is then computed in float32.
+
+A fit on a float64 X is exactly what it was.
+
+Finiteness and magnitude: ``validate_*(..., check_finite=True)`` scans X for NaN / infinity at once
+(:func:`check_finite`, one summation of X), for callers that compute nothing from X first.  A NaN or
+infinity in X makes every product over X non-finite, so with ``check_finite=False`` the estimators
+check the (small) results they compute anyway, the class statistics at fit and the scores at
+predict, and only when those are not finite is X scanned to say where the bad value is
+(:func:`explain_non_finite`).  Estimators that square X without computing class statistics first
+(Gram matrices, kernels, Hessians, perceptron activations) call :func:`check_magnitude`; the
+statistics models learn of underflow from their statistics (:func:`explain_underflow`).
 """
 
 from __future__ import annotations
@@ -26,16 +56,27 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from linclass.core.finiteness import check_finite
-
 __all__ = [
+    "FLOAT32_KEPT",
     "FitData",
+    "LOW",
+    "LOW_PRECISION_MIN",
+    "cast_fitted",
+    "check_column_magnitude",
+    "check_finite",
     "check_label_type",
+    "check_magnitude",
     "encode_labels",
+    "explain_non_finite",
+    "explain_underflow",
+    "float64_data",
     "is_dask_collection",
+    "is_low",
+    "output_dtype",
     "refuse_dask",
     "refuse_factors",
     "validate_classes",
@@ -47,6 +88,17 @@ __all__ = [
 ]
 
 
+# -------------------- dtype policy: the dtypes X keeps
+LOW = np.dtype(np.float32)  # the low precision: float32, kept where scikit-learn keeps it
+#: the ``dtype`` of :func:`validate_fit` (scikit-learn's ``validate_data`` argument) for an
+#: estimator that keeps a float32 X as scikit-learn does: float64 and float32 stay, any other
+#: dtype becomes float64
+FLOAT32_KEPT = (np.float64, np.float32)
+#: entries of X from which products over X may be float32 (below, float64 products cost little)
+LOW_PRECISION_MIN = 2_000_000
+
+
+# -------------------- the door: X, y, weights
 @dataclass(frozen=True)
 class FitData:
     """Validated training data.
@@ -69,21 +121,85 @@ class FitData:
     sample_weight: np.ndarray | None
 
 
-def _label(value) -> str:
-    """A label as the user wrote it: 'a', 3, True (not np.str_('a'))."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+def validate_fit(
+    estimator,
+    X,
+    y,
+    sample_weight=None,
+    *,
+    classes=None,
+    reset: bool = True,
+    min_classes: int = 2,
+    check_finite: bool = True,
+    accept_sparse: bool = False,
+    dtype=np.float64,
+) -> FitData:
+    """Check and convert training data.
+
+    Parameters
+    ----------
+    estimator : the estimator being fitted (records ``n_features_in_`` / ``feature_names_in_``).
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    sample_weight : array-like of shape (n_samples,), scalar or None
+    classes : array-like or None
+        The full set of labels (``partial_fit``); labels in y outside it are an error.  When None,
+        the classes are the labels present in y, and at least two of them must carry positive weight.
+    reset : bool
+        True on ``fit`` and the first ``partial_fit``; False afterwards (feature count is checked).
+    min_classes : int
+        How many classes with positive weight y must hold when ``classes`` is None (``partial_fit``
+        accepts a batch of one class and checks the running total itself).
+    check_finite : bool
+        Scan X for NaN / infinity now.  False defers that to :func:`explain_non_finite` on the
+        results computed from X.
+    accept_sparse : bool
+        Accept scipy.sparse X (kept sparse, CSR or CSC).
+    dtype : np.float64 or :data:`FLOAT32_KEPT`
+        The dtypes X keeps (scikit-learn's ``validate_data`` argument): ``FLOAT32_KEPT`` keeps a
+        float32 X in float32 (dense or sparse); other dtypes become float64.
+    """
+    X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse,
+                   dtype=dtype)
+    y = validate_labels(y, X.shape[0], estimator)
+    w = validate_sample_weight(sample_weight, X.shape[0])
+    if classes is None:
+        if not reset and hasattr(estimator, "classes_"):
+            check_label_type(y, estimator.classes_)
+        classes, y_idx = encode_labels(y)
+        active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
+        if active.size < min_classes:
+            which = f" ({_label(active[0])})" if active.size else ""
+            raise ValueError(
+                f"{type(estimator).__name__} needs samples of at least two classes, but y holds only "
+                f"one class{which}"
+                + (" with positive sample_weight" if w is not None and classes.size > 1 else "")
+                + ". A classifier cannot be trained on a single class."
+            )
+    else:
+        classes = np.asarray(classes)
+        y_idx = np.searchsorted(classes, y)
+        inside = (y_idx < classes.size) & (classes[np.minimum(y_idx, classes.size - 1)] == y)
+        if not np.all(inside):
+            unknown = np.unique(y[~inside])
+            raise ValueError(
+                f"The target labels in y do not exist in the initial classes: y contains label(s) "
+                f"{unknown[:5].tolist()} that are not in classes={classes.tolist()} given on the "
+                "first call to partial_fit. Pass every label that will ever appear in `classes` on "
+                "the first call."
+            )
+    return FitData(X=X, y=y_idx.astype(np.intp, copy=False), classes=classes, sample_weight=w)
 
 
-def _check_2d(X, estimator) -> None:
-    shape = getattr(X, "shape", None)
-    if shape is None and isinstance(X, (list, tuple)):
-        shape = np.shape(X) if len(X) and not isinstance(X[0], (list, tuple, np.ndarray)) else None
-    if shape is not None and len(shape) == 1:
-        raise ValueError(
-            f"Expected 2D array, got 1D array instead: {type(estimator).__name__} needs X of shape "
-            f"(n_samples, n_features), got shape {tuple(shape)}. Reshape your data with "
-            "X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a single sample."
-        )
+def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False,
+                     dtype=np.float64):
+    """Check X at predict / transform time: same number (and names) of features as at fit.
+
+    With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`;
+    ``dtype`` as in :func:`validate_fit`.
+    """
+    return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse,
+                      dtype=dtype)
 
 
 def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse: bool = False,
@@ -106,38 +222,19 @@ def _as_matrix(estimator, X, *, reset: bool, finite: bool = True, accept_sparse:
     return X
 
 
-def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(classes, y_index)`` with ``classes`` sorted and ``classes[y_index] == y``.
-
-    Integer and boolean labels take an O(n) counting path; other labels use ``np.unique``.
-    """
-    if y.dtype.kind in "iub" and y.size:
-        yi = y.astype(np.int64, copy=False)
-        lo, hi = int(yi.min()), int(yi.max())
-        if hi - lo <= 4 * y.size + 1024:
-            present = np.bincount(yi - lo if lo else yi, minlength=hi - lo + 1) > 0
-            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
-            if lo == 0 and present.all():  # labels 0 .. K-1, all present: their own indices
-                return classes, yi.astype(np.intp)  # (a copy: the caller's y is never shared)
-            lookup = np.cumsum(present, dtype=np.intp) - 1
-            return classes, lookup[yi - lo]
-    classes, index = np.unique(y, return_inverse=True)
-    return classes, index.reshape(-1).astype(np.intp, copy=False)
+def _check_2d(X, estimator) -> None:
+    shape = getattr(X, "shape", None)
+    if shape is None and isinstance(X, (list, tuple)):
+        shape = np.shape(X) if len(X) and not isinstance(X[0], (list, tuple, np.ndarray)) else None
+    if shape is not None and len(shape) == 1:
+        raise ValueError(
+            f"Expected 2D array, got 1D array instead: {type(estimator).__name__} needs X of shape "
+            f"(n_samples, n_features), got shape {tuple(shape)}. Reshape your data with "
+            "X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a single sample."
+        )
 
 
-def _no_missing_labels(y: np.ndarray) -> None:
-    """Refuse an object y holding missing labels (None, NaN, pandas' NA), naming how many and
-    the first rows (from 0)."""
-    missing = np.fromiter((v is None or (isinstance(v, float) and v != v) or type(v).__name__ in
-                           ("NAType", "NaTType") for v in y), dtype=bool, count=y.shape[0])
-    if missing.any():
-        rows = np.flatnonzero(missing)
-        shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
-        raise ValueError(f"y has {rows.size} missing label{'s' * (rows.size != 1)} (None or NaN) "
-                         f"at row{'s' * (rows.size != 1)} {shown} (counting from 0): every sample "
-                         "needs a class label; drop those rows or give them one.")
-
-
+# -------------------- labels and classes
 def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
     """Check class labels: present, 1-D, one per sample, finite, discrete, of one sortable type.
 
@@ -182,15 +279,41 @@ def validate_labels(y, n_samples: int, estimator) -> np.ndarray:
     return y
 
 
-def _label_type(labels: np.ndarray) -> str:
-    if labels.dtype.kind in "US" or (
-        labels.dtype.kind == "O" and all(isinstance(v, (str, np.str_)) for v in labels[:1000])
-    ):
-        return "str"
-    kind = labels.dtype.kind
-    if kind == "O" and labels.size:
-        return type(labels[0]).__name__
-    return {"i": "int", "u": "int", "f": "float", "b": "bool"}.get(kind, str(labels.dtype))
+def _no_missing_labels(y: np.ndarray) -> None:
+    """Refuse an object y holding missing labels (None, NaN, pandas' NA), naming how many and
+    the first rows (from 0)."""
+    missing = np.fromiter((v is None or (isinstance(v, float) and v != v) or type(v).__name__ in
+                           ("NAType", "NaTType") for v in y), dtype=bool, count=y.shape[0])
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
+        raise ValueError(f"y has {rows.size} missing label{'s' * (rows.size != 1)} (None or NaN) "
+                         f"at row{'s' * (rows.size != 1)} {shown} (counting from 0): every sample "
+                         "needs a class label; drop those rows or give them one.")
+
+
+def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, y_index)`` with ``classes`` sorted and ``classes[y_index] == y``.
+
+    Integer and boolean labels take an O(n) counting path; other labels use ``np.unique``.
+    """
+    if y.dtype.kind in "iub" and y.size:
+        yi = y.astype(np.int64, copy=False)
+        lo, hi = int(yi.min()), int(yi.max())
+        if hi - lo <= 4 * y.size + 1024:
+            present = np.bincount(yi - lo if lo else yi, minlength=hi - lo + 1) > 0
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            if lo == 0 and present.all():  # labels 0 .. K-1, all present: their own indices
+                return classes, yi.astype(np.intp)  # (a copy: the caller's y is never shared)
+            lookup = np.cumsum(present, dtype=np.intp) - 1
+            return classes, lookup[yi - lo]
+    classes, index = np.unique(y, return_inverse=True)
+    return classes, index.reshape(-1).astype(np.intp, copy=False)
+
+
+def _label(value) -> str:
+    """A label as the user wrote it: 'a', 3, True (not np.str_('a'))."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def check_label_type(y: np.ndarray, seen: np.ndarray, *,
@@ -208,6 +331,36 @@ def check_label_type(y: np.ndarray, seen: np.ndarray, *,
         )
 
 
+def _label_type(labels: np.ndarray) -> str:
+    if labels.dtype.kind in "US" or (
+        labels.dtype.kind == "O" and all(isinstance(v, (str, np.str_)) for v in labels[:1000])
+    ):
+        return "str"
+    kind = labels.dtype.kind
+    if kind == "O" and labels.size:
+        return type(labels[0]).__name__
+    return {"i": "int", "u": "int", "f": "float", "b": "bool"}.get(kind, str(labels.dtype))
+
+
+def validate_classes(classes, min_classes: int = 2) -> np.ndarray:
+    """Check the ``classes`` argument of ``partial_fit``: distinct, sortable, at least
+    ``min_classes`` (1 for the estimators whose ``fit`` accepts a single class, as
+    scikit-learn's discrete naive Bayes models do)."""
+    classes = column_or_1d(np.asarray(classes))
+    unique = np.unique(classes)
+    if unique.size != classes.size:
+        raise ValueError(f"classes={classes.tolist()} contains duplicate labels.")
+    if unique.size == 0:
+        raise ValueError("classes is empty: list every label that will ever appear in y.")
+    if unique.size < min_classes:
+        raise ValueError(
+            f"classes={classes.tolist()} must list at least two class labels; a classifier cannot be "
+            "trained on a single class."
+        )
+    return unique
+
+
+# -------------------- weights and priors
 def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
     """Return float64 non-negative weights of shape (n_samples,), or None for unit weights."""
     if sample_weight is None:
@@ -240,105 +393,6 @@ def validate_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
     return w
 
 
-def validate_fit(
-    estimator,
-    X,
-    y,
-    sample_weight=None,
-    *,
-    classes=None,
-    reset: bool = True,
-    min_classes: int = 2,
-    check_finite: bool = True,
-    accept_sparse: bool = False,
-    dtype=np.float64,
-) -> FitData:
-    """Check and convert training data.
-
-    Parameters
-    ----------
-    estimator : the estimator being fitted (records ``n_features_in_`` / ``feature_names_in_``).
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-    sample_weight : array-like of shape (n_samples,), scalar or None
-    classes : array-like or None
-        The full set of labels (``partial_fit``); labels in y outside it are an error.  When None,
-        the classes are the labels present in y, and at least two of them must carry positive weight.
-    reset : bool
-        True on ``fit`` and the first ``partial_fit``; False afterwards (feature count is checked).
-    min_classes : int
-        How many classes with positive weight y must hold when ``classes`` is None (``partial_fit``
-        accepts a batch of one class and checks the running total itself).
-    check_finite : bool
-        Scan X for NaN / infinity now.  False defers that to :func:`explain_non_finite` on the
-        results computed from X.
-    accept_sparse : bool
-        Accept scipy.sparse X (kept sparse, CSR or CSC).
-    dtype : np.float64 or :data:`~linclass.core.dtype_policy.FLOAT32_KEPT`
-        The dtypes X keeps (scikit-learn's ``validate_data`` argument): ``FLOAT32_KEPT`` keeps a
-        float32 X in float32 (dense or sparse); other dtypes become float64.
-    """
-    X = _as_matrix(estimator, X, reset=reset, finite=check_finite, accept_sparse=accept_sparse,
-                   dtype=dtype)
-    y = validate_labels(y, X.shape[0], estimator)
-    w = validate_sample_weight(sample_weight, X.shape[0])
-    if classes is None:
-        if not reset and hasattr(estimator, "classes_"):
-            check_label_type(y, estimator.classes_)
-        classes, y_idx = encode_labels(y)
-        active = classes if w is None else classes[np.bincount(y_idx, w, classes.size) > 0]
-        if active.size < min_classes:
-            which = f" ({_label(active[0])})" if active.size else ""
-            raise ValueError(
-                f"{type(estimator).__name__} needs samples of at least two classes, but y holds only "
-                f"one class{which}"
-                + (" with positive sample_weight" if w is not None and classes.size > 1 else "")
-                + ". A classifier cannot be trained on a single class."
-            )
-    else:
-        classes = np.asarray(classes)
-        y_idx = np.searchsorted(classes, y)
-        inside = (y_idx < classes.size) & (classes[np.minimum(y_idx, classes.size - 1)] == y)
-        if not np.all(inside):
-            unknown = np.unique(y[~inside])
-            raise ValueError(
-                f"The target labels in y do not exist in the initial classes: y contains label(s) "
-                f"{unknown[:5].tolist()} that are not in classes={classes.tolist()} given on the "
-                "first call to partial_fit. Pass every label that will ever appear in `classes` on "
-                "the first call."
-            )
-    return FitData(X=X, y=y_idx.astype(np.intp, copy=False), classes=classes, sample_weight=w)
-
-
-def validate_classes(classes, min_classes: int = 2) -> np.ndarray:
-    """Check the ``classes`` argument of ``partial_fit``: distinct, sortable, at least
-    ``min_classes`` (1 for the estimators whose ``fit`` accepts a single class, as
-    scikit-learn's discrete naive Bayes models do)."""
-    classes = column_or_1d(np.asarray(classes))
-    unique = np.unique(classes)
-    if unique.size != classes.size:
-        raise ValueError(f"classes={classes.tolist()} contains duplicate labels.")
-    if unique.size == 0:
-        raise ValueError("classes is empty: list every label that will ever appear in y.")
-    if unique.size < min_classes:
-        raise ValueError(
-            f"classes={classes.tolist()} must list at least two class labels; a classifier cannot be "
-            "trained on a single class."
-        )
-    return unique
-
-
-def validate_predict(estimator, X, *, check_finite: bool = True, accept_sparse: bool = False,
-                     dtype=np.float64):
-    """Check X at predict / transform time: same number (and names) of features as at fit.
-
-    With ``check_finite=False`` the caller must pass its results through :func:`explain_non_finite`;
-    ``dtype`` as in :func:`validate_fit`.
-    """
-    return _as_matrix(estimator, X, reset=False, finite=check_finite, accept_sparse=accept_sparse,
-                      dtype=dtype)
-
-
 def validate_priors(priors, n_classes: int, *, renormalize: bool = False,
                     name: str = "priors") -> np.ndarray | None:
     """Return the user's class priors as a float64 vector summing to one, or None.
@@ -365,7 +419,7 @@ def validate_priors(priors, n_classes: int, *, renormalize: bool = False,
     return p / p.sum()
 
 
-# ------------------------------------------------------------------ refused before conversion
+# -------------------- refused before conversion
 def is_dask_collection(*objects) -> bool:
     """Whether any of ``objects`` is a Dask collection (checked at the door, without importing
     Dask: the fits route such input to their chunked path)."""
@@ -465,3 +519,243 @@ def refuse_factors(X, estimator) -> None:
            else f"linclass.from_formula('y ~ C({columns[0]}) + ...', data, model={name}())")
         + f", which makes one column per level and codes new frames the same way{codes}."
     )
+
+
+# -------------------- finiteness: NaN and infinity in X
+def column_name(feature_names, j: int) -> str:
+    """How a message names column ``j``: its name quoted when there are names, else its index."""
+    return repr(str(feature_names[j])) if feature_names is not None else str(j)
+
+
+def _row(row: int, locate) -> str:
+    return locate(int(row)) if locate is not None else f"row {row}"
+
+
+def _describe_position(X: np.ndarray, bad: np.ndarray, feature_names, locate=None) -> str:
+    rows, cols = np.nonzero(bad)
+    return (f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} (first at {_row(rows[0], locate)}, "
+            f"column {column_name(feature_names, cols[0])})")
+
+
+def check_finite(X, *, name: str = "X", feature_names=None, locate=None) -> None:
+    """Raise a ValueError naming where X holds NaN or infinity.
+
+    One summation decides the common case; the element-wise scan runs only when the sum is not finite
+    (which also happens, harmlessly, when finite values are so large that their sum overflows).
+    For scipy.sparse X the stored values are checked.  ``locate`` (row -> str, such as
+    :meth:`linclass.core.chunks.Chunk.locate`) names a row where X is part of a larger source.
+    """
+    if sp.issparse(X):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(X.data.sum()):
+                return
+        X = X.tocoo()
+        values = X.data
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = np.flatnonzero(bad)[0]
+            kind = "NaN" if np.isnan(values[first]) else "infinity"
+            raise ValueError(
+                f"Input {name} contains {kind} in {int(bad.sum())} stored entr"
+                f"{'y' if bad.sum() == 1 else 'ies'} (first at {_row(X.row[first], locate)}, column "
+                f"{column_name(feature_names, X.col[first])}). Drop, impute or replace those values "
+                "first."
+            )
+        raise ValueError(
+            f"Input {name} contains values too large for float64 arithmetic; rescale the features."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.add.reduce(X, axis=None)) if X.size else 0.0
+    if np.isfinite(total):
+        return
+    nan = np.isnan(X)
+    if nan.any():
+        raise ValueError(
+            f"Input {name} contains NaN in {_describe_position(X, nan, feature_names, locate)}. "
+            "Drop or impute the missing values first (for example with sklearn.impute.SimpleImputer)."
+        )
+    inf = np.isinf(X)
+    if inf.any():
+        raise ValueError(
+            f"Input {name} contains infinity in {_describe_position(X, inf, feature_names, locate)}. "
+            "Replace or drop the infinite values first."
+        )
+    # finite but the sum overflowed: values near the float64 limit; squares will overflow too
+    size = np.abs(X)
+    i, j = np.unravel_index(int(np.argmax(size)), X.shape)
+    raise ValueError(
+        f"Input {name} contains values too large for float64 arithmetic (largest magnitude "
+        f"{size[i, j]:.3g}, at {_row(i, locate)}, column {column_name(feature_names, j)}). Rescale "
+        "the features (for example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def explain_non_finite(estimator, X: np.ndarray, *results: np.ndarray, feature_names=None) -> None:
+    """Raise the right error when a result computed from X is not finite.
+
+    Scans X only when some result holds NaN or infinity: NaN or infinity in X is reported with its
+    position; otherwise the values of X were too large for the arithmetic (squares overflow).
+    In a 2-D result (class scores) ``-inf`` entries are accepted (they mark classes that cannot be
+    predicted) as long as every row keeps a finite entry; a 1-D result (a mean, a moment) must be
+    finite.
+    """
+
+    def fine(r):
+        if r.size == 0:
+            return True
+        ok = np.isfinite(r)
+        if r.ndim < 2:
+            return bool(np.all(ok))
+        if not np.all(ok | np.isneginf(r)):
+            return False
+        return bool(np.all(ok.any(axis=-1)))
+
+    if all(fine(r) for r in results):
+        return
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    check_finite(X, feature_names=feature_names)
+    largest = abs(X).max()
+    raise ValueError(
+        f"Input X holds values too large for {_who(estimator)}'s arithmetic (largest "
+        f"magnitude {largest:.3g}: their squares overflow float64). Rescale the features "
+        "(for example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def _who(estimator) -> str:
+    """How a message names ``estimator`` (an estimator, or its name)."""
+    return estimator if isinstance(estimator, str) else type(estimator).__name__
+
+
+# -------------------- magnitude: squares that overflow or underflow
+_SQRT_TINY = float(np.sqrt(np.finfo(np.float64).tiny))  # ~1.5e-154: smaller values square to subnormals
+
+
+def _too_small(estimator, columns: np.ndarray, magnitude: np.ndarray, names=None) -> ValueError:
+    if names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+    shown = [str(names[j]) if names is not None else int(j) for j in columns[:5]]
+    return ValueError(
+        f"Input X holds values too small for {_who(estimator)}'s arithmetic: feature(s) "
+        f"{shown} have magnitude at most {float(np.max(magnitude[columns])):.3g}, so their squares "
+        "underflow float64 and the features would be treated as constant. Rescale the features (for "
+        "example with sklearn.preprocessing.StandardScaler)."
+    )
+
+
+def explain_underflow(estimator, means: np.ndarray, variance: np.ndarray) -> None:
+    """Raise when the class statistics show features whose values are too small to square.
+
+    ``means`` (n_classes, d) are the class means of the classes present and ``variance`` (d,) the
+    total variances computed from them: a feature whose means are not all zero but below
+    :math:`\\sqrt{\\text{tiny}}` and whose variance is subnormal or zero lost its spread to underflow
+    (a zero feature is constant, not too small).  Costs nothing: no pass over X.
+    """
+    magnitude = np.max(np.abs(means), axis=0) if means.size else np.zeros(variance.shape)
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY) & (variance < np.finfo(np.float64).tiny)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude)
+
+
+def check_magnitude(estimator, X: np.ndarray, *, feature_names=None) -> np.ndarray | None:
+    """Refuse finite X whose arithmetic by squares (Gram matrices, kernels, Hessians, perceptron
+    activations) would overflow or underflow float64, naming the features.
+
+    For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
+    and :func:`explain_underflow`); one compiled pass over a dense float X
+    (:func:`linclass.core.magnitude_kernel.column_magnitude`) or over the stored entries of a CSR /
+    CSC float X, two over other sparse or integer X (its column maxima and minima).  Returns X's
+    column sums (float64) when that pass formed them (dense float X), else None: a caller that
+    centres X reuses them instead of another pass.  ``estimator``: the estimator or its name (then
+    ``feature_names`` names the columns).
+    """
+    if X.size == 0:
+        return None
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    sums = stored = None
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
+        from linclass.core.magnitude_kernel import column_magnitude
+
+        magnitude, sums = column_magnitude(X)
+        finite = bool(np.all(np.isfinite(sums)))
+    elif sp.issparse(X):  # CSR / CSC floats: one read of the stored entries
+        from linclass.core.magnitude_kernel import sparse_column_magnitude
+
+        stored = sparse_column_magnitude(X)
+    if stored is not None:
+        magnitude, finite = stored[0], bool(np.all(np.isfinite(stored[1])))
+    elif sums is None:
+        largest, smallest = X.max(axis=0), X.min(axis=0)
+        if hasattr(largest, "toarray"):  # scipy.sparse X: column extremes as arrays (zeros included)
+            largest, smallest = largest.toarray().ravel(), smallest.toarray().ravel()
+        magnitude = np.maximum(np.abs(largest), np.abs(smallest))
+        finite = bool(np.all(np.isfinite(magnitude)))
+    if not finite:
+        check_finite(X, feature_names=feature_names)
+    check_column_magnitude(estimator, magnitude, X.shape[0] * X.shape[1],
+                           feature_names=feature_names)
+    return sums
+
+
+def check_column_magnitude(estimator, magnitude: np.ndarray, n_entries: int, *, feature_names=None,
+                           where: str | None = None) -> None:
+    """:func:`check_magnitude`'s test on the largest absolute value of each column (finite) of an X
+    of ``n_entries`` entries (gathered chunk by chunk for a chunked fit: ``estimator`` may then be
+    a name, ``feature_names`` the source's columns and ``where`` the place of the largest value)."""
+    limit = np.sqrt(np.finfo(np.float64).max / n_entries)
+    if np.any(magnitude > limit):
+        at = f", at {where}" if where else ""
+        raise ValueError(
+            f"Input X holds values too large for {_who(estimator)}'s arithmetic (largest "
+            f"magnitude {float(magnitude.max()):.3g}{at}: sums of their squares overflow float64). "
+            "Rescale the features (for example with sklearn.preprocessing.StandardScaler)."
+        )
+    bad = (magnitude > 0) & (magnitude < _SQRT_TINY)
+    if np.any(bad):
+        raise _too_small(estimator, np.flatnonzero(bad), magnitude, feature_names)
+
+
+# -------------------- float32 after the door: fitted attributes, outputs
+def is_low(X) -> bool:
+    """Whether X (an array, a scipy.sparse matrix) holds float32 values."""
+    return getattr(X, "dtype", None) == LOW
+
+
+def float64_data(data):
+    """Validated data (:class:`FitData`) with X as float64: for the fits
+    that compute in float64 whatever X is, and give float32 attributes only at the end."""
+    if not is_low(data.X):
+        return data
+    from dataclasses import replace
+
+    return replace(data, X=data.X.astype(np.float64))
+
+
+def _cast(value, dtype):
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value.astype(dtype, copy=False)
+    if isinstance(value, (float, np.floating)):
+        return dtype.type(value)
+    if isinstance(value, list):
+        return [_cast(v, dtype) for v in value]
+    return value
+
+
+def cast_fitted(estimator, names, dtype) -> None:
+    """Cast the fitted attributes ``names`` of ``estimator`` (float arrays, float scalars, lists of
+    arrays) to float32 when ``dtype``, the dtype of the X the fit was on, is float32; absent ones are
+    skipped."""
+    if np.dtype(dtype) != LOW:
+        return
+    for name in names:
+        if name in vars(estimator):
+            setattr(estimator, name, _cast(getattr(estimator, name), LOW))
+
+
+def output_dtype(X, *fitted) -> np.dtype:
+    """The dtype of an output computed from X and the fitted arrays ``fitted``: float32 when X and
+    every one of them is float32, else float64."""
+    dtypes = [getattr(X, "dtype", None)] + [getattr(a, "dtype", np.dtype(np.float64)) for a in fitted]
+    return LOW if all(d == LOW for d in dtypes) else np.dtype(np.float64)

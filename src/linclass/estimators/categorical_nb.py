@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval
 
 from linclass.generative.class_stats import ClassStats
-from linclass.core.finiteness import check_finite, explain_non_finite
+from linclass.core.validation import check_finite, explain_non_finite
 from linclass.generative.priors import class_log_priors
 from linclass.estimators.naive_bayes import _DiscreteNB
 from linclass.generative import categorical

@@ -22,8 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from linclass.generative import gaussian, gaussian_scores
 from linclass.projection import fisher
 from linclass.projection import kernel_fisher, kernel_fisher_chunks
-from linclass.core.finiteness import check_magnitude
-from linclass.core.validation import validate_fit, validate_priors
+from linclass.core.validation import check_magnitude, validate_fit, validate_priors
 from linclass.projection.kernels import (
     NAMES, choose_landmarks, gamma_from_variance, make_kernel, select_landmarks,
 )

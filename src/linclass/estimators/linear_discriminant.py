@@ -20,9 +20,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from linclass.core.finiteness import explain_non_finite
-from linclass.core.dtype_policy import FLOAT32_KEPT
-from linclass.core.validation import validate_predict
+from linclass.core.validation import FLOAT32_KEPT, explain_non_finite, validate_predict
 from linclass.estimators.gaussian_base import _SKLEARN_COVARIANCE, _GaussianBase, _SklearnCovariance
 from linclass.generative import predictive, robust
 from linclass.projection import discriminant_axes, fisher

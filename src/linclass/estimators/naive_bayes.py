@@ -12,9 +12,8 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 
 from linclass.generative import discrete
-from linclass.core.finiteness import check_finite
+from linclass.core.validation import check_finite, validate_priors
 from linclass.generative.priors import class_log_priors
-from linclass.core.validation import validate_priors
 from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
 from linclass.sources.dask import lazy_on_dask

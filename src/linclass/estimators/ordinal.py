@@ -18,8 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.finiteness import check_magnitude
-from linclass.core.validation import validate_fit, validate_predict
+from linclass.core.validation import check_magnitude, validate_fit, validate_predict
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 

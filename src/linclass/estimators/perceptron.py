@@ -20,9 +20,10 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, float64_data
-from linclass.core.finiteness import check_magnitude, explain_non_finite
-from linclass.core.validation import validate_classes, validate_fit, validate_predict
+from linclass.core.validation import (
+    FLOAT32_KEPT, cast_fitted, check_magnitude, explain_non_finite, float64_data, validate_classes,
+    validate_fit, validate_predict,
+)
 from linclass.estimators import perceptron_setup as setup
 from linclass.linear.perceptron import rule as perceptron
 from linclass.linear.perceptron import training

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.finiteness import explain_non_finite
-from linclass.core.validation import validate_predict
+from linclass.core.validation import explain_non_finite, validate_predict
 
 __all__ = ["checked_projection"]
 
@@ -18,7 +17,7 @@ def checked_projection(estimator, X, project, *, check_finite: bool = True) -> n
     """``project(X)`` for the fitted ``estimator``, X validated against the fit first; a result
     that is not finite (overflow, or non-finite values of X let through with
     ``check_finite=False``) raises the error that names its cause
-    (:func:`linclass.core.finiteness.explain_non_finite`)."""
+    (:func:`linclass.core.validation.explain_non_finite`)."""
     check_is_fitted(estimator)
     if hasattr(estimator, "_require_model"):  # partial_fit's statistics may not determine a model yet
         estimator._require_model()

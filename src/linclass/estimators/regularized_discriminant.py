@@ -18,9 +18,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from linclass.generative.class_stats import ClassStats
-from linclass.core.finiteness import explain_non_finite, explain_underflow
+from linclass.core.validation import explain_non_finite, explain_underflow, validate_priors
 from linclass.selection.scoring import SCORINGS
-from linclass.core.validation import validate_priors
 from linclass.estimators.gaussian_base import _GaussianBase
 from linclass.estimators.stats_classifier import StatsClassifier
 from linclass.generative import gaussian_scores, regularized

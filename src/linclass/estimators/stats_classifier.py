@@ -17,15 +17,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted, is_low, output_dtype
-from linclass.core.finiteness import explain_non_finite, explain_underflow
-from linclass.core.threads import blas_threads_for
 from linclass.core.validation import (
-    validate_classes,
-    validate_fit,
-    validate_predict,
-    validate_priors,
+    FLOAT32_KEPT, cast_fitted, explain_non_finite, explain_underflow, is_low, output_dtype,
+    validate_classes, validate_fit, validate_predict, validate_priors,
 )
+from linclass.core.threads import blas_threads_for
 from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.generative.class_stats import ClassStats
 from linclass.estimators.fitted_state import clear_fitted_state
@@ -55,7 +51,7 @@ class StatsClassifier(ScorePredictions, ClassifierMixin, BaseEstimator):
     ``_describe(model)``            fitted attributes under their usual names
 
     and set ``_accept_sparse`` when scipy.sparse input is supported.  Those that keep a float32 X in
-    float32, as scikit-learn's estimator of the same name does (:mod:`linclass.core.dtype_policy`),
+    float32, as scikit-learn's estimator of the same name does (:mod:`linclass.core.validation`),
     set ``_keeps_float32``, name in ``_float32_attributes`` the fitted attributes that are then
     float32, and in ``_output_attribute`` the one whose dtype the outputs take.  A model whose estimate needs
     the rows themselves (not only statistics that merge) says so in ``_needs_rows()`` and computes

@@ -39,9 +39,8 @@ import scipy.sparse as sp
 
 from linclass.core.chunk_validation import validate_chunk, validate_chunk_labels
 from linclass.core.chunks import encode_chunk_labels, refuse_non_finite
-from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
-from linclass.core.row_workers import map_chunks, row_chunks
-from linclass.core.validation import check_label_type, encode_labels
+from linclass.core.validation import LOW_PRECISION_MIN, check_label_type, encode_labels, is_low
+from linclass.core.threads import map_chunks, row_chunks
 from linclass.generative import scatter_float32, scatter_passes
 from linclass.generative.scatter_passes import (
     class_sums, compiled as _compiled, full_scatter, indicator, safe_means, shift_moments,
@@ -59,7 +58,7 @@ def _stat_bytes(kind: str, n_classes: int, d: int, moments: bool) -> int:
 
 
 def _float32_pays(X, kind: str, n_classes: int) -> bool:
-    """Whether a float32 X is read in float32 (:mod:`linclass.core.dtype_policy`): dense, large
+    """Whether a float32 X is read in float32 (:mod:`linclass.core.validation`): dense, large
     (``LOW_PRECISION_MIN`` entries), with at least ten rows per feature in each product (fewer
     rows make a covariance that is singular or nearly so, which float32 sums cannot give, and its
     condition check would cost as much as the pass)."""
@@ -122,7 +121,7 @@ class ClassStats:
         accurate enough (:func:`~linclass.generative.scatter_float32.needs_float64`).  For the kinds with
         d x d products ('tied', 'full'), a large float64 X with contiguous rows is read in row
         chunks, on as many threads as BLAS may use, and their statistics merged
-        (:mod:`linclass.core.row_workers`): the same numbers for any thread count.  (The diagonal
+        (:mod:`linclass.core.threads`): the same numbers for any thread count.  (The diagonal
         kind's pass is one read of X, bound by memory: two threads measured no faster, the chunks'
         own costs slower.)
 
@@ -194,9 +193,9 @@ class ClassStats:
         Each chunk is checked as an array in memory is
         (:func:`linclass.core.chunk_validation.validate_chunk`), and the whole source as the
         in-memory fit checks X: statistics that are not finite mean values too large for the
-        arithmetic (:func:`linclass.core.finiteness.explain_non_finite`'s error, for ``owner``: the
+        arithmetic (:func:`linclass.core.validation.explain_non_finite`'s error, for ``owner``: the
         estimator or its name); ``squares`` (the estimator, or its name, of a fit that squares X:
-        logistic regression) adds :func:`linclass.core.finiteness.check_magnitude`'s limit.  The
+        logistic regression) adds :func:`linclass.core.validation.check_magnitude`'s limit.  The
         errors name the file and row (or the row of the array) of the largest value.
         """
         reduced = source.map_reduce(_chunk_stats, _merge_scanned, source.n_features, classes, kind,

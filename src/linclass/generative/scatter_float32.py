@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy.linalg import LinAlgError, cholesky
 from scipy.linalg.lapack import dpocon
 
-from linclass.core.dtype_policy import LOW
+from linclass.core.validation import LOW
 from linclass.generative.scatter_passes import cancels, safe_means
 
 __all__ = ["CONDITION_LIMIT", "diag_scatter", "needs_float64", "reference_point",

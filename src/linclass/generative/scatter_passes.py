@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.dtype_policy import LOW, is_low
+from linclass.core.validation import LOW, is_low
 
 __all__ = ["COMPILED_MIN", "cancels", "centred_pass", "class_order", "class_sums", "compiled",
            "diag_scatter", "full_scatter", "indicator", "safe_means", "scaled_pass", "shift_moments",

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from linclass.core.finiteness import check_finite, check_magnitude
-from linclass.core.validation import validate_fit
+from linclass.core.validation import check_finite, check_magnitude, validate_fit
 from linclass.linear.cv import (GRIDS, check_settings, path_arrays, path_chunks,
                                 resolve_grid)
 from linclass.linear.fitting.fit import LogisticProblem, path_fits, warn_unconverged

@@ -27,10 +27,10 @@ from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from linclass.core.dtype_policy import FLOAT32_KEPT, cast_fitted
-from linclass.core.finiteness import explain_non_finite
+from linclass.core.validation import (
+    FLOAT32_KEPT, cast_fitted, explain_non_finite, validate_fit, validate_predict,
+)
 from linclass.core.posterior import log_posterior, posterior
-from linclass.core.validation import validate_fit, validate_predict
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic.callbacks import CallbackSupport, fit_task, with_callbacks
 from linclass.estimators.logistic.summary import (
@@ -187,7 +187,7 @@ class LogisticPredictions(ScorePredictions):
     Each takes the rows' ``offset`` (shape (n_samples,) for two classes, (n_samples, n_classes)
     for K: the known terms of the scores, as ``fit(..., offset=)``; None is zero).  The outputs
     are float32 when X and the coefficients are (``_keeps_float32``: a float32 X is not converted;
-    :mod:`linclass.core.dtype_policy`)."""
+    :mod:`linclass.core.validation`)."""
 
     _keeps_float32 = False
 

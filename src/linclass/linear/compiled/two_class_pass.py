@@ -14,7 +14,7 @@ each row's :math:`\\sqrt{w_i\\mu_i(1-\\mu_i)}\\,[x_i - m, 1]`, the rows whose Gr
 (:class:`linclass.linear.logistic.curvature.CurvatureSum`) is the Hessian's data term.
 
 The loops run in one thread and release the GIL: the objective shares a large X's row chunks among
-worker threads (:func:`linclass.core.row_workers.map_chunks`), so that these loops and the Gram
+worker threads (:func:`linclass.core.threads.map_chunks`), so that these loops and the Gram
 products in between run on the same threads.  (numba's own threads, which wait for work by
 spinning, and BLAS's threads, which do the same, took turns badly on a machine with other work:
 a two-class Hessian took 243 ms that way against 122 ms in one thread.)

@@ -36,10 +36,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from linclass.core.chunks import require_two_classes
-from linclass.core.dtype_policy import LOW_PRECISION_MIN, is_low
+from linclass.core.validation import (
+    LOW_PRECISION_MIN, check_finite, check_magnitude, explain_non_finite, is_low,
+)
 from linclass.generative.scatter_float32 import CONDITION_LIMIT, standardized_condition
 from linclass.core.threads import blas_threads_for
-from linclass.core.finiteness import check_finite, check_magnitude, explain_non_finite
 from linclass.exceptions import AliasedColumnsWarning, SingularCovarianceWarning
 from linclass.linear.fitting.choice import (
     auto_solver,

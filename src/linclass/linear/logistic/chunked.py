@@ -10,7 +10,7 @@ import numpy as np
 
 from linclass.core.chunk_validation import validate_chunk
 from linclass.core.chunks import Chunk, encode_chunk_labels
-from linclass.core.dtype_policy import LOW
+from linclass.core.validation import LOW
 from linclass.generative.class_stats import ClassStats
 from linclass.linear.logistic.class_weights import class_weights
 from linclass.linear.logistic.layout import LOW_PRECISION_MIN, ObjectiveLayout

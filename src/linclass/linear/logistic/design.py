@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg.blas import dsyrk, ssyrk
 
 # entries of a Hessian's data product from which it is formed in float32
-from linclass.core.dtype_policy import LOW, LOW_PRECISION_MIN, is_low
+from linclass.core.validation import LOW, LOW_PRECISION_MIN, is_low
 from linclass.linear import compiled
 
 __all__ = ["Design", "LOW_PRECISION_MIN"]

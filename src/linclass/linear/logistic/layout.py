@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 # entries of X from which Newton's Hessian (and every product over a float32 X) may be float32
-from linclass.core.dtype_policy import LOW_PRECISION_MIN
+from linclass.core.validation import LOW_PRECISION_MIN
 from linclass.linear.logistic import losses
 
 __all__ = ["DENSE_BOUND_MAX", "LOW_PRECISION_MIN", "ObjectiveLayout", "contrast_basis"]

@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from linclass.core.dtype_policy import LOW, is_low
+from linclass.core.validation import LOW, is_low
 from linclass.generative.scatter_float32 import reference_point
 from linclass.linear import compiled
 from linclass.linear.logistic import losses

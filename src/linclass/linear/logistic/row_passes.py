@@ -2,7 +2,7 @@
 (:mod:`linclass.linear.compiled.two_class_pass`): without the Hessian one read of each row; with it,
 block by block, each block read once to write its scaled rows, then their Gram product.
 
-A large X's row chunks are shared among worker threads (:func:`linclass.core.row_workers.map_chunks`,
+A large X's row chunks are shared among worker threads (:func:`linclass.core.threads.map_chunks`,
 one BLAS thread each): the chunks depend on X's shape only and their sums are added in order, so
 any number of threads gives the same bits.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linclass.core.row_workers import map_chunks, row_chunks
+from linclass.core.threads import map_chunks, row_chunks
 from linclass.linear import compiled
 from linclass.linear.logistic.separation import SURE
 

@@ -36,7 +36,7 @@ def _merge(a, b):
 def class_weights(source, owner) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, weight of each)``: the sorted labels of every chunk and their summed weights
     (each chunk validated where it is read; X's magnitudes checked for the Hessian's squares, as
-    :func:`linclass.core.finiteness.check_magnitude` checks rows in memory, naming ``owner``)."""
+    :func:`linclass.core.validation.check_magnitude` checks rows in memory, naming ``owner``)."""
     found = source.map_reduce(_chunk_classes, _merge, source.n_features)
     if found is None:
         raise ValueError("The chunk source holds no rows.")
