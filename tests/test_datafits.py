@@ -73,7 +73,8 @@ def test_binomial_weighted_terms_from_probabilities():
     y, w = (rng.random(s.size) < 0.5).astype(float), rng.uniform(0.1, 3.0, s.size)
     mu = Binomial.probabilities(s)
     np.testing.assert_array_equal(Binomial.gradient_at(mu, y, w), Binomial.gradient(s, y) * w)
-    np.testing.assert_array_equal(Binomial.curvature_at(mu, w), Binomial.curvature(s) * w)
+    np.testing.assert_allclose(Binomial.curvature_at(mu, w), Binomial.curvature(s) * w,
+                               rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("label", [0.0, 1.0])
@@ -188,8 +189,8 @@ def test_multinomial_weighted_terms_from_probabilities():
     mu = Multinomial.probabilities(S)
     np.testing.assert_array_equal(Multinomial.gradient_at(mu, y, w),
                                   Multinomial.gradient(S, y) * w[:, None])
-    np.testing.assert_array_equal(Multinomial.curvature_at(mu, 1, 2, w),
-                                  Multinomial.curvature(S)[:, 1, 2] * w)
+    np.testing.assert_allclose(Multinomial.curvature_at(mu, 1, 2, w),
+                               Multinomial.curvature(S)[:, 1, 2] * w, rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("K", [3, 5])

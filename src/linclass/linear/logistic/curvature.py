@@ -63,7 +63,8 @@ def curvature_weights(mu: np.ndarray, basis: np.ndarray | None, w: np.ndarray | 
     w : ndarray of shape (n,) or None
     """
     if basis is None:
-        return Binomial.curvature_at(mu, w)
+        c = Binomial.curvature_at(mu)
+        return c if w is None else c * w
     # Multinomial's curvature diag(mu_i) - mu_i mu_i^T projected on the basis, P^T diag(mu_i) P
     # formed as one product with the basis's squares (the K x K curvature is never formed)
     Q = mu @ basis
