@@ -136,14 +136,18 @@ class KernelFisherDiscriminantAnalysis(
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> import numpy as np
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
-    >>> kfda = linclass.KernelFisherDiscriminantAnalysis(kernel='rbf', gamma=0.5).fit(X, y)
-    >>> kfda.transform(X).shape
-    (150, 2)
-    >>> kfda.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
+    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 0], [.1, .1], [.9, .9], [.1, .9], [.9, .1]])
+    >>> y = np.array([0, 0, 1, 1, 0, 0, 1, 1])  # XOR: the class means coincide, no line separates
+    >>> kfda = linclass.KernelFisherDiscriminantAnalysis(kernel='rbf', gamma=2.0).fit(X, y)
+    >>> kfda.predict([[0.2, 0.1], [0.8, 0.9], [0.1, 0.8], [0.9, 0.2]])
+    array([0, 0, 1, 1])
+    >>> kfda.transform(X[:4]).round(2)  # one direction in the kernel's feature space
+    array([[-1.01],
+           [-1.01],
+           [ 1.01],
+           [ 1.01]])
     """
 
     _parameter_constraints = {

@@ -80,12 +80,12 @@ class GaussianNB(NaiveBayesMixin, _GaussianBase):
     --------
     >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_iris(return_X_y=True)
+    >>> X, y = load_iris(return_X_y=True)  # 4 measurements of 3 species of iris, setosa first
     >>> nb = linclass.GaussianNB().fit(X, y)
-    >>> nb.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
-    >>> nb.theta_.shape
-    (3, 4)
+    >>> nb.theta_[0].round(2)  # setosa's mean of each feature
+    array([5.01, 3.43, 1.46, 0.25])
+    >>> nb.var_[0].round(3)  # and its variance of each: no covariances, the features independent
+    array([0.122, 0.141, 0.03 , 0.011])
     >>> round(nb.score(X, y), 2)
     0.96
     """
@@ -272,14 +272,16 @@ class BernoulliNB(_DiscreteNB):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_digits
+    >>> import numpy as np
     >>> import linclass
-    >>> X, y = load_digits(return_X_y=True)
-    >>> nb = linclass.BernoulliNB(binarize=4.0).fit(X, y)
-    >>> nb.predict(X[:5])
-    array([0, 1, 1, 3, 4])
-    >>> nb.feature_log_prob_.shape
-    (10, 64)
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 1], [0, 1, 1]])  # 3 words: in a text?
+    >>> y = np.array(['spam', 'spam', 'spam', 'ham', 'ham'])
+    >>> nb = linclass.BernoulliNB(binarize=None).fit(X, y)
+    >>> np.exp(nb.feature_log_prob_).round(2)  # (texts holding the word + 1) / (texts + 2)
+    array([[0.25, 0.5 , 0.75],
+           [0.8 , 0.6 , 0.4 ]])
+    >>> nb.classes_, nb.predict_proba([[0, 0, 0]]).round(2)  # a missing word is evidence too
+    (array(['ham', 'spam'], dtype='<U4'), array([[0.57, 0.43]]))
     """
 
     _event_model = "bernoulli"
@@ -349,14 +351,16 @@ class MultinomialNB(_CountNB):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_digits
+    >>> import numpy as np
     >>> import linclass
-    >>> X, y = load_digits(return_X_y=True)
+    >>> X = np.array([[3, 2, 0, 0], [1, 3, 0, 1], [0, 0, 2, 3], [0, 1, 3, 2]])  # counts of 4 words
+    >>> y = np.array(['sport', 'sport', 'politics', 'politics'])
     >>> nb = linclass.MultinomialNB().fit(X, y)
-    >>> nb.predict(X[:5])
-    array([0, 1, 1, 3, 4])
-    >>> round(nb.score(X, y), 2)
-    0.91
+    >>> np.exp(nb.feature_log_prob_).round(2)  # each class's word frequencies, smoothed
+    array([[0.07, 0.13, 0.4 , 0.4 ],
+           [0.36, 0.43, 0.07, 0.14]])
+    >>> nb.predict_proba([[2, 1, 0, 1]]).round(2)  # politics, sport
+    array([[0.03, 0.97]])
     """
 
     _event_model = "multinomial"
@@ -377,10 +381,8 @@ class PoissonNB(_CountNB):
 
     Attributes
     ----------
-    rates_ : ndarray of shape (n_classes, n_features)
-        :math:`\\lambda_{kj}`.
-    feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\\ln\\lambda_{kj}`.
+    rates_, feature_log_prob_ : ndarrays of shape (n_classes, n_features)
+        The rates :math:`\\lambda_{kj}` and their logarithms.
     feature_count_, class_log_prior_, coef_, intercept_, classes_, class_count_, priors_, stats_, model_
         As in :class:`BernoulliNB`.
 
@@ -393,13 +395,16 @@ class PoissonNB(_CountNB):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import linclass
-    >>> X, y, *_ = linclass.datasets.load_dataset('digits')  # pixel counts 0-16
+    >>> X = np.array([[2, 1], [1, 1], [3, 2], [8, 5], [10, 6], [9, 7]])  # two kinds of event a day
+    >>> y = np.array([0, 0, 0, 1, 1, 1])  # quiet days, then busy ones
     >>> nb = linclass.PoissonNB().fit(X, y)
-    >>> nb.predict(X[:5])
-    array([0, 1, 1, 3, 4])
-    >>> round(nb.score(X, y), 2)
-    0.9
+    >>> nb.rates_.round(2)  # (summed count + alpha) / (days + alpha), per class
+    array([[1.75, 1.25],
+           [7.  , 4.75]])
+    >>> nb.predict([[2, 1], [8, 4]])  # the same proportions told apart by their totals
+    array([0, 1])
     """
 
     _event_model = "poisson"
@@ -453,14 +458,17 @@ class ComplementNB(_CountNB):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_digits
+    >>> import numpy as np
     >>> import linclass
-    >>> X, y = load_digits(return_X_y=True)
+    >>> X = np.array([[3, 2, 0, 0], [1, 3, 0, 1], [2, 2, 1, 0], [0, 0, 2, 3]])  # word counts
+    >>> y = np.array(['sport', 'sport', 'sport', 'politics'])  # one politics text against three
     >>> nb = linclass.ComplementNB().fit(X, y)
-    >>> nb.predict(X[:5])
-    array([0, 1, 1, 3, 4])
-    >>> round(nb.score(X, y), 2)
-    0.82
+    >>> nb.feature_log_prob_.round(2)  # politics' weights from the sport texts' counts, and back
+    array([[1.  , 0.86, 2.25, 2.25],
+           [2.2 , 2.2 , 1.1 , 0.81]])
+    >>> text = [[1, 1, 1, 1]]  # no prior in the score: the three sport texts do not outvote it
+    >>> nb.predict(text).tolist(), linclass.MultinomialNB().fit(X, y).predict(text).tolist()
+    (['politics'], ['sport'])
     """
 
     _event_model = "complement"
