@@ -1,6 +1,6 @@
 """At the default ``tol`` every penalised fit reaches the optimal objective to 1e-8 (relative), on
 real data: the duality gap is asked for ``tol / 100`` of the objective
-(:class:`linclass.linear.solvers.stopping.Certificate`); with the gap at ``tol`` the elastic net
+(:class:`linclass.linear.solvers.prox_newton.Certificate`); with the gap at ``tol`` the elastic net
 stopped up to 5e-7 above the optimum on text."""
 
 from __future__ import annotations

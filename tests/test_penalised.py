@@ -224,24 +224,26 @@ def test_cross_validated_elastic_net_on_separable_data_stays_finite():
 
 
 def _penalty(l1, q=2):
-    """A lasso on q coordinates as the compiled loops take it."""
+    """A lasso on q coordinates, its columns and its kernel (as the compiled loops take it): the
+    penalty arguments of the small model's solve."""
     from linclass.linear.penalties.elastic_net import ElasticNet
 
-    return ElasticNet(1.0 / l1, 1.0).kernel(q)
+    pen = ElasticNet(1.0 / l1, 1.0)
+    return pen, np.arange(q), pen.kernel(q)
 
 
 def test_a_model_that_is_not_convex_gives_no_step():
     """A model Hessian with a negative eigenvalue (rounding on separable data) makes coordinate
     descent run off along it; the inner solve says so with NaN, which the damping turns into a
     damped model, rather than handing the line search a step of 1e10."""
-    from linclass.linear.solvers.small_model import solve_small_model
+    from linclass.linear.solvers.prox_newton import solve_small_model
 
     grad = np.array([1.0, -1.0])
     indefinite = np.array([[1.0, 0.99], [0.99, 0.9]])
-    delta, _ = solve_small_model(indefinite, grad, np.zeros(2), _penalty(1e-3), 1e-12, 200)
+    delta, _ = solve_small_model(indefinite, grad, np.zeros(2), *_penalty(1e-3), 1e-12, 200)
     assert np.all(np.isnan(delta))
     convex = np.array([[1.0, 0.5], [0.5, 0.9]])
-    delta, _ = solve_small_model(convex, grad, np.zeros(2), _penalty(1e-3), 1e-12, 200)
+    delta, _ = solve_small_model(convex, grad, np.zeros(2), *_penalty(1e-3), 1e-12, 200)
     # the exact minimiser of grad'd + d'Qd/2 + 1e-3|d|_1 (both coordinates non-zero)
     np.testing.assert_allclose(delta, np.linalg.solve(convex, -grad - 1e-3 * np.sign(-grad)))
 

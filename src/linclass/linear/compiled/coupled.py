@@ -25,7 +25,7 @@ along that flat direction, pinned only by the penalty's kinks; solving each feat
 coordinate passes on :math:`B_j`, then the penalty's best shift along :math:`\\mathbf 1`) removes the
 strongest coupling of the classes exactly.  The K intercepts form one more block, solved by a linear
 system each sweep.  The damping :math:`\\frac\\nu2\\lVert\\delta\\rVert^2` of
-:mod:`linclass.linear.solvers.damping` adds :math:`\\nu` to every block's diagonal.
+:class:`linclass.linear.solvers.prox_newton.Damping` adds :math:`\\nu` to every block's diagonal.
 
 Arrays: ``P``, ``Gs``, ``Z`` of shape (n, K) (a row's classes adjacent), ``U`` and ``sw`` (n,),
 ``B`` (q, K, K) for the working-set columns ``ws`` (positions t, columns ``ws[t]``), coefficients ``W``

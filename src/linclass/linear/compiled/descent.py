@@ -57,7 +57,8 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     state : (2,) ``[S, H]``, S updated
     prox, value, pp, curv, lo, hi : the penalty (module docstring), columns indexed as X's
     nu : float
-        Damping of the step (:mod:`linclass.linear.solvers.damping`; 0: the plain Newton model).
+        Damping of the step (:class:`linclass.linear.solvers.prox_newton.Damping`; 0: the plain
+        Newton model).
 
     Returns
     -------

@@ -125,11 +125,10 @@ class ElasticNet:
         if self._kernel is None or self._kernel.params.shape[1] != d:
             c = self.columns(d)  # prox / value None: the loops inline the elastic net's update
             self._kernel = PenaltyKernel(None, None, c, c[1], c[2], c[3],
-                                         None if self.bounded else (c[0], c[1]),
-                                         self._column_values)
+                                         None if self.bounded else (c[0], c[1]))
         return self._kernel
 
-    def _column_values(self, v: np.ndarray, cols) -> np.ndarray:
+    def column_values(self, v: np.ndarray, cols) -> np.ndarray:
         """:math:`\\lambda_1f_j|v_j| + \\frac{\\lambda_2f_j}2v_j^2` at the columns ``cols``."""
         c = self._layout()
         return c[0, cols] * np.abs(v) + 0.5 * c[1, cols] * v * v

@@ -34,7 +34,7 @@ The line search
     into the flat part.  A linearised concave part (the bound of a difference of convex
     functions) made such steps look uphill, and proximal Newton crawled under a damping it did not
     need (250 iterations on breast cancer).  Where backtracking finds no step the model is damped
-    (:mod:`linclass.linear.solvers.damping`), and a damped step is a local one.
+    (:class:`linclass.linear.solvers.prox_newton.Damping`), and a damped step is a local one.
 
 The fit is a local minimum (the problem is not convex): the lowest of those proximal Newton reaches
 from zero and from the ridge solution at the same C
@@ -216,8 +216,7 @@ class FoldedConcave(ElasticNet):
             pp[0] = self.total
             pp[1:] = table.reshape(-1)[:, None]
             c = self.columns(d)
-            self._kernel = PenaltyKernel(_prox, _value, pp, np.zeros(d), c[2], c[3], None,
-                                         self._column_values)
+            self._kernel = PenaltyKernel(_prox, _value, pp, np.zeros(d), c[2], c[3], None)
         return self._kernel
 
     def _rho(self, x: np.ndarray, derivative: bool = False) -> np.ndarray:
@@ -227,13 +226,15 @@ class FoldedConcave(ElasticNet):
         c0, c1, c2 = table[k, 2], table[k, 3], table[k, 4]
         return c1 + c2 * x if derivative else c0 + x * (c1 + 0.5 * c2 * x)
 
-    def _column_values(self, v: np.ndarray, cols=None) -> np.ndarray:
+    def column_values(self, v: np.ndarray, cols=None) -> np.ndarray:
+        """:math:`N\\rho(|v_j|)` elementwise (every column's penalty is the same: ``cols`` is not
+        read)."""
         return self.total * self._rho(np.abs(v))
 
     def value(self, W: np.ndarray) -> float:
         """:math:`N\\sum_j\\rho(|w_j|)` (intercepts excluded by the caller)."""
         W = np.asarray(W, dtype=np.float64)
-        return float(np.sum(self._column_values(W)))
+        return float(np.sum(self.column_values(W)))
 
     def change(self, w: np.ndarray, d: np.ndarray, t: float, cols) -> float:
         """:math:`r(w + td) - r(w)`, exact where both points lie on one piece (the difference of the

@@ -57,7 +57,10 @@ def typed(function, signature):
 
 @dataclass(frozen=True)
 class PenaltyKernel:
-    """A separable penalty as the compiled loops take it (module docstring).
+    """A separable penalty as the compiled loops take it (module docstring): a plain record of
+    the penalty's numbers per column.  The solvers lay it onto a working set
+    (:func:`linclass.linear.solvers.prox_newton.kernel_on`); what the penalty's value does along a
+    step is the penalty's own (its ``change``).
 
     Attributes
     ----------
@@ -68,12 +71,8 @@ class PenaltyKernel:
     curvature, lower, upper : ndarrays of shape (d,)
     elastic : tuple of two ndarrays or None
         ``(l1, l2)`` per column when the penalty is an elastic net without bounds: the exact
-        feature-sign solve of a small model applies (:mod:`linclass.linear.solvers.small_model`).
-    values : callable
-        ``values(v, cols)``: :math:`r_j(v_j)` elementwise in NumPy, ``v`` of shape (len(cols),) at
-        the penalty's columns ``cols``.
-    cols : ndarray of int or None
-        The penalty's columns this kernel holds (None: every column, in order).
+        feature-sign solve of a small model applies
+        (:func:`linclass.linear.solvers.prox_newton.solve_small_model`).
     """
 
     prox: object
@@ -83,28 +82,3 @@ class PenaltyKernel:
     lower: np.ndarray
     upper: np.ndarray
     elastic: tuple | None = None
-    values: object = None
-    cols: np.ndarray | None = None
-
-    @property
-    def bounded(self) -> bool:
-        return bool(np.any(np.isfinite(self.lower)) or np.any(np.isfinite(self.upper)))
-
-    def at(self, cols) -> PenaltyKernel:
-        """The same penalty on the columns ``cols`` only (column ``t`` of the result is column
-        ``cols[t]``): the layout of a working set's small model."""
-        cols = np.asarray(cols)
-        own = cols if self.cols is None else self.cols[cols]
-        return PenaltyKernel(
-            self.prox, self.value, np.ascontiguousarray(self.params[:, cols]),
-            np.ascontiguousarray(self.curvature[cols]), np.ascontiguousarray(self.lower[cols]),
-            np.ascontiguousarray(self.upper[cols]),
-            None if self.elastic is None else tuple(np.ascontiguousarray(e[cols])
-                                                     for e in self.elastic),
-            self.values, own)
-
-    def change(self, w: np.ndarray, delta: np.ndarray) -> float:
-        """:math:`r(w + \\delta) - r(w)` summed over this kernel's columns (w, delta of shape
-        (q,))."""
-        cols = np.arange(w.size) if self.cols is None else self.cols
-        return float(np.sum(self.values(w + delta, cols) - self.values(w, cols)))

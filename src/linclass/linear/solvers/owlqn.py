@@ -22,7 +22,7 @@ size (m(d + 1))² is formed.  With :math:`f` the smooth part (summed loss plus t
 
 Stopping is proximal Newton's: the largest optimality violation (the penalty's subgradient
 conditions, the intercepts' gradient) within ``tol`` times the total weight, judged by
-:class:`~.stopping.Certificate` (two such points a decade apart whose objectives agree).
+:class:`~.prox_newton.Certificate` (two such points a decade apart whose objectives agree).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear.solvers.lbfgs import _Diagonal, _direction
-from linclass.linear.solvers.prox_newton import PenalisedResult
-from linclass.linear.solvers.stopping import Certificate
+from linclass.linear.solvers.prox_newton import Certificate, PenalisedResult
 
 __all__ = ["MEMORY", "owlqn_chunked"]
 

@@ -9,20 +9,20 @@ with the rows reached only through passes.  Each outer iteration:
    gradient and its Hessian (every column: no working set, the model is small).  The largest
    optimality violation (the penalty's subgradient conditions and the intercepts' gradient) is
    compared with ``tol`` times the total sample weight, and a point within it is judged by
-   :class:`~.stopping.Certificate`, as in memory; the duality gap needs an iteration of its own
+   :class:`~.prox_newton.Certificate`, as in memory; the duality gap needs an iteration of its own
    over the rows and is not formed, so the fit ends on two such points a decade apart whose
    objectives agree to ``tol`` (or at the certificate's floor).
 2. **model**: the intercepts profiled out of the Hessian (the Schur complement, with
    :func:`~.prox_newton_coupled.shift_free_inverse` for the K softmax intercepts, whose common
    shift the loss does not see), the model
    :math:`\\nabla^T\\delta + \\frac12\\delta^TQ\\delta + r(W + \\delta)` minimised exactly in the
-   client (:func:`~.small_model.solve_small_model`: coordinate descent, then the feature-sign
+   client (:func:`~.prox_newton.solve_small_model`: coordinate descent, then the feature-sign
    search), the intercept step recovered from it.
 3. **line search** on the true objective, :math:`F(w + t\\delta) \\le F(w) + \\sigma tD` (the rule
    of :func:`~.prox_newton.line_search`): the full step's value comes in one pass together with
    the next model's gradient and Hessian, so an iteration whose full step is accepted reads the
    data once; a rejected one tries eight halvings per value-only pass, then one pass for the model
-   at the point accepted.  Where no step is accepted the model is damped (:mod:`.damping`).
+   at the point accepted.  Where no step is accepted the model is damped (:class:`~.prox_newton.Damping`).
 
 The iteration is written as a generator of :class:`Evaluation` requests
 (:func:`prox_newton_requests`), answered by one pass each: :func:`prox_newton_chunked` answers them
@@ -41,18 +41,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from linclass.linear.solvers.damping import Damping, damped_steps, finish
 from linclass.linear.solvers.prox_newton import (
     _FORCING,
     _GRAM_FORCING,
     _MAX_HALVINGS,
     _SIGMA,
     MAX_SWEEPS,
+    Certificate,
+    Damping,
     PenalisedResult,
+    damped_steps,
+    kernel_on,
+    run_requests,
+    solve_small_model,
 )
 from linclass.linear.solvers.prox_newton_coupled import shift_free_inverse
-from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Certificate
 
 __all__ = ["Evaluation", "prox_newton_chunked", "prox_newton_requests"]
 
@@ -109,8 +112,8 @@ def prox_newton_chunked(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         return obj.evaluate(request.W, request.b, request.dW, request.db, ts=request.ts,
                             model=request.model)
 
-    result, _ = finish(prox_newton_requests(obj, W0, b0, tol=tol, max_iter=max_iter,
-                                            on_iteration=on_iteration), answer)
+    result, _ = run_requests(prox_newton_requests(obj, W0, b0, tol=tol, max_iter=max_iter,
+                                                  on_iteration=on_iteration), answer)
     return result
 
 
@@ -131,7 +134,8 @@ def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
     b = np.array(b0, dtype=np.float64).reshape(m).copy() if intercept else np.zeros(m)
     if shifts:
         W -= pen.best_shift(W)
-    pen_w = pen.kernel(d).at(np.tile(np.arange(d), m))  # each entry's column's penalty
+    cols = np.tile(np.arange(d), m)  # each entry's column
+    pen_w = kernel_on(pen.kernel(d), cols)
     if terms is None:
         _, terms = yield Evaluation(W, b)
     loss, G, H = terms[:3]
@@ -162,8 +166,8 @@ def prox_newton_requests(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100,
         def propose(nu):
             Q, R = _profiled(H, m, d, intercept, nu)
             grad = Gw - R[:, : m * d].T @ gb if intercept else Gw
-            delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol * _GRAM_FORCING,
-                                              MAX_SWEEPS)
+            delta, sweeps = solve_small_model(Q, grad, w, pen, cols, pen_w,
+                                              inner_tol * _GRAM_FORCING, MAX_SWEEPS)
             db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(m)
             D = float(Gw @ delta + gb @ db) + pen.slope(W, delta.reshape(m, d), None)
             return (delta.reshape(m, d), db), D, sweeps

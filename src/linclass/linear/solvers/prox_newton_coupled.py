@@ -26,16 +26,18 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
-from linclass.linear.solvers.damping import damped_step
 from linclass.linear.solvers.prox_newton import (
+    Growth,
     PenalisedResult,
+    damped_step,
+    kernel_on,
     line_search,
     newton_loop,
+    softmax_exit,
     softmax_move,
+    solve_small_model,
 )
 from linclass.linear.solvers.small_grouped import solve_small_grouped
-from linclass.linear.solvers.small_model import solve_small_model
-from linclass.linear.solvers.stopping import Growth, softmax_exit
 
 __all__ = ["Coupled", "coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 
@@ -44,8 +46,8 @@ def coupled_model(Xc: np.ndarray, P: np.ndarray, sw: np.ndarray, intercept: bool
     """The softmax Hessian on the centred columns ``Xc`` (n x q) at probabilities ``P`` (K x n).
 
     Returns a function ``nu -> (Q, R)``: Q of shape (Kq, Kq), class-major, the Hessian damped by
-    :math:`\\nu` (:mod:`.damping`) with the intercepts profiled out when ``intercept``, and R of
-    shape (K, Kq + K) with :math:`\\delta_b = -R\\,[\\delta; g_b]` (:math:`R = (H_{bb} + \\nu
+    :math:`\\nu` (:class:`~.prox_newton.Damping`) with the intercepts profiled out when
+    ``intercept``, and R of shape (K, Kq + K) with :math:`\\delta_b = -R\\,[\\delta; g_b]` (:math:`R = (H_{bb} + \\nu
     I)^{-1}[H_{bW}, I]`, the pseudo-inverse for :math:`\\nu = 0`; None without an intercept).  On
     nearly separable data :math:`H_{bb}` is nearly singular and its pseudo-inverse inaccurate
     enough to turn the step uphill; the damped block is positive definite."""
@@ -133,7 +135,8 @@ class Coupled:
             q = ws.size
             model = coupled_model(Xc, self.P, sw, intercept)
             w = np.ascontiguousarray(W[:, ws]).reshape(-1)
-            pen_w = self.kernel.at(np.tile(ws, K))  # each entry's column's penalty
+            cols = np.tile(ws, K)  # each entry's column
+            pen_w = kernel_on(self.kernel, cols)
 
             def propose(nu):
                 Q, R = model(nu)
@@ -144,7 +147,8 @@ class Coupled:
                     delta, sweeps = solve_small_grouped(Q, grad, w, self.pc[0, ws], self.pc[1, ws],
                                                         K, inner_tol, self.max_sweeps)
                 else:
-                    delta, sweeps = solve_small_model(Q, grad, w, pen_w, inner_tol, self.max_sweeps)
+                    delta, sweeps = solve_small_model(Q, grad, w, pen, cols, pen_w, inner_tol,
+                                                      self.max_sweeps)
                 db = -(R @ np.concatenate([delta, gb])) if intercept else np.zeros(K)
                 D = (float(Gws.reshape(-1) @ delta + gb @ db)
                      + pen.slope(w.reshape(K, q), delta.reshape(K, q), ws))

@@ -15,9 +15,9 @@ the true objective (newGLMNET's step, Yuan, Ho and Lin 2012, on the multinomial 
    tolerance that shrinks with the outer violation.  Blocks by feature matter: the K coefficients of
    one feature share a Hessian block that is singular along a common shift, which coordinate (or
    class-by-class) updates cross only in many small zig-zag steps.
-3. **damped line search** (:mod:`.damping`): backtracking on the softmax objective along the step;
-   where the model cannot be trusted (rows predicted confidently and wrongly have curvature near
-   zero), the model is damped until a step is accepted.
+3. **damped line search** (:class:`~.prox_newton.Damping`): backtracking on the softmax
+   objective along the step; where the model cannot be trusted (rows predicted confidently and
+   wrongly have curvature near zero), the model is damped until a step is accepted.
 
 Class-by-class block coordinate descent (glmnet's multinomial scheme, Friedman, Hastie and Tibshirani
 2010 sec. 4) converges only linearly, at a rate set by how strongly the classes are coupled: on
@@ -35,17 +35,18 @@ from __future__ import annotations
 import numpy as np
 
 from linclass.linear import compiled
-from linclass.linear.solvers.damping import damped_step
 from linclass.linear.solvers.prox_newton import (
     GRAM_MAX,
     MAX_SWEEPS,
+    Growth,
     PenalisedResult,
+    damped_step,
     line_search,
     newton_loop,
     prox_newton,
+    softmax_exit,
     softmax_move,
 )
-from linclass.linear.solvers.stopping import Growth, softmax_exit
 
 __all__ = ["ByFeature", "coordinate_descent", "prox_newton_softmax"]
 
