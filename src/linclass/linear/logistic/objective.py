@@ -201,19 +201,17 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         if self.score_offset is not None:
             S += self.score_offset[rows]
         w = None if self.w is None else self.w[rows]
-        if self.basis is None:  # losses.binary and its residuals in one compiled pass
+        if self.basis is None:  # Binomial's value and weighted gradient in one compiled pass
             mu, R = np.empty(y.size), np.empty((y.size, 1))
             loss, perfect = compiled.binary_residuals(
                 np.ascontiguousarray(S[:, 0]), self._target[rows], _NO_WEIGHTS if w is None else w,
                 SURE, mu, R[:, 0])
             return X, float(loss), R, mu, w, int(perfect)
         loss, mu = losses.softmax(S, y)
-        R = mu.copy()
-        R[np.arange(y.size), y] -= 1.0
+        R = losses.Multinomial.gradient_at(mu, y, w)
         own = mu[np.arange(y.size), y]
         if w is not None:
             loss = loss * w
-            R *= w[:, None]
             own = own[w > 0]
         return X, float(loss.sum()), R, mu, w, suspicious_rows(own)
 
