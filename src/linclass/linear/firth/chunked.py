@@ -62,7 +62,6 @@ Passes of a fit (``n_passes_``)
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from linclass.core.chunks import Chunk
 from linclass.linear.inference.wald import MAX_PARAMS
@@ -107,11 +106,11 @@ def _adjustment(part: LinearObjective, theta: np.ndarray, inverse: np.ndarray):
         centred = Xb - part.offset
         w = None if part.w is None else part.w[rows]
         if part.basis is None:  # the quadratic forms of [x - m, 1] without forming it
-            mu = expit(S)
+            mu = losses.Binomial.probabilities(S)
             q = np.einsum("ij,ij->i", centred @ inverse[:d, :d], centred)
             if part.fit_intercept:
                 q += 2.0 * (centred @ inverse[:d, d]) + inverse[d, d]
-            h = q * (mu * (1.0 - mu) if w is None else w * mu * (1.0 - mu))
+            h = q * losses.Binomial.curvature_at(mu, w)
             A = (h * (0.5 - mu))[:, None]
             B = np.abs(A)
             spread[:d] += np.abs(centred).T @ B
@@ -121,7 +120,7 @@ def _adjustment(part: LinearObjective, theta: np.ndarray, inverse: np.ndarray):
             design = centred
             if part.fit_intercept:
                 design = np.hstack([centred, np.ones((centred.shape[0], 1))])
-            mu = losses.softmax(S, part.y[rows])[1]
+            mu = losses.Multinomial.probabilities(S)
             Q = part.basis @ leverage_blocks(design, inverse, m) @ part.basis.T
             A = score_adjustment(mu, Q, w)
             # |Q_kl| <= (Q_kk + Q_ll) / 2 bounds the error of every entry of s_i

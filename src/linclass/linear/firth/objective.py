@@ -111,7 +111,7 @@ class FirthObjective(LinearObjective):
         log_det = 2.0 * float(np.sum(np.log(np.diag(L))))
         A = np.linalg.solve(L, self._design().T)
         mu = self._mean(theta)
-        c = mu * (1.0 - mu) if self.w is None else self.w * mu * (1.0 - mu)
+        c = losses.Binomial.curvature_at(mu, self.w)
         h = c * np.einsum("ji,ji->i", A, A)
         self._penalty_at = (theta.copy(), log_det, h, info)
         return log_det, h, info
@@ -140,7 +140,7 @@ class FirthObjective(LinearObjective):
 
     def _mean(self, theta) -> np.ndarray:
         """:math:`\\mu = \\sigma(\\theta^T\\tilde x)` of every row, shape (n,)."""
-        return losses.binary(self.scores(theta), self._target)[1]
+        return losses.Binomial.probabilities(self.scores(theta))
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The curvature of the Newton step (of the mean objective): the exact Hessian

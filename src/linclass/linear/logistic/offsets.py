@@ -120,7 +120,7 @@ def null_fit(offset: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
     for _ in range(_MAX_NEWTON):
         g = P.T @ (w @ (mu - Y))
         if width == 1:
-            H = np.array([[float(w @ (mu[:, 0] * (1.0 - mu[:, 0])))]])
+            H = np.array([[float(w @ losses.Binomial.curvature_at(mu[:, 0]))]])
         else:
             Mw = mu * w[:, None]
             H = P.T @ (np.diag(Mw.sum(axis=0)) - Mw.T @ mu) @ P
