@@ -161,7 +161,7 @@ def test_binary_loss_against_the_closed_form():
     s = np.linspace(-30, 30, 121)
     for yv in (0.0, 1.0):
         y = np.full_like(s, yv)
-        loss, mu = losses.binary(s, y)
+        loss, mu = losses.Binomial.value_and_probabilities(s, y)
         # Bishop 2006 sec. 4.3.2, with 1 - sigma(s) = sigma(-s) (accurate for |s| <= 30)
         want = -(y * np.log(expit(s)) + (1 - y) * np.log(expit(-s)))
         np.testing.assert_allclose(loss, want, rtol=1e-12, atol=1e-14)
@@ -172,7 +172,7 @@ def test_softmax_loss_against_log_probabilities():
     rng = np.random.default_rng(0)
     S = rng.normal(scale=4, size=(50, 4))
     y = rng.integers(0, 4, 50)
-    loss, mu = losses.softmax(S, y)
+    loss, mu = losses.Multinomial.value_and_probabilities(S, y)
     logp = S - logsumexp(S, axis=1, keepdims=True)
     np.testing.assert_allclose(loss, -logp[np.arange(50), y], rtol=1e-13)
     np.testing.assert_allclose(mu, np.exp(logp), rtol=1e-13)
@@ -185,7 +185,8 @@ def test_losses_do_not_overflow_at_margins_of_1e3():
     with np.errstate(over="ignore"):
         naive = np.log(1 + np.exp(s)) - y * s  # the textbook form
     assert not np.all(np.isfinite(naive))  # it overflows ...
-    loss, mu = losses.binary(s, y)  # ... the library does not (RuntimeWarnings are errors here)
+    # ... the library does not (RuntimeWarnings are errors here)
+    loss, mu = losses.Binomial.value_and_probabilities(s, y)
     np.testing.assert_allclose(loss, [0.0, 1e3, 1e3, 0.0, 800.0, 800.0], rtol=1e-15, atol=1e-300)
     np.testing.assert_array_equal(mu, [0.0, 0.0, 1.0, 1.0, 1.0, 0.0])
     S = np.array([[1e3, -1e3, 0.0], [-1e3, -1e3, 1e3], [1e3, 1e3, 1e3]])
@@ -193,7 +194,7 @@ def test_losses_do_not_overflow_at_margins_of_1e3():
     with np.errstate(over="ignore", invalid="ignore"):
         naive_k = np.log(np.exp(S).sum(axis=1)) - S[np.arange(3), yk]
     assert not np.all(np.isfinite(naive_k))
-    loss, mu = losses.softmax(S, yk)
+    loss, mu = losses.Multinomial.value_and_probabilities(S, yk)
     np.testing.assert_allclose(loss, [2e3, 0.0, np.log(3)], rtol=1e-15, atol=1e3 * 4e-16)
     assert np.all(np.isfinite(mu))
 

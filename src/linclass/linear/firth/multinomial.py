@@ -184,7 +184,7 @@ class MultinomialFirthObjective(LinearObjective):
         theta = np.asarray(theta, dtype=np.float64).reshape(self.shape)
         if self._parts_at is not None and np.array_equal(self._parts_at[0], theta):
             return self._parts_at[1:]
-        loss, mu = losses.softmax(self.scores(theta), self.y)
+        loss, mu = losses.Multinomial.value_and_probabilities(self.scores(theta), self.y)
         log_likelihood = -float(loss.sum() if self.w is None else loss @ self.w)
         info = self.information(mu)
         try:

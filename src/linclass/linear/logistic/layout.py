@@ -193,5 +193,5 @@ class ObjectiveLayout:
         if self.basis is None:
             mu = 1.0 / (1.0 + np.exp(-b[0]))
             return np.array([[mu * (1.0 - mu)]])
-        mu = losses.softmax_probabilities((self.basis @ b)[None, :])[1][0]
+        mu = losses.Multinomial.probabilities((self.basis @ b)[None, :])[0]
         return self.basis.T @ (np.diag(mu) - np.outer(mu, mu)) @ self.basis

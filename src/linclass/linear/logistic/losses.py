@@ -45,33 +45,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["Binomial", "Multinomial", "binary", "binary_loss", "null_log_likelihood",
-           "row_logsumexp", "softmax", "softmax_loss", "softmax_probabilities"]
-
-
-def binary(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-sample loss :math:`\\ln(1+e^s) - ys` and probability :math:`\\mu = \\sigma(s)`.
-
-    Parameters
-    ----------
-    s : ndarray of shape (n_samples,)
-        Raw scores (log-odds of class 1).
-    y : ndarray of shape (n_samples,)
-        Targets in {0, 1} (float).
-
-    Returns
-    -------
-    loss : ndarray of shape (n_samples,)
-    mu : ndarray of shape (n_samples,)
-        :math:`\\sigma(s)`; the gradient with respect to s is ``mu - y`` and the second derivative
-        ``mu * (1 - mu)``.
-    """
-    return binary_loss(s, y), expit(s)
-
-
-def binary_loss(s: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The per-sample loss of :func:`binary` alone, :math:`\\ln(1+e^s) - ys`."""
-    return np.logaddexp(0.0, s) - y * s
+__all__ = ["Binomial", "Multinomial", "null_log_likelihood", "row_logsumexp"]
 
 
 def row_logsumexp(S: np.ndarray) -> np.ndarray:
@@ -79,42 +53,6 @@ def row_logsumexp(S: np.ndarray) -> np.ndarray:
     per-call overhead: a pass of a cross-validation calls it once per fit and chunk)."""
     top = S.max(axis=1, keepdims=True)
     return top + np.log(np.exp(S - top).sum(axis=1, keepdims=True))
-
-
-def softmax_loss(S: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The per-sample loss of :func:`softmax` alone, :math:`\\ln\\sum_k e^{s_{ik}} - s_{iy_i}`."""
-    return row_logsumexp(S)[:, 0] - S[np.arange(S.shape[0]), y]
-
-
-def softmax_probabilities(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise log-sum-exp and softmax of scores S of shape (n_samples, n_classes).
-
-    Returns ``(lse, mu)`` with ``lse`` of shape (n_samples,) and ``mu`` of shape (n_samples, n_classes).
-    """
-    top = S.max(axis=1, keepdims=True)
-    mu = np.exp(S - top)
-    total = mu.sum(axis=1, keepdims=True)
-    mu /= total
-    return (np.log(total) + top)[:, 0], mu
-
-
-def softmax(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-sample loss :math:`\\ln\\sum_k e^{s_{ik}} - s_{iy_i}` and probabilities :math:`\\mu_{ik}`.
-
-    Parameters
-    ----------
-    S : ndarray of shape (n_samples, n_classes)
-    y : ndarray of shape (n_samples,), int
-        Class index of each row.
-
-    Returns
-    -------
-    loss : ndarray of shape (n_samples,)
-    mu : ndarray of shape (n_samples, n_classes)
-        Softmax probabilities; the gradient with respect to the scores is ``mu - onehot(y)``.
-    """
-    lse, mu = softmax_probabilities(S)
-    return lse - S[np.arange(S.shape[0]), y], mu
 
 
 class Binomial:
@@ -127,12 +65,17 @@ class Binomial:
     @staticmethod
     def value(s: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:math:`\\ell(s, y) = \\ln(1 + e^s) - ys`, shape (n_samples,)."""
-        return binary_loss(s, y)
+        return np.logaddexp(0.0, s) - y * s
 
     @staticmethod
     def probabilities(s: np.ndarray) -> np.ndarray:
         """:math:`\\mu = \\sigma(s)`, shape (n_samples,)."""
         return expit(s)
+
+    @staticmethod
+    def value_and_probabilities(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(value(s, y), probabilities(s))``: what an objective's pass needs first."""
+        return Binomial.value(s, y), expit(s)
 
     @staticmethod
     def gradient(s: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -170,12 +113,28 @@ class Multinomial:
     @staticmethod
     def value(S: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:math:`\\ell(s_i, y_i) = \\ln\\sum_k e^{s_{ik}} - s_{iy_i}`, shape (n_samples,)."""
-        return softmax_loss(S, y)
+        return row_logsumexp(S)[:, 0] - S[np.arange(S.shape[0]), y]
 
     @staticmethod
     def probabilities(S: np.ndarray) -> np.ndarray:
         """:math:`\\mu_{ik} = e^{s_{ik}} / \\sum_l e^{s_{il}}`, shape (n_samples, K)."""
-        return softmax_probabilities(S)[1]
+        return Multinomial._normalised(S)[1]
+
+    @staticmethod
+    def value_and_probabilities(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(value(S, y), probabilities(S))`` from one log-sum-exp."""
+        lse, mu = Multinomial._normalised(S)
+        return lse - S[np.arange(S.shape[0]), y], mu
+
+    @staticmethod
+    def _normalised(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(lse, mu)``: the rows' log-sum-exp, shape (n_samples,), and the probabilities, each
+        row's exponentials shifted by its largest score and divided by their sum."""
+        top = S.max(axis=1, keepdims=True)
+        mu = np.exp(S - top)
+        total = mu.sum(axis=1, keepdims=True)
+        mu /= total
+        return (np.log(total) + top)[:, 0], mu
 
     @staticmethod
     def gradient(S: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -207,7 +207,7 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
                 np.ascontiguousarray(S[:, 0]), self._target[rows], _NO_WEIGHTS if w is None else w,
                 SURE, mu, R[:, 0])
             return X, float(loss), R, mu, w, int(perfect)
-        loss, mu = losses.softmax(S, y)
+        loss, mu = losses.Multinomial.value_and_probabilities(S, y)
         R = losses.Multinomial.gradient_at(mu, y, w)
         own = mu[np.arange(y.size), y]
         if w is not None:

@@ -81,10 +81,10 @@ def offset_scores(S: np.ndarray, offset: np.ndarray | None) -> np.ndarray:
 def _value(S, y, w) -> tuple[float, np.ndarray]:
     """Summed weighted loss at scores S (n, 1 or K) and the probabilities."""
     if S.shape[1] == 1:
-        loss, mu = losses.binary(S[:, 0], y.astype(np.float64))
+        loss, mu = losses.Binomial.value_and_probabilities(S[:, 0], y.astype(np.float64))
         mu = mu[:, None]
     else:
-        loss, mu = losses.softmax(S, y)
+        loss, mu = losses.Multinomial.value_and_probabilities(S, y)
     return float(loss @ w), mu
 
 
