@@ -9,7 +9,7 @@ from scipy.special import xlogy
 
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.logistic.penalised import PenalisedObjective
-from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
+from linclass.linear.fitting.choice import coordinate_descent
 
 
 def _reference_gap(obj, W, b):

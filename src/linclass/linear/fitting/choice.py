@@ -25,8 +25,9 @@ A penalty is an object with
 ``check(problem)``                  refuses a problem it does not cover, naming what does
 ==================================  ==============================================================
 
-and, for the proximal solvers, its value, the change and slope of a step, the coordinate update,
-the proximal step, the optimality violation and the largest useful penalty
+and, for the proximal solvers, its value (in all and per column, ``column_values``), the change
+and slope of a step, the coordinate update, the proximal step, the optimality violation and the
+largest useful penalty
 (:class:`~linclass.linear.penalties.elastic_net.ElasticNet`; the compiled loops take it through
 ``kernel(d)``, :mod:`linclass.linear.penalties.kernel`).  The objective it is minimised through,
 where a smooth fit starts and what it records are the fit's
@@ -92,10 +93,13 @@ from linclass.linear.inference.wald import MAX_PARAMS
 from linclass.linear.logistic.layout import DENSE_BOUND_MAX, LOW_PRECISION_MIN
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.penalties.grouped import GroupedElasticNet
+from linclass.linear.solvers.prox_newton import prox_newton
+from linclass.linear.solvers.prox_newton_softmax import prox_newton_softmax
 
 __all__ = ["AUTO_NEWTON_MAX_PARAMS", "CONCAVE", "DESIGN_OFFERS", "HandOver", "LINCLASS_SOLVERS",
            "PENALTIES", "SKLEARN_SMOOTH", "SKLEARN_SOLVERS", "SOLVER_DESIGNS", "SOLVER_NEEDS",
-           "auto_solver", "check_chunked", "choose_solver", "continues_with_newton", "grouped",
+           "auto_solver", "check_chunked", "choose_solver", "continues_with_newton",
+           "coordinate_descent", "grouped",
            "hand_over", "iteration_costs", "make_penalty", "sklearn_name", "subtask_bound",
            "with_columns"]
 
@@ -409,6 +413,21 @@ def choose_solver(solver: str, penalty, *, n_features: int, n_classes: int, spar
             "never form it."
         )
     return solver
+
+
+def coordinate_descent(obj, W0, b0, **options):
+    """Solver 'cd' in memory: minimise the penalised objective ``obj`` (a
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`) from ``(W0, b0)``, two classes
+    by :func:`~linclass.linear.solvers.prox_newton.prox_newton`, K classes by
+    :func:`~linclass.linear.solvers.prox_newton_softmax.prox_newton_softmax`; ``options`` as
+    :func:`~linclass.linear.solvers.prox_newton.prox_newton` takes them.  The choice lives here,
+    above both: the K-class fits build on the skeleton of :mod:`linclass.linear.solvers.prox_newton`
+    (which therefore cannot name them), and a two-class fit never enters the K-class module.
+    Returns a :class:`~linclass.linear.solvers.prox_newton.PenalisedResult`."""
+    if obj.binary:
+        return prox_newton(obj, W0, b0, **options)
+    options.pop("warm", None)  # a warm state is the two-class fit's
+    return prox_newton_softmax(obj, W0, b0, **options)
 
 
 def subtask_bound(solver: str, max_iter: int, penalty) -> int:

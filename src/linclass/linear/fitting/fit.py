@@ -47,6 +47,7 @@ from linclass.linear.fitting.choice import (
     check_chunked,
     choose_solver,
     continues_with_newton,
+    coordinate_descent,
     hand_over,
 )
 from linclass.linear.inference.penalised_summary import PenalisedRecord
@@ -643,7 +644,7 @@ def proximal(problem, options, objective, solve=None, name: str = "cd") -> Logis
     """Proximal Newton with coordinate descent on the penalised objective (``solve``: the solver,
     coordinate descent on rows in memory)."""
     if solve is None:
-        from linclass.linear.solvers.prox_newton_softmax import coordinate_descent as solve
+        solve = coordinate_descent
 
     W, b = objective.null_start()
     warm = warm_start(options, problem.classes, (W.shape[0], problem.n_features))

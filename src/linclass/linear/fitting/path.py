@@ -26,8 +26,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from linclass.linear.fitting.choice import coordinate_descent
 from linclass.linear.solvers.prox_newton import PenalisedResult, WarmState
-from linclass.linear.solvers.prox_newton_softmax import coordinate_descent
 
 __all__ = ["c_at_null", "c_grid", "default_ratio", "path_steps"]
 
@@ -76,7 +76,7 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
     one step at a time (a cross-validation scores each step and keeps nothing).
 
     ``W0, b0``: the start (internal layout); default the intercept-only fit.  Further keyword
-    arguments go to :func:`~linclass.linear.solvers.prox_newton_softmax.coordinate_descent`.
+    arguments go to :func:`~linclass.linear.fitting.choice.coordinate_descent`.
     """
     Cs = np.asarray(Cs, dtype=np.float64)
     if np.any(np.diff(Cs) < 0):

@@ -16,16 +16,18 @@ sgd        the stochastic gradient rule on shuffled mini-batches, with an adapti
 =========  ==================================================================================
 
 Beside them: ``final_step`` (the exact Newton steps that end every converged fit, with the Hessian
-that inference needs anyway) and ``choice`` (``solver='auto'``: the solver with the lower predicted
-work).  The penalised fits (L1, elastic net) have their own solver, 'cd': ``prox_newton`` holds
-its one skeleton (working set, quadratic model and its exact small solve, damped step,
-certificate) and the two-class fit; ``prox_newton_softmax`` (the coupled K x d model by feature
-blocks; through it, ``prox_newton_coupled``, the same model formed explicitly for small dense
-working sets, solved exactly by the skeleton's small solve or, for the grouped penalty,
-``small_grouped``) and ``prox_newton_chunked`` are its variants, on a
+that inference needs anyway); which solver runs is chosen in :mod:`linclass.linear.fitting.choice`
+(``solver='auto'``: the solver with the lower predicted work).  The penalised fits (L1, elastic
+net) have their own solver, 'cd' (:func:`linclass.linear.fitting.choice.coordinate_descent` picks
+the fit by the number of classes): ``prox_newton`` holds its one skeleton (working set, quadratic
+model and its exact small solve, damped step, certificate) and the two-class fit;
+``prox_newton_softmax`` (the coupled K x d model by feature blocks; through it,
+``prox_newton_coupled``, the same model formed explicitly for small dense working sets, solved
+exactly by the skeleton's small solve or, for the grouped penalty, ``small_grouped``) and
+``prox_newton_chunked`` are its variants, on a
 :class:`~linclass.linear.logistic.penalised.PenalisedObjective`; each damps its model where it
-cannot be trusted and stops when the largest optimality (KKT) violation is within
-``tol`` and a duality gap or two agreeing KKT points bound the objective's distance to the optimum.
+cannot be trusted and stops when the largest optimality (KKT) violation is within ``tol`` and a
+duality gap or two agreeing KKT points bound the objective's distance to the optimum.
 A smooth fit with an L2 penalty is certified by the same gap (``final_step.until_certified``).
 """
 

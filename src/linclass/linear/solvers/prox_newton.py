@@ -38,7 +38,7 @@ The loop is written once (:func:`newton_loop`); what differs between fits is a *
 point, its working set and its model.  Two classes: :class:`TwoClass` (below); K classes: the
 coupled K x d model by feature blocks (:class:`.prox_newton_softmax.ByFeature`) or formed
 explicitly for small dense working sets (:class:`.prox_newton_coupled.Coupled`); solver 'cd'
-(:func:`.prox_newton_softmax.coordinate_descent`) chooses by the number of classes.  The
+(:func:`linclass.linear.fitting.choice.coordinate_descent`) chooses by the number of classes.  The
 chunked fit (:mod:`.prox_newton_chunked`) takes the same damped steps and certificate over a model
 of every column formed in passes over the data.
 

@@ -43,22 +43,11 @@ from linclass.linear.solvers.prox_newton import (
     damped_step,
     line_search,
     newton_loop,
-    prox_newton,
     softmax_exit,
     softmax_move,
 )
 
-__all__ = ["ByFeature", "coordinate_descent", "prox_newton_softmax"]
-
-
-def coordinate_descent(obj, W0, b0, **options) -> PenalisedResult:
-    """Solver 'cd': minimise the penalised objective ``obj`` from ``(W0, b0)``, two classes by
-    :func:`~.prox_newton.prox_newton`, K classes by :func:`prox_newton_softmax`; ``options`` as
-    :func:`~.prox_newton.prox_newton` takes them.  (It lives here, the module that knows both.)"""
-    if not obj.binary:
-        options.pop("warm", None)  # a warm state is the two-class fit's
-        return prox_newton_softmax(obj, W0, b0, **options)
-    return prox_newton(obj, W0, b0, **options)
+__all__ = ["ByFeature", "prox_newton_softmax"]
 
 
 def _start_set(obj, W, P, onehot, working_set):
