@@ -1,4 +1,6 @@
-"""What every solver shares: the result record, the stopping rule and a safe symmetric solve."""
+"""What the smooth solvers (newton, bohning, lbfgs, sgd) share: the result record, the stopping
+rule, the Armijo backtracking and a safe symmetric solve (which the inference tables use too).  The
+penalised fits have their own record and stopping rule (:mod:`.prox_newton`)."""
 
 from __future__ import annotations
 

@@ -605,7 +605,7 @@ class WarmState:
         self.drift += by
 
 
-# ---- 2. (continued) the exact solve of a small explicit model
+# ---- 2. (continued) the exact solve of a small model formed explicitly
 def kernel_on(kernel: PenaltyKernel, cols) -> PenaltyKernel:
     """The penalty's kernel (of every column) on the columns ``cols`` only: column ``t`` of the
     result is column ``cols[t]`` (a column may repeat: the K entries of one feature in a K-class
@@ -794,7 +794,7 @@ class Damping:
         self.floor = 0.0
 
     def raise_(self, scale: float) -> None:
-        """After a rejected step: a stronger damping (module docstring), at most
+        """After a rejected step: a stronger damping (module docstring, "Damped steps"), at most
         :math:`10^{10}` times the model's curvature."""
         self.floor = _DAMPING_FLOOR * max(float(scale), np.finfo(float).tiny)
         self.nu = min(max(_DAMPING_GROWTH * self.nu, self.floor), _CEILING * self.floor)
