@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import decimal
 import hashlib
@@ -62,6 +63,7 @@ from conftest import CASES as REGISTRY_CASES
 from conftest import data_kind
 from linclass.io.persistence import ModelFileError, UnsupportedObjectError, allowlist, load, save
 from linclass.io.persistence import format as file_format
+from linclass.linear.fitting.records import PenalisedFacts
 
 DATA = Path(__file__).parent / "data"
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform")
@@ -157,6 +159,19 @@ def roundtrip(model, tmp_path, name="model.linclass"):
     return load(path)
 
 
+def as_written(model):
+    """``model`` as its file holds it.  A fit with an L1 part keeps plain numbers
+    (linclass.linear.fitting.records.PenalisedFacts) and its summary makes the report's record
+    from them; the file holds that record in the form format version 1 has always held, and the
+    loaded model reads it back: the two are compared as that record, field by field."""
+    facts = getattr(model, "_inference", None)
+    if not isinstance(facts, PenalisedFacts):
+        return model
+    written = copy.copy(model)
+    written._inference = facts.record()
+    return written
+
+
 # ------------------------------------------------------------------------------ round-trip cases
 KIND = {"gauss": "iris", "counts": "counts", "binary": "binary"}  # conftest.data_kind -> data_for
 
@@ -211,7 +226,7 @@ def test_roundtrip_every_estimator(case, tmp_path):
     loaded = roundtrip(model, tmp_path)
     assert type(loaded) is type(model)
     assert_same(model.get_params(deep=False), loaded.get_params(deep=False), "params")
-    assert_same(model, loaded)
+    assert_same(as_written(model), loaded)
     assert_same_predictions(model, loaded, X)
     # a second save of the loaded model writes the very same bytes (nothing was lost or altered)
     assert save(loaded, tmp_path / "again.linclass").read_bytes() == (tmp_path / "model.linclass").read_bytes()

@@ -99,6 +99,7 @@ STATE_FORMS = _Classes(
     "linclass.linear.inference.wald.LogisticInference",
     "linclass.linear.firth.inference.FirthRecord",
     "linclass.linear.inference.penalised_summary.PenalisedRecord",
+    "linclass.linear.fitting.records.PenalisedFacts",
 )
 
 #: bit generator name written in files -> the numpy class

@@ -50,7 +50,7 @@ from linclass.linear.fitting.choice import (
     coordinate_descent,
     hand_over,
 )
-from linclass.linear.inference.penalised_summary import PenalisedRecord
+from linclass.linear.fitting.records import PenalisedFacts
 from linclass.linear.inference.wald import (MAX_PARAMS, SINGULAR, expand_covariance,
                                             inference_hessian, logistic_inference)
 from linclass.linear.logistic.aliasing import aliased_columns
@@ -664,7 +664,8 @@ def proximal(problem, options, objective, solve=None, name: str = "cd") -> Logis
     else:
         result = solve(objective, W, b, tol=options.tol, max_iter=options.max_iter,
                        on_iteration=on_iteration)
-    fit = penalised_fit(objective, result, objective.penalty, problem.classes)
+    fit = penalised_fit(objective, result, objective.penalty, problem.classes,
+                        problem.fit_intercept)
     if task is not None and task.stopped:  # stopped by a callback: not a convergence failure
         return replace(fit, stopped=True)
     if not fit.converged:
@@ -694,19 +695,32 @@ def lowest_of_starts(objective, W, b, solve, tol: float, max_iter: int, on_itera
     return min(converged, key=lambda r: r.value)
 
 
-def penalised_fit(objective, result, penalty, classes) -> LogisticFit:
+def penalised_fit(objective, result, penalty, classes,
+                  fit_intercept: bool | None = None) -> LogisticFit:
     """The :class:`LogisticFit` of a proximal Newton result on ``objective`` (a
-    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`) under ``penalty``."""
+    :class:`~linclass.linear.logistic.penalised.PenalisedObjective`) under ``penalty``, whose
+    record keeps the plain numbers of its report
+    (:class:`~linclass.linear.fitting.records.PenalisedFacts`); ``fit_intercept``: whether the
+    model has an intercept (None: the objective's; liblinear's objective holds it as a penalised
+    column)."""
     if not (np.all(np.isfinite(result.W)) and np.all(np.isfinite(result.b))):
         raise FloatingPointError(  # cannot happen with finite X; never return NaN
             "The fit produced non-finite coefficients; rescale the features or use a smaller C."
         )
     coef, intercept = objective.coefficients(result.W, result.b)
     log_likelihood = -(result.value - penalty.value(result.W))
-    record = PenalisedRecord.of(
-        penalty, objective=result.value, log_likelihood=log_likelihood,
-        null=objective.null_log_likelihood(),
-        n_obs=objective.total, violation=result.violation, converged=result.converged)
+    # the null model with an offset is a fit of its own over the rows, made while they are here
+    offset = getattr(objective, "score_offset", None)
+    record = PenalisedFacts(
+        penalty=penalty.kind, C=penalty.C, l1_ratio=penalty.l1_ratio,
+        gamma=getattr(penalty, "gamma", None),
+        factors=getattr(penalty, "factor", None) is not None,
+        bounded=getattr(penalty, "bounded", False), objective=float(result.value),
+        log_likelihood=float(log_likelihood), class_totals=objective.class_totals,
+        n_obs=float(objective.total),
+        intercept=objective.fit_intercept if fit_intercept is None else bool(fit_intercept),
+        null=None if offset is None else objective.null_log_likelihood(),
+        violation=float(result.violation), converged=bool(result.converged))
     return LogisticFit(
         classes=classes, coef=coef, intercept=intercept, n_iter=int(result.n_iter),
         converged=bool(result.converged), violation=float(result.violation), history=result.history,

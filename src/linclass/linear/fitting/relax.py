@@ -43,10 +43,11 @@ Bounds on the coefficients (``lower_bounds`` / ``upper_bounds``, glmnet's ``lowe
 ``upper.limits``) bound the refit too, as glmnet's refit (``update`` of the original call) keeps
 them; penalty factors play no part in a fit without penalty.
 
-The fit record of a relaxed fit (:class:`~linclass.linear.inference.penalised_summary.PenalisedRecord`)
-keeps the lasso's penalised objective and optimality violation, and holds the log-likelihood at the
-relaxed coefficients.  A support is refitted once, however many C (a path) or values of ``relax``
-(cross-validation) share it, as glmnet does.
+The fit record of a relaxed fit (:class:`~linclass.linear.fitting.records.PenalisedFacts`) keeps
+the lasso's penalised objective and optimality violation, and holds the log-likelihood at the
+relaxed coefficients and the blend (its summary names the penalty with ``relax=``).  A support
+is refitted once, however many C (a path) or values of ``relax`` (cross-validation) share it, as
+glmnet does.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from linclass.exceptions import SeparationWarning
 from linclass.linear.fitting.fit import FitOptions, LogisticFit, LogisticProblem, fit_logistic
+from linclass.linear.fitting.records import PenalisedFacts
 from linclass.linear.penalties.elastic_net import ElasticNet
 from linclass.linear.fitting.choice import make_penalty
 
@@ -200,9 +202,8 @@ class Relaxer:
         log_likelihood = (refit.log_likelihood if relax == 0.0
                           else self.log_likelihood(coef, intercept))
         record = fit.inference
-        if hasattr(record, "selection"):
-            record = replace(record, selection=f"{record.selection}, relax={relax:g}",
-                             log_likelihood=float(log_likelihood),
+        if isinstance(record, PenalisedFacts):
+            record = replace(record, relax=relax, log_likelihood=float(log_likelihood),
                              converged=bool(record.converged and refit.converged))
         return replace(
             fit, coef=coef, intercept=intercept, n_iter=int(fit.n_iter + refit.n_iter),

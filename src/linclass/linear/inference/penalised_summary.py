@@ -7,8 +7,10 @@ not normal and their p-values are too small (Berk, Brown, Buja, Zhang and Zhao 2
 post-selection inference"), and the estimates are shrunk towards zero besides.  The summary
 therefore lists the selected coefficients without standard errors, tests or intervals, and says so.
 
-:class:`PenalisedRecord` records, at the end of a fit, everything the table needs besides the
-coefficients; :func:`penalised_summary` builds the :class:`PenalisedSummary` from it.
+:class:`PenalisedRecord` holds everything the table needs besides the coefficients; a summary
+builds it from the numbers the fit kept (:class:`linclass.linear.fitting.records.PenalisedFacts`),
+or reads it from a model file, and :func:`penalised_summary` builds the :class:`PenalisedSummary`
+from it.
 """
 
 from __future__ import annotations
@@ -165,8 +167,9 @@ def describe_penalty(kind, C: float, l1_ratio: float) -> str:
 
 @dataclass(frozen=True, eq=False)
 class PenalisedRecord:
-    """A fit with an L1 part: what can honestly be said of a selection (the penalty, the objective,
-    the log-likelihoods, how far from the optimum it stopped), without standard errors."""
+    """A fit with an L1 part: what can honestly be said of a selection (the penalty in words, the
+    objective, the log-likelihoods, how far from the optimum it stopped), without standard
+    errors."""
 
     selection: str
     objective: float
@@ -175,22 +178,6 @@ class PenalisedRecord:
     n_obs: float
     violation: float
     converged: bool
-
-    @classmethod
-    def of(cls, penalty, *, objective: float, log_likelihood: float, null: float, n_obs: float,
-           violation: float, converged: bool) -> PenalisedRecord:
-        """The record of a fit under ``penalty`` (an
-        :class:`~linclass.linear.penalties.elastic_net.ElasticNet`)."""
-        selection = (penalty.describe() if hasattr(penalty, "describe")
-                     else describe_penalty(penalty.kind, penalty.C, penalty.l1_ratio))
-        if getattr(penalty, "factor", None) is not None:
-            selection += ", per-feature penalty factors"
-        if getattr(penalty, "bounded", False):
-            selection += ", coefficients bounded (lower_bounds / upper_bounds)"
-        return cls(selection=selection,
-                   objective=float(objective), log_likelihood=float(log_likelihood),
-                   null_log_likelihood=float(null), n_obs=float(n_obs), violation=float(violation),
-                   converged=bool(converged))
 
     def as_state(self) -> dict:
         """The dict model files of format version 1 hold (read back by
