@@ -13,6 +13,7 @@ linear logistic / softmax model, shared with :class:`~linclass.LogisticRegressio
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import replace
 from numbers import Integral, Real
@@ -33,11 +34,7 @@ from linclass.core.validation import (
 from linclass.core.posterior import log_posterior, posterior
 from linclass.estimators.fitted_state import clear_fitted_state
 from linclass.estimators.logistic.callbacks import CallbackSupport, fit_task, with_callbacks
-from linclass.estimators.logistic.summary import (
-    LogisticInferenceMethods,
-    fit_record,
-    weights_record,
-)
+from linclass.estimators.logistic.summary import METHODS, LogisticInferenceMethods, penalty_kind
 from linclass.estimators.score_predictions import ScorePredictions
 from linclass.linear.fitting.choice import (
     LINCLASS_SOLVERS,
@@ -60,7 +57,6 @@ from linclass.linear.logistic.grouped import (
     count_columns,
     counts_name,
     expand,
-    is_grouped,
 )
 from linclass.linear.logistic.offsets import check_offset, fingerprint, offset_scores
 from linclass.sources.chunks import record_features
@@ -68,7 +64,7 @@ from linclass.sources.dask import is_dask_collection, lazy_on_dask
 from linclass.sources.pass_report import PassReport
 
 __all__ = ["LogisticPredictions", "LogisticRegression", "PARAMETER_CONSTRAINTS", "fit_options",
-           "logistic_penalty", "set_fitted", "warn_deprecated"]
+           "fit_record", "logistic_penalty", "set_fitted", "warn_deprecated", "weights_record"]
 
 
 PARAMETER_CONSTRAINTS: dict = {
@@ -149,6 +145,46 @@ def fit_options(model, penalty) -> FitOptions:
     return FitOptions(penalty=penalty, solver=model.solver, tol=model.tol, max_iter=model.max_iter,
                       random_state=model.random_state, batch_size=model.batch_size,
                       eta0=model.eta0, warm=warm, name=type(model).__name__)
+
+
+def fit_record(model, target, penalty=None) -> dict:
+    """What the summary's header says about a fit, recorded when it is made: the name of y
+    (``target``: y itself, a pandas Series' name, or a source's target column; 'y' without one),
+    the estimation method (:data:`~linclass.estimators.logistic.summary.METHODS`) by the kind of
+    ``penalty``, the fit's penalty object (None: the one the parameters make), and the time.
+    Stored as the estimator's ``_fit_record``."""
+    name = target if isinstance(target, str) else getattr(target, "name", None)
+    kind = penalty_kind(model) if penalty is None else penalty.kind
+    return {"target": "y" if name is None else str(name), "method": METHODS[kind],
+            "time": time.time()}
+
+
+def weights_record(sample_weight, weight) -> dict:
+    """What the summary says about a fit's weights, recorded by ``fit`` (in memory): the rows of
+    positive weight ``n_rows`` (the observations of variance weights) and whether the sample
+    weights were given, whole numbers or not (``weights``: 'none', 'integer', 'non-integer')."""
+    n_rows = None if weight is None else int(np.sum(np.asarray(weight) > 0))
+    if sample_weight is None:
+        kind = "none"
+    else:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        kind = "integer" if np.all(sw == np.round(sw)) else "non-integer"
+    return {"n_rows": n_rows, "weights": kind}
+
+
+def is_grouped(y) -> bool:
+    """Whether ``y`` is a grouped binomial response: a two-column array or data frame of counts
+    (R's ``cbind(successes, failures)``; :mod:`linclass.linear.logistic.grouped` fits it), told
+    by its shape where the fit takes y."""
+    if y is None or isinstance(y, (str, bytes)):
+        return False
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(y)
+        except (TypeError, ValueError):
+            return False
+    return len(shape) == 2 and shape[1] == 2
 
 
 def set_fitted(model, fit, task, dtype=np.float64):
@@ -564,8 +600,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
         -------
         self
         """
-        self._fit_record = fit_record(self, y)
-        counts = None
+        counts, target = None, y  # target: what names y in the summary's header
         if is_grouped(y):  # (successes, failures): the fit runs on their Bernoulli rows
             successes, failures = check_counts(y)
             if self.class_weight is not None:
@@ -575,7 +610,7 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
             counts = dict(constants(successes, failures, sample_weight),
                            weights=weights_record(sample_weight, None)["weights"],
                            columns=list(count_columns(y)))
-            self._fit_record["target"] = counts_name(y) or self._fit_record["target"]
+            target = counts_name(y) or y
             X, y, sample_weight, offset = expand(X, successes, failures, sample_weight, offset)
         if is_dask_collection(X, y, sample_weight, offset):
             if offset is not None:
@@ -583,9 +618,11 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
                                  "Dask collections first.")
             from linclass.sources.dask import DaskSource
 
+            self._fit_record = fit_record(self, target)
             return self._fit_source(DaskSource(X, y, sample_weight))
         self._validate_params()
         penalty = self._penalty()
+        self._fit_record = fit_record(self, target, penalty)
         options = self._options(penalty)
         # with an intercept, the data's mean is computed first and is finite exactly when X is
         data = validate_fit(self, X, y, sample_weight, check_finite=not self.fit_intercept,

@@ -15,7 +15,6 @@ No mathematics here.
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import replace
 
@@ -25,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from linclass.core.chunks import encode_chunk_labels
 from linclass.core.validation import validate_labels, validate_predict, validate_sample_weight
+from linclass.linear.fitting.choice import PENALTIES
 from linclass.linear.fitting.records import FirthRecord, LogisticInference, inference_record
 from linclass.linear.inference.margins import marginal_effects, variable_effects
 from linclass.linear.inference.prediction import predict_with_se
@@ -50,9 +50,9 @@ from linclass.linear.logistic.grouped import check_counts, expand
 from linclass.linear.logistic.offsets import check_offset, fingerprint, reported_offset
 from linclass.sources.dask import is_dask_collection
 
-__all__ = ["LogisticInferenceMethods", "TrainingRows", "estimable", "fit_offset", "fit_record",
-           "grouped_record", "margins_table", "prediction_table", "reported_parameters", "summary_table",
-           "training_rows", "weights_record"]
+__all__ = ["METHODS", "LogisticInferenceMethods", "TrainingRows", "estimable", "fit_offset",
+           "grouped_record", "margins_table", "penalty_kind", "prediction_table",
+           "reported_parameters", "summary_table", "training_rows"]
 
 
 class TrainingRows:
@@ -241,36 +241,22 @@ def _dask_source(X, y, sample_weight, groups):
     return DaskSource(X, y, sample_weight), ChunkGroups(values=validate_groups(groups, None))
 
 
-_METHODS = {None: "MLE", "l2": "L2-penalised ML", "l1": "L1-penalised ML",
-            "elasticnet": "Elastic-net-penalised ML", "firth": "Firth-penalised ML"}
+#: the estimation method a summary's header names, by the kind of the fit's penalty (its name in
+#: the table, :data:`linclass.linear.fitting.choice.PENALTIES`)
+METHODS = {**{kind: f"{kind}-penalised ML" for kind in PENALTIES},
+           None: "MLE", "l2": "L2-penalised ML", "l1": "L1-penalised ML",
+           "elasticnet": "Elastic-net-penalised ML", "firth": "Firth-penalised ML"}
 
 
-def fit_record(model, target) -> dict:
-    """What the summary's header says about a fit, recorded when it starts: the name of y
-    (``target``: y itself, a pandas Series' name, or a source's target column; 'y' without one),
-    the estimation method and the time.  Stored as the estimator's ``_fit_record``."""
-    name = target if isinstance(target, str) else getattr(target, "name", None)
+def penalty_kind(model) -> str | None:
+    """The kind of the penalty ``model``'s parameters make (None for parameters that the fit
+    refuses, with its own message, and for no penalty)."""
     try:
         with warnings.catch_warnings():  # the fit itself warns about the parameters
             warnings.simplefilter("ignore")
-            kind = model._penalty().kind
-    except ValueError:  # the fit refuses these parameters with its own message
-        kind = None
-    return {"target": "y" if name is None else str(name), "method": _METHODS.get(kind, f"{kind}-penalised ML"),
-            "time": time.time()}
-
-
-def weights_record(sample_weight, weight) -> dict:
-    """What the summary says about a fit's weights, recorded by ``fit`` (in memory): the rows of
-    positive weight ``n_rows`` (the observations of variance weights) and whether the sample
-    weights were given, whole numbers or not (``weights``: 'none', 'integer', 'non-integer')."""
-    n_rows = None if weight is None else int(np.sum(np.asarray(weight) > 0))
-    if sample_weight is None:
-        kind = "none"
-    else:
-        sw = np.asarray(sample_weight, dtype=np.float64)
-        kind = "integer" if np.all(sw == np.round(sw)) else "non-integer"
-    return {"n_rows": n_rows, "weights": kind}
+            return model._penalty().kind
+    except ValueError:
+        return None
 
 
 def _weight_notes(model, table):
@@ -572,7 +558,7 @@ def _facts(model) -> dict:
     n_iter = getattr(model, "n_iter_", None)
     facts["n_iter"] = None if n_iter is None else int(np.max(n_iter))
     if not isinstance(record, dict):
-        record = {k: v for k, v in fit_record(model, None).items() if k != "time"}
+        record = {"target": "y", "method": METHODS[penalty_kind(model)]}
     facts.update(dep_variable=str(record["target"]), method=str(record["method"]))
     if "time" in record:
         facts["fitted_at"] = float(record["time"])

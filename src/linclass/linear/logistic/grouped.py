@@ -27,21 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, xlogy
 
-__all__ = ["check_counts", "constants", "count_columns", "counts_name", "expand", "is_grouped"]
-
-
-def is_grouped(y) -> bool:
-    """Whether ``y`` is a grouped binomial response: a two-column array or data frame of counts
-    (R's ``cbind(successes, failures)``)."""
-    if y is None or isinstance(y, (str, bytes)):
-        return False
-    shape = getattr(y, "shape", None)
-    if shape is None:
-        try:
-            shape = np.shape(y)
-        except (TypeError, ValueError):
-            return False
-    return len(shape) == 2 and shape[1] == 2
+__all__ = ["check_counts", "constants", "count_columns", "counts_name", "expand"]
 
 
 def counts_name(y) -> str | None:
