@@ -1,8 +1,10 @@
-"""Pointwise losses in raw-score space: the negative log-likelihoods of logistic and softmax regression.
+"""The datafits of logistic and softmax regression: their negative log-likelihoods in raw-score
+space, :class:`Binomial` and :class:`Multinomial`, and the log-likelihood of the best constant
+model (:func:`null_log_likelihood`).
 
 A raw score is :math:`s = x^T\\theta + b` (binary) or one score per class :math:`s_{ij}` (softmax).
-Everything here is a function of the scores alone; :mod:`linclass.linear.logistic.objective` owns the coefficient
-layout, the intercept and the penalty.
+Every datafit method is a function of the scores alone; :mod:`linclass.linear.logistic.objective` owns the
+coefficient layout, the intercept and the penalty.
 
 Binary (Bishop 2006 sec. 4.3.2), labels :math:`y \\in \\{0, 1\\}`, :math:`\\mu = \\sigma(s)`:
 
@@ -28,8 +30,8 @@ Softmax (Bishop 2006 sec. 4.3.4), one class index :math:`y_i` per row,
 the last inequality being Böhning's (1992) bound.  All values are computed in log space
 (``logaddexp``, max-shifted log-sum-exp), so margins of 1e3 neither overflow nor lose the loss.
 
-:class:`Binomial` and :class:`Multinomial` are these two datafits as objects, as skglm's datafits
-and scikit-learn's ``_loss`` hold them: per-sample value, gradient and curvature on the raw scores,
+:class:`Binomial` and :class:`Multinomial` hold these two losses as skglm's datafits and
+scikit-learn's ``_loss`` hold theirs: per-sample value, gradient and curvature on the raw scores,
 unweighted unless a weight is given, and the same from probabilities already formed (an objective
 forms them once per pass and reuses them for the gradient and the curvature).  The coefficient
 layout, the intercept and the penalty are the objectives' (:mod:`linclass.linear.logistic.objective`,
