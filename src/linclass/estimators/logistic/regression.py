@@ -5,8 +5,10 @@ validate -> a :class:`~linclass.linear.fitting.fit.LogisticProblem` and the pena
 :func:`~linclass.linear.fitting.fit.fit_logistic` -> the fitted attributes, set once from its
 :class:`~linclass.linear.fitting.fit.LogisticFit`.  Also here: what the parameters make (the
 parameter constraints, scikit-learn's declarative validation; the penalty object and its column
-settings; the fit options; scikit-learn's deprecation warnings), and the predictions of a fitted
-linear logistic / softmax model, shared with :class:`~linclass.LogisticRegressionCV` (scores ->
+settings; the fit options; scikit-learn's deprecation warnings), what the fit records of its
+input for the summary's header (the name of y, the method, the weights; a two-column y is grouped
+counts, :mod:`linclass.linear.logistic.grouped`), and the predictions of a fitted linear logistic /
+softmax model, shared with :class:`~linclass.LogisticRegressionCV` (scores ->
 :mod:`linclass.core.posterior`).  The summary and the other inference methods are
 :mod:`linclass.estimators.logistic.summary`.  No mathematics here.
 """
