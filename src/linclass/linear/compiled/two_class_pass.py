@@ -42,28 +42,6 @@ def _row_terms(row, coef, intercept, yi, wi, si, sure):
     return score_terms(s + intercept + si, yi, wi, sure)
 
 
-@njit(**_JIT)
-def _pass(X, coef, intercept, y, sw, shift, sure, g, stats):
-    """:func:`binary_pass_rows` without the scaled rows (a loop of its own: a test for them in the
-    loop made the evaluation 15% slower)."""
-    d = X.shape[1]
-    weighted = sw.shape[0] > 0
-    shifted = shift.shape[0] > 0
-    loss, rsum, perfect = 0.0, 0.0, 0.0
-    for i in range(X.shape[0]):
-        row = X[i]
-        _, l, r, p = _row_terms(row, coef, intercept, y[i], sw[i] if weighted else 1.0,
-                                shift[i] if shifted else 0.0, sure)
-        loss += l
-        rsum += r
-        perfect += p
-        for j in range(d):
-            g[j] += r * row[j]
-    stats[0] += loss
-    stats[1] += rsum
-    stats[2] += perfect
-
-
 def binary_pass(X, coef, intercept: float, y, sw, shift, sure: float):
     """``(summed weighted loss, X^T r of shape (d,), sum of r, rows fitted with probability one)``
     at scores ``X @ coef + intercept (+ shift)``.
@@ -73,7 +51,7 @@ def binary_pass(X, coef, intercept: float, y, sw, shift, sure: float):
     sure : a row's own-class probability above ``1 - sure`` counts as fitted with probability one.
     """
     g, stats = np.zeros(X.shape[1]), np.zeros(3)
-    _pass(X, coef, float(intercept), y, sw, shift, float(sure), g, stats)
+    binary_pass_rows(X, coef, float(intercept), y, sw, shift, float(sure), None, None, g, stats)
     return float(stats[0]), g, float(stats[1]), int(stats[2])
 
 
@@ -82,7 +60,10 @@ def binary_pass_rows(X, coef, intercept, y, sw, shift, sure, offset, rows, g, st
     """:func:`binary_pass` over one block of rows, adding into ``g`` (d,) and ``stats`` (loss,
     residual sum, count of rows fitted with probability one), and writing into ``rows`` (shape
     (b, d) or (b, d + 1), the product dtype) the scaled rows :math:`s_i(x_i - m)` (and
-    :math:`s_i` in the last column), :math:`s_i = \\sqrt{w_i\\mu_i(1 - \\mu_i)}`."""
+    :math:`s_i` in the last column), :math:`s_i = \\sqrt{w_i\\mu_i(1 - \\mu_i)}`, ``m`` the
+    ``offset``.  ``rows`` None (and ``offset`` None): no scaled rows, the loop of
+    :func:`binary_pass` (numba compiles that case apart, the branch removed: a test at run time
+    in the loop made the evaluation 15% slower)."""
     d = X.shape[1]
     weighted = sw.shape[0] > 0
     shifted = shift.shape[0] > 0
@@ -96,7 +77,8 @@ def binary_pass_rows(X, coef, intercept, y, sw, shift, sure, offset, rows, g, st
         perfect += p
         for j in range(d):
             g[j] += r * row[j]
-        scaled_row(row, offset, np.sqrt(wi * m * (1.0 - m)), rows[i])
+        if rows is not None:
+            scaled_row(row, offset, np.sqrt(wi * m * (1.0 - m)), rows[i])
     stats[0] += loss
     stats[1] += rsum
     stats[2] += perfect
