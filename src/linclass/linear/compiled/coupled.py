@@ -40,7 +40,7 @@ from numba import njit, prange
 from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _entry, _parallel, _span
 from linclass.linear.compiled.blocks import block_eigen, block_update
-from linclass.linear.compiled.descent import anderson_target
+from linclass.linear.compiled.descent import anderson_target, cycle
 
 __all__ = ["cd_coupled", "coupled_terms"]
 
@@ -195,68 +195,57 @@ def cd_coupled(X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc
                max_sweeps, grouped=False):
     """Coordinate descent by feature blocks on the coupled softmax model (module docstring).
 
-    Cycles as glmnet's inner loop does: one sweep over the whole working set, then sweeps over the
-    features that are non-zero in some class until they settle, then the whole set again; stops when
-    a sweep over the whole set moves no coefficient by more than ``tol`` in gradient units, or after
-    ``max_sweeps`` sweeps.  ``Delta`` (K, d), ``db`` (K,), ``Z`` (n, K) and ``U`` (n,) hold the step
-    and its score change (start from zeros); ``Bb`` is the intercepts' block Hessian
+    Cycles as glmnet's inner loop does (:func:`~linclass.linear.compiled.descent.cycle`, which
+    :func:`~linclass.linear.compiled.descent.cd_naive` runs too): one sweep over the whole working
+    set, then sweeps over the features that are non-zero in some class until they settle (every
+    few extrapolated), then the whole set again; stops when a sweep over the whole set moves no
+    coefficient by more than ``tol`` in gradient units, or after ``max_sweeps`` sweeps.
+    ``Delta`` (K, d), ``db`` (K,), ``Z`` (n, K) and ``U`` (n,) hold the step and its score change
+    (start from zeros); ``Bb`` is the intercepts' block Hessian
     :math:`\\sum_i w_i(\\mathrm{diag}(\\mu_i) - \\mu_i\\mu_i^T)`; ``pc`` (4, d) the penalty of
     each column (``ElasticNet.columns``); ``grouped``: one group norm per feature across the
     classes (:func:`group_update`).  Returns the sweeps made.
     """
-    q = ws.shape[0]
     n, K = P.shape
-    everything = np.arange(q)
-    live = np.empty(q, dtype=np.int64)
-    dZ, dU = np.empty((n, K)), np.empty(n)
     lam, E = block_eigen(B, grouped)  # each block decomposed once (the grouped penalty)
-    order = everything
-    full = True  # a sweep over the whole set; else over the features non-zero in some class
-    history = np.empty((_ANDERSON + 1, 0))
-    stored = 0
-    sweeps = 0
-    while sweeps < max_sweeps:
-        biggest = _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept,
-                         pc, nu, tol, lam, E, grouped)
-        sweeps += 1
-        if biggest <= tol:
-            if full:
-                break
-            order, full = everything, True  # settled: the whole set again
-            continue
-        if full:  # on to the live features, their iterates kept for extrapolation
-            n_live = 0
-            for t in range(q):
-                j = ws[t]
-                for k in range(K):
-                    if W[k, j] + Delta[k, j] != 0.0:
-                        live[n_live] = t
-                        n_live += 1
-                        break
-            order, full = live[:n_live], False
-            history = np.empty((_ANDERSON + 1, n_live * K))
-            stored = 0
-        else:
-            stored += 1
-        _record(ws, order, Delta, history[stored])
-        if stored == _ANDERSON:
-            _extrapolate(X, shift, ws, order, history, W, Delta, Gs, P, sw, Z, U, dZ, dU,
-                         pc, nu, grouped)
-            stored = 0
-            _record(ws, order, Delta, history[0])
-    return sweeps
+    model = (X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol, lam, E,
+             grouped, np.empty((n, K)), np.empty(n))
+    return cycle(model, _pass, _live, _record, _anderson, ws.shape[0], K, tol, max_sweeps)
 
 
-_ANDERSON = 5  # sweeps between extrapolations (and the number of iterates combined)
+@njit(**_JIT)
+def _pass(model, order):
+    (X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol, lam, E, grouped,
+     _, _) = model
+    return _sweep(X, shift, ws, order, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu,
+                  tol, lam, E, grouped)
 
 
-@njit(inline="always")
-def _record(ws, order, Delta, row):
+@njit(**_JIT)
+def _live(model, t):
+    """Whether the feature at position t is non-zero in some class."""
+    W, Delta, j = model[3], model[4], model[2][t]
+    for k in range(W.shape[0]):
+        if W[k, j] + Delta[k, j] != 0.0:
+            return True
+    return False
+
+
+@njit(**_JIT)
+def _record(model, order, row):
+    ws, Delta = model[2], model[4]
     K = Delta.shape[0]
     for u in range(order.shape[0]):
         j = ws[order[u]]
         for k in range(K):
             row[u * K + k] = Delta[k, j]
+
+
+@njit(**_JIT)
+def _anderson(model, order, U_hist):
+    (X, shift, ws, W, Delta, B, Gs, P, sw, Z, U, Bb, db, intercept, pc, nu, tol, lam, E, grouped,
+     dZ, dU) = model
+    _extrapolate(X, shift, ws, order, U_hist, W, Delta, Gs, P, sw, Z, U, dZ, dU, pc, nu, grouped)
 
 
 @njit(**_JIT)

@@ -20,7 +20,7 @@ from linclass.linear.compiled.columns import JIT as _JIT
 from linclass.linear.compiled.columns import _col_axpy, _col_dot, _col_scatter
 from linclass.linear.penalties.elastic_net_kernel import coordinate_update, flat_update
 
-__all__ = ["cd_gram", "cd_naive"]
+__all__ = ["cd_gram", "cd_naive", "cycle"]
 
 
 _ANDERSON = 5  # passes between extrapolations (and the number of iterates combined)
@@ -64,43 +64,89 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     -------
     int : passes made.
     """
-    q = ws.shape[0]
+    model = (X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi,
+             nu)
+    return cycle(model, _naive_pass, _naive_live, _naive_record, _naive_extrapolate, ws.shape[0],
+                 1, tol, max_sweeps)
+
+
+@njit(inline="always")
+def cycle(model, sweep, live_at, record, extrapolate, q, width, tol, max_sweeps):
+    """The passes of a coordinate descent over the q positions of a working set, with glmnet's
+    active-set cycling and Anderson extrapolation (:func:`cd_naive`; by feature blocks,
+    :func:`linclass.linear.compiled.coupled.cd_coupled`), over a ``model`` (a tuple of its arrays)
+    that four compiled functions know:
+
+    ``sweep(model, order)``               one pass over the positions ``order``; returns the largest
+                                          change, in gradient units
+    ``live_at(model, t)``                 whether position t holds a non-zero coefficient
+    ``record(model, order, row)``         the iterate on ``order`` into ``row`` (``width`` numbers
+                                          per position)
+    ``extrapolate(model, order, U)``      the Anderson step over the iterates U (rows, oldest first)
+
+    One pass over the whole set, then passes over its live positions until they settle (every
+    :data:`_ANDERSON` of them extrapolated), then the whole set again; stops when a pass over the
+    whole set changes nothing by more than ``tol`` or after ``max_sweeps`` passes, which it
+    returns.  Inlined into its callers: a compiled function handed to one that is not inlined is a
+    run-time value, and numba then refuses to cache the caller (compiling it in every process)."""
     everything = np.arange(q)
     live = np.empty(q, dtype=np.int64)
     order = everything
-    full = True  # a pass over the whole set; else over its non-zero coefficients
+    full = True  # a pass over the whole set; else over its live positions
     history = np.empty((_ANDERSON + 1, 0))
     stored = 0
     sweeps = 0
     while sweeps < max_sweeps:
-        biggest = _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state,
-                               prox, pp, curv, nu)
+        biggest = sweep(model, order)
         sweeps += 1
         if biggest <= tol:
             if full:
                 break
             order, full = everything, True  # settled: the whole set again
             continue
-        if full:  # on to the non-zero coefficients, their iterates kept for extrapolation
+        if full:  # on to the live positions, their iterates kept for extrapolation
             n_live = 0
             for t in range(q):
-                if w[ws[t]] + delta[ws[t]] != 0.0:
+                if live_at(model, t):
                     live[n_live] = t
                     n_live += 1
             order, full = live[:n_live], False
-            history = np.empty((_ANDERSON + 1, n_live))
+            history = np.empty((_ANDERSON + 1, n_live * width))
             stored = 0
         else:
             stored += 1
-        for u in range(order.shape[0]):
-            history[stored, u] = delta[ws[order[u]]]
+        record(model, order, history[stored])
         if stored == _ANDERSON:
-            _extrapolate(X, shift, ws, order, history, w, delta, m, h, r, state, value, pp,
-                         lo, hi, nu)
+            extrapolate(model, order, history)
             stored = 0
-            for u in range(order.shape[0]):
-                history[0, u] = delta[ws[order[u]]]
+            record(model, order, history[0])
     return sweeps
+
+
+@njit(**_JIT)
+def _naive_pass(model, order):
+    X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi, nu = model
+    return _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, prox, pp, curv,
+                        nu)
+
+
+@njit(**_JIT)
+def _naive_live(model, t):
+    w, delta, j = model[3], model[4], model[2][t]
+    return w[j] + delta[j] != 0.0
+
+
+@njit(**_JIT)
+def _naive_record(model, order, row):
+    ws, delta = model[2], model[4]
+    for u in range(order.shape[0]):
+        row[u] = delta[ws[order[u]]]
+
+
+@njit(**_JIT)
+def _naive_extrapolate(model, order, U):
+    X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi, nu = model
+    _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, value, pp, lo, hi, nu)
 
 
 @njit(**_JIT)
