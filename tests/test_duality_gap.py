@@ -78,3 +78,31 @@ def test_gap_bounds_the_distance_to_the_optimum(ratio):
         rough = coordinate_descent(obj, W0, b0, tol=tol, max_iter=500)
         gap, value = obj.gap_and_value(rough.W, rough.b)
         assert value - optimum <= gap * (1 + 1e-9) + 1e-9
+
+
+@pytest.mark.parametrize("ratio", [1.0, 0.5])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("offset", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_gap_from_the_point_products_bounds_the_gap(ratio, weighted, offset, sparse):
+    """The gap from the products X^T g, X^T h a two-class fit holds at its point (no product with
+    X for the residuals at the best intercept) is never below the gap from those residuals, and
+    within a second-order term of it; an intercept far from its best falls back to the product."""
+    X, y, rng = _problem(20 + 2 * weighted + 4 * offset, sparse)
+    w = rng.random(y.size) + 0.5 if weighted else None
+    o = rng.standard_normal((y.size, 1)) * 0.5 if offset else None
+    obj = PenalisedObjective(X, y, 2, w, ElasticNet(0.3, ratio), score_offset=o)
+    W = rng.standard_normal((1, X.shape[1])) * 0.05
+    S0 = obj.scores(W, np.zeros(1))
+    best = obj.best_intercepts(W, np.zeros(1), S0=S0)
+    for away in (0.0, 1e-7, 1e-5, 0.3):
+        b = best + away
+        g = obj.score_gradient(S0 + b[:, None])[1][0]
+        mu = 1.0 / (1.0 + np.exp(-(S0[0] + b[0])))
+        h = obj.sw * mu * (1.0 - mu)
+        products = (obj.design.gradient(g[None, :])[:, 0], obj.design.gradient(h[None, :])[:, 0])
+        exact, value = obj.gap_and_value(W, b, bare_scores=S0)
+        bound, value2 = obj.gap_and_value(W, b, bare_scores=S0, products=products)
+        assert value2 == value
+        assert bound >= exact * (1 - 1e-12) - 1e-12 * value
+        assert bound == pytest.approx(exact, rel=1e-6, abs=1e-9 * value)

@@ -104,6 +104,24 @@ class Design:
             return np.diff(self.X.indptr)
         return np.full(self.d, self.n)
 
+    def absolute_sums(self, weights: np.ndarray) -> np.ndarray:
+        """:math:`\\sum_i w_i|\\tilde x_{ij}|` per column (d,) for non-negative ``weights`` (n,):
+        :math:`\\lVert\\tilde X^Te\\rVert` column by column is at most this times
+        :math:`\\max_i|e_i|/w_i`.  One read of X, kept for the same weights array (a path's fits
+        share the design and the weights)."""
+        kept = getattr(self, "_absolute_sums", None)
+        if kept is not None and kept[0] is weights:
+            return kept[1]
+        if self.sparse:
+            sums = np.asarray(abs(self.X).T @ weights, dtype=np.float64).reshape(-1)
+        else:
+            sums = np.zeros(self.d)
+            for start in range(0, self.n, 8192):  # by blocks of rows: no n x d temporary
+                rows = slice(start, start + 8192)
+                sums += weights[rows] @ np.abs(self.X[rows] - self.shift)
+        self._absolute_sums = (weights, sums)
+        return sums
+
     # ------------------------------------------------------------------ products
     def gradient(self, V: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """:math:`\\tilde X_{:,cols}^T V^T` of shape (len(cols), m) for V of shape (m, n)."""

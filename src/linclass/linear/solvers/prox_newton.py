@@ -230,6 +230,9 @@ def newton_loop(strategy, *, tol: float, max_iter: int, on_iteration=None):
                                          ``step(inner_tol, F, damping) -> Step``
     ``gradient()``, ``point()``          the loss gradient of every column (m, d); ``(W, b)``
     ``bare_scores()``                    the scores at ``(W, 0)`` (m, n), or None when not held
+    ``held_products()``                  ``(X^T g, X^T h)`` at the point (two classes, dense X),
+                                         or None when not held: the certificate's bound on
+                                         :math:`X^Tr` without reading X
     ``add(columns)``                     grows the set; False when the strategy cannot hold it
     ``move(step)``                       takes the step, returns the objective there
     ``finish(...)``, ``outgrown()``      the result; the answer when ``add`` said False
@@ -247,7 +250,7 @@ def newton_loop(strategy, *, tol: float, max_iter: int, on_iteration=None):
             W, b = strategy.point()
             converged, limit, outside, violation = look_outside(
                 growth, certificate, W, b, F, G, strategy.ws, limit, violation,
-                strategy.bare_scores())
+                strategy.bare_scores(), strategy.held_products())
             if converged:
                 break
             if outside.size:
@@ -346,6 +349,9 @@ class TwoClass:
 
     def bare_scores(self):
         return (self.s - self.b)[None, :]
+
+    def held_products(self):
+        return self._products
 
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns)
@@ -922,7 +928,7 @@ def line_search(f0: float, slope: float, change) -> tuple[float, float]:
 
 # ---- 4. the certificate
 def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws, limit: float,
-                 violation: float, bare_scores=None):
+                 violation: float, bare_scores=None, products=None):
     """A look at every column (``G``: the loss gradient of all of them, shape of W), when
     :meth:`Growth.due`.  Returns ``(converged, limit, outside, violation)``: the columns to add to the
     working set; at a KKT point (none to add and the set's ``violation`` within ``limit``) the
@@ -931,7 +937,7 @@ def look_outside(growth: Growth, certificate: Certificate, W, b, F: float, G, ws
     if outside.size or violation > limit:
         return False, limit, outside, violation
     violation = max(violation, float(growth.pen.violation(W, G).max()) if G.size else 0.0)
-    converged, limit = certificate.check(W, b, F, limit, violation, bare_scores)
+    converged, limit = certificate.check(W, b, F, limit, violation, bare_scores, products)
     if converged:
         return True, limit, outside, violation
     # the gap asks for a tighter point: the columns violating the new limit join
@@ -974,13 +980,15 @@ class Certificate:
         self.previous = None  # the objective at the previous KKT point
 
     def check(self, W, b, F: float, limit: float, violation: float,
-              bare_scores=None) -> tuple[bool, float]:
+              bare_scores=None, products=None) -> tuple[bool, float]:
         """``(done, limit)`` at a KKT point (objective ``F``, violations within ``limit``;
-        ``bare_scores``: the scores at ``(W, 0)`` when known, which saves a product with X)."""
+        ``bare_scores``: the scores at ``(W, 0)`` when known, which saves a product with X;
+        ``products``: :math:`(X^Tg, X^Th)` there when known, which saves the other,
+        :meth:`~linclass.linear.logistic.penalised.PenalisedObjective.gap_and_value`)."""
         if bare_scores is None:
             self.gap = self.obj.duality_gap(W, b, F)
         else:
-            self.gap = self.obj.duality_gap(W, b, F, bare_scores=bare_scores)
+            self.gap = self.obj.duality_gap(W, b, F, bare_scores=bare_scores, products=products)
         allowed = self.tol * max(F, np.finfo(float).tiny)
         settled = self.previous is not None and self.previous - F <= allowed
         self.previous = F

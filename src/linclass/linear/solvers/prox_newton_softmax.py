@@ -165,6 +165,9 @@ class ByFeature:
     def bare_scores(self):  # the scores move by a common term when W is shifted: not kept
         return None
 
+    def held_products(self):  # the two-class certificate's products only
+        return None
+
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns).astype(np.int64)
         return True
