@@ -508,16 +508,15 @@ class LogisticRegression(CallbackSupport, LogisticInferenceMethods, LogisticPred
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.datasets import load_iris
     >>> import linclass
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> model = linclass.LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
-    >>> model.predict(X[:3])
-    array([0, 0, 0])
-    >>> model.coef_.shape
-    (1, 30)
-    >>> round(model.score(X, y), 2)
-    0.96
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = linclass.LogisticRegression().fit(X, y)  # 3 classes: the softmax model
+    >>> model.coef_.shape  # a weight vector per class
+    (3, 4)
+    >>> model.predict_proba(X[[0, 70]]).round(2)  # a clear setosa; a versicolor near virginica
+    array([[0.98, 0.02, 0.  ],
+           [0.  , 0.44, 0.56]])
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
