@@ -36,7 +36,7 @@ _HOME = {
     "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
     "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
-    "binary_pass_rows": "two_class_pass",
+    "binary_pass_rows": "two_class_pass", "step_products": "dense_pass",
 }
 
 
@@ -62,5 +62,6 @@ __all__ = [
     "softmax_loss",
     "softmax_loss_change",
     "softmax_terms",
+    "step_products",
     "step_scores",
 ]

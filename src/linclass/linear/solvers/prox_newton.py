@@ -306,6 +306,9 @@ class TwoClass:
         self.g, self.h = np.empty(n), np.empty(n)
         self.F = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + pen.value(self.w)
         self.growth = Growth(pen, priority=False)
+        X = design.X
+        self._ahead_ok = (not design.sparse and X.dtype == np.float64 and X.flags.c_contiguous)
+        self._ahead = None
         # the working set: columns non-zero or violating at the start, grown by the checks
         w = self.w
         if working_set is None:
@@ -317,6 +320,21 @@ class TwoClass:
         else:
             ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
         self.ws = ws
+
+    def _step_ahead(self, delta, db):
+        """The score change :math:`\\tilde X\\delta` of a step, and in the same read of X the
+        loss, g, h and the products :math:`(X^Tg, X^Th)` at the point of its full step, kept for
+        :meth:`move`
+        (:func:`~linclass.linear.compiled.dense_pass.step_products`): a full step, the usual one,
+        then costs one read of X where the score change and the next products took two."""
+        obj = self.obj
+        design = obj.design
+        n, d = design.n, design.d
+        z, g, h, Xg, Xh = np.empty(n), np.empty(n), np.empty(n), np.empty(d), np.empty(d)
+        loss = compiled.step_products(design.X, design.shift, delta, self.s, float(db),
+                                      obj.target, obj.sw, z, g, h, Xg, Xh)
+        self._ahead = (delta, (Xg, Xh), loss, g, h)
+        return z
 
     def products(self):
         """``(X^T g, X^T h)`` over every column at the current point, from one read of dense X:
@@ -330,7 +348,8 @@ class TwoClass:
     def model(self):
         obj = self.obj
         model = RowModel(obj.design, self.ws, self.g, self.h, intercept=self.intercept,
-                         gram_max=self.gram_max, products=self.products, hessian=self.warm)
+                         gram_max=self.gram_max, products=self.products, hessian=self.warm,
+                         ahead=self._step_ahead if self._ahead_ok else None)
 
         def step(inner_tol, F, damping):
             def loss_change(zb, t):
@@ -363,8 +382,12 @@ class TwoClass:
         self.w[ws] += t * delta[ws]
         self.b += t * db
         self.s += t * zb
-        self._products = None
         self.warm.moved(t * float(np.max(np.abs(zb), initial=0.0)))
+        # the full step's terms and products, formed with its score change (:meth:`_step_ahead`)
+        ahead, self._ahead, self._products = self._ahead, None, None
+        if ahead is not None and t == 1.0 and ahead[0] is delta:
+            self._products, loss, self.g, self.h = ahead[1:]
+            return loss + obj.penalty.value(self.w)
         return compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + obj.penalty.value(self.w)
 
     def finish(self, *, n_iter, converged, stalled, violation, F, history, sweeps, G, gap, tol):
@@ -470,9 +493,12 @@ class RowModel:
     """
 
     def __init__(self, design, ws, g, h, *, intercept: bool, gram_max: int = GRAM_MAX,
-                 products=None, hessian=None):
+                 products=None, hessian=None, ahead=None):
         self.design, self.ws, self.g, self.h = design, ws, g, h
         self.hessian = hessian  # a store of the last Hessian formed, and whether it still serves
+        # ``ahead(delta, db)``: the score change of a step of the explicit dense model, with the
+        # next point's products formed in the same read of X (:meth:`TwoClass._step_ahead`)
+        self.ahead = ahead
         self.H = float(h.sum()) if intercept else 0.0
         self.gb = float(g.sum()) if intercept else 0.0
         self.gram = ws.size <= (SPARSE_GRAM_MAX if design.sparse else gram_max)
@@ -542,7 +568,8 @@ class RowModel:
                                        max_sweeps, nu)
         delta[ws] = d_ws
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
-        return delta, db, design.step(delta, ws), sweeps + more
+        z = design.step(delta, ws) if self.ahead is None else self.ahead(delta, db)
+        return delta, db, z, sweeps + more
 
     def slope(self, w, delta, pen, db) -> float:
         """:math:`D = \\nabla f^T\\delta + r(w + \\delta) - r(w)` (the L2 part counted as smooth)."""
