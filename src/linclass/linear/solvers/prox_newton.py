@@ -300,11 +300,12 @@ class TwoClass:
         if resumed is None:
             self.s = obj.scores(self.w[None, :], np.array([self.b]))[0]
             self._products = None  # X^T g, X^T h of every column at the point (dense X), once read
+            n = self.s.size
+            self.g, self.h = np.empty(n), np.empty(n)
+            self.loss = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h)
         else:
-            self.s, self._products = resumed
-        n = self.s.size
-        self.g, self.h = np.empty(n), np.empty(n)
-        self.F = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + pen.value(self.w)
+            self.s, self._products, self.loss, self.g, self.h = resumed
+        self.F = self.loss + pen.value(self.w)
         self.growth = Growth(pen, priority=False)
         X = design.X
         self._ahead_ok = (not design.sparse and X.dtype == np.float64 and X.flags.c_contiguous)
@@ -386,13 +387,14 @@ class TwoClass:
         # the full step's terms and products, formed with its score change (:meth:`_step_ahead`)
         ahead, self._ahead, self._products = self._ahead, None, None
         if ahead is not None and t == 1.0 and ahead[0] is delta:
-            self._products, loss, self.g, self.h = ahead[1:]
-            return loss + obj.penalty.value(self.w)
-        return compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h) + obj.penalty.value(self.w)
+            self._products, self.loss, self.g, self.h = ahead[1:]
+        else:
+            self.loss = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h)
+        return self.loss + obj.penalty.value(self.w)
 
     def finish(self, *, n_iter, converged, stalled, violation, F, history, sweeps, G, gap, tol):
         obj = self.obj
-        self.warm.ended(self.w, self.b, self.s, self._products)
+        self.warm.ended(self.w, self.b, self.s, self._products, (self.loss, self.g, self.h))
         if not converged:
             G = self.gradient()
             violation = max(float(obj.penalty.violation(self.w, G[0]).max()) if G.size else 0.0,
@@ -580,7 +582,8 @@ class RowModel:
 
 class WarmState:
     """What a two-class fit leaves for the next fit of the same data that starts where it ended (a
-    path's next penalty): the scores at its end point and, on dense X, the products
+    path's next penalty): the scores at its end point, the loss, score gradients and curvatures
+    there (a pass over the scores), on dense X the products
     :math:`X^Tg, X^Th` there (two reads of X the next fit need not make), and the dense model
     Hessian :math:`Q` of a working set, kept from one point to the next while the scores have
     moved by at most :data:`STALE_SCORES` since it was formed.
@@ -604,16 +607,18 @@ class WarmState:
     def __init__(self):
         self.ws, self.Q, self.drift = None, None, np.inf
         self.first = True  # no model of the current fit has asked yet
-        self.end = None    # (w, b, scores, products) where the last fit ended
+        self.end = None    # (w, b, scores, products, (loss, g, h)) where the last fit ended
 
-    def ended(self, w, b: float, s, products) -> None:
-        self.end = (w.copy(), b, s.copy(), products)
+    def ended(self, w, b: float, s, products, terms) -> None:
+        self.end = (w.copy(), b, s.copy(), products, terms)
 
     def resume(self, w, b: float):
-        """``(scores, products)`` at ``(w, b)`` when the last fit ended there, else None."""
+        """``(scores, products, loss, g, h)`` at ``(w, b)`` when the last fit ended there, else
+        None (g and h: the score gradients and curvatures)."""
         if self.end is None or self.end[1] != b or not np.array_equal(self.end[0], w):
             return None
-        return self.end[2].copy(), self.end[3]
+        loss, g, h = self.end[4]
+        return self.end[2].copy(), self.end[3], loss, g.copy(), h.copy()
 
     def started(self) -> None:
         """A fit starts at the point where the kept Hessian's last fit ended."""
