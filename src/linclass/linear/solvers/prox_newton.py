@@ -334,8 +334,20 @@ class TwoClass:
         z, g, h, Xg, Xh = np.empty(n), np.empty(n), np.empty(n), np.empty(d), np.empty(d)
         loss = compiled.step_products(design.X, design.shift, delta, self.s, float(db),
                                       obj.target, obj.sw, z, g, h, Xg, Xh)
-        self._ahead = (delta, (Xg, Xh), loss, g, h)
+        self._ahead = (delta, (Xg, Xh), loss, g, h, z)
         return z
+
+    def _full_step(self, zb):
+        """``(estimate, error)`` of the loss change of the full step ``zb`` when its loss was
+        formed with its score change (:meth:`_step_ahead`), else None: the difference of the two
+        summed losses, whose error (each a sum of n non-negative terms, each to a few units of
+        rounding) is at most :math:`(n + 8)\\epsilon` times their sum; twice that also bounds the
+        per-sample differences' own rounding (:func:`line_search`)."""
+        ahead = self._ahead
+        if ahead is None or ahead[5] is not zb:
+            return None
+        error = 2.0 * (zb.size + 8) * np.finfo(float).eps * (abs(ahead[2]) + abs(self.loss))
+        return ahead[2] - self.loss, error
 
     def products(self):
         """``(X^T g, X^T h)`` over every column at the current point, from one read of dense X:
@@ -356,7 +368,7 @@ class TwoClass:
             def loss_change(zb, t):
                 return compiled.binary_loss_change(self.s, zb, t, obj.target, obj.sw)
             return row_step(model, self.w, obj.penalty, inner_tol, self.max_sweeps, F, loss_change,
-                            damping)
+                            damping, self._full_step)
         return working_set_violation(obj.penalty, self.w, model, self.intercept), step
 
     def gradient(self):
@@ -387,7 +399,7 @@ class TwoClass:
         # the full step's terms and products, formed with its score change (:meth:`_step_ahead`)
         ahead, self._ahead, self._products = self._ahead, None, None
         if ahead is not None and t == 1.0 and ahead[0] is delta:
-            self._products, self.loss, self.g, self.h = ahead[1:]
+            self._products, self.loss, self.g, self.h = ahead[1:5]
         else:
             self.loss = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h)
         return self.loss + obj.penalty.value(self.w)
@@ -804,25 +816,31 @@ def feature_sign(M, c, l1, u, max_iter: int | None = None):
 
 # ---- 3. the damped step
 def row_step(model, w, pen, inner_tol: float, max_sweeps: int, F: float, loss_change,
-             damping: Damping) -> Step:
+             damping: Damping, full_step=None) -> Step:
     """One damped proximal Newton step of one row of coefficients ``w`` (the binary log-odds, or
     one class's row) on its model (:class:`Damping`).
 
     ``loss_change(zb, t)`` is the change of the summed loss when this row's scores move by
-    ``t * zb`` (:func:`line_search`).  Returns a :class:`Step` whose ``step`` is
-    ``(delta (d,), db, zb (n,))``, ``zb`` the score change with the intercept's."""
+    ``t * zb`` (:func:`line_search`); ``full_step(zb)``, when given, ``(estimate, error)`` of
+    ``loss_change(zb, 1)`` when known without it, else None.  Returns a :class:`Step` whose
+    ``step`` is ``(delta (d,), db, zb (n,))``, ``zb`` the score change with the intercept's."""
     kernel = pen.kernel(w.size)
     ws = model.ws
     w_ws = w[ws]
 
     def propose(nu):
         delta, db, z, sweeps = model.solve(w, pen, kernel, inner_tol, max_sweeps, nu)
-        return (delta, db, z + db), model.slope(w, delta, pen, db), sweeps
+        z += db  # (z is the model's own array: zb keeps its identity for ``full_step``)
+        return (delta, db, z), model.slope(w, delta, pen, db), sweeps
 
     def search(step, D):
         delta, _, zb = step
         d_ws = delta[ws]
-        return line_search(F, D, lambda t: loss_change(zb, t) + pen.change(w_ws, d_ws, t, ws))
+        first = None if full_step is None else full_step(zb)
+        if first is not None:
+            first = (first[0] + pen.change(w_ws, d_ws, 1.0, ws), first[1])
+        return line_search(F, D, lambda t: loss_change(zb, t) + pen.change(w_ws, d_ws, t, ws),
+                           first)
 
     return damped_step(propose, search, damping, model.scale, F)
 
@@ -938,9 +956,14 @@ def run_requests(requests, answer=None):
         return stop.value
 
 
-def line_search(f0: float, slope: float, change) -> tuple[float, float]:
+def line_search(f0: float, slope: float, change, first=None) -> tuple[float, float]:
     """Largest :math:`t = 2^{-k}` with ``change(t) <= sigma t slope``; returns ``(t, f0 +
     change(t))``, ``t = 0`` when none is found.
+
+    ``first``: ``(estimate, error)`` of ``change(1)`` known without its pass over the samples,
+    ``error`` bounding the estimate's distance from the exact change and from ``change(1)``'s
+    own result; the full step is taken on it when ``estimate + error <= sigma slope`` (where
+    ``change(1)`` would take it too), else ``change(1)`` is formed.
 
     ``change(t)`` is :math:`F(w + t\\delta) - F(w)` computed as a sum of per-sample differences
     (:func:`~linclass.linear.compiled.binary_loss_change`, :meth:`~linclass.linear.penalties.elastic_net.ElasticNet.change`), not as the
@@ -950,6 +973,8 @@ def line_search(f0: float, slope: float, change) -> tuple[float, float]:
     :math:`F`: the stored value cannot tell such points apart, and the next optimality check judges
     it."""
     resolution = np.finfo(float).eps * max(abs(f0), 1.0)
+    if first is not None and first[0] + first[1] <= _SIGMA * slope:
+        return 1.0, f0 + first[0]
     t = 1.0
     for k in range(_MAX_HALVINGS):
         c = change(t)
