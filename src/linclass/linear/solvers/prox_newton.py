@@ -94,9 +94,9 @@ from linclass.linear import compiled
 from linclass.linear.penalties.kernel import PenaltyKernel
 
 __all__ = ["CHECK_EVERY", "OBJECTIVE_SHARE", "Certificate", "Damping", "Growth", "PenalisedResult",
-           "Step", "TwoClass", "WarmState", "damped_step", "damped_steps", "feature_sign",
-           "kernel_on", "line_search", "look_outside", "newton_loop", "prox_newton", "row_step",
-           "run_requests", "solve_small_model"]
+           "SoftmaxPoint", "Step", "TwoClass", "WarmState", "damped_step", "damped_steps",
+           "feature_sign", "kernel_on", "line_search", "look_outside", "newton_loop", "prox_newton",
+           "row_step", "run_requests", "solve_small_model"]
 
 # what tunes 1. the working set
 _STRONG_EXTRA = 0.25  # a fit from zero starts from the strong set if it adds at most this share of
@@ -1062,6 +1062,22 @@ class Certificate:
 
 
 # ---- what the K-class variants (prox_newton_softmax, prox_newton_coupled) share
+class SoftmaxPoint:
+    """What the K-class strategies (:class:`~.prox_newton_softmax.ByFeature`,
+    :class:`~.prox_newton_coupled.Coupled`) answer alike: the point ``(W, b)`` the loop reads, and
+    neither bare scores nor held products for the certificate (the K rows' scores move by a common
+    term when W is shifted, so none are kept; the products at the point are the two-class fit's)."""
+
+    def point(self):
+        return self.W, self.b
+
+    def bare_scores(self):
+        return None
+
+    def held_products(self):
+        return None
+
+
 def softmax_move(pen, W, b, S, ws, t: float, dW, db, Z, y, sw, P) -> float:
     """Move a softmax fit by ``t`` times the step ``(dW, db)`` on the working set ``ws`` (``Z``:
     the step's change of the scores), in place, then to the penalty's best shift along the loss's

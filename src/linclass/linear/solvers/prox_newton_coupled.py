@@ -29,6 +29,7 @@ from linclass.linear import compiled
 from linclass.linear.solvers.prox_newton import (
     Growth,
     PenalisedResult,
+    SoftmaxPoint,
     damped_step,
     kernel_on,
     line_search,
@@ -105,7 +106,7 @@ def prox_newton_coupled(obj, W, b, ws, *, tol: float, max_iter: int, max_sweeps:
                        on_iteration=on_iteration)
 
 
-class Coupled:
+class Coupled(SoftmaxPoint):
     """The K-class strategy of :func:`~.prox_newton.newton_loop` on the explicit coupled model
     (module docstring), while ``K x len(ws) <= gram_max``."""
 
@@ -171,15 +172,6 @@ class Coupled:
 
     def gradient(self):
         return self.obj.design.gradient(self.V).T
-
-    def point(self):
-        return self.W, self.b
-
-    def bare_scores(self):  # the scores move by a common term when W is shifted: not kept
-        return None
-
-    def held_products(self):  # the two-class certificate's products only
-        return None
 
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns)

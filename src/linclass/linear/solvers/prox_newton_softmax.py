@@ -40,6 +40,7 @@ from linclass.linear.solvers.prox_newton import (
     MAX_SWEEPS,
     Growth,
     PenalisedResult,
+    SoftmaxPoint,
     damped_step,
     line_search,
     newton_loop,
@@ -101,7 +102,7 @@ def prox_newton_softmax(obj, W0, b0, *, tol: float = 1e-6, max_iter: int = 100, 
                        max_iter=max_iter, on_iteration=on_iteration)
 
 
-class ByFeature:
+class ByFeature(SoftmaxPoint):
     """The K-class strategy of :func:`~.prox_newton.newton_loop` on the coupled model solved by
     coordinate descent over feature blocks (:func:`~linclass.linear.compiled.coupled.cd_coupled`)."""
 
@@ -158,15 +159,6 @@ class ByFeature:
 
     def gradient(self):
         return self.obj.design.gradient(self.Gs.T).T
-
-    def point(self):
-        return self.W, self.b
-
-    def bare_scores(self):  # the scores move by a common term when W is shifted: not kept
-        return None
-
-    def held_products(self):  # the two-class certificate's products only
-        return None
 
     def add(self, columns) -> bool:
         self.ws = np.union1d(self.ws, columns).astype(np.int64)
