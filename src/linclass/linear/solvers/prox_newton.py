@@ -320,6 +320,11 @@ class TwoClass:
                 ws = _strong_start(pen, G0, ws, design.column_nnz())
         else:
             ws = np.union1d(np.flatnonzero(w), np.asarray(working_set, dtype=np.int64).reshape(-1))
+            # a path's fit starts from the strong set, which seldom misses a column: the columns
+            # outside are looked at once the set is solved (or every CHECK_EVERY iterations), not
+            # at the first point (on the 100-value sparse L1 path 99 of those first looks found
+            # nothing); the look that ends the fit still covers every column
+            self.growth.rest = 0.0
         self.ws = ws
 
     def _step_ahead(self, delta, db):
