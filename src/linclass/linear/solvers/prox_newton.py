@@ -528,10 +528,8 @@ class RowModel:
         else:
             q = ws.size
             self.G, self.hx, self.a = np.empty(q), np.empty(q), np.empty(q)
-            self.hptr = np.zeros(q + 1, dtype=np.int64)
-            if design.sparse:
-                np.cumsum(design.column_nnz()[ws], out=self.hptr[1:])
-            self.hd = np.empty(int(self.hptr[-1]))
+            # no room for the stored products h_i x_ij: coordinate descent forms them as it goes
+            self.hptr, self.hd = np.zeros(q + 1, dtype=np.int64), np.empty(0)
             compiled.column_terms(design.kernel_X, design.shift, ws, g, h, self.H, self.G, self.hx,
                                  self.a, self.hd, self.hptr)
 
