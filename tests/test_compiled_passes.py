@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from linclass.core.validation import check_magnitude
 from linclass.core.magnitude_kernel import column_magnitude, sparse_column_magnitude
-from linclass.linear.compiled.two_class_pass import binary_pass
+from linclass.linear.compiled.sample_terms import binary_pass
 from linclass.linear.logistic.curvature import CurvatureSum
 from linclass.linear.logistic.objective import LinearObjective
 

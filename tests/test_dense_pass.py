@@ -1,5 +1,6 @@
-"""The one-read step of the two-class fit on dense X (compiled/dense_pass.py) against NumPy: the
-score change of a step and the products of the next point's gradients and curvatures."""
+"""The one-read step of the two-class fit on dense X (step_products in compiled/sample_terms.py)
+against NumPy: the score change of a step and the products of the next point's gradients and
+curvatures."""
 
 import numpy as np
 import pytest

@@ -12,8 +12,9 @@ and wheels for every platform.
                   extrapolation, or on an explicit small Hessian)
 ``sample_terms``  the compiled form of the binomial and multinomial log-losses: per-sample
                   values, gradients and curvatures, the loss along a line, and the two-class
-                  duality gap's terms (best intercept, dual entropy)
-``two_class_pass`` the two-class loss and gradient in one read of a dense X
+                  duality gap's terms (best intercept, dual entropy), and the two-class passes
+                  that form them in one read of a dense X (the objective's loss and gradient;
+                  a proximal Newton step's score change with the next point's products)
 ``scaled_rows``   the scaled, centred rows of the two-class Hessian's product
 ``blocks``, ``coupled``  the grouped penalty's block update; the coupled softmax model by feature
 
@@ -35,8 +36,8 @@ _HOME = {
     "binary_loss_change": "sample_terms", "binary_residuals": "sample_terms",
     "binary_terms": "sample_terms", "softmax_loss": "sample_terms",
     "softmax_loss_change": "sample_terms", "softmax_terms": "sample_terms",
-    "centred_scaled_rows": "scaled_rows", "binary_pass": "two_class_pass",
-    "binary_pass_rows": "two_class_pass", "step_products": "dense_pass",
+    "centred_scaled_rows": "scaled_rows", "binary_pass": "sample_terms",
+    "binary_pass_rows": "sample_terms", "step_products": "sample_terms",
 }
 
 

@@ -1,5 +1,5 @@
 """The two-class objective's pass over a dense X by the compiled loops
-(:mod:`linclass.linear.compiled.two_class_pass`): without the Hessian one read of each row; with it,
+(:mod:`linclass.linear.compiled.sample_terms`): without the Hessian one read of each row; with it,
 block by block, each block read once to write its scaled rows, then their Gram product.
 
 A large X's row chunks are shared among worker threads (:func:`linclass.core.threads.map_chunks`,

@@ -331,7 +331,7 @@ class TwoClass:
         """The score change :math:`\\tilde X\\delta` of a step, and in the same read of X the
         loss, g, h and the products :math:`(X^Tg, X^Th)` at the point of its full step, kept for
         :meth:`move`
-        (:func:`~linclass.linear.compiled.dense_pass.step_products`): a full step, the usual one,
+        (:func:`~linclass.linear.compiled.sample_terms.step_products`): a full step, the usual one,
         then costs one read of X where the score change and the next products took two."""
         obj = self.obj
         design = obj.design
