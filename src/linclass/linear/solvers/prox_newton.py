@@ -117,8 +117,8 @@ _NAIVE_FIRST = MAX_SWEEPS  # it took all its passes on the data (fewer: 5x slowe
 STALE_START = 0.1  # a fit's first model may use the Hessian its start point was left with (a path's
 # previous penalty's) while no score has moved more than this since it was formed: each curvature
 # h_i is then within about 10% of its own (:class:`WarmState`)
-STALE_SCORES = 1e-2  # later models keep theirs while no score has moved more than this, so that
-# the last steps of a fit stay Newton's (within 1%: the fit ends as close to the optimum)
+STALE_SCORES = 1e-3  # later models keep theirs while no score has moved more than this, so that
+# the last steps of a fit stay Newton's (within 0.1%: the fit ends as close to the optimum)
 
 # 3. the damped step
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
@@ -605,7 +605,7 @@ class WarmState:
 
     A curvature :math:`h_i = w_i\\mu_i(1-\\mu_i)` changes by a factor of at most
     :math:`e^{|\\Delta s_i|}` when the score moves by :math:`\\Delta s_i`, so the kept :math:`Q`
-    is within about 10% of the one at the point (1% after a fit's first model).  The model's
+    is within about 10% of the one at the point (0.1% after a fit's first model).  The model's
     gradient stays exact (it fixes the optimum) and the line search judges every step, so a kept Hessian changes only the rate: a
     proximal Newton step with a Hessian off by a factor :math:`\\epsilon` contracts the distance
     to the optimum by about :math:`\\epsilon` per iteration (Lee, Sun and Saunders 2014,
@@ -614,10 +614,7 @@ class WarmState:
     last formed; and the last iteration of a fit, taken to certify its point, often moves the
     scores very little.  Measured on the dense 100-value L1 path (20,000 x 100): 336 Hessians
     formed before, 132 with one bound of 10%, 241 with one of 0.1%; the first left the ends of
-    fits up to 2e-10 (relative) from the optimum where Newton's last step had reached it.  With
-    10% for a fit's first model and 1% after it: 162 Hessians instead of 216 (0.1% after), 210 ->
-    168 on 50,000 x 100, with the same Newton steps (256 and 263) and every end within 2.5e-14
-    (relative) of the optimum of a fit at ``tol=1e-11``, as with 0.1%."""
+    fits up to 2e-10 (relative) from the optimum where Newton's last step had reached it."""
 
     def __init__(self):
         self.ws, self.Q, self.drift = None, None, np.inf
