@@ -23,8 +23,8 @@ the fit by the number of classes): ``prox_newton`` holds its one skeleton (worki
 model and its exact small solve, damped step, certificate) and the two-class fit;
 ``prox_newton_softmax`` (the coupled K x d model by feature blocks; through it,
 ``prox_newton_coupled``, the same model formed explicitly for small dense working sets, solved
-exactly by the skeleton's small solve or, for the grouped penalty, ``small_grouped``) and
-``prox_newton_chunked`` are its variants, on a
+exactly by the skeleton's small solve or, for the grouped penalty, ``small_grouped``; both hold
+the K-class point of ``softmax_point``) and ``prox_newton_chunked`` are its variants, on a
 :class:`~linclass.linear.logistic.penalised.PenalisedObjective`; each damps its model where it
 cannot be trusted and stops when the largest optimality (KKT) violation is within ``tol`` and a
 duality gap or two agreeing KKT points bound the objective's distance to the optimum.

@@ -37,7 +37,8 @@ stay at zero in coordinate descent's first pass.  Each outer iteration, at the c
 The loop is written once (:func:`newton_loop`); what differs between fits is a *strategy*: the
 point, its working set and its model.  Two classes: :class:`TwoClass` (below); K classes: the
 coupled K x d model by feature blocks (:class:`.prox_newton_softmax.ByFeature`) or formed
-explicitly for small dense working sets (:class:`.prox_newton_coupled.Coupled`); solver 'cd'
+explicitly for small dense working sets (:class:`.prox_newton_coupled.Coupled`), both over the
+K-class point of :mod:`.softmax_point`; solver 'cd'
 (:func:`linclass.linear.fitting.choice.coordinate_descent`) chooses by the number of classes.  The
 chunked fit (:mod:`.prox_newton_chunked`) takes the same damped steps and certificate over a model
 of every column formed in passes over the data.
@@ -94,7 +95,7 @@ from linclass.linear import compiled
 from linclass.linear.penalties.kernel import PenaltyKernel
 
 __all__ = ["CHECK_EVERY", "OBJECTIVE_SHARE", "Certificate", "Damping", "Growth", "PenalisedResult",
-           "SoftmaxPoint", "Step", "TwoClass", "WarmState", "damped_step", "damped_steps",
+           "Step", "TwoClass", "WarmState", "damped_step", "damped_steps",
            "feature_sign", "kernel_on", "line_search", "look_outside", "newton_loop", "prox_newton",
            "row_step", "run_requests", "solve_small_model"]
 
@@ -1059,44 +1060,3 @@ class Certificate:
         # limit sqrt(gap / wanted) times smaller (at least halved) should close it; else a decade
         shrink = 0.1 if self.gap > allowed else min(0.5, max(0.1, np.sqrt(wanted / self.gap)))
         return False, max(shrink * min(limit, violation), self.floor)
-
-
-# ---- what the K-class variants (prox_newton_softmax, prox_newton_coupled) share
-class SoftmaxPoint:
-    """What the K-class strategies (:class:`~.prox_newton_softmax.ByFeature`,
-    :class:`~.prox_newton_coupled.Coupled`) answer alike: the point ``(W, b)`` the loop reads, and
-    neither bare scores nor held products for the certificate (the K rows' scores move by a common
-    term when W is shifted, so none are kept; the products at the point are the two-class fit's)."""
-
-    def point(self):
-        return self.W, self.b
-
-    def bare_scores(self):
-        return None
-
-    def held_products(self):
-        return None
-
-
-def softmax_move(pen, W, b, S, ws, t: float, dW, db, Z, y, sw, P) -> float:
-    """Move a softmax fit by ``t`` times the step ``(dW, db)`` on the working set ``ws`` (``Z``:
-    the step's change of the scores), in place, then to the penalty's best shift along the loss's
-    flat direction; returns the objective F there (P, the probabilities, refreshed)."""
-    W[:, ws] += t * dW
-    b += t * db
-    S += t * Z
-    if pen.l1 + pen.l2 > 0 or pen.bounded:  # the flat direction of the loss: the penalty's best
-        W -= pen.best_shift(W)                 # shift
-    return compiled.softmax_terms(S, y, sw, P) + pen.value(W)
-
-
-def softmax_exit(pen, design, W, P, onehot, sw, intercept: bool, stalled: bool, tol: float,
-                 N: float):
-    """``(violation, G, converged)`` of a softmax fit that stopped short of its test: the largest
-    optimality violation at W (the intercepts' too), the loss gradient G, and whether a fit that
-    stalled while tightening for the gap still meets ``tol`` there."""
-    V = (P - onehot) * sw
-    G = design.gradient(V).T
-    violation = max(float(pen.violation(W, G).max()) if G.size else 0.0,
-                    float(np.abs(V.sum(axis=1)).max()) if intercept else 0.0)
-    return violation, G, stalled and violation <= tol * N

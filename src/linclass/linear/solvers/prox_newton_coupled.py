@@ -29,15 +29,13 @@ from linclass.linear import compiled
 from linclass.linear.solvers.prox_newton import (
     Growth,
     PenalisedResult,
-    SoftmaxPoint,
     damped_step,
     kernel_on,
     line_search,
     newton_loop,
-    softmax_exit,
-    softmax_move,
     solve_small_model,
 )
+from linclass.linear.solvers.softmax_point import SoftmaxPoint, softmax_exit, softmax_move
 from linclass.linear.solvers.small_grouped import solve_small_grouped
 
 __all__ = ["Coupled", "coupled_model", "prox_newton_coupled", "shift_free_inverse"]

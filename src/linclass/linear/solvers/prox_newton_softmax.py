@@ -40,13 +40,11 @@ from linclass.linear.solvers.prox_newton import (
     MAX_SWEEPS,
     Growth,
     PenalisedResult,
-    SoftmaxPoint,
     damped_step,
     line_search,
     newton_loop,
-    softmax_exit,
-    softmax_move,
 )
+from linclass.linear.solvers.softmax_point import SoftmaxPoint, softmax_exit, softmax_move
 
 __all__ = ["ByFeature", "prox_newton_softmax"]
 
