@@ -285,6 +285,19 @@ def newton_loop(strategy, *, tol: float, max_iter: int, on_iteration=None):
 
 
 # ---- the two-class strategy
+@dataclass(frozen=True)
+class _Ahead:
+    """What :meth:`TwoClass._step_ahead` formed in one read of X for the step ``delta``: its score
+    change ``z``, and at its full step the products ``(X^T g, X^T h)``, the loss, g and h."""
+
+    delta: np.ndarray
+    z: np.ndarray
+    products: tuple
+    loss: float
+    g: np.ndarray
+    h: np.ndarray
+
+
 class TwoClass:
     """The two-class strategy of :func:`newton_loop`: one row of coefficients ``w``, its model
     :class:`RowModel` on the score gradients g and curvatures h (:func:`row_step`)."""
@@ -340,7 +353,7 @@ class TwoClass:
         z, g, h, Xg, Xh = np.empty(n), np.empty(n), np.empty(n), np.empty(d), np.empty(d)
         loss = compiled.step_products(design.X, design.shift, delta, self.s, float(db),
                                       obj.target, obj.sw, z, g, h, Xg, Xh)
-        self._ahead = (delta, (Xg, Xh), loss, g, h, z)
+        self._ahead = _Ahead(delta, z, (Xg, Xh), loss, g, h)
         return z
 
     def _full_step(self, zb):
@@ -350,10 +363,10 @@ class TwoClass:
         rounding) is at most :math:`(n + 8)\\epsilon` times their sum; twice that also bounds the
         per-sample differences' own rounding (:func:`line_search`)."""
         ahead = self._ahead
-        if ahead is None or ahead[5] is not zb:
+        if ahead is None or ahead.z is not zb:
             return None
-        error = 2.0 * (zb.size + 8) * np.finfo(float).eps * (abs(ahead[2]) + abs(self.loss))
-        return ahead[2] - self.loss, error
+        error = 2.0 * (zb.size + 8) * np.finfo(float).eps * (abs(ahead.loss) + abs(self.loss))
+        return ahead.loss - self.loss, error
 
     def products(self):
         """``(X^T g, X^T h)`` over every column at the current point, from one read of dense X:
@@ -404,8 +417,9 @@ class TwoClass:
         self.warm.moved(t * float(np.max(np.abs(zb), initial=0.0)))
         # the full step's terms and products, formed with its score change (:meth:`_step_ahead`)
         ahead, self._ahead, self._products = self._ahead, None, None
-        if ahead is not None and t == 1.0 and ahead[0] is delta:
-            self._products, self.loss, self.g, self.h = ahead[1:5]
+        if ahead is not None and t == 1.0 and ahead.delta is delta:
+            self._products, self.loss = ahead.products, ahead.loss
+            self.g, self.h = ahead.g, ahead.h
         else:
             self.loss = compiled.binary_terms(self.s, obj.target, obj.sw, self.g, self.h)
         return self.loss + obj.penalty.value(self.w)
