@@ -50,13 +50,11 @@ def _col_axpy(X, j, c, alpha, h, r):  # pragma: no cover
     bit)."""
 
 
-def _col_terms(X, j, c, gh, H, hd, base):  # pragma: no cover
+def _col_terms(X, j, c, gh, H):  # pragma: no cover
     """:math:`(\\tilde x_j^Tg,\\ \\tilde x_j^Th,\\ \\sum_i h_i(\\tilde x_{ij} - m)^2)` with
     :math:`m = \\tilde x_j^Th / H` (0 when H = 0), free of cancellation, g and h the columns of
     ``gh`` (n, 2): a row's two numbers side by side, one read of memory for both where a sparse
-    column reads them at its rows; a sparse column also writes the products :math:`h_ix_{ij}` of
-    its stored entries into ``hd[base:]`` in the same read when ``hd`` is not empty (dense: ``hd``
-    is not used)."""
+    column reads them at its rows."""
 
 
 def _col_scatter(X, j, c, alpha, z):  # pragma: no cover
@@ -129,9 +127,9 @@ def _ov_col_scatter(X, j, c, alpha, z):
 
 
 @overload(_col_terms, inline="always")
-def _ov_col_terms(X, j, c, gh, H, hd, base):
+def _ov_col_terms(X, j, c, gh, H):
     if _dense(X):
-        def dense(X, j, c, gh, H, hd, base):
+        def dense(X, j, c, gh, H):
             gx, hx = 0.0, 0.0
             for i in range(X.shape[0]):
                 e = X[i, j] - c
@@ -145,10 +143,9 @@ def _ov_col_terms(X, j, c, gh, H, hd, base):
             return gx, hx, ss
         return dense
 
-    def sparse(X, j, c, gh, H, hd, base):
+    def sparse(X, j, c, gh, H):
         indptr, indices, data = X
         gx, hx, hxx, hnz = 0.0, 0.0, 0.0, 0.0
-        keep = hd.shape[0] > 0
         start, stop = _stored(indptr, j)
         for k in range(start, stop):
             i = indices[k]
@@ -156,8 +153,6 @@ def _ov_col_terms(X, j, c, gh, H, hd, base):
             hi = gh[i, 1]
             gx += gh[i, 0] * v
             hv = hi * v
-            if keep:
-                hd[base + (k - start)] = hv
             hx += hv
             hxx += hv * v
             hnz += hi
@@ -255,34 +250,31 @@ def gradient(X, shift, V, cols, out):
 
 
 @njit(inline="always")
-def _terms_column(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr, t):
+def _terms_column(X, shift, cols, gh, H, gx, hx, curvature, t):
     j = cols[t]
-    a, b, c = _col_terms(X, j, shift[j], gh, H, hd, hptr[t])
+    a, b, c = _col_terms(X, j, shift[j], gh, H)
     gx[t] = a
     hx[t] = b
     curvature[t] = c
 
 
 @njit(**_JIT)
-def _terms_serial(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr):
+def _terms_serial(X, shift, cols, gh, H, gx, hx, curvature):
     for t in range(cols.shape[0]):
-        _terms_column(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr, t)
+        _terms_column(X, shift, cols, gh, H, gx, hx, curvature, t)
 
 
 @njit(parallel=True, **_JIT)
-def _terms_parallel(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr):
+def _terms_parallel(X, shift, cols, gh, H, gx, hx, curvature):
     for t in prange(cols.shape[0]):
-        _terms_column(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr, t)
+        _terms_column(X, shift, cols, gh, H, gx, hx, curvature, t)
 
 
-def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
+def column_terms(X, shift, cols, g, h, H, gx, hx, curvature):
     """For each listed column j (one read of it): ``gx[t]`` = :math:`\\tilde x_j^Tg` (the
     gradient), ``hx[t]`` = :math:`\\tilde x_j^Th` and ``curvature[t]`` = :math:`\\sum_i
     h_i(\\tilde x_{ij} - m_j)^2` with :math:`m_j = \\tilde x_j^Th/H` (``H = 0``: no intercept, no
-    centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Sparse X: also the products :math:`h_ix_{ij}` of
-    the columns' stored entries into ``hd[hptr[t]:hptr[t+1]]`` unless ``hd`` is empty (coordinate
-    descent no longer reads them: :func:`linclass.linear.compiled.descent.cd_naive`); dense X:
-    ``hd`` is not used.  Columns in parallel on large X.
+    centring: :math:`\\sum_i h_i\\tilde x_{ij}^2`).  Columns in parallel on large X.
 
     g and h are read from one array of their pairs (a copy of n pairs): a sparse column reads both
     at each of its rows, and side by side they come in one cache line (measured on the benchmark's
@@ -292,7 +284,7 @@ def column_terms(X, shift, cols, g, h, H, gx, hx, curvature, hd, hptr):
     gh[:, 0] = g
     gh[:, 1] = h
     kernel = _terms_parallel if _parallel(X, cols.size) else _terms_serial
-    kernel(X, shift, cols, gh, H, gx, hx, curvature, hd, hptr)
+    kernel(X, shift, cols, gh, H, gx, hx, curvature)
 
 
 @njit(**_JIT)

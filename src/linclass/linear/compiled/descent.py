@@ -27,7 +27,7 @@ _ANDERSON = 5  # passes between extrapolations (and the number of iterates combi
 
 
 @njit(**_JIT)
-def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, pp, curv, lo, hi,
+def cd_naive(X, shift, ws, w, delta, a, m, h, r, state, prox, value, pp, curv, lo, hi,
              tol, max_sweeps, nu=0.0):
     """Coordinate descent on the quadratic model of one block of coefficients (glmnet's inner loop,
     Friedman et al. 2010 sec. 3), data updated column by column ("naive" updates), with Anderson
@@ -52,9 +52,6 @@ def cd_naive(X, shift, ws, w, delta, a, m, h, hd, hptr, r, state, prox, value, p
     delta : (d,) the step, updated on ``ws`` (start from zeros)
     a, m : (q,) curvatures and weighted means of the working-set columns (:func:`column_terms`)
     h : (n,) curvatures of the loss in the scores
-    hd, hptr : not read (the products :math:`h_ix_{ij}` of the sparse columns that
-        :func:`column_terms` forms; each update forms its own, from h at the column's rows, which
-        saves a stream from memory per entry); kept until the solver stops passing them
     r : (n,) :math:`g + h\\circ z`, updated (start from g)
     state : (2,) ``[S, H]``, S updated
     prox, value, pp, curv, lo, hi : the penalty (module docstring), columns indexed as X's

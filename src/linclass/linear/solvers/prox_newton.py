@@ -543,10 +543,8 @@ class RowModel:
         else:
             q = ws.size
             self.G, self.hx, self.a = np.empty(q), np.empty(q), np.empty(q)
-            # no room for the stored products h_i x_ij: coordinate descent forms them as it goes
-            self.hptr, self.hd = np.zeros(q + 1, dtype=np.int64), np.empty(0)
             compiled.column_terms(design.kernel_X, design.shift, ws, g, h, self.H, self.G, self.hx,
-                                 self.a, self.hd, self.hptr)
+                                 self.a)
 
     @property
     def scale(self) -> float:
@@ -584,9 +582,8 @@ class RowModel:
             r = self.g.copy()
             state = np.array([self.gb, H])
             sweeps = compiled.cd_naive(design.kernel_X, design.shift, ws, w, delta, self.a, m, self.h,
-                                      self.hd, self.hptr, r, state, kernel.prox, kernel.value,
-                                      kernel.params, kernel.curvature, kernel.lower, kernel.upper,
-                                      inner_tol,
+                                      r, state, kernel.prox, kernel.value, kernel.params,
+                                      kernel.curvature, kernel.lower, kernel.upper, inner_tol,
                                       first, float(nu))
             if sweeps < first or not self.gram:
                 db = -state[0] / H if H > 0 else 0.0
