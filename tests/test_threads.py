@@ -127,19 +127,13 @@ def test_one_blas_thread_contexts_interleaved_across_threads_restore_the_setting
     class Library:  # stands in for BLAS's one process-wide setting
         setting = 4
 
-    class Limiter:
-        def __init__(self):
-            self.saved, Library.setting = Library.setting, 1
+        def get_num_threads(self):
+            return Library.setting
 
-        def restore_original_limits(self):
-            Library.setting = self.saved
+        def set_num_threads(self, count):
+            Library.setting = count
 
-    class Controller:
-        def limit(self, limits, user_api):
-            assert limits == 1 and user_api == "blas"
-            return Limiter()
-
-    monkeypatch.setattr(threads, "blas_controller", lambda: Controller())
+    monkeypatch.setattr(threads, "_blas_libraries", lambda: [Library()])
     a_open, b_open, a_closed = threading.Event(), threading.Event(), threading.Event()
     inside = []
 
@@ -164,3 +158,53 @@ def test_one_blas_thread_contexts_interleaved_across_threads_restore_the_setting
         t.join()
     assert inside == [1, 1]
     assert Library.setting == 4 and threads._holders == 0
+
+
+def test_threads_allowed_by_the_work_and_the_free_cores():
+    """The decision itself: the libraries' own counts only for products of at least
+    BLAS_THREADS_MIN multiply-adds with at least two cores free; one thread otherwise."""
+    from linclass.core.threads import threads_allowed
+
+    assert threads_allowed(BLAS_THREADS_MIN, 2)
+    assert threads_allowed(100 * BLAS_THREADS_MIN, 16)
+    assert not threads_allowed(BLAS_THREADS_MIN - 1, 16)  # a parallel region of a few ms
+    assert not threads_allowed(100 * BLAS_THREADS_MIN, 1)  # another process holds a core
+    assert not threads_allowed(0, 0)
+
+
+def test_a_worker_thread_gets_its_one_thread_while_another_thread_holds_threadpoolctl():
+    """threadpoolctl 3.8 lets one thread at a time set OpenBLAS's count (the first to set it, until
+    it leaves a ``with threadpool_limits`` block) and silently drops the others' settings: a fit in
+    a worker thread (a cross-validation fold) must still get its one BLAS thread while the main
+    thread is inside such a block, and the main thread's own limit must hold after."""
+    import threading
+
+    import threadpoolctl
+
+    from linclass.core.threads import one_blas_thread
+
+    release = getattr(threadpoolctl.OpenBLASController, "clear_controlling_thread", None)
+    if release is None:
+        pytest.skip("threadpoolctl < 3.8 lets any thread set the count")
+    release(force=True)  # as in a fresh process: no thread has set a count yet
+    seen, opened, finish = [], threading.Event(), threading.Event()
+
+    def worker():
+        with one_blas_thread():
+            seen.append(set(blas_threads()))
+        opened.set()
+        finish.wait()  # alive after its context, as a pool's thread is
+
+    t = threading.Thread(target=worker)
+    with threadpool_limits(2, user_api="blas"):
+        t.start()
+        try:
+            opened.wait()
+            assert set(blas_threads()) == {2}
+            with one_blas_thread():
+                assert set(blas_threads()) == {1}
+            assert set(blas_threads()) == {2}
+        finally:
+            finish.set()
+            t.join()
+    assert seen == [{1}]

@@ -29,6 +29,30 @@ synchronisation on every block.  Each chunk costs about 0.15 ms of its own (a fe
 a merge), so chunks are large (:data:`CHUNK_BYTES`).
 
 numba is not imported here (:func:`_one_thread` uses it only when a compiled loop has loaded it).
+
+Idle threads, and what can be changed after the libraries load
+-------------------------------------------------------------
+A library's worker threads do not sleep as soon as a parallel region ends: OpenBLAS's (pthreads
+build, NumPy's and SciPy's wheels) poll for new work for up to ``2**OPENBLAS_THREAD_TIMEOUT``
+cycles (default ``2**28``, about 0.1 s) before they sleep (measured here: 20 ms of a worker's CPU
+time in the half second after one threaded 600 x 600 product, on a loaded machine), and the
+OpenMP runtime under numba's parallel loops (``numba.threading_layer()`` is ``'omp'``, GNU
+libgomp, on Linux wheels) spins for ``GOMP_SPINCOUNT`` iterations (``OMP_WAIT_POLICY``) before it
+waits on a futex.  All three are read once, when the library loads (OpenBLAS with NumPy's import,
+libgomp at numba's first parallel loop); nothing changes them afterwards, and a library must not
+set them for its caller's process (children inherit the environment).  What can be changed at any
+time is how many threads the next region starts: BLAS's count (threadpoolctl, process-wide) and
+numba's (``numba.set_num_threads``, per calling thread).  So the policy here starts no second
+thread where it would not pay (:func:`threads_allowed`): a fit whose products are small, or that
+runs while another process holds a core, never wakes BLAS's or OpenMP's workers, and they have no
+reason to spin.
+
+threadpoolctl 3.8 lets only one Python thread at a time set OpenBLAS's process-wide count (the
+first to set it, until it leaves a ``with threadpool_limits`` block); another thread's settings are
+silently dropped.  :func:`one_blas_thread` sets and restores the count under its own lock, from
+whichever thread opens first and closes last, and gives that control back after each change, so
+that a fit in a worker thread (a cross-validation's folds) and a fit in the main thread both get
+their one thread.
 """
 
 
@@ -42,7 +66,7 @@ from contextlib import contextmanager, nullcontext
 from itertools import pairwise
 
 __all__ = ["BLAS_THREADS_MIN", "CHUNK_BYTES", "MIN_CHUNK_ROWS", "blas_controller", "blas_threads_for",
-           "free_cores", "map_chunks", "one_blas_thread", "row_chunks"]
+           "free_cores", "map_chunks", "one_blas_thread", "row_chunks", "threads_allowed"]
 
 
 # -------------------- BLAS threads by the size of the work
@@ -54,9 +78,10 @@ BLAS_THREADS_MIN = 30_000_000
 WORKERS_MIN = 4_000_000  # multiply-adds in all below which independent tasks run in one thread
 
 _controller = None
+_libraries = None  # the loaded BLAS libraries' threadpoolctl controllers
 _lock = threading.Lock()
 _holders = 0  # contexts of one_blas_thread open now, in any thread
-_limiter = None  # the limit they share, set by the first and restored by the last
+_saved = None  # the libraries' counts from before the first of them, restored by the last
 
 
 def blas_threads_for(work: float):
@@ -65,9 +90,20 @@ def blas_threads_for(work: float):
     parameters, or stored entries x coefficient rows for sparse X) is below
     :data:`BLAS_THREADS_MIN` or fewer than two cores are free (:func:`free_cores`); otherwise the
     libraries' own settings."""
-    if work >= BLAS_THREADS_MIN and free_cores() >= 2:
+    if work >= BLAS_THREADS_MIN and threads_allowed(work, free_cores()):
         return nullcontext()
     return _one_thread()
+
+
+def threads_allowed(work: float, free: int) -> bool:
+    """Whether products of ``work`` multiply-adds each may run the libraries' own thread counts
+    when ``free`` cores are free: at least :data:`BLAS_THREADS_MIN` (below it a parallel region
+    lasts a few milliseconds and its threads' start and spinning cost more than they save), and
+    at least two free cores (a core held by another process makes every threaded region wait
+    for the thread that shares it).  The libraries' counts are an upper bound that the caller
+    sets (threadpoolctl, ``OMP_NUM_THREADS``, ``NUMBA_NUM_THREADS``, ``numba.set_num_threads``):
+    allowing threads never raises them."""
+    return work >= BLAS_THREADS_MIN and free >= 2
 
 
 @contextmanager
@@ -112,10 +148,10 @@ def one_blas_thread():
     so contexts opened by several threads at once share it: the first sets it and the last to close
     restores the setting from before the first (nested threadpoolctl limits, each restoring what it
     saw, would leave BLAS at one thread when two threads' contexts interleave)."""
-    global _holders, _limiter
+    global _holders, _saved
     with _lock:
         if _holders == 0:
-            _limiter = blas_controller().limit(limits=1, user_api="blas")
+            _saved = _set_blas_threads(1)
         _holders += 1
     try:
         yield
@@ -123,8 +159,39 @@ def one_blas_thread():
         with _lock:
             _holders -= 1
             if _holders == 0:
-                _limiter.restore_original_limits()
-                _limiter = None
+                _set_blas_threads(_saved)
+                _saved = None
+
+
+def _set_blas_threads(counts) -> list:
+    """Set each loaded BLAS library's thread count (``counts``: one for all, or one per library,
+    as returned) and return the counts from before.  A library already at its count is left
+    alone (each call into it costs a few microseconds, and a path sets the limit at every one of
+    its fits).  threadpoolctl's hold on OpenBLAS (the one thread that may set it) is taken for
+    the change and given back after it: the caller's lock, not the thread, orders the changes
+    here, and a thread that holds it must not make a fit in another thread run BLAS's default
+    count (a user's ``with threadpool_limits`` block in another thread still restores its own
+    setting when it ends)."""
+    libraries = _blas_libraries()
+    before = [lib.get_num_threads() for lib in libraries]
+    wanted = counts if isinstance(counts, list) else [counts] * len(libraries)
+    for lib, now, count in zip(libraries, before, wanted):
+        if count is not None and now != count:
+            release = getattr(lib, "clear_controlling_thread", None)  # threadpoolctl >= 3.8
+            if release is not None:
+                release(force=True)  # else a setting from this thread may be dropped
+            lib.set_num_threads(count)
+            if release is not None:
+                release(force=True)
+    return before
+
+
+def _blas_libraries() -> list:
+    """threadpoolctl's controllers of the loaded BLAS libraries (cached with the controller)."""
+    global _libraries
+    if _libraries is None:
+        _libraries = list(blas_controller().select(user_api="blas").lib_controllers)
+    return _libraries
 
 
 def blas_controller():
@@ -184,8 +251,7 @@ def row_chunks(n_rows: int, n_features: int, stat_bytes: int, align: int = 1,
 
 def _blas_threads() -> int:
     """How many threads BLAS may use now (the largest setting over the loaded BLAS libraries)."""
-    return max((lib.num_threads for lib in blas_controller().select(user_api="blas").lib_controllers),
-               default=1)
+    return max((lib.get_num_threads() or 1 for lib in _blas_libraries()), default=1)
 
 
 def map_chunks(fn, chunks: list[slice]) -> list:
