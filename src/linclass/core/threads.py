@@ -158,31 +158,33 @@ def one_blas_thread():
     finally:
         with _lock:
             _holders -= 1
-            if _holders == 0:
-                _set_blas_threads(_saved)
+            if _holders == 0:  # back from one thread where the first context changed it
+                _set_blas_threads(_saved, before=[1 if n is not None else None for n in _saved])
                 _saved = None
 
 
-def _set_blas_threads(counts) -> list:
-    """Set each loaded BLAS library's thread count (``counts``: one for all, or one per library,
-    as returned) and return the counts from before.  A library already at its count is left
-    alone (each call into it costs a few microseconds, and a path sets the limit at every one of
-    its fits).  threadpoolctl's hold on OpenBLAS (the one thread that may set it) is taken for
+def _set_blas_threads(counts, before=None) -> list:
+    """Set each loaded BLAS library's thread count (``counts``: one for all, or one per library)
+    where it differs from its count now (``before``, read when not given), and return the counts
+    from before.  threadpoolctl's hold on OpenBLAS (the one thread that may set it) is taken for
     the change and given back after it: the caller's lock, not the thread, orders the changes
     here, and a thread that holds it must not make a fit in another thread run BLAS's default
     count (a user's ``with threadpool_limits`` block in another thread still restores its own
     setting when it ends)."""
     libraries = _blas_libraries()
-    before = [lib.get_num_threads() for lib in libraries]
+    if before is None:
+        before = [lib.get_num_threads() for lib in libraries]
     wanted = counts if isinstance(counts, list) else [counts] * len(libraries)
-    for lib, now, count in zip(libraries, before, wanted):
-        if count is not None and now != count:
-            release = getattr(lib, "clear_controlling_thread", None)  # threadpoolctl >= 3.8
-            if release is not None:
-                release(force=True)  # else a setting from this thread may be dropped
-            lib.set_num_threads(count)
-            if release is not None:
-                release(force=True)
+    changes = [(lib, count) for lib, now, count in zip(libraries, before, wanted)
+               if count is not None and now != count]
+    # threadpoolctl >= 3.8: one hold per controller class (all OpenBLAS libraries share it)
+    releases = {getattr(type(lib), "clear_controlling_thread", None) for lib, _ in changes} - {None}
+    for release in releases:
+        release(force=True)  # else a setting from this thread may be dropped
+    for lib, count in changes:
+        lib.set_num_threads(count)
+    for release in releases:
+        release(force=True)
     return before
 
 
