@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from linclass.core.threads import blas_threads_for, map_chunks, row_chunks
 from linclass.generative.gaussian import GaussianModel
 
 __all__ = ["joint_log_likelihood", "mahalanobis", "quadratic_form"]
@@ -68,23 +69,41 @@ def mahalanobis(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     All classes with a few products per row block: with :math:`a = [1, x - c]`, panel j gives
     columns :math:`[c_j, c_{j+1})` of every :math:`(x-\\mu_k)^TH_k` from the first :math:`1 + c_{j+1}`
     entries of :math:`a` (:math:`H_k` is upper triangular), and their squares are summed per class
-    without temporaries."""
+    without temporaries.
+
+    A large X's row chunks are shared among worker threads, each running BLAS in one thread
+    (:func:`linclass.core.threads.map_chunks`): a block's products are too small (under 30 million
+    multiply-adds at d = 100, K = 10) for BLAS's own threads to pay, and the squares' sums run on
+    one core in a threaded product.  The chunks' bounds are multiples of the block, so every row is
+    computed as in one pass over all rows, bit for bit, for any thread count."""
     if model.whiten is None:
         raise ValueError("mahalanobis applies to the 'full' model.")
     K = model.means.shape[0]
-    d = X.shape[1]
-    out = np.empty((X.shape[0], K))
+    n, d = X.shape
+    out = np.empty((n, K))
+    chunks = row_chunks(n, d, 8 * K, align=_ROWS)
+    if len(chunks) > 1:
+        map_chunks(lambda rows: _mahalanobis_rows(model, X[rows], out[rows]), chunks)
+        return out
+    widest = max(panel.size for panel in model.whiten_panels)  # multiply-adds of a block's product
+    with blas_threads_for(min(_ROWS, n) * widest):
+        _mahalanobis_rows(model, X, out)
+    return out
+
+
+def _mahalanobis_rows(model: GaussianModel, X: np.ndarray, out: np.ndarray) -> None:
+    """:func:`mahalanobis` of the rows X into ``out``, block by block, in the calling thread."""
+    K, d = model.means.shape[0], X.shape[1]
     Xa = np.empty((min(_ROWS, X.shape[0]), d + 1))
     Xa[:, 0] = 1.0
     for block in _blocks(X.shape[0]):
         m = block.stop - block.start
         np.subtract(X[block], model.center, out=Xa[:m, 1:])
-        sq = np.zeros((m, K))
+        sq = out[block]
+        sq[...] = 0.0
         for panel in model.whiten_panels:
             Z = (Xa[:m, : panel.shape[0]] @ panel).reshape(m, K, -1)
             sq += np.einsum("ikj,ikj->ik", Z, Z)
-        out[block] = sq
-    return out
 
 
 _CANCELLATION = 1e6  # expansion's size / result above which a row's form is summed directly
