@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from linclass.linear import compiled
+from linclass.linear.logistic import losses
 from linclass.linear.logistic.losses import Binomial, Multinomial
 
 RTOL, ATOL = 1e-6, 1e-8  # finite differences (module docstring)
@@ -151,6 +152,41 @@ def test_compiled_best_intercept_zeroes_the_intercept_gradient():
     y, w = (rng.random(200) < 0.3).astype(float), rng.uniform(0.1, 3.0, 200)
     b = compiled.binary_best_intercept(s, y, w, 0.0, w.sum(), 50)
     assert abs(float(w @ Binomial.gradient(s + b, y))) <= 1e-12 * w.sum()
+
+
+def test_numpy_two_class_terms_are_the_compiled_ones():
+    """:mod:`linclass.linear.logistic.losses`'s NumPy forms of the compiled two-class loops (a
+    small problem's fit calls them), under the same names and signatures: the same numbers to
+    1e-12 relative, at scores from -700 to 700."""
+    rng = np.random.default_rng(6)
+    s = _scores(6)
+    y, w = (rng.random(s.size) < 0.5).astype(float), rng.uniform(0.1, 3.0, s.size)
+    z = rng.normal(size=s.size) * np.maximum(1.0, np.abs(s)) / 70.0  # steps beyond |d| = 1 too
+    z[::7] = 0.0
+    g, c, g2, c2 = (np.empty_like(s) for _ in range(4))
+    assert losses.binary_terms(s, y, w, g, c) == pytest.approx(
+        compiled.binary_terms(s, y, w, g2, c2), rel=1e-12)
+    np.testing.assert_allclose(g, g2, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(c, c2, rtol=1e-12, atol=1e-300)
+    for t in (0.0, 0.3, 1.0):
+        assert losses.binary_loss(s, z, t, y, w) == pytest.approx(
+            compiled.binary_loss(s, z, t, y, w), rel=1e-12)
+        each = _per_sample(lambda *a: losses.binary_loss_change(a[0], a[1], t, a[2], a[3]), s, z,
+                           y, w)
+        _assert_close(each, _per_sample(lambda *a: compiled.binary_loss_change(
+            a[0], a[1], t, a[2], a[3]), s, z, y, w), 1e-12, 1e-15 * np.abs(s))
+    assert losses.binary_loss_change(s, z, 0.0, y, w) == 0.0
+    near = rng.normal(scale=3.0, size=s.size)  # scores a finite intercept fits
+    assert losses.binary_best_intercept(near, y, w, 0.0, w.sum(), 50) == pytest.approx(
+        compiled.binary_best_intercept(near, y, w, 0.0, w.sum(), 50), rel=1e-12, abs=1e-14)
+    p, q, r, p2, q2, r2 = (np.empty_like(s) for _ in range(6))
+    losses.binary_gap_residuals(s, 0.4, y, w, p, q, r)
+    compiled.binary_gap_residuals(s, 0.4, y, w, p2, q2, r2)
+    for a, b in ((p, p2), (q, q2), (r, r2)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300)
+    for alpha in (0.0, 0.37, 1.0):
+        assert losses.binary_dual_entropy(p, q, y, w, alpha) == pytest.approx(
+            compiled.binary_dual_entropy(p2, q2, y, w, alpha), rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- K classes

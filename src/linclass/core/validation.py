@@ -60,6 +60,8 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from linclass.core.lazy import COMPILED_MIN
+
 __all__ = [
     "FLOAT32_KEPT",
     "FitData",
@@ -664,7 +666,9 @@ def check_magnitude(estimator, X: np.ndarray, *, feature_names=None) -> np.ndarr
 
     For estimators that do not compute class statistics first (those have :func:`explain_non_finite`
     and :func:`explain_underflow`); one compiled pass over a dense float X
-    (:func:`linclass.core.magnitude_kernel.column_magnitude`) or over the stored entries of a CSR /
+    (:func:`linclass.core.magnitude_kernel.column_magnitude`; two NumPy reductions below
+    :data:`~linclass.core.lazy.COMPILED_MIN` entries, where loading the compiled pass costs more
+    than the pass) or over the stored entries of a CSR /
     CSC float X, two over other sparse or integer X (its column maxima and minima).  Returns X's
     column sums (float64) when that pass formed them (dense float X), else None: a caller that
     centres X reuses them instead of another pass.  ``estimator``: the estimator or its name (then
@@ -676,9 +680,14 @@ def check_magnitude(estimator, X: np.ndarray, *, feature_names=None) -> np.ndarr
         feature_names = getattr(estimator, "feature_names_in_", None)
     sums = stored = None
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32):
-        from linclass.core.magnitude_kernel import column_magnitude
+        if X.size < COMPILED_MIN:  # two NumPy reductions: no compiled pass to load for a small X
+            with np.errstate(over="ignore", invalid="ignore"):
+                magnitude = np.abs(X).max(axis=0).astype(np.float64)
+                sums = np.add.reduce(X, axis=0, dtype=np.float64)
+        else:
+            from linclass.core.magnitude_kernel import column_magnitude
 
-        magnitude, sums = column_magnitude(X)
+            magnitude, sums = column_magnitude(X)
         finite = bool(np.all(np.isfinite(sums)))
     elif sp.issparse(X):  # CSR / CSC floats: one read of the stored entries
         from linclass.core.magnitude_kernel import sparse_column_magnitude

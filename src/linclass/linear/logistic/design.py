@@ -9,6 +9,11 @@ the way that is fastest for its storage:
 ``scores(W)``     :math:`\\tilde X W^T`
 ``kernel_X``      the storage the compiled kernels of :mod:`linclass.linear.compiled` loop over
 
+A dense X of fewer than :data:`~linclass.core.lazy.COMPILED_MIN` entries is ``small``: its products
+are BLAS calls and NumPy operations only, and the fits over it call no compiled loop (their
+datafit terms are :mod:`linclass.linear.logistic.losses`'s NumPy forms), so that a process's first
+fit of a small problem does not wait for numba to load its compiled code.
+
 Centring.  With an intercept, dense columns are shifted by their (unweighted) mean :math:`c`:
 :math:`\\tilde X = X - \\mathbf 1c^T`, which moves only the intercept (:math:`b = \\tilde b -
 W c`) and keeps sums of products accurate for data far from the origin.  The shift is applied on the
@@ -32,6 +37,7 @@ import scipy.sparse as sp
 from scipy.linalg.blas import dsyrk, ssyrk
 
 # entries of a Hessian's data product from which it is formed in float32
+from linclass.core.lazy import COMPILED_MIN
 from linclass.core.validation import LOW, LOW_PRECISION_MIN, is_low
 from linclass.linear import compiled
 
@@ -82,6 +88,8 @@ class Design:
                 self.shift = self.X.mean(axis=0)
             self._storage = None  # Fortran-order copy, made when a compiled loop needs columns
         self.all_columns = np.arange(self.d, dtype=np.int64)
+        #: a dense X of fewer than COMPILED_MIN entries: NumPy and BLAS only (module docstring)
+        self.small = not self.sparse and self.n * self.d < COMPILED_MIN
         #: the dtype of the products over X (``gradient``, ``scores``): X's own when X is a dense
         #: float32 array kept as it is, else float64
         self.precision = LOW if not self.sparse and is_low(self.X) else np.dtype(np.float64)
@@ -180,8 +188,12 @@ class Design:
             return Q, hx
         large = self.n * cols.size >= LOW_PRECISION_MIN
         X = np.ascontiguousarray(self.X, dtype=np.float64)
-        A = np.empty((self.n, cols.size), dtype=LOW if large else np.float64)
-        compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
+        if self.small:  # the compiled loop's arithmetic, (x_ij - c_j) s_i, in two array passes
+            A = X - self.shift if cols.size == self.d else X[:, cols] - self.shift[cols]
+            A *= np.sqrt(h)[:, None]
+        else:
+            A = np.empty((self.n, cols.size), dtype=LOW if large else np.float64)
+            compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
         # A^T A by syrk on A^T (Fortran order, no copy): one triangle, half a general product's work
         upper = (ssyrk if large else dsyrk)(1.0, A.T, trans=0, lower=0)
         Q = np.triu(upper).astype(np.float64)

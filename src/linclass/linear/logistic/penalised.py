@@ -49,6 +49,7 @@ import numpy as np
 from scipy.special import xlogy
 
 from linclass.linear import compiled
+from linclass.linear.logistic import losses
 from linclass.linear.logistic.design import Design
 from linclass.linear.logistic.losses import Binomial, null_log_likelihood
 from linclass.linear.logistic.offsets import null_fit
@@ -100,6 +101,10 @@ class PenalisedObjective:
         self.binary = self.n_classes == 2
         self.y = np.asarray(y, dtype=np.int64)
         self.target = self.y.astype(np.float64) if self.binary else None
+        #: the module of the two-class datafit's per-sample terms (binary_terms, binary_loss, ...):
+        #: the compiled loops, or their NumPy forms for a small design (``Design.small``: no
+        #: compiled code loaded for it)
+        self.terms = losses if self.design.small else compiled
         n = self.design.n
         self.sw = (np.ones(n) if sample_weight is None
                    else np.ascontiguousarray(sample_weight, dtype=np.float64))
@@ -167,7 +172,7 @@ class PenalisedObjective:
     def loss(self, S: np.ndarray) -> float:
         """Summed weighted log-loss at scores S (m, n)."""
         if self.binary:
-            return compiled.binary_loss(S[0], S[0], 0.0, self.target, self.sw)
+            return self.terms.binary_loss(S[0], S[0], 0.0, self.target, self.sw)
         return compiled.softmax_loss(S, 0, S[0], 0.0, self.y, self.sw)
 
     def value(self, W: np.ndarray, b: np.ndarray) -> float:
@@ -178,7 +183,7 @@ class PenalisedObjective:
         """``(loss, V)``: the summed loss and the score gradients V of shape (m, n)."""
         if self.binary:
             g, h = np.empty(S.shape[1]), np.empty(S.shape[1])
-            loss = compiled.binary_terms(S[0], self.target, self.sw, g, h)
+            loss = self.terms.binary_terms(S[0], self.target, self.sw, g, h)
             return loss, g[None, :]
         P = np.empty_like(S)
         loss = compiled.softmax_terms(S, self.y, self.sw, P)
@@ -222,10 +227,10 @@ class PenalisedObjective:
             return b
         if S0 is None:
             S0 = self.scores(W, np.zeros(self.m))
-        if self.binary:  # one compiled loop over the scores per Newton step
+        if self.binary:  # one loop over the scores per Newton step (``terms``)
             s0 = np.ascontiguousarray(S0[0], dtype=np.float64)
-            return np.array([compiled.binary_best_intercept(s0, self.target, self.sw, float(b[0]),
-                                                            self.total, max_iter)])
+            return np.array([self.terms.binary_best_intercept(s0, self.target, self.sw,
+                                                              float(b[0]), self.total, max_iter)])
         for _ in range(max_iter):
             _, V = self.score_gradient(S0 + b[:, None])
             g = V.sum(axis=1)
@@ -289,11 +294,11 @@ class PenalisedObjective:
             S0 = self.scores(W, np.zeros(self.m))
         b_point = b[0]
         b = self.best_intercepts(W, b, S0=S0)
-        if self.binary:  # compiled loops: mu, 1 - mu (each to full precision) and the residuals
+        if self.binary:  # mu, 1 - mu (each to full precision) and the residuals (``terms``)
             n = S0.shape[1]
             P, P0, R = np.empty((1, n)), np.empty(n), np.empty((1, n))
-            compiled.binary_gap_residuals(np.ascontiguousarray(S0[0], dtype=np.float64),
-                                          float(b[0]), self.target, self.sw, P[0], P0, R[0])
+            self.terms.binary_gap_residuals(np.ascontiguousarray(S0[0], dtype=np.float64),
+                                            float(b[0]), self.target, self.sw, P[0], P0, R[0])
         else:
             P = self.probabilities(S0 + b[:, None])
             Y = np.zeros_like(P)
@@ -318,7 +323,7 @@ class PenalisedObjective:
         if not np.isfinite(conjugate):
             return np.inf, value
         if self.binary:
-            dual = compiled.binary_dual_entropy(P[0], P0, self.target, self.sw, float(alpha))
+            dual = self.terms.binary_dual_entropy(P[0], P0, self.target, self.sw, float(alpha))
         else:
             Q = alpha * P + (1.0 - alpha) * Y
             dual = float(self.sw @ -np.sum(xlogy(Q, Q), axis=0))
