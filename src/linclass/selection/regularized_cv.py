@@ -30,7 +30,6 @@ from linclass.selection import scoring as scoring_
 from linclass.selection.downdate import row_downdates, without
 from linclass.selection.leave_one_out import loo_log_priors
 from linclass.selection.regularized_loo import LooGrid
-from linclass.selection.shifted_kernel import criterion_sums
 
 __all__ = ["FoldModel", "check_folds", "fold_log_likelihood", "fold_model", "fold_row_sums", "grid",
            "grid_scores", "loo_grid_mean", "loo_grid_sums"]
@@ -96,32 +95,33 @@ def loo_grid_sums(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight
     sums = np.zeros((poolings.size, shrinkages.size))
     singular = np.zeros(sums.shape, dtype=bool)
     code = scoring_.SCORINGS.index(scoring_.check_scoring(scoring))
-    y_idx = np.asarray(y, dtype=np.int64)
     w = (np.ones(y.size) if sample_weight is None
          else np.asarray(sample_weight, dtype=np.float64))
     rows = row_downdates(stats, X, y, sample_weight)
-    grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
-
-    def pooling_sums(a: int) -> None:
-        scored = grid.blocks(poolings[a], shrinkages)
-        for blk, cols, scores in scored:
-            part = np.zeros(cols.size)
-            bad = criterion_sums(scores, y_idx[blk], w[blk], code, scored.invalid, part)
-            if bad >= 0:  # the row whose scores overflowed: the scoring's own error
-                scoring_.row_values(scores[:, bad], y_idx[blk][bad:bad + 1], scoring)
-            sums[a, cols] += part
-        singular[a] = ~scored.valid
-        sums[a, singular[a]] = 0.0
-
-    # the poolings are independent: in threads on large data, each with one BLAS thread
+    log_priors = loo_log_priors(stats, rows, priors)
     n, d, K = X.shape[0], stats.n_features, stats.n_classes
+    # the poolings are independent: in threads on large data; BLAS in one thread throughout (its
+    # products here are small: a block of rows with the bases, the eigendecompositions)
     workers = worker_threads(poolings.size * n * K * d * (2 * d + shrinkages.size), poolings.size)
-    if workers == 1:
-        for a in range(poolings.size):
-            pooling_sums(a)
-    else:
-        with blas_threads_for(0), ThreadPoolExecutor(workers) as pool:
-            list(pool.map(pooling_sums, range(poolings.size)))
+    with blas_threads_for(0):
+        grid = LooGrid(stats, X, rows, log_priors)
+        setups = grid.setups(poolings, shrinkages)
+
+        def pooling_sums(a: int) -> None:
+            part, valid, bad = grid.sums(setups[a], code, w)
+            if bad >= 0:  # the row whose scores overflowed: the scoring's own error
+                one = LooGrid(stats, X[bad:bad + 1], rows.subset([bad]), log_priors[bad:bad + 1])
+                for s in one.scores(setups[a])[0]:
+                    scoring_.row_values(s, np.asarray(y[bad:bad + 1], dtype=np.int64), scoring)
+            sums[a] = part
+            singular[a] = ~valid
+
+        if workers == 1:
+            for a in range(poolings.size):
+                pooling_sums(a)
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(pooling_sums, range(poolings.size)))
     return sums, scoring_.weighted_sum(np.zeros(y.size), sample_weight)[1], singular
 
 

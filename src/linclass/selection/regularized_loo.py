@@ -39,27 +39,30 @@ same expansion, summed to rounding (:mod:`linclass.selection.shifted_kernel`; ro
 :math:`u > 0.01` are divided term by term instead).  :math:`\\gamma = 0` needs no series
 (:math:`\\delta = 0`), and :math:`\\gamma = 1` is :math:`\\Sigma = \\frac{\\mathrm{tr}A'}{D'd}I`.
 
-Cost per pooling: one product of the rows with the K eigenbases (what one QDA prediction costs),
-then :math:`O(K d G)` multiply-adds per row for all G shrinkages in one compiled pass, with no
-temporary of the rows' size per shrinkage.  The poolings are independent passes
-(:meth:`LooGrid.blocks`); :func:`linclass.selection.regularized_cv.loo_grid_sums` runs them in
-threads on large data.
+Cost per pooling: one product of the rows' residuals with the K eigenbases (what one QDA
+prediction costs), then :math:`O(K d G)` multiply-adds per row for all G shrinkages, and the
+criterion, in one compiled call (:func:`linclass.selection.shifted_kernel.pooling_pass`) over the
+rows sorted by class, a cache-sized block at a time, with no temporary of the rows' size.  The
+poolings are independent passes (:meth:`LooGrid.sums`, :meth:`LooGrid.scores`);
+:func:`linclass.selection.regularized_cv.loo_grid_sums` runs them in threads on large data.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from linclass.core.threads import blas_threads_for
 from linclass.generative.class_stats import ClassStats
-from linclass.generative.regularized import pooled_parts
 from linclass.selection.downdate import row_downdates
 from linclass.selection.leave_one_out import loo_log_priors
-from linclass.selection.shifted_kernel import LOG_TERMS, grid_block_scores
+from linclass.selection.shifted_kernel import (BLOCK, LOG_TERMS, SUM_TERMS, pooling_pass,
+                                               sorted_residuals)
 
-__all__ = ["GridPass", "LooGrid", "loo_grid_scores", "loo_scores"]
+__all__ = ["LooGrid", "loo_grid_scores", "loo_scores"]
 
 _SINGULAR = 1e-10
-_ROWS = 4096
 
 
 def loo_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weight, pooling: float,
@@ -94,19 +97,16 @@ def loo_grid_scores(stats: ClassStats, X: np.ndarray, y: np.ndarray, sample_weig
     """:func:`loo_scores` as one array: ``(scores, valid)``, scores of shape
     (n_shrinkages, n_samples, n_classes) (zeros where not valid), valid of shape (n_shrinkages,)."""
     rows = row_downdates(stats, X, y, sample_weight) if rows is None else rows
-    grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
-    n, K = X.shape[0], stats.n_classes
-    out = np.zeros((len(shrinkages), n, K))
-    scored = grid.blocks(pooling, shrinkages)
-    for blk, cols, scores in scored:
-        out[cols, blk] = scores
-    out[~scored.valid] = 0.0
-    return out, scored.valid
+    with blas_threads_for(0):  # small products: a block of rows with the bases
+        grid = LooGrid(stats, X, rows, loo_log_priors(stats, rows, priors))
+        (setup,) = grid.setups([pooling], shrinkages)
+        return grid.scores(setup)
 
 
 class LooGrid:
-    """The leave-one-out class scores of the rows of X at every shrinkage of a pooling, a block of
-    rows at a time (:meth:`blocks`), from the statistics of all rows and the rows' downdates.
+    """The leave-one-out class scores of the rows of X at every shrinkage of a pooling, from the
+    statistics of all rows and the rows' downdates: the rows sorted by class once, their residuals
+    in blocks for :func:`linclass.selection.shifted_kernel.pooling_pass`.
 
     Parameters
     ----------
@@ -115,105 +115,134 @@ class LooGrid:
     rows : RowDowndates of these rows
     log_priors : ndarray of shape (n_samples, n_classes)
         :func:`linclass.selection.leave_one_out.loo_log_priors`.
+
+    Passes (:meth:`sums`, :meth:`scores`) share nothing but this grid's read-only arrays, so several
+    may run in threads at once.
     """
 
     def __init__(self, stats: ClassStats, X: np.ndarray, rows, log_priors: np.ndarray):
-        self.stats, self.X, self.rows = stats, X, rows
-        shape = (X.shape[0], stats.n_classes)
-        self.log_priors_T = np.ascontiguousarray(np.broadcast_to(log_priors, shape).T)
-        self.rr = np.einsum("ij,ij->i", rows.residual, rows.residual)
-        # the rows about the grand mean, layout (d, n)
-        self.XcT = np.ascontiguousarray((X - stats.grand_mean()).T)
-        self.own = np.asarray(rows.own, dtype=np.int64)
+        self.stats = stats
+        n, d = X.shape
+        K = stats.n_classes
+        own = np.asarray(rows.own, dtype=np.int64)
+        self.n = n
+        self.order = np.argsort(own, kind="stable")
+        self.rowk = np.ascontiguousarray(own[self.order])
+        blocks = -(-n // BLOCK)
+        residual = np.empty((n, d))
+        self.rr = np.empty(n)
+        # layout (blocks, d, BLOCK): each block's product with the bases is one dgemm
+        self.RB = np.zeros((blocks, d, BLOCK))
+        sorted_residuals(np.ascontiguousarray(X, dtype=np.float64), self.order, self.rowk,
+                         np.ascontiguousarray(stats.means), residual, self.RB, self.rr)
+        # r_i^T (mu_k - mu_j) for the rows of each class k, layout (K, n)
+        self.rm = np.zeros((K, n))
+        bounds = np.searchsorted(self.rowk, np.arange(K + 1))
+        for k in range(K):
+            part = slice(bounds[k], bounds[k + 1])
+            self.rm[:, part] = (stats.means[k] - stats.means) @ residual[part].T
+        self.coef = np.ascontiguousarray(rows.coef[self.order], dtype=np.float64)
+        self.weight = np.ascontiguousarray(rows.weight[self.order], dtype=np.float64)
+        self.scale2 = np.ascontiguousarray(rows.own_scale[self.order] ** 2, dtype=np.float64)
+        self.log_priors = np.ascontiguousarray(np.broadcast_to(log_priors, (n, K))[self.order].T)
 
-    def blocks(self, pooling: float, shrinkages) -> GridPass:
-        """The rows' scores at one pooling, a block at a time: iterating the :class:`GridPass`
-        yields ``(rows slice, columns, scores)`` for each block of rows, the scores of shape
-        (n_columns, n_block_rows, n_classes) at the shrinkages ``shrinkages[columns]``.  Passes
-        share nothing but this grid's read-only arrays, so several may run in threads at once."""
-        return GridPass(self, pooling, shrinkages)
-
-    def _blocks(self, state: GridPass, pooling: float, shrinkages):
-        stats, X, rows = self.stats, self.X, self.rows
-        n, d, K = X.shape[0], stats.n_features, stats.n_classes
-        lam = float(pooling)
-        A, D = pooled_parts(stats, lam)
-        nu, U = np.linalg.eigh((A + A.transpose(0, 2, 1)) / 2)
+    def setups(self, poolings, shrinkages) -> list:
+        """Each pooling's model in the form :meth:`sums` and :meth:`scores` take (the
+        eigendecompositions and the series' coefficients), all poolings at once."""
+        stats = self.stats
+        d, K = stats.n_features, stats.n_classes
+        lams = np.asarray(poolings, dtype=np.float64).reshape(-1)
+        L = lams.size
+        lam4 = lams[:, None, None, None]
+        A = (1.0 - lam4) * stats.scatter[None] + lam4 * stats.pooled_scatter()[None, None]
+        D = (1.0 - lams[:, None]) * stats.counts[None] + lams[:, None] * stats.total
+        nu, U = np.linalg.eigh((A + np.swapaxes(A, -1, -2)) / 2)  # (L, K, d), (L, K, d, d)
         nu = np.maximum(nu, 0.0)
-        traces = np.trace(A, axis1=1, axis2=2)
-        c = stats.grand_mean()
-        UcatT = np.ascontiguousarray(np.concatenate(list(U), axis=1).T)  # (K d, d)
-        offsets = np.einsum("kd,kde->ke", stats.means - c, U)  # U_j^T (mu_j - c)
-        # U_j^T (mu_k - mu_j), zero where k = j: a row's residual in class j's basis is its
-        # coordinates less the column of its own class
-        G = np.ascontiguousarray(np.einsum(
-            "jkd,jde->jek", stats.means[None, :, :] - stats.means[:, None, :], U))
+        traces = np.trace(A, axis1=2, axis2=3)  # (L, K)
+        # U_j^T (mu_k - mu_j), zero where k = j: a row's coordinates in class j's basis are its
+        # residual's plus the column of its own class
+        G = np.einsum("jkd,ajde->ajek", stats.means[None, :, :] - stats.means[:, None, :], U)
+        gg = np.einsum("ajek,ajek->ajk", G, G)
         gammas = np.array([float(g) for g in shrinkages])
-        valid = np.array([not (g == 0.0 and np.any(nu[:, 0] <= _SINGULAR * nu[:, -1]))
-                          for g in gammas], dtype=bool)
-        cols = np.flatnonzero(valid)  # the kernel's columns
-        gam = gammas[cols]
-        identity = gam == 1.0
-        ratio = np.where(identity, 0.0, gam / np.where(identity, 1.0, 1.0 - gam))
-        base = nu[:, :, None] + ratio[None, None, :] * (traces / d)[:, None, None]  # (K, d, C)
-        base[:, :, identity] = 1.0
-        base = np.ascontiguousarray(base)
-        binv = 1.0 / base
-        log_base = np.log(base).sum(axis=1)  # (K, C)
-        q = base[:, :1, :] / base  # (K, d, C), <= 1
-        terms = np.arange(1, LOG_TERMS + 1)
-        log_coef = np.ascontiguousarray(
-            (q[..., None] ** terms).sum(axis=1) / terms)  # (K, C, LOG_TERMS)
-        one_minus = np.where(identity, 1.0, 1.0 - gam)
-        log_one_minus = np.log(one_minus)
-        block = np.zeros((cols.size, min(_ROWS, n), K))
-        coords = np.empty((K * d, min(_ROWS, n)))  # reused: no fresh pages per block
-        invalid = state.invalid = np.zeros(cols.size, dtype=bool)  # per column, updated
-        classes = np.arange(K)[:, None]
-        for start in range(0, n, _ROWS):
-            blk = slice(start, min(start + _ROWS, n))
-            own = self.own[blk]
-            m = own.size
-            # U_j^T (x_i - c) for every class, layout (K, d, m): rows innermost (the kernel
-            # takes the classes' offsets away)
-            if m == coords.shape[1]:
-                ZT = np.matmul(UcatT, self.XcT[:, blk], out=coords).reshape(K, d, m)
-            else:
-                ZT = (UcatT @ self.XcT[:, blk]).reshape(K, d, m)
-            rr = self.rr[blk]
-            share = np.where(own[None, :] == classes, 1.0, lam)  # (K, m)
-            beta = rows.coef[blk][None, :] * share
-            Dp = D[:, None] - rows.weight[blk][None, :] * share
-            e = beta * (rr / d)[None, :]
-            t_d = (traces[:, None] - beta * rr[None, :]) / d
-            scale2 = rows.own_scale[blk] ** 2
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_Dp = np.log(Dp)
-            scores = block[:, :m]
-            grid_block_scores(ZT, offsets, G, own, binv, base, ratio, identity, one_minus,
-                              log_one_minus, log_base, log_coef, beta, e, scale2, Dp, log_Dp,
-                              t_d, self.log_priors_T[:, blk], _SINGULAR, scores, invalid)
-            yield blk, cols, scores
-        valid[cols[invalid]] = False
-        state.valid = valid
+        singular = np.any(nu[:, :, 0] <= _SINGULAR * nu[:, :, -1], axis=1)  # (L,)
+        identity = gammas == 1.0
+        ratio = np.where(identity, 0.0, gammas / np.where(identity, 1.0, 1.0 - gammas))
+        base = nu[..., None] + ratio * (traces / d)[:, :, None, None]  # (L, K, d, G)
+        base[..., identity] = 1.0
+        # a singular column (shrinkage 0 with a singular A_j) is left out below
+        with np.errstate(divide="ignore", invalid="ignore"):
+            binv = 1.0 / base
+            log_base = np.log(base).sum(axis=2)  # (L, K, G)
+            q = base[:, :, :1] / base  # <= 1
+            terms = np.arange(1, LOG_TERMS + 1)
+            log_coef = (q[..., None] ** terms).sum(axis=2) / terms  # (L, K, G, LOG_TERMS)
+            series = binv[..., None] * q[..., None] ** np.arange(SUM_TERMS)  # (L, K, d, G, S)
+            sgg_coef = np.einsum("ajlk,ajlcs->ajkcs", G * G, series)  # (L, K, K, G, S)
+        hcoef = series.transpose(0, 1, 3, 4, 2)  # (L, K, G, S, d)
+        one_minus = np.where(identity, 1.0, 1.0 - gammas)
+        out = []
+        for a in range(L):
+            valid = ~(singular[a] & (gammas == 0.0))
+            cols = np.flatnonzero(valid)
+            shared = all(np.array_equal(U[a, 0], U[a, j]) for j in range(1, K))
+            UT = U[a, :1 if shared else K].transpose(0, 2, 1).reshape(-1, d)  # rows U_j[:, l]
+
+            def pick(x, axis):
+                return np.ascontiguousarray(np.take(x[a], cols, axis=axis))
+
+            args = (np.ascontiguousarray(UT), shared, float(lams[a]), D[a].copy(),
+                    traces[a] / d, np.ascontiguousarray(G[a]), gg[a].copy(), pick(binv, 2),
+                    pick(base, 2), ratio[cols].copy(), identity[cols].copy(),
+                    one_minus[cols].copy(), np.log(one_minus[cols]), pick(log_base, 1),
+                    pick(log_coef, 1), pick(hcoef, 1), pick(sgg_coef, 2))
+            out.append(_Setup(valid, cols, args))
+        return out
+
+    def sums(self, setup, code: int, weight) -> tuple:
+        """The criterion's weighted sums over the rows at one pooling (a :meth:`setups` entry):
+        ``(sums, valid, bad)``.
+
+        code 0, 1, 2: ``'neg_log_loss'``, ``'accuracy'``, ``'log_likelihood'``; weight of shape
+        (n_samples,) in the rows' order (ones without weights).  sums of shape (n_shrinkages,)
+        (zero where not valid); bad: the first row whose scores have no finite maximum, or -1
+        (the sums are then incomplete).
+        """
+        w = np.ascontiguousarray(np.asarray(weight, dtype=np.float64)[self.order])
+        return self._pass(setup, code, w, np.zeros((1, 1, 1)))
+
+    def scores(self, setup) -> tuple:
+        """``(scores, valid)``: every row's scores at every shrinkage of one pooling (a
+        :meth:`setups` entry), shape (n_shrinkages, n_samples, n_classes) (zeros where not valid),
+        and valid of shape (n_shrinkages,)."""
+        scores = np.zeros((setup.valid.size, self.n, self.stats.n_classes))
+        kernel_scores = np.zeros((setup.cols.size, self.n, self.stats.n_classes))
+        _, valid, _ = self._pass(setup, -1, self.weight, kernel_scores)
+        scores[setup.cols] = kernel_scores
+        scores[~valid] = 0.0
+        return scores, valid
+
+    def _pass(self, setup, code: int, w, scores):
+        C = setup.cols.size
+        totals, comps = np.zeros(C), np.zeros(C)
+        invalid = np.zeros(C, dtype=bool)
+        bad = -1
+        if self.n:
+            bad = pooling_pass(self.RB, self.n, self.rowk, self.rr, self.rm, self.coef,
+                               self.weight, self.scale2, self.log_priors, *setup.args, _SINGULAR,
+                               code, code == 2, w, totals, comps, invalid, scores, self.order)
+        valid = setup.valid.copy()
+        valid[setup.cols[invalid]] = False
+        out = np.zeros(valid.size)
+        out[setup.cols] = totals + comps
+        out[~valid] = 0.0
+        return out, valid, int(bad)
 
 
-class GridPass:
-    """One pass of :meth:`LooGrid.blocks` over the rows at one pooling.
+class _Setup(NamedTuple):
+    """One pooling's model for :func:`linclass.selection.shifted_kernel.pooling_pass`: which
+    shrinkages are defined (valid, shape (n_shrinkages,)), the kernel's columns among them, and
+    the kernel's arguments from ``UT`` to ``sgg_coef``."""
 
-    Attributes
-    ----------
-    invalid : ndarray of shape (n_columns,), bool
-        Per column of the blocks' scores: some row's left-out covariance is singular so far
-        (set once the first block is scored, updated by every block).
-    valid : ndarray of shape (n_shrinkages,), bool
-        Once the blocks are exhausted: the shrinkages without a singular left-out covariance
-        (the others' scores are not defined).
-    """
-
-    def __init__(self, grid: LooGrid, pooling: float, shrinkages):
-        self.invalid = self.valid = None
-        self._blocks = grid._blocks(self, pooling, shrinkages)
-
-    def __iter__(self):
-        return self._blocks
+    valid: np.ndarray
+    cols: np.ndarray
+    args: tuple
