@@ -89,7 +89,8 @@ def blas_threads_for(work: float):
     thread when ``work`` (multiply-adds of one product of the data with the coefficients: rows x
     parameters, or stored entries x coefficient rows for sparse X) is below
     :data:`BLAS_THREADS_MIN` or fewer than two cores are free (:func:`free_cores`); otherwise the
-    libraries' own settings."""
+    libraries' own settings (the decision: :func:`threads_allowed`)."""
+    # the size first: the free cores are read (about 0.1 ms) only for a product that may thread
     if work >= BLAS_THREADS_MIN and threads_allowed(work, free_cores()):
         return nullcontext()
     return _one_thread()
