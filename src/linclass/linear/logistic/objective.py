@@ -74,6 +74,7 @@ from linclass.linear.logistic.separation import SURE, suspicious_rows
 __all__ = ["LinearObjective"]
 
 _NO_WEIGHTS = np.empty(0)  # unit weights, for the compiled loops
+_SCORE_ROWS = 4096  # rows of a float32 X converted at a time for float64 scores (in cache)
 
 
 class LinearObjective(RowStatistics, ObjectiveLayout):
@@ -178,7 +179,16 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
     def scores(self, theta: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
         """Raw scores: shape (n,) for two classes (log-odds), (n, K) for softmax."""
         coef, intercept = self.coefficients(theta)
-        S = (self.X if X is None else X) @ coef.T + intercept
+        X_ = self.X if X is None else X
+        if is_low(X_) and not sp.issparse(X_):  # float64 products, a block of rows at a time:
+            # no float64 copy of all of X (X @ coef would make one)
+            S = np.empty((X_.shape[0], coef.shape[0]))
+            for start in range(0, X_.shape[0], _SCORE_ROWS):
+                rows = slice(start, start + _SCORE_ROWS)
+                np.matmul(X_[rows].astype(np.float64), coef.T, out=S[rows])
+            S += intercept
+        else:
+            S = X_ @ coef.T + intercept
         if X is None and self.score_offset is not None:
             S = S + self.score_offset
         return S[:, 0] if self.basis is None else S
