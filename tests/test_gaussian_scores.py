@@ -38,9 +38,10 @@ def test_rows_near_a_tight_class_mean_keep_their_digits(make):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_qda_distances_over_row_chunks_equal_one_pass_bit_for_bit(threads):
+@pytest.mark.parametrize("kind", ["full", "diag"])
+def test_scores_over_row_chunks_equal_one_pass_bit_for_bit(threads, kind):
     """A large X's row chunks are scored on worker threads (linclass.core.threads.map_chunks):
-    every row as in one pass over all rows, whatever the thread count, and equal to the distances
+    every row as in one pass over all rows, whatever the thread count, and equal to the scores
     formed directly from the covariances."""
     from unittest import mock
 
@@ -52,7 +53,9 @@ def test_qda_distances_over_row_chunks_equal_one_pass_bit_for_bit(threads):
     rng = np.random.default_rng(1)
     y = rng.integers(0, 3, 12_000)
     X = rng.normal(size=(12_000, 5)) * np.linspace(0.5, 3.0, 5) + 2.0 * y[:, None] + 10.0
-    model = linclass.QuadraticDiscriminantAnalysis().fit(X, y).model_
+    make = linclass.QuadraticDiscriminantAnalysis if kind == "full" else linclass.GaussianNB
+    model = make().fit(X, y).model_
+    score = gaussian_scores.mahalanobis if kind == "full" else gaussian_scores.joint_log_likelihood
     seen = []
 
     def spy(fn, chunks):
@@ -60,14 +63,19 @@ def test_qda_distances_over_row_chunks_equal_one_pass_bit_for_bit(threads):
         return core_threads.map_chunks(fn, chunks)
 
     with mock.patch.object(gaussian_scores, "_ROWS", 512):
-        whole = gaussian_scores.mahalanobis(model, X)
+        whole = score(model, X)
         with mock.patch.object(core_threads, "MIN_CHUNK_ROWS", 2048), \
                 mock.patch.object(core_threads, "CHUNK_BYTES", 1), \
                 mock.patch.object(gaussian_scores, "map_chunks", spy), \
                 threadpool_limits(threads, user_api="blas"):
-            chunked = gaussian_scores.mahalanobis(model, X)
+            chunked = score(model, X)
     assert seen == [4]
     np.testing.assert_array_equal(chunked, whole)
     D = X[:, None, :] - model.means[None]
-    direct = np.einsum("nkd,kde,nke->nk", D, np.linalg.inv(model.covariance), D)
+    if kind == "full":
+        direct = np.einsum("nkd,kde,nke->nk", D, np.linalg.inv(model.covariance), D)
+    else:
+        var = model.covariance
+        direct = (model.log_priors - 0.5 * np.log(2 * np.pi * var).sum(axis=1)
+                  - 0.5 * (D * D / var[None]).sum(axis=2))
     np.testing.assert_allclose(whole, direct, rtol=1e-10)

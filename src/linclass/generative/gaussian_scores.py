@@ -71,23 +71,34 @@ def mahalanobis(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     entries of :math:`a` (:math:`H_k` is upper triangular), and their squares are summed per class
     without temporaries.
 
-    A large X's row chunks are shared among worker threads, each running BLAS in one thread
-    (:func:`linclass.core.threads.map_chunks`): a block's products are too small (under 30 million
-    multiply-adds at d = 100, K = 10) for BLAS's own threads to pay, and the squares' sums run on
-    one core in a threaded product.  The chunks' bounds are multiples of the block, so every row is
-    computed as in one pass over all rows, bit for bit, for any thread count."""
+    Row chunks on worker threads: :func:`_by_row_chunks`."""
     if model.whiten is None:
         raise ValueError("mahalanobis applies to the 'full' model.")
-    K = model.means.shape[0]
-    n, d = X.shape
-    out = np.empty((n, K))
-    chunks = row_chunks(n, d, 8 * K, align=_ROWS)
-    if len(chunks) > 1:
-        map_chunks(lambda rows: _mahalanobis_rows(model, X[rows], out[rows]), chunks)
-        return out
     widest = max(panel.size for panel in model.whiten_panels)  # multiply-adds of a block's product
-    with blas_threads_for(min(_ROWS, n) * widest):
-        _mahalanobis_rows(model, X, out)
+    return _by_row_chunks(lambda rows, out: _mahalanobis_rows(model, rows, out), X,
+                          model.means.shape[0], min(_ROWS, X.shape[0]) * widest)
+
+
+def _by_row_chunks(score_rows, X: np.ndarray, n_classes: int, work: float) -> np.ndarray:
+    """``score_rows(rows, out)`` (scores of the rows of X into ``out``, block by block) over all of
+    X, into an array of shape (n_samples, n_classes).
+
+    A large X's row chunks are shared among worker threads, each running BLAS in one thread
+    (:func:`linclass.core.threads.map_chunks`): a block's products are too small (under 30 million
+    multiply-adds at d = 100, K = 10) for BLAS's own threads to pay (on a loaded 2-core machine they
+    made QDA's predict_proba 5x slower), and the steps between products run on one core in a
+    threaded product.  The chunks' bounds are multiples of the block, so every row is computed as
+    in one pass over all rows, bit for bit, for any thread count.  A small X is scored in the
+    calling thread, with BLAS in one thread unless one block's product (``work`` multiply-adds) is
+    large (:func:`linclass.core.threads.blas_threads_for`)."""
+    n, d = X.shape
+    out = np.empty((n, n_classes))
+    chunks = row_chunks(n, d, 8 * n_classes, align=_ROWS)
+    if len(chunks) > 1:
+        map_chunks(lambda rows: score_rows(X[rows], out[rows]), chunks)
+        return out
+    with blas_threads_for(work):
+        score_rows(X, out)
     return out
 
 
@@ -117,21 +128,24 @@ def _diagonal_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     :math:`\\sum_j (x_j^2 + \\mu_{kj}^2)/\\sigma_{kj}^2`, which can exceed the form itself by many
     orders of magnitude for a row near its class mean with tiny variances (a feature nearly constant
     within the class): where the positive part is over :data:`_CANCELLATION` times the result, the
-    form of that row is summed directly, as the squares of the differences."""
+    form of that row is summed directly, as the squares of the differences.  Row chunks on worker
+    threads: :func:`_by_row_chunks`."""
     M, P = model.offsets, model.inv_var
     MP = (M * P).T
     tail = np.einsum("kj,kj->k", M * M, P)
-    out = np.empty((X.shape[0], P.shape[0]))
-    for block in _blocks(X.shape[0]):
-        Xc = X[block] - model.center
-        positive = (Xc * Xc) @ P.T + tail
-        quad = positive - 2.0 * (Xc @ MP)
-        rows = np.flatnonzero(np.any(positive > _CANCELLATION * np.abs(quad), axis=1))
-        if rows.size:
-            D = Xc[rows, None, :] - M[None, :, :]
-            quad[rows] = np.einsum("rkj,rkj,kj->rk", D, D, P)
-        out[block] = model.const - 0.5 * quad
-    return out
+
+    def score_rows(X, out):
+        for block in _blocks(X.shape[0]):
+            Xc = X[block] - model.center
+            positive = (Xc * Xc) @ P.T + tail
+            quad = positive - 2.0 * (Xc @ MP)
+            rows = np.flatnonzero(np.any(positive > _CANCELLATION * np.abs(quad), axis=1))
+            if rows.size:
+                D = Xc[rows, None, :] - M[None, :, :]
+                quad[rows] = np.einsum("rkj,rkj,kj->rk", D, D, P)
+            out[block] = model.const - 0.5 * quad
+
+    return _by_row_chunks(score_rows, X, P.shape[0], min(_ROWS, X.shape[0]) * P.size)
 
 
 def quadratic_form(model: GaussianModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
