@@ -38,11 +38,12 @@ def test_rows_near_a_tight_class_mean_keep_their_digits(make):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("kind", ["full", "diag"])
+@pytest.mark.parametrize("kind", ["full", "diag", "tied"])
 def test_scores_over_row_chunks_equal_one_pass_bit_for_bit(threads, kind):
     """A large X's row chunks are scored on worker threads (linclass.core.threads.map_chunks):
-    every row as in one pass over all rows, whatever the thread count, and equal to the scores
-    formed directly from the covariances."""
+    every row as in one pass over all rows (bit for bit where the pass is blocked: the quadratic
+    kinds), whatever the thread count, and equal to the scores formed directly from the
+    covariances."""
     from unittest import mock
 
     from threadpoolctl import threadpool_limits
@@ -53,7 +54,8 @@ def test_scores_over_row_chunks_equal_one_pass_bit_for_bit(threads, kind):
     rng = np.random.default_rng(1)
     y = rng.integers(0, 3, 12_000)
     X = rng.normal(size=(12_000, 5)) * np.linspace(0.5, 3.0, 5) + 2.0 * y[:, None] + 10.0
-    make = linclass.QuadraticDiscriminantAnalysis if kind == "full" else linclass.GaussianNB
+    make = {"full": linclass.QuadraticDiscriminantAnalysis, "diag": linclass.GaussianNB,
+            "tied": linclass.LinearDiscriminantAnalysis}[kind]
     model = make().fit(X, y).model_
     score = gaussian_scores.mahalanobis if kind == "full" else gaussian_scores.joint_log_likelihood
     seen = []
@@ -70,6 +72,11 @@ def test_scores_over_row_chunks_equal_one_pass_bit_for_bit(threads, kind):
                 threadpool_limits(threads, user_api="blas"):
             chunked = score(model, X)
     assert seen == [4]
+    if kind == "tied":  # one product per chunk: the same to rounding
+        np.testing.assert_allclose(chunked, whole, rtol=1e-13, atol=1e-10)
+        direct = X @ model.coef.T + model.intercept  # the same up to a term shared by the classes
+        np.testing.assert_allclose(whole - whole[:, :1], direct - direct[:, :1], rtol=1e-10, atol=1e-8)
+        return
     np.testing.assert_array_equal(chunked, whole)
     D = X[:, None, :] - model.means[None]
     if kind == "full":

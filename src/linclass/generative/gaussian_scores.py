@@ -44,11 +44,20 @@ def _linear_scores(model: GaussianModel, X: np.ndarray) -> np.ndarray:
     """:math:`(x - c)^T w_k` + centred intercept.  When the training data sit near the origin (relative
     to their spread) the centring is folded into the intercept and X is used as it is: one product.
     A float32 X is scored by blocks, each centred and multiplied in float64 (float32 products would
-    round at the scale of :math:`|x||w|`, far above the scores' own rounding), into float32 scores."""
+    round at the scale of :math:`|x||w|`, far above the scores' own rounding), into float32 scores.
+    A large float64 X's one product is formed by row chunks on worker threads
+    (:func:`_by_row_chunks`)."""
     low = X.dtype == np.float32
+    K = model.coef.shape[0]
     if not model.centre_first and not low:
-        return X @ model.coef.T + (model.centred_intercept - model.coef @ model.center)
-    out = np.empty((X.shape[0], model.coef.shape[0]), dtype=X.dtype if low else np.float64)
+        intercept = model.centred_intercept - model.coef @ model.center
+
+        def score_rows(X, out):
+            np.matmul(X, model.coef.T, out=out)
+            out += intercept
+
+        return _by_row_chunks(score_rows, X, K, X.size * K)
+    out = np.empty((X.shape[0], K), dtype=X.dtype if low else np.float64)
     for block in _blocks(X.shape[0]):
         out[block] = (X[block] - model.center) @ model.coef.T + model.centred_intercept
     return out
