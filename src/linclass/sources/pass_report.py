@@ -15,8 +15,11 @@ __all__ = ["PassReport", "say"]
 
 
 def say(text: str, who: str = "linclass") -> None:
-    """One line of progress on stderr, ``who: text``."""
-    print(f"{who}: {text}", file=sys.stderr, flush=True)
+    """One line of progress on stderr, ``who: text``, written whole in one call: ``print`` writes
+    the text and its newline separately, and a Ctrl-C between the two left the next line (the
+    command's ``linclass: interrupted``) at the end of this one."""
+    sys.stderr.write(f"{who}: {text}\n")
+    sys.stderr.flush()
 
 
 class PassReport:
