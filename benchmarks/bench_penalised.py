@@ -353,9 +353,14 @@ def path_rows(scale, use_r, budget, targets, rows):
         print(f"\n5-fold cross-validation of the L1 path  (n={n:,}, d={d:,}, 100 values)")
         foldid = np.arange(n) % 5
         folds = [(np.flatnonzero(foldid != f), np.flatnonzero(foldid == f)) for f in range(5)]
-        seconds, cv = timed(lambda: LogisticRegressionCV(  # scored as cv.glmnet, by the deviance
-            Cs=Cs, l1_ratios=(1.0,), scoring="neg_log_loss", use_legacy_attributes=False,
-            cv=folds).fit(X, y))
+        def cross_validate(rows):  # scored as cv.glmnet, by the deviance
+            fold_rows = [(np.flatnonzero(foldid[rows] != f), np.flatnonzero(foldid[rows] == f))
+                         for f in range(5)]
+            return LogisticRegressionCV(Cs=Cs, l1_ratios=(1.0,), scoring="neg_log_loss",
+                                        use_legacy_attributes=False, cv=fold_rows).fit(X[rows], y[rows])
+
+        timed(lambda: cross_validate(np.arange(min(n, 500))))  # a warm-up, as R's script has
+        seconds, cv = timed(lambda: cross_validate(np.arange(n)))
         print(f"    linclass LogisticRegressionCV  {seconds:9.3f} s   (C_ = {cv.C_:.4g})")
         if use_r:
             out = glmnet(X, y, Cs, 1.0, mode="cv", foldid=foldid)
