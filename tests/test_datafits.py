@@ -187,6 +187,16 @@ def test_numpy_two_class_terms_are_the_compiled_ones():
     for alpha in (0.0, 0.37, 1.0):
         assert losses.binary_dual_entropy(p, q, y, w, alpha) == pytest.approx(
             compiled.binary_dual_entropy(p2, q2, y, w, alpha), rel=1e-12)
+    for weights in (w, np.empty(0)):  # the residuals of a small unpenalised fit's blocks
+        w[::5] = 0.0
+        mu, R, mu2, R2 = (np.empty_like(s) for _ in range(4))
+        R = np.empty((s.size, 2))[:, 0]  # a strided column, as the objective's blocks pass it
+        loss, perfect = losses.binary_residuals(s, y, weights, 1e-8, mu, R)
+        loss2, perfect2 = compiled.binary_residuals(s, y, weights, 1e-8, mu2, R2)
+        assert loss == pytest.approx(loss2, rel=1e-12)
+        assert perfect == perfect2 > 0
+        np.testing.assert_allclose(mu, mu2, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(R, R2, rtol=1e-12, atol=1e-300)
 
 
 # ----------------------------------------------------------------------------- K classes

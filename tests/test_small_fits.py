@@ -1,6 +1,6 @@
-"""A small problem's penalised fit loads none of numba's compiled loops
-(:data:`linclass.core.lazy.COMPILED_MIN`): a process's first L1 fit of breast cancer then does not
-wait for numba to load them, and it reaches the optimum the compiled path reaches."""
+"""A small problem's two-class fit (L1, elastic net, and the default L2) loads none of numba's
+compiled loops (:data:`linclass.core.lazy.COMPILED_MIN`): a process's first fit of breast cancer
+then does not wait for numba to load them, and it reaches the optimum the compiled path reaches."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ X, y = load_breast_cancer(return_X_y=True)
 for C in (0.1, 1.0, 10.0):
     LogisticRegression(penalty="l1", C=C).fit(X, y)
 LogisticRegression(penalty="elasticnet", l1_ratio=0.5).fit(X, y)
+LogisticRegression().fit(X, y)  # the default: an unpenalised-intercept L2 fit by Newton
+LogisticRegression(C=100.0).fit(X, y, sample_weight=1.0 + (y == 1))
 print(",".join(m for m in sys.modules if m.startswith("linclass.linear.compiled.")
                or m == "linclass.core.magnitude_kernel"))
 """

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.lazy import COMPILED_MIN
 from linclass.linear import compiled
 from linclass.linear.logistic.losses import Binomial
 
@@ -153,6 +154,12 @@ class CurvatureSum:
         A = self.rows_buffer(Xb.shape[0])
         if sp.issparse(Xb):  # one block of sparse rows, densified in cache
             Xb = Xb.toarray()
+        if Xb.size < COMPILED_MIN:  # the compiled loop's arithmetic, s_i (x_ij - m_j): no load
+            d = Xb.shape[1]
+            np.multiply(s[:, None], Xb - self.offset, out=A[:, :d])
+            if A.shape[1] > d:
+                A[:, d] = s
+            return A
         compiled.centred_scaled_rows(np.ascontiguousarray(Xb), self.offset, s, A)
         return A
 

@@ -229,6 +229,20 @@ def binary_terms(s, y, sw, g, h) -> float:
     return float(sw @ (loss - y * s))
 
 
+def binary_residuals(s, y, sw, sure: float, mu, r) -> tuple[float, int]:
+    """Into mu the probabilities :math:`\\mu_i = \\sigma(s_i)` and into r the residuals
+    :math:`w_i(\\mu_i - y_i)` (weights sw, or an empty array for unit weights, as the compiled loop
+    takes them); returns the summed weighted log-loss and the number of rows of positive weight
+    whose own-class probability exceeds ``1 - sure``."""
+    loss, m = _log1pexp(s, sigmoid=True)
+    w = sw if sw.size else 1.0
+    mu[:] = m
+    np.multiply(w, m - y, out=r)
+    own = np.where(y == 1.0, m, 1.0 - m) > 1.0 - sure
+    perfect = int(np.count_nonzero(own & (sw > 0.0) if sw.size else own))
+    return float(np.sum(w * (loss - y * s))), perfect
+
+
 def binary_loss(s, z, t: float, y, sw) -> float:
     """Summed weighted log-loss at scores :math:`s + tz`."""
     st = s + t * z

@@ -60,6 +60,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.lazy import COMPILED_MIN
 from linclass.core.validation import LOW, is_low
 from linclass.generative.scatter_float32 import reference_point
 from linclass.linear import compiled
@@ -211,9 +212,10 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         if self.score_offset is not None:
             S += self.score_offset[rows]
         w = None if self.w is None else self.w[rows]
-        if self.basis is None:  # Binomial's value and weighted gradient in one compiled pass
+        if self.basis is None:  # Binomial's value and weighted gradient in one pass
             mu, R = np.empty(y.size), np.empty((y.size, 1))
-            loss, perfect = compiled.binary_residuals(
+            terms = losses if self.X.shape[0] * self.X.shape[1] < COMPILED_MIN else compiled
+            loss, perfect = terms.binary_residuals(
                 np.ascontiguousarray(S[:, 0]), self._target[rows], _NO_WEIGHTS if w is None else w,
                 SURE, mu, R[:, 0])
             return X, float(loss), R, mu, w, int(perfect)
@@ -278,10 +280,14 @@ class LinearObjective(RowStatistics, ObjectiveLayout):
         """Whether an evaluation is a compiled read of each row (:meth:`_read_once`): two classes,
         dense C-ordered X of float64 or float32.  A float32 row is read as it is (half the bytes)
         and its products are formed in float64 (exact for the row's values, so no float32 centre
-        is needed); only the Hessian's rows are stored in float32 when its products are."""
+        is needed); only the Hessian's rows are stored in float32 when its products are.  A small
+        X (fewer than :data:`~linclass.core.lazy.COMPILED_MIN` entries) is evaluated by blocks of
+        BLAS products and NumPy forms of the loops instead, so that its first fit loads no
+        compiled code (:mod:`linclass.linear.logistic.design`)."""
         X = self.X
         return (self.basis is None and not self.sparse and X.dtype in (np.float64, np.float32)
-                and X.flags.c_contiguous and (self.w is None or self.w.dtype == np.float64))
+                and X.flags.c_contiguous and (self.w is None or self.w.dtype == np.float64)
+                and X.size >= COMPILED_MIN)
 
     def _uncentred(self, XtR, rsum) -> np.ndarray:
         """:math:`X^TR` from the products of the centred float32 rows: :math:`(X - c)^TR +
