@@ -578,8 +578,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--rows", default="anchors,sparse,dense,path,cv")
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="paired, interleaved rounds of the anchors rows")
+    parser.add_argument("--rounds", type=int, default=6,
+                        help="paired, interleaved rounds of the anchors rows (an even number: each "
+                             "of the two linclass settings then runs first in as many rounds)")
     parser.add_argument("--adelie-tol", type=float, default=1e-7,
                         help="adelie's tol and irls_tol (its default 1e-7 stops up to ~1e-4 above "
                              "the optimum on the dense rows)")
