@@ -97,7 +97,7 @@ from linclass.linear.penalties.kernel import PenaltyKernel
 __all__ = ["CHECK_EVERY", "OBJECTIVE_SHARE", "Certificate", "Damping", "Growth", "PenalisedResult",
            "Step", "TwoClass", "WarmState", "damped_step", "damped_steps",
            "feature_sign", "kernel_on", "line_search", "look_outside", "newton_loop", "prox_newton",
-           "row_step", "run_requests", "solve_small_model"]
+           "row_step", "run_requests", "solve_small_model", "solve_small_model_uncompiled"]
 
 # what tunes 1. the working set
 _STRONG_EXTRA = 0.25  # a fit from zero starts from the strong set if it adds at most this share of
@@ -595,9 +595,9 @@ class RowModel:
         Q, hx = self._gram()
         delta = np.zeros(design.d)
         grad = self.G - hx * (self.gb / H) if H > 0 else self.G.copy()
-        d_ws, more = solve_small_model(Q, grad, np.ascontiguousarray(w[ws]), pen, ws,
-                                       kernel_on(kernel, ws), inner_tol * _GRAM_FORCING,
-                                       max_sweeps, nu, exact=design.small)
+        solve = solve_small_model_uncompiled if design.small else solve_small_model
+        d_ws, more = solve(Q, grad, np.ascontiguousarray(w[ws]), pen, ws, kernel_on(kernel, ws),
+                           inner_tol * _GRAM_FORCING, max_sweeps, nu)
         delta[ws] = d_ws
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
         z = design.step(delta, ws) if self.ahead is None else self.ahead(delta, db)
@@ -688,7 +688,7 @@ def kernel_on(kernel: PenaltyKernel, cols) -> PenaltyKernel:
 
 
 def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int,
-                      nu: float = 0.0, exact: bool = False):
+                      nu: float = 0.0):
     """Minimise :math:`\\text{grad}^T\\delta + \\frac12\\delta^T(Q + \\nu I)\\delta + r(w + \\delta)`
     for a small dense Q: coordinate descent from zero, then, for an elastic net without bounds,
     :func:`feature_sign` from its point to the exact minimiser.  Coordinate descent alone converges
@@ -697,14 +697,7 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
     penalty's column of each coordinate; ``kernel``: the penalty on those columns as the compiled
     loops take it (:func:`kernel_on`); any penalty but an elastic net without bounds (bounds, a
     non-convex one) is solved by coordinate descent alone, to ``tol``.  ``nu``: the damping
-    (:class:`Damping`).  ``exact``: for a small design's model
-    (``small`` in :class:`~linclass.linear.logistic.design.Design`: its fit loads no compiled loop),
-    the feature-sign search from ``w`` first, then coordinate descent from its point in Python
-    (:func:`_descend_elastic`) until it meets ``tol``: usually one pass, where the search's own
-    tolerance, relative to the model's largest linear term, is looser than ``tol`` asks (weakly
-    penalised fits at tol 1e-10 then stopped moving); descent before the search, 32 passes in
-    Python, would cost more than the fit (on breast cancer it used all 32 at every step).
-    Returns ``(delta, passes)``.
+    (:class:`Damping`).  Returns ``(delta, passes)``.
     """
     q = w.size
     if nu:
@@ -712,9 +705,6 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
     delta = np.zeros(q)
 
     def descend(budget):
-        if exact and kernel.elastic is not None:  # no compiled loop for a small design's model
-            return _descend_elastic(Q, grad, w, delta, *kernel.elastic, kernel.curvature, tol,
-                                    budget)
         return compiled.cd_gram(Q, grad, w, delta, kernel.prox, kernel.params, kernel.curvature,
                                 tol, budget)
 
@@ -724,28 +714,60 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
     if kernel.elastic is None:  # the feature-sign search knows no bounds: coordinate descent to tol
         sweeps = descend(max_sweeps)
         return checked(delta), sweeps
-    l1, l2 = kernel.elastic
-    M = Q + np.diag(l2)
-    c = Q @ w - grad  # the model in u = w + delta: 1/2 u'Mu - c'u + l1 |u|_1 (+ constant)
-    if not np.any(l1):  # a smooth model: the Newton step itself
-        try:
-            return cho_solve(cho_factor(M, check_finite=False), c, check_finite=False) - w, 0
-        except (LinAlgError, ValueError):
-            pass
-    if exact:  # the search from w, then descent from its point until it meets the tolerance
-        u = feature_sign(M, c, l1, w)  # (one pass: the search's tolerance is relative to |c|)
-        if u is not None:
-            delta += u - w
-        return checked(delta), descend(max_sweeps)
+    M, c, step = _elastic_model(Q, grad, w, kernel)
+    if step is not None:
+        return step, 0
     first = min(32, max_sweeps)
     sweeps = descend(first)
     if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
         return checked(delta), sweeps
-    u = feature_sign(M, c, l1, w + delta)
+    u = feature_sign(M, c, kernel.elastic[0], w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
         sweeps += descend(max_sweeps)
         return checked(delta), sweeps
     return checked(u - w), sweeps
+
+
+def solve_small_model_uncompiled(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int,
+                                 nu: float = 0.0):
+    """:func:`solve_small_model` for a small design's model (``small`` in
+    :class:`~linclass.linear.logistic.design.Design`: its fit loads no compiled loop), the same
+    arguments and result: for an elastic net without bounds, the feature-sign search from ``w``
+    first, then coordinate descent from its point in Python (:func:`_descend_elastic`) until it
+    meets ``tol``: usually one pass, where the search's own tolerance, relative to the model's
+    largest linear term, is looser than ``tol`` asks (weakly penalised fits at tol 1e-10 then
+    stopped moving); descent before the search, 32 passes in Python, would cost more than the fit
+    (on breast cancer it used all 32 at every step).  Any other penalty: :func:`solve_small_model`.
+    """
+    if kernel.elastic is None:
+        return solve_small_model(Q, grad, w, pen, cols, kernel, tol, max_sweeps, nu)
+    if nu:
+        Q = Q + nu * np.eye(w.size)
+    M, c, step = _elastic_model(Q, grad, w, kernel)
+    if step is not None:
+        return step, 0
+    delta = np.zeros(w.size)
+    u = feature_sign(M, c, kernel.elastic[0], w)  # (one pass: its tolerance is relative to |c|)
+    if u is not None:
+        delta += u - w
+    sweeps = _descend_elastic(Q, grad, w, delta, *kernel.elastic, kernel.curvature, tol,
+                              max_sweeps)
+    return _checked(delta, Q, grad, w, pen, cols, kernel.curvature), sweeps
+
+
+def _elastic_model(Q, grad, w, kernel):
+    """``(M, c, step)``: an elastic net's model in :math:`u = w + \\delta`, :math:`\\frac12 u^TMu -
+    c^Tu + \\lVert l_1 \\circ u\\rVert_1` (+ a constant), and, when it has no L1 part, its Newton
+    step (None otherwise, or when M is singular)."""
+    l1, l2 = kernel.elastic
+    M = Q + np.diag(l2)
+    c = Q @ w - grad
+    if not np.any(l1):  # a smooth model: the Newton step itself
+        try:
+            return M, c, cho_solve(cho_factor(M, check_finite=False), c, check_finite=False) - w
+        except (LinAlgError, ValueError):
+            pass
+    return M, c, None
 
 
 def _descend_elastic(Q, grad, w, delta, l1, l2, curvature, tol: float, max_sweeps: int) -> int:
