@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["class_moments", "class_sums_into", "gather_centred", "gather_scaled_rows", "head_means",
+__all__ = ["class_moments", "class_sums_into", "gather_centred", "group_scaled_rows", "head_means",
            "scaled_row", "squared_deviations"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -94,14 +94,28 @@ def gather_centred(X, idx, ref, w, out, sums):
 
 
 @njit(**_JIT)
-def gather_scaled_rows(X, idx, ref, w, out):
-    """``out[t, :d] = sqrt(w_i) (x_i - ref)`` and ``out[t, d] = sqrt(w_i)`` for ``i = idx[t]``: one
-    class's rows gathered and centred in one read, with a last column whose products with the
-    others are the centred sums (:math:`\\sum_i w_i (x_i - r)`), so one syrk of ``out`` gives the
-    scatter, the sums and the total weight together."""
-    for t in range(idx.size):
-        i = idx[t]
-        scaled_row(X[i], ref, np.sqrt(w[i]), out[t])
+def group_scaled_rows(X, y, start, stop, refs, w, out, counts):
+    """Rows ``start`` to ``stop - 1`` of X grouped by class into ``out``, in one read in row order
+    (a counting sort): class k's rows, in row order, fill ``out[p_k : p_k + counts[k]]`` with
+    :math:`p_k = \\sum_{j<k}` ``counts[j]`` (``counts`` is overwritten with each class's number of
+    rows), each row ``out[t, :d] = sqrt(w_i) (x_i - refs[k])`` beside ``out[t, d] = sqrt(w_i)``
+    (:func:`scaled_row`); one syrk of a class's segment then gives its scatter about ``refs[k]``
+    and, in the last column, its centred sums :math:`\\sum_i w_i (x_i - r_k)`."""
+    n_classes = counts.size
+    for k in range(n_classes):
+        counts[k] = 0
+    for i in range(start, stop):
+        counts[y[i]] += 1
+    position = np.empty(n_classes, dtype=np.int64)
+    first = 0
+    for k in range(n_classes):
+        position[k] = first
+        first += counts[k]
+    for i in range(start, stop):
+        k = y[i]
+        t = position[k]
+        position[k] = t + 1
+        scaled_row(X[i], refs[k], np.sqrt(w[i]), out[t])
 
 
 @njit(**_JIT)
