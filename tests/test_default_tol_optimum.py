@@ -10,7 +10,7 @@ import pytest
 
 from linclass import LogisticRegression
 
-from realdata import bundled, docstring_counts
+from realdata import bundled, docstring_counts, problem
 
 RELATIVE = 1e-8
 
@@ -23,10 +23,10 @@ def objective(model, X, y, C, l1_ratio):
     return loss + (l1_ratio * np.abs(W).sum() + (1 - l1_ratio) / 2 * (W * W).sum()) / C
 
 
-def _check(X, y, penalty, C, l1_ratio, solver="auto"):
+def _check(X, y, penalty, C, l1_ratio, solver="auto", tight_tol=1e-11):
     kwargs = {"penalty": penalty, "C": C, "l1_ratio": l1_ratio, "solver": solver, "max_iter": 1000}
     default = LogisticRegression(**kwargs).fit(X, y)
-    tight = LogisticRegression(tol=1e-11, **kwargs).fit(X, y)
+    tight = LogisticRegression(tol=tight_tol, **kwargs).fit(X, y)
     F, F_opt = objective(default, X, y, C, l1_ratio), objective(tight, X, y, C, l1_ratio)
     assert default.converged_ and F - F_opt <= RELATIVE * F_opt
 
@@ -52,3 +52,11 @@ def test_standardised_digits(penalty, C, l1_ratio, solver):
     X, y = bundled("digits_std")
     keep = y < 4  # four classes, 720 rows: the test stays quick
     _check(X[keep], y[keep], penalty, C, l1_ratio, solver)
+
+
+# (with two KKT points a decade apart asked to agree to tol, not tol / 100: 3.7e-7 above the
+# optimum at C = 10, where the objective's distance fell only 3.4-fold over a decade of violation)
+@pytest.mark.parametrize("C", [3.0, 10.0])
+def test_weakly_penalised_text_from_the_standard_library(C):
+    X, y = problem("text_binary")
+    _check(X, y, "l1", C, 1.0, tight_tol=1e-9)  # (at 1e-11: 1,000 iterations, 20 s, at C = 10)
