@@ -120,8 +120,10 @@ class ClassStats:
         (:mod:`linclass.generative.scatter_float32`), and again as float64 where float32 products are not
         accurate enough (:func:`~linclass.generative.scatter_float32.needs_float64`).  For the kinds with
         d x d products ('tied', 'full'), a large float64 X with contiguous rows is read in row
-        chunks, on as many threads as BLAS may use, and their statistics merged
-        (:mod:`linclass.core.threads`): the same numbers for any thread count.  (The diagonal
+        chunks, on as many threads as BLAS may use (:mod:`linclass.core.threads`): their raw sums
+        about common centres are added (:func:`~linclass.generative.scatter_passes.tied_scatter`,
+        :func:`~linclass.generative.scatter_passes.scaled_pass`), or with fourth moments their
+        statistics merged; the same numbers for any thread count.  (The diagonal
         kind's pass is one read of X, bound by memory: two threads measured no faster, the chunks'
         own costs slower.)
 
@@ -143,11 +145,13 @@ class ClassStats:
             raise ValueError("fourth-moment statistics are collected only with kind='full'.")
         if is_low(X) and not _float32_pays(X, kind, len(classes)):
             X = X.astype(np.float64)
-        if kind in ("tied", "full") and _compiled(X):  # large X: row chunks on threads, merged
+        if kind in ("tied", "full") and _compiled(X):  # large X: row chunks on threads
             chunks = row_chunks(*X.shape, _stat_bytes(kind, len(classes), X.shape[1], moments),
                                 align=scatter_passes._BLOCK,
                                 min_rows=_FULL_CHUNK_ROWS * len(classes) if kind == "full" else 0)
-            if len(chunks) > 1:
+            if len(chunks) > 1 and not moments:  # the passes add the chunks' raw sums
+                return cls._from_rows(X, y, classes, sample_weight, kind, moments, chunks)
+            if len(chunks) > 1:  # fourth moments: each chunk's statistics, merged
                 parts = map_chunks(
                     lambda rows: cls._from_rows(X[rows], y[rows], classes,
                                                 None if sample_weight is None else sample_weight[rows],
@@ -156,8 +160,10 @@ class ClassStats:
         return cls._from_rows(X, y, classes, sample_weight, kind, moments)
 
     @classmethod
-    def _from_rows(cls, X, y, classes, sample_weight, kind: str, moments: bool) -> ClassStats:
-        """:meth:`from_batch` on rows read by one thread."""
+    def _from_rows(cls, X, y, classes, sample_weight, kind: str, moments: bool,
+                   chunks=None) -> ClassStats:
+        """:meth:`from_batch` on rows read by one thread (or, 'tied' and 'full' without moments of a
+        float64 X, by the pass in ``chunks`` of rows on threads)."""
         n_classes = len(classes)
         counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
         n_rows = np.bincount(y, minlength=n_classes)
@@ -169,10 +175,11 @@ class ClassStats:
         elif kind in ("tied", "diag"):  # a float32 X: float32 products, summed in float64
             passes = scatter_float32 if is_low(X) else scatter_passes
             scatter_of = passes.tied_scatter if kind == "tied" else passes.diag_scatter
-            means, scatter = scatter_of(X, y, sample_weight, counts, n_classes)
+            means, scatter = (scatter_of(X, y, sample_weight, counts, n_classes) if chunks is None
+                              else scatter_of(X, y, sample_weight, counts, n_classes, chunks))
         else:
             means, scatter, fourth, third = full_scatter(
-                X, y, sample_weight, counts, n_rows, n_classes, moments
+                X, y, sample_weight, counts, n_rows, n_classes, moments, chunks
             )
         if is_low(X) and scatter_float32.needs_float64(
                 kind, means, *(a for a in (scatter, fourth, third) if a is not None)):
@@ -320,8 +327,9 @@ class ClassStats:
             scatter = a.scatter + b.scatter + (delta.T * c) @ delta
         elif self.kind == "diag":
             scatter = a.scatter + b.scatter + c[:, None] * delta**2
-        else:
-            scatter = a.scatter + b.scatter + c[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+        else:  # one d x d temporary per class for the correction
+            scatter = a.scatter + b.scatter
+            scatter += (c[:, None] * delta)[:, :, None] * delta[:, None, :]
         fourth = third = None
         if a.fourth is not None and b.fourth is not None:
             fourth, third = np.zeros_like(a.fourth), np.zeros_like(a.third)

@@ -22,11 +22,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from linclass.core.threads import map_chunks
 from linclass.core.validation import LOW, is_low
 
 __all__ = ["COMPILED_MIN", "cancels", "centred_pass", "class_order", "class_sums", "compiled",
            "diag_scatter", "full_scatter", "indicator", "safe_means", "scaled_pass", "shift_moments",
-           "symmetric", "syrk_into", "tied_scatter"]
+           "symmetric", "tied_scatter"]
 
 _BLOCK = 4096  # rows per block in blocked passes: keeps temporaries in cache
 _WIDTH = 64  # features below which the diagonal pass's blocks grow, to _BLOCK x _WIDTH entries
@@ -89,25 +90,26 @@ def cancels(raw: np.ndarray, centred: np.ndarray,
     return bool(np.any(centred * _CANCELLATION[np.dtype(products)] < raw))
 
 
-def syrk_into(A: np.ndarray, gram: np.ndarray) -> np.ndarray:
-    """``gram + A^T A`` for a float64 A with contiguous rows, in place in the upper triangle of a
-    Fortran-ordered ``gram`` (BLAS dsyrk with beta = 1; the lower triangle is left as it was) and
-    returned: no d x d temporary, no copy of the triangle, no addition of one.  Measured at
-    200,000 x 100, one BLAS thread: the syrk of 2,048-row blocks accumulated so took 0.92-0.94 of
-    NumPy's ``X.T @ X`` on all rows (scipy's OpenBLAS), the same blocks' ``gram += Xb.T @ Xb``
-    1.02-1.09."""
+def _syrk():
+    """BLAS dsyrk (scipy's), imported on the first large pass.  The passes call it as
+    ``syrk(1.0, A.T, 1.0, gram, 0, 0, 1)`` for a float64 A with contiguous rows and a
+    Fortran-ordered float64 ``gram`` (or the transpose of a C-ordered one): ``gram += A^T A`` in
+    place, in gram's upper triangle only (beta = 1, overwrite_c), so a block's product needs no
+    d x d temporary, no copy of its triangle and no addition of one.  At 200,000 x 100, one BLAS
+    thread, 2,048-row blocks accumulated so took 0.92-0.94 of NumPy's ``X.T @ X`` on all rows,
+    the same blocks' ``gram += Xb.T @ Xb`` 1.02-1.09."""
     from scipy.linalg.blas import dsyrk
 
-    return dsyrk(1.0, A.T, beta=1.0, c=gram, trans=0, lower=0, overwrite_c=1)
+    return dsyrk
 
 
-def symmetric(upper: np.ndarray) -> np.ndarray:
-    """The symmetric matrix (or stack of them) whose upper triangle is ``upper``'s, for an ``upper``
-    whose strict lower triangle is zero (a :func:`syrk_into` accumulator started from zeros): its
-    sum with its transpose, the diagonal put back (half the cost of ``np.triu``'s masks)."""
-    full = upper + upper.swapaxes(-1, -2)
-    diagonal = np.arange(upper.shape[-1])
-    full[..., diagonal, diagonal] = upper[..., diagonal, diagonal]
+def symmetric(triangle: np.ndarray) -> np.ndarray:
+    """The symmetric matrix (or stack of them) of which ``triangle`` holds one triangle and zeros
+    strictly on the other side (a syrk accumulator started from zeros): its sum with its
+    transpose, the diagonal put back (half the cost of ``np.triu``'s masks)."""
+    full = triangle + triangle.swapaxes(-1, -2)
+    diagonal = np.arange(triangle.shape[-1])
+    full[..., diagonal, diagonal] = triangle[..., diagonal, diagonal]
     return full
 
 
@@ -118,7 +120,7 @@ def safe_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def tied_scatter(X, y, w, counts, n_classes):
+def tied_scatter(X, y, w, counts, n_classes, chunks=None):
     """Means and pooled within-class scatter.
 
     Fast path: one syrk ``X^T X`` (weighted: of ``sqrt(w) X``) and one sparse pass for the class
@@ -126,21 +128,20 @@ def tied_scatter(X, y, w, counts, n_classes):
     (large offsets relative to the within-class spread) the scatter is recomputed exactly from
     centred blocks (two-pass algorithm).
 
-    A float64 X with contiguous rows (:func:`compiled`) is read in blocks of ``_BLOCK // 2`` rows,
-    each accumulated into the Gram matrix by :func:`syrk_into` and summed per class by a compiled
-    loop while it is still in the cache.
+    A float64 X with contiguous rows (:func:`compiled`) is read in blocks of ``_BLOCK // 2`` rows
+    (:func:`_tied_sums`), each accumulated into the Gram matrix by BLAS syrk (:func:`_syrk`) and
+    summed per class by a compiled loop while it is still in the cache; ``chunks`` (row ranges,
+    :func:`linclass.core.threads.row_chunks`) are read on threads and their raw sums added in
+    chunk order, so the numbers do not depend on the thread count.
     """
     if compiled(X):
-        n, d = X.shape
-        gram, sums = np.zeros((d, d), order="F"), np.zeros((n_classes, d))
-        yi, wv = np.asarray(y, dtype=np.intp), _weights(w, n)
-        class_sums_into = _kernels().class_sums_into
-        rows = max(_BLOCK // 2, 1)
-        for start in range(0, n, rows):
-            block = slice(start, start + rows)
-            Xb = X[block]
-            gram = syrk_into(Xb if w is None else Xb * np.sqrt(wv[block])[:, None], gram)
-            class_sums_into(Xb, yi[block], wv[block], sums)
+        yi, wv = np.asarray(y, dtype=np.intp), _weights(w, X.shape[0])
+        parts = map_chunks(lambda rows: _tied_sums(X, yi, wv, w is not None, n_classes, rows),
+                           chunks or [slice(0, X.shape[0])])
+        gram, sums = parts[0]
+        for more_gram, more_sums in parts[1:]:
+            gram += more_gram
+            sums += more_sums
         gram = symmetric(gram)
         means = safe_means(sums, counts)
     else:
@@ -157,6 +158,21 @@ def tied_scatter(X, y, w, counts, n_classes):
                 R *= np.sqrt(w[block])[:, None]
             scatter += R.T @ R
     return means, (scatter + scatter.T) / 2
+
+
+def _tied_sums(X, y, w, weighted, n_classes, rows):
+    """:func:`tied_scatter`'s raw sums over ``X[rows]``: the upper triangle of
+    :math:`\\sum_i w_i x_i x_i^T` (Fortran-ordered, zeros below) and the class sums."""
+    d = X.shape[1]
+    gram, sums = np.zeros((d, d), order="F"), np.zeros((n_classes, d))
+    class_sums_into, syrk = _kernels().class_sums_into, _syrk()
+    step = max(_BLOCK // 2, 1)
+    for start in range(rows.start, rows.stop, step):
+        block = slice(start, min(start + step, rows.stop))
+        Xb = X[block]
+        syrk(1.0, (Xb * np.sqrt(w[block])[:, None] if weighted else Xb).T, 1.0, gram, 0, 0, 1)
+        class_sums_into(Xb, y[block], w[block], sums)
+    return gram, sums
 
 
 def diag_scatter(X, y, w, counts, n_classes):
@@ -198,7 +214,7 @@ def diag_scatter(X, y, w, counts, n_classes):
     return means, np.maximum(scatter, 0.0)
 
 
-def full_scatter(X, y, w, counts, n_rows, n_classes, moments):
+def full_scatter(X, y, w, counts, n_rows, n_classes, moments, chunks=None):
     """Means, per-class scatter and (optionally) fourth-moment statistics, in one pass over X.
 
     Rows are grouped by class once (a stable argsort of the labels); each class is then gathered in
@@ -207,7 +223,7 @@ def full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     each block's rows grouped by class in the cache: :func:`scaled_pass`, whose syrk also gives
     the sums.)  The centre is the mean :math:`r_k` of the class's first block (for a class of at
     most one block, its exact mean; in :func:`scaled_pass`, of the class's first rows in row order),
-    so the means come from the same pass: with
+    so the means come from the same pass (``chunks``: :func:`scaled_pass`'s row ranges): with
     :math:`\\delta_k = \\mu_k - r_k`,
 
     .. math::  \\mu_k = r_k + \\delta_k, \\qquad
@@ -220,20 +236,20 @@ def full_scatter(X, y, w, counts, n_rows, n_classes, moments):
     means.
     """
     if compiled(X) and not moments:
-        def one_pass(X, y, w, n_rows, refs):
-            return scaled_pass(X, y, w, n_rows, refs)
+        def one_pass(refs):
+            return scaled_pass(X, y, w, n_rows, refs, chunks)
     else:
         order = class_order(y, n_classes)
 
-        def one_pass(X, y, w, n_rows, refs):
+        def one_pass(refs):
             return centred_pass(X, w, order, n_rows, refs, moments)
-    refs, sums, scatter, fourth, third = one_pass(X, y, w, n_rows, None)
+    refs, sums, scatter, fourth, third = one_pass(None)
     delta = safe_means(sums, counts)
     corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if cancels(np.diagonal(scatter, axis1=1, axis2=2), np.diagonal(corrected, axis1=1, axis2=2),
                X.dtype):
         refs = safe_means(sums, counts) + refs
-        refs, sums, scatter, fourth, third = one_pass(X, y, w, n_rows, refs)
+        refs, sums, scatter, fourth, third = one_pass(refs)
         delta = safe_means(sums, counts)
         corrected = scatter - counts[:, None, None] * (delta[:, :, None] * delta[:, None, :])
     if moments:
@@ -303,7 +319,7 @@ def centred_pass(X, w, order, n_rows, refs, moments):
     return refs, sums, (scatter + scatter.transpose(0, 2, 1)) / 2, fourth, third
 
 
-def scaled_pass(X, y, w, n_rows, refs):
+def scaled_pass(X, y, w, n_rows, refs, chunks=None):
     """:func:`centred_pass` without fourth moments for a float64 X with contiguous rows (None
     ``refs``: each class's mean of its first ``_HEAD`` rows in row order,
     :func:`linclass.generative.stats_kernels.head_means`).
@@ -312,35 +328,53 @@ def scaled_pass(X, y, w, n_rows, refs):
     ``_CLASS_ROWS`` per class); each block's rows are grouped by class, centred and scaled by
     :math:`\\sqrt{w_i}` into a buffer that stays in the cache, beside a last column of
     :math:`\\sqrt{w_i}` (:func:`linclass.generative.stats_kernels.group_scaled_rows`), and each
-    class's segment is accumulated into its Gram matrix by :func:`syrk_into`: the scatter and, in
-    its last column, the centred sums :math:`\\sum_i w_i (x_i - r_k)`, so no loop adds them row by
-    row.  Gathering each class's rows by index from all of X (a stable argsort) cost 0.32 of
+    class's segment is accumulated into its Gram matrix by BLAS syrk (:func:`_syrk`): the scatter
+    and, in its last column, the centred sums :math:`\\sum_i w_i (x_i - r_k)`, so no loop adds them
+    row by row.  Gathering each class's rows by index from all of X (a stable argsort) cost 0.32 of
     ``X.T @ X`` at 200,000 x 100 with 10 classes, one BLAS thread; reading in row order into
-    cached blocks 0.12-0.14."""
+    cached blocks 0.12-0.14.
+
+    ``chunks`` (row ranges, :func:`linclass.core.threads.row_chunks`) are read on threads about the
+    same centres, and their Gram matrices added in chunk order: no chunk's statistics are centred,
+    corrected or merged on their own (at 200,000 x 100 with 10 classes, eight chunks' merged
+    statistics cost 0.15 of ``X.T @ X`` more than one pass), and the numbers do not depend on the
+    thread count."""
     n_classes, d = n_rows.size, X.shape[1]
-    n = X.shape[0]
-    wv = _weights(w, n)
+    wv = _weights(w, X.shape[0])
     yi = np.asarray(y, dtype=np.intp)
-    kernels = _kernels()
     if refs is None:
         refs = np.zeros((n_classes, d))
-        kernels.head_means(X, yi, wv, np.minimum(n_rows, _HEAD), refs)
+        _kernels().head_means(X, yi, wv, np.minimum(n_rows, _HEAD), refs)
     else:
         refs = np.array(refs, dtype=np.float64)
-    rows = max(_BLOCK // 2, _CLASS_ROWS * n_classes, 1)
-    work = np.empty((min(n, rows), d + 1))
+    parts = map_chunks(lambda rows: _class_grams(X, yi, wv, refs, rows),
+                       chunks or [slice(0, X.shape[0])])
+    grams = parts[0]
+    for more in parts[1:]:
+        grams += more
+    G = symmetric(grams)
+    return refs, G[:, :d, d], G[:, :d, :d], None, None
+
+
+def _class_grams(X, y, w, refs, rows):
+    """:func:`scaled_pass`'s sums over ``X[rows]``: for each class k, the Gram matrix of the rows
+    :math:`[\\sqrt{w_i}(x_i - r_k), \\sqrt{w_i}]`, in the lower triangle of a C-ordered
+    (n_classes, d + 1, d + 1) stack (zeros above)."""
+    n_classes, d = refs.shape
+    step = max(_BLOCK // 2, _CLASS_ROWS * n_classes, 1)
+    work = np.empty((min(rows.stop - rows.start, step), d + 1))
     counts = np.zeros(n_classes, dtype=np.int64)
-    grams = [np.zeros((d + 1, d + 1), order="F") for _ in range(n_classes)]
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        kernels.group_scaled_rows(X, yi, start, stop, refs, wv, work, counts)
+    grams = np.zeros((n_classes, d + 1, d + 1))
+    views = [gram.T for gram in grams]  # Fortran-ordered: syrk fills their upper triangles in place
+    group_scaled_rows, syrk = _kernels().group_scaled_rows, _syrk()
+    for start in range(rows.start, rows.stop, step):
+        group_scaled_rows(X, y, start, min(start + step, rows.stop), refs, w, work, counts)
         first = 0
-        for k, count in enumerate(counts.tolist()):
-            if count:
-                grams[k] = syrk_into(work[first : first + count], grams[k])
-            first += count
-    G = symmetric(np.array(grams))
-    return refs, G[:, :d, d].copy(), G[:, :d, :d].copy(), None, None
+        for view, end in zip(views, np.cumsum(counts).tolist()):
+            if end > first:
+                syrk(1.0, work[first:end].T, 1.0, view, 0, 0, 1)
+            first = end
+    return grams
 
 
 def shift_moments(S: np.ndarray, n: np.ndarray, F: np.ndarray, T: np.ndarray, delta: np.ndarray,
