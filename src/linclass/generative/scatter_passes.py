@@ -363,14 +363,14 @@ def _class_grams(X, y, w, refs, rows):
     n_classes, d = refs.shape
     step = max(_BLOCK // 2, _CLASS_ROWS * n_classes, 1)
     work = np.empty((min(rows.stop - rows.start, step), d + 1))
-    counts = np.zeros(n_classes, dtype=np.int64)
+    ends = np.zeros(n_classes, dtype=np.int64)
     grams = np.zeros((n_classes, d + 1, d + 1))
     views = [gram.T for gram in grams]  # Fortran-ordered: syrk fills their upper triangles in place
     group_scaled_rows, syrk = _kernels().group_scaled_rows, _syrk()
     for start in range(rows.start, rows.stop, step):
-        group_scaled_rows(X, y, start, min(start + step, rows.stop), refs, w, work, counts)
+        group_scaled_rows(X, y, start, min(start + step, rows.stop), refs, w, work, ends)
         first = 0
-        for view, end in zip(views, np.cumsum(counts).tolist()):
+        for view, end in zip(views, ends.tolist()):
             if end > first:
                 syrk(1.0, work[first:end].T, 1.0, view, 0, 0, 1)
             first = end

@@ -94,23 +94,23 @@ def gather_centred(X, idx, ref, w, out, sums):
 
 
 @njit(**_JIT)
-def group_scaled_rows(X, y, start, stop, refs, w, out, counts):
+def group_scaled_rows(X, y, start, stop, refs, w, out, ends):
     """Rows ``start`` to ``stop - 1`` of X grouped by class into ``out``, in one read in row order
-    (a counting sort): class k's rows, in row order, fill ``out[p_k : p_k + counts[k]]`` with
-    :math:`p_k = \\sum_{j<k}` ``counts[j]`` (``counts`` is overwritten with each class's number of
-    rows), each row ``out[t, :d] = sqrt(w_i) (x_i - refs[k])`` beside ``out[t, d] = sqrt(w_i)``
+    (a counting sort): class k's rows, in row order, fill ``out[ends[k-1] : ends[k]]`` (``ends`` is
+    overwritten with the running totals of the classes' row counts), each row
+    ``out[t, :d] = sqrt(w_i) (x_i - refs[k])`` beside ``out[t, d] = sqrt(w_i)``
     (:func:`scaled_row`); one syrk of a class's segment then gives its scatter about ``refs[k]``
     and, in the last column, its centred sums :math:`\\sum_i w_i (x_i - r_k)`."""
-    n_classes = counts.size
-    for k in range(n_classes):
-        counts[k] = 0
+    n_classes = ends.size
+    position = np.zeros(n_classes, dtype=np.int64)
     for i in range(start, stop):
-        counts[y[i]] += 1
-    position = np.empty(n_classes, dtype=np.int64)
+        position[y[i]] += 1
     first = 0
     for k in range(n_classes):
+        count = position[k]
         position[k] = first
-        first += counts[k]
+        first += count
+        ends[k] = first
     for i in range(start, stop):
         k = y[i]
         t = position[k]
