@@ -165,7 +165,12 @@ class ClassStats:
         """:meth:`from_batch` on rows read by one thread (or, 'tied' and 'full' without moments of a
         float64 X, by the pass in ``chunks`` of rows on threads)."""
         n_classes = len(classes)
-        counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
+        if chunks is None or sample_weight is None:
+            counts = np.bincount(y, weights=sample_weight, minlength=n_classes).astype(np.float64)
+        else:  # each chunk's weights summed apart, then added: one running sum over all rows
+            # loses digits (LDA's weighted means at 200,000 rows: 6e-15 relative, against 9e-16)
+            counts = np.sum([np.bincount(y[rows], weights=sample_weight[rows], minlength=n_classes)
+                             for rows in chunks], axis=0)
         n_rows = np.bincount(y, minlength=n_classes)
         fourth = third = None
         if kind == "mean":  # X may be scipy.sparse: one sparse product

@@ -128,9 +128,9 @@ def tied_scatter(X, y, w, counts, n_classes, chunks=None):
     (large offsets relative to the within-class spread) the scatter is recomputed exactly from
     centred blocks (two-pass algorithm).
 
-    A float64 X with contiguous rows (:func:`compiled`) is read in blocks of ``_BLOCK // 2`` rows
-    (:func:`_tied_sums`), each accumulated into the Gram matrix by BLAS syrk (:func:`_syrk`) and
-    summed per class by a compiled loop while it is still in the cache; ``chunks`` (row ranges,
+    A float64 X with contiguous rows (:func:`compiled`) is read in blocks of ``_BLOCK // 4`` rows
+    (:func:`_tied_sums`), each summed per class by a compiled loop and then accumulated into the
+    Gram matrix by BLAS syrk (:func:`_syrk`) while it is still in the cache; ``chunks`` (row ranges,
     :func:`linclass.core.threads.row_chunks`) are read on threads and their raw sums added in
     chunk order, so the numbers do not depend on the thread count.
     """
@@ -162,16 +162,20 @@ def tied_scatter(X, y, w, counts, n_classes, chunks=None):
 
 def _tied_sums(X, y, w, weighted, n_classes, rows):
     """:func:`tied_scatter`'s raw sums over ``X[rows]``: the upper triangle of
-    :math:`\\sum_i w_i x_i x_i^T` (Fortran-ordered, zeros below) and the class sums."""
+    :math:`\\sum_i w_i x_i x_i^T` (Fortran-ordered, zeros below) and the class sums.
+
+    The class sums read each block first: their loop streams it from memory, and the syrk then
+    reads it from the cache (at 200,000 x 100 with 10 classes, one BLAS thread: the pass 0.85-0.89
+    of ``X.T @ X`` in 1,024-row blocks, the syrk alone 0.95, the sums after the syrk 1.02-1.04)."""
     d = X.shape[1]
     gram, sums = np.zeros((d, d), order="F"), np.zeros((n_classes, d))
     class_sums_into, syrk = _kernels().class_sums_into, _syrk()
-    step = max(_BLOCK // 2, 1)
+    step = max(_BLOCK // 4, 1)
     for start in range(rows.start, rows.stop, step):
         block = slice(start, min(start + step, rows.stop))
         Xb = X[block]
-        syrk(1.0, (Xb * np.sqrt(w[block])[:, None] if weighted else Xb).T, 1.0, gram, 0, 0, 1)
         class_sums_into(Xb, y[block], w[block], sums)
+        syrk(1.0, (Xb * np.sqrt(w[block])[:, None] if weighted else Xb).T, 1.0, gram, 0, 0, 1)
     return gram, sums
 
 
