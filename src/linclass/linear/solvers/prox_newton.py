@@ -374,11 +374,11 @@ class TwoClass:
         return ahead.loss - self.loss, error
 
     def _curvatures(self, s):
-        """The curvatures :math:`h_i` at the scores ``s`` (a pass over them)."""
-        obj = self.obj
-        g, h = np.empty(s.size), np.empty(s.size)
-        obj.terms.binary_terms(s, obj.target, obj.sw, g, h)
-        return h
+        """The curvatures :math:`h_i = w_i\\mu_i(1 - \\mu_i) = w_ie^{-|s_i|}/(1 + e^{-|s_i|})^2` at
+        the scores ``s`` (array operations: no loss, no gradient; a third of the compiled
+        :func:`~linclass.linear.compiled.binary_terms`' time at n = 50,000)."""
+        e = np.exp(-np.abs(s))
+        return self.obj.sw * e / np.square(1.0 + e)
 
     def products(self):
         """``(X^T g, X^T h)`` over every column at the current point, from one read of dense X:
@@ -610,9 +610,13 @@ class RowModel:
         Q, hx = self._gram()
         delta = np.zeros(design.d)
         grad = self.G - hx * (self.gb / H) if H > 0 else self.G.copy()
-        solve = solve_small_model_uncompiled if design.small else solve_small_model
-        d_ws, more = solve(Q, grad, np.ascontiguousarray(w[ws]), pen, ws, kernel_on(kernel, ws),
-                           inner_tol * _GRAM_FORCING, max_sweeps, nu)
+        args = (Q, grad, np.ascontiguousarray(w[ws]), pen, ws, kernel_on(kernel, ws),
+                inner_tol * _GRAM_FORCING, max_sweeps, nu)
+        if design.small:
+            d_ws, more = solve_small_model_uncompiled(*args)
+        else:  # dense: every pass of coordinate descent first (:func:`solve_small_model`'s
+            # ``first``); a sparse model's columns may number SPARSE_GRAM_MAX, its passes not cheap
+            d_ws, more = solve_small_model(*args, first=32 if design.sparse else max_sweeps)
         delta[ws] = d_ws
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
         z = design.step(delta, ws) if self.ahead is None else self.ahead(delta, db)
@@ -734,7 +738,7 @@ def kernel_on(kernel: PenaltyKernel, cols) -> PenaltyKernel:
 
 
 def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int,
-                      nu: float = 0.0):
+                      nu: float = 0.0, first: int = 32):
     """Minimise :math:`\\text{grad}^T\\delta + \\frac12\\delta^T(Q + \\nu I)\\delta + r(w + \\delta)`
     for a small dense Q: coordinate descent from zero, then, for an elastic net without bounds,
     :func:`feature_sign` from its point to the exact minimiser.  Coordinate descent alone converges
@@ -743,7 +747,12 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
     penalty's column of each coordinate; ``kernel``: the penalty on those columns as the compiled
     loops take it (:func:`kernel_on`); any penalty but an elastic net without bounds (bounds, a
     non-convex one) is solved by coordinate descent alone, to ``tol``.  ``nu``: the damping
-    (:class:`Damping`).  Returns ``(delta, passes)``.
+    (:class:`Damping`).  ``first``: coordinate descent's passes before the search (at most
+    ``max_sweeps``); where they meet ``tol`` the search is not needed.  A pass costs
+    :math:`q^2` for q coordinates, a step of the search a factorisation and Python's overhead: on
+    the dense 100-value L1 path (50,000 x 100, working sets up to 82 columns) 50 of the 219
+    models missed ``tol`` in 32 passes and took 0.24 s of search (38 steps each); with all 200
+    passes one did, and descent took 21 ms where it took 15.  Returns ``(delta, passes)``.
     """
     q = w.size
     if nu:
@@ -763,7 +772,7 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
     M, c, step = _elastic_model(Q, grad, w, kernel)
     if step is not None:
         return step, 0
-    first = min(32, max_sweeps)
+    first = min(first, max_sweeps)
     sweeps = descend(first)
     if sweeps < first:  # coordinate descent met the tolerance: an inexact step is all it takes
         return checked(delta), sweeps
