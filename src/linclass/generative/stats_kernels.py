@@ -2,9 +2,11 @@
 per-class sums a BLAS product cannot give without a second read of X or a K-times larger product.
 
 Each loop reads every row once, in order, and adds it (times its weight) into its class's row of
-the output, vectorised over the features; called on a block of X that a BLAS product has just
-read, it works from the cache.  The sums are in float64 and in row order (the order of the sparse
-indicator products they replace).
+the output, vectorised over the features (or, :func:`group_scaled_rows`, writes it into its class's
+segment of a block for BLAS); called on a block of X beside a BLAS product of that block, the two
+share one read of it from memory (the loop first: it streams the block, and the product reads it
+from the cache).  The sums are in float64 and in row order (the order of the sparse indicator
+products they replace).
 """
 
 from __future__ import annotations
