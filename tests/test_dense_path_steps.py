@@ -1,6 +1,5 @@
 """The two-class path's Newton steps on dense X: the Hessian a fit keeps from the one before it
-(:class:`~linclass.linear.solvers.prox_newton.WarmState`: a path's fit forms its first model's
-Hessian halfway along the move the fit before it made) changes how fast a fit gets to its end,
+(:class:`~linclass.linear.solvers.prox_newton.WarmState`) changes how fast a fit gets to its end,
 never where it ends: every fit of a default path ends within its certificate of a path fitted to
 tol=1e-12, at both ends of the path, on a synthetic dense problem and on real data."""
 
@@ -9,8 +8,6 @@ import pytest
 from realdata import bundled
 
 from linclass import logistic_path
-from linclass.linear import compiled
-from linclass.linear.solvers.prox_newton import AHEAD, WarmState
 
 
 def _dense_problem(n=4000, d=40, seed=1):
@@ -54,62 +51,3 @@ def test_a_default_path_ends_within_its_certificate_of_a_tight_one(name):
     assert np.all(F - best <= 1e-8 * best + 1e-12), (F - best) / best
     assert np.all(best - F <= 1e-12 * best)  # and the tight path is the better one, to rounding
     assert path.n_nonzero[0] <= 1 and path.n_nonzero[-1] > 1  # both ends of the path
-
-
-def test_a_path_fit_forms_its_first_hessian_halfway_along_the_last_move():
-    """The second fit's first model asks for the curvatures at s + AHEAD (s - s_start) (the
-    last fit's move from s_start to s) unless the kept Hessian was formed near there."""
-    rng = np.random.default_rng(0)
-    start = rng.normal(size=50)
-    curvatures = lambda s: np.exp(-np.abs(s))  # noqa: E731  (any function of the scores)
-    ws = np.arange(3)
-    warm = WarmState()
-    s = start.copy()
-    warm.started(s, False, curvatures)
-    assert warm.kept(ws) is None and warm.ahead is None  # no trend yet: the scores' own curvatures
-    warm.formed(ws, np.eye(3))
-    s += rng.normal(scale=0.5, size=50)
-    warm.moved(s)
-    assert warm.kept(ws) is None  # the scores moved by more than STALE_SCORES
-    warm.ended(np.zeros(3), 0.0, s, None, None)
-    end = s.copy()
-    warm.started(end, True, curvatures)
-    assert warm.kept(ws) is None
-    target = end + AHEAD * (end - start)
-    h, at = warm.ahead
-    np.testing.assert_array_equal(at, target)
-    np.testing.assert_array_equal(h, curvatures(target))
-    warm.formed(ws, 2 * np.eye(3), at)  # formed there: the next fit's first model keeps it ...
-    warm.ended(np.zeros(3), 0.0, end, None, None)
-    warm.started(end.copy(), True, curvatures)
-    warm.trend = (target - end) / AHEAD  # (... when the move it predicts ends there too)
-    np.testing.assert_array_equal(warm.kept(ws[:2]), 2 * np.eye(2))
-    assert warm.ahead is None
-
-
-@pytest.mark.parametrize("n", [5000, 60_000])  # one thread, and rows in parallel
-def test_the_scaled_copy_sums_the_weighted_columns(n):
-    """``scaled_columns(..., sums)``: the copy as without sums, and X~^T h in the same read, the
-    same numbers for one thread and for many."""
-    import numba
-
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(n, 30)) + 3.0
-    shift = X.mean(axis=0)
-    cols = np.array([1, 4, 5, 17, 29], dtype=np.int64)
-    h = rng.uniform(0.0, 0.25, size=n)
-    plain, A = np.empty((n, cols.size), np.float32), np.empty((n, cols.size), np.float32)
-    sums = np.empty(cols.size)
-    compiled.scaled_columns(X, shift, cols, np.sqrt(h), plain)
-    compiled.scaled_columns(X, shift, cols, np.sqrt(h), A, sums)
-    np.testing.assert_array_equal(A, plain)
-    expected = (X[:, cols] - shift[cols]).T @ h
-    np.testing.assert_allclose(sums, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = np.empty(cols.size)
-        compiled.scaled_columns(X, shift, cols, np.sqrt(h), A, one)
-    finally:
-        numba.set_num_threads(threads)
-    np.testing.assert_array_equal(one, sums)

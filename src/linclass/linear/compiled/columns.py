@@ -317,45 +317,8 @@ def _scaled_parallel(X, shift, cols, scale, out):
         _scaled_row(X, shift, cols, scale, out, i)
 
 
-_SUM_BLOCK = 4096  # rows whose sums (:func:`scaled_columns`) are added up apart, in order
-
-
-@njit(inline="always")
-def _scaled_block(X, shift, cols, scale, out, sums, block):
-    """:func:`_scaled_row` over one block of rows, adding :math:`\\sum_i (x_{ij} - c_j) s_i^2`
-    into ``sums[block]``."""
-    for i in range(block * _SUM_BLOCK, min(X.shape[0], (block + 1) * _SUM_BLOCK)):
-        si = scale[i]
-        for t in range(cols.shape[0]):
-            j = cols[t]
-            e = (X[i, j] - shift[j]) * si
-            out[i, t] = e
-            sums[block, t] += e * si
-
-
-@njit(**_JIT)
-def _scaled_sums_serial(X, shift, cols, scale, out, sums):
-    for block in range(sums.shape[0]):
-        _scaled_block(X, shift, cols, scale, out, sums, block)
-
-
-@njit(parallel=True, **_JIT)
-def _scaled_sums_parallel(X, shift, cols, scale, out, sums):
-    for block in prange(sums.shape[0]):
-        _scaled_block(X, shift, cols, scale, out, sums, block)
-
-
-def scaled_columns(X, shift, cols, scale, out, sums=None):
+def scaled_columns(X, shift, cols, scale, out):
     """``out[i, t] = (X[i, cols[t]] - shift[cols[t]]) * scale[i]`` for C-ordered dense X (rows in
     parallel on large X; ``out`` may be float32: the data products of a Hessian need not be
-    exact).  ``sums`` (len(cols),), when given: into it, in float64 and in the same read of X,
-    :math:`\\sum_i (x_{ij} - c_j)s_i^2` (the weighted column sums :math:`\\tilde X^Th` of a
-    Hessian whose ``scale`` is :math:`\\sqrt h`), added up by blocks of :data:`_SUM_BLOCK` rows
-    in a fixed order: the same numbers for any thread count."""
-    parallel = _parallel(X, cols.size)
-    if sums is None:
-        (_scaled_parallel if parallel else _scaled_serial)(X, shift, cols, scale, out)
-        return
-    blocks = np.zeros((-(-X.shape[0] // _SUM_BLOCK), cols.size))
-    (_scaled_sums_parallel if parallel else _scaled_sums_serial)(X, shift, cols, scale, out, blocks)
-    sums[:] = blocks.sum(axis=0)
+    exact)."""
+    (_scaled_parallel if _parallel(X, cols.size) else _scaled_serial)(X, shift, cols, scale, out)

@@ -178,8 +178,7 @@ class Design:
         scaled copy of the columns (sparse X: one sparse product, never densifying X).  On large
         dense X the copy and the product are float32 (a model's
         curvature need not be exact: the gradient, which fixes the optimum, stays float64).
-        ``hx``: :math:`\\tilde X_c^Th` when the caller holds it (dense X); else, on dense X, it is
-        summed in float64 while the copy is made (no second read of X)."""
+        ``hx``: :math:`\\tilde X_c^Th` when the caller holds it (dense X)."""
         if self.sparse:
             A = self.X[:, cols].multiply(np.sqrt(h)[:, None]).tocsc()
             Q = (A.T @ A).toarray()
@@ -192,11 +191,9 @@ class Design:
         if self.small:  # the compiled loop's arithmetic, (x_ij - c_j) s_i, in two array passes
             A = X - self.shift if cols.size == self.d else X[:, cols] - self.shift[cols]
             A *= np.sqrt(h)[:, None]
-        else:  # X~^T h, when not held, in the same read of X (float64 sums)
+        else:
             A = np.empty((self.n, cols.size), dtype=LOW if large else np.float64)
-            sums = None if hx is not None else np.empty(cols.size)
-            compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A, sums)
-            hx = sums if hx is None else hx
+            compiled.scaled_columns(X, self.shift, cols, np.sqrt(h), A)
         # A^T A by syrk on A^T (Fortran order, no copy): one triangle, half a general product's work
         upper = (ssyrk if large else dsyrk)(1.0, A.T, trans=0, lower=0)
         Q = np.triu(upper).astype(np.float64)

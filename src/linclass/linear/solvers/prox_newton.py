@@ -116,12 +116,10 @@ SPARSE_GRAM_MAX = 1000   # and sparse ones (a sparse product), when coordinate d
 MAX_SWEEPS = 200         # coordinate-descent passes per outer iteration
 _NAIVE_FIRST = MAX_SWEEPS  # it took all its passes on the data (fewer: 5x slower on a text path)
 STALE_START = 0.1  # a fit's first model may use the Hessian its start point was left with (a path's
-# previous penalty's) while no score is further than this from where it was formed: each curvature
+# previous penalty's) while no score has moved more than this since it was formed: each curvature
 # h_i is then within about 10% of its own (:class:`WarmState`)
-STALE_SCORES = 0.1  # and so may later models
-AHEAD = 0.5  # a path's fit forms its first Hessian this far along the score change of the fit
-# before it (the move it predicts for itself): halfway, the mean curvature along the move
-STALE_AHEAD = 0.02  # and keeps the last one formed instead while it was formed this near to there
+STALE_SCORES = 1e-3  # later models keep theirs while no score has moved more than this, so that
+# the last steps of a fit stay Newton's (within 0.1%: the fit ends as close to the optimum)
 
 # 3. the damped step
 _SIGMA = 0.01            # sufficient-decrease constant of the line search
@@ -311,6 +309,7 @@ class TwoClass:
         self.w = np.array(W0, dtype=np.float64).reshape(-1).copy()
         self.b = float(np.reshape(b0, -1)[0]) if self.intercept else 0.0
         self.warm = WarmState() if warm is None else warm
+        self.warm.started()
         resumed = self.warm.resume(self.w, self.b)
         if resumed is None:
             self.s = obj.scores(self.w[None, :], np.array([self.b]))[0]
@@ -321,7 +320,6 @@ class TwoClass:
         else:
             self.s, self._products, self.loss, self.g, self.h = resumed
         self.F = self.loss + pen.value(self.w)
-        self.warm.started(self.s, resumed is not None, self._curvatures)
         self.growth = Growth(pen, priority=False)
         X = design.X
         # a small design calls no compiled loop: its step's score change and next products are
@@ -373,13 +371,6 @@ class TwoClass:
         error = 2.0 * (zb.size + 8) * np.finfo(float).eps * (abs(ahead.loss) + abs(self.loss))
         return ahead.loss - self.loss, error
 
-    def _curvatures(self, s):
-        """The curvatures :math:`h_i = w_i\\mu_i(1 - \\mu_i) = w_ie^{-|s_i|}/(1 + e^{-|s_i|})^2` at
-        the scores ``s`` (array operations: no loss, no gradient; a third of the compiled
-        :func:`~linclass.linear.compiled.binary_terms`' time at n = 50,000)."""
-        e = np.exp(-np.abs(s))
-        return self.obj.sw * e / np.square(1.0 + e)
-
     def products(self):
         """``(X^T g, X^T h)`` over every column at the current point, from one read of dense X:
         the model's gradient and the intercept's column of its Hessian on the working set, and the
@@ -426,7 +417,7 @@ class TwoClass:
         self.w[ws] += t * delta[ws]
         self.b += t * db
         self.s += t * zb
-        self.warm.moved(self.s)
+        self.warm.moved(t * float(np.max(np.abs(zb), initial=0.0)))
         # the full step's terms and products, formed with its score change (:meth:`_step_ahead`)
         ahead, self._ahead, self._products = self._ahead, None, None
         if ahead is not None and t == 1.0 and ahead.delta is delta:
@@ -572,14 +563,8 @@ class RowModel:
             hx = getattr(self, "_hx", None)
             hx = None if hx is None else hx[self.ws]
             kept = None if self.hessian is None else self.hessian.kept(self.ws)
-            ahead = None if self.hessian is None or hx is None else self.hessian.ahead
             if kept is not None and hx is not None:  # curvatures near those it was formed at
                 self.Q, self.hx = kept, hx
-            elif ahead is not None:  # a path's first model: the curvatures along its move
-                h, at = ahead
-                H = float(h.sum()) if self.H > 0 else 0.0
-                self.Q, self.hx = self.design.weighted_gram(self.ws, h, H)[0], hx
-                self.hessian.formed(self.ws, self.Q, at)
             else:
                 self.Q, self.hx = self.design.weighted_gram(self.ws, self.h, self.H, hx)
                 if self.hessian is not None:
@@ -661,8 +646,8 @@ class WarmState:
     path's next penalty): the scores at its end point, the loss, score gradients and curvatures
     there (a pass over the scores), on dense X the products
     :math:`X^Tg, X^Th` there (two reads of X the next fit need not make), and the dense model
-    Hessian :math:`Q` of a working set, kept from one point to the next while no score is further
-    than :data:`STALE_SCORES` from where it was formed.
+    Hessian :math:`Q` of a working set, kept from one point to the next while the scores have
+    moved by at most :data:`STALE_SCORES` since it was formed.
 
     A curvature :math:`h_i = w_i\\mu_i(1-\\mu_i)` changes by a factor of at most
     :math:`e^{|\\Delta s_i|}` when the score moves by :math:`\\Delta s_i`, so the kept :math:`Q`
@@ -675,30 +660,15 @@ class WarmState:
     last formed; and the last iteration of a fit, taken to certify its point, often moves the
     scores very little.  Measured on the dense 100-value L1 path (20,000 x 100): 336 Hessians
     formed before, 132 with one bound of 10%, 241 with one of 0.1%; the first left the ends of
-    fits up to 2e-10 (relative) from the optimum where Newton's last step had reached it.
-
-    A path's fit moves its scores much as the fit before it did (the penalty falls by the same
-    factor), so its first Hessian is formed at the curvatures halfway along that move
-    (:data:`AHEAD`), :math:`s + \\frac12\\Delta s`: the gradient's change along a step is the
-    Hessian averaged along it, which the midpoint's matches to second order where the start
-    point's matches to first, so the first step lands nearer the optimum; while the next point is
-    within :data:`STALE_SCORES` of the midpoint, the next model keeps it too.  Measured on the
-    dense 100-value L1 path (50,000 x 100, one thread): 263 steps and 210 Hessians formed with the
-    start point's curvatures and a bound of 0.1%; 219 and 152 from the midpoint with 10%; the same
-    ends (within 4e-15 of the tol=1e-12 path's objective)."""
+    fits up to 2e-10 (relative) from the optimum where Newton's last step had reached it."""
 
     def __init__(self):
-        self.ws, self.Q, self.at = None, None, None  # the Hessian, and the scores it was formed at
+        self.ws, self.Q, self.drift = None, None, np.inf
         self.first = True  # no model of the current fit has asked yet
         self.end = None    # (w, b, scores, products, (loss, g, h)) where the last fit ended
-        self.s, self.start, self.trend = None, None, None  # the scores now, at the fit's start,
-        # and the last fit's score change (when this fit started where it ended)
-        self.curvatures = None  # scores -> curvatures h
-        self.ahead = None  # (curvatures, scores) at which a fit's first model is formed
 
     def ended(self, w, b: float, s, products, terms) -> None:
         self.end = (w.copy(), b, s.copy(), products, terms)
-        self.trend = s - self.start
 
     def resume(self, w, b: float):
         """``(scores, products, loss, g, h)`` at ``(w, b)`` when the last fit ended there, else
@@ -708,46 +678,30 @@ class WarmState:
         loss, g, h = self.end[4]
         return self.end[2].copy(), self.end[3], loss, g.copy(), h.copy()
 
-    def started(self, s, resumed: bool, curvatures) -> None:
-        """A fit starts at the scores ``s`` (updated in place as it moves); ``resumed``: where the
-        last fit ended; ``curvatures``: a function of scores, their curvatures."""
-        self.first, self.s, self.curvatures = True, s, curvatures
-        if not resumed:
-            self.trend = None
-        self.start = s.copy()
+    def started(self) -> None:
+        """A fit starts at the point where the kept Hessian's last fit ended."""
+        self.first = True
 
     def kept(self, ws):
         """The kept Hessian of the working set ``ws`` when it was formed over ``ws`` or more
         columns (the entries of a set's profiled Hessian are those of any larger set's) and is
-        still near (:data:`STALE_START` for a fit's first model, else :data:`STALE_SCORES`; a path
-        fit's first model: within :data:`STALE_AHEAD` of the point halfway along its predicted
-        move, where :attr:`ahead` then says to form it), else None."""
+        still near (:data:`STALE_START` for a fit's first model, else :data:`STALE_SCORES`), else
+        None."""
         first, self.first = self.first, False
-        self.ahead = None
-        near = STALE_START if first else STALE_SCORES
-        target = self.s
-        if first and self.trend is not None:
-            target = self.s + AHEAD * self.trend
-            near = STALE_AHEAD
-        if self.Q is not None and float(np.max(np.abs(target - self.at), initial=0.0)) <= near:
-            if np.array_equal(ws, self.ws):
-                return self.Q
-            at = np.searchsorted(self.ws, ws)  # both sorted: a subset when each lands on itself
-            if (0 < ws.size < self.ws.size and at[-1] < self.ws.size
-                    and np.array_equal(self.ws[at], ws)):
-                return self.Q[np.ix_(at, at)]
-        if target is not self.s:
-            self.ahead = (self.curvatures(target), target)
+        if self.Q is None or self.drift > (STALE_START if first else STALE_SCORES):
+            return None
+        if np.array_equal(ws, self.ws):
+            return self.Q
+        at = np.searchsorted(self.ws, ws)  # both sorted: ws is a subset when each lands on itself
+        if 0 < ws.size < self.ws.size and at[-1] < self.ws.size and np.array_equal(self.ws[at], ws):
+            return self.Q[np.ix_(at, at)]
         return None
 
-    def formed(self, ws, Q, at=None) -> None:
-        """The Hessian Q of ``ws`` was formed at the scores ``at`` (None: the scores now)."""
-        self.ws, self.Q = ws.copy(), Q
-        self.at = self.s.copy() if at is None else at
+    def formed(self, ws, Q) -> None:
+        self.ws, self.Q, self.drift = ws.copy(), Q, 0.0
 
-    def moved(self, s) -> None:
-        """The fit moved: its scores are now ``s``."""
-        self.s = s
+    def moved(self, by: float) -> None:
+        self.drift += by
 
 
 # ---- 2. (continued) the exact solve of a small model formed explicitly
