@@ -135,3 +135,26 @@ def test_large_fits_match_scikit_learn(weighted):
     np.testing.assert_allclose(lda.covariance_, sk.covariance_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(lda.predict_proba(X[:2000]), sk.predict_proba(X[:2000]),
                                rtol=1e-8, atol=1e-12)
+
+
+def test_the_pass_update_off_the_main_thread_is_dsyrk_s_and_releases_the_gil():
+    """Row chunks on worker threads use NumPy's product (SciPy's BLAS wrappers hold the GIL, and
+    the chunks would take turns); its update is dsyrk's: the upper triangle only, in place."""
+    import threading
+
+    from scipy.linalg.blas import dsyrk
+
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((300, 7))
+    expected = np.asfortranarray(np.triu(rng.standard_normal((7, 7))))
+    got = expected.copy(order="F")
+    dsyrk(1.0, A.T, 1.0, expected, 0, 0, 1)
+    found = {}
+    worker = threading.Thread(target=lambda: found.setdefault("syrk", scatter_passes._syrk()))
+    worker.start()
+    worker.join()
+    assert found["syrk"] is scatter_passes._syrk_released
+    assert scatter_passes._syrk() is dsyrk
+    found["syrk"](1.0, A.T, 1.0, got, 0, 0, 1)
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+    assert np.all(np.tril(got, -1) == np.tril(expected, -1))
