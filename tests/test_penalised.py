@@ -236,7 +236,7 @@ def test_a_model_that_is_not_convex_gives_no_step():
     """A model Hessian with a negative eigenvalue (rounding on separable data) makes coordinate
     descent run off along it; the inner solve says so with NaN, which the damping turns into a
     damped model, rather than handing the line search a step of 1e10."""
-    from linclass.linear.solvers.prox_newton import solve_small_model
+    from linclass.linear.solvers.small_model import solve_small_model
 
     grad = np.array([1.0, -1.0])
     indefinite = np.array([[1.0, 0.99], [0.99, 0.9]])

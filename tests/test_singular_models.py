@@ -1,7 +1,7 @@
 """Models that coordinate descent creeps on: the explicit model of a penalised two-class step is
 singular where columns are copies or combinations of others (words that occur only together in
 text), and descent then lowers it by a rounding-sized amount per pass.  The subspace step
-(:func:`linclass.linear.solvers.prox_newton._subspace_step`) moves along the flat directions at
+(:func:`linclass.linear.solvers.small_model._subspace_step`) moves along the flat directions at
 once; without it a warm-started L1 fit of the standard library's text at ``tol=1e-9`` took 473
 Newton steps (33 s), and a non-negative L1 fit ran out of its 100 iterations."""
 
@@ -14,7 +14,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from linclass import LogisticRegression
-from linclass.linear.solvers.prox_newton import _conjugate_gradients, _subspace_step
+from linclass.linear.solvers.small_model import _conjugate_gradients, _subspace_step
 
 from realdata import problem
 

@@ -16,7 +16,7 @@ from linclass.core import validation
 from linclass.core.lazy import COMPILED_MIN
 from linclass.linear import compiled
 from linclass.linear.logistic import design as design_module
-from linclass.linear.solvers.prox_newton import _descend_elastic
+from linclass.linear.solvers.small_model import _descend_elastic
 
 _PROBE = """
 import sys

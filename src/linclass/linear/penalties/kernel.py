@@ -59,7 +59,7 @@ def typed(function, signature):
 class PenaltyKernel:
     """A separable penalty as the compiled loops take it (module docstring): a plain record of
     the penalty's numbers per column.  The solvers lay it onto a working set
-    (:func:`linclass.linear.solvers.prox_newton.kernel_on`); what the penalty's value does along a
+    (:func:`linclass.linear.solvers.small_model.kernel_on`); what the penalty's value does along a
     step is the penalty's own (its ``change``).
 
     Attributes
@@ -72,7 +72,7 @@ class PenaltyKernel:
     elastic : tuple of two ndarrays or None
         ``(l1, l2)`` per column when the penalty is an elastic net without bounds: the exact
         feature-sign solve of a small model applies
-        (:func:`linclass.linear.solvers.prox_newton.solve_small_model`).
+        (:func:`linclass.linear.solvers.small_model.solve_small_model`).
     """
 
     prox: object

@@ -16,7 +16,7 @@ with the rows reached only through passes.  Each outer iteration:
    :func:`~.prox_newton_coupled.shift_free_inverse` for the K softmax intercepts, whose common
    shift the loss does not see), the model
    :math:`\\nabla^T\\delta + \\frac12\\delta^TQ\\delta + r(W + \\delta)` minimised exactly in the
-   client (:func:`~.prox_newton.solve_small_model`: coordinate descent, then the feature-sign
+   client (:func:`~.small_model.solve_small_model`: coordinate descent, then the feature-sign
    search), the intercept step recovered from it.
 3. **line search** on the true objective, :math:`F(w + t\\delta) \\le F(w) + \\sigma tD` (the rule
    of :func:`~.prox_newton.line_search`): the full step's value comes in one pass together with
@@ -51,11 +51,10 @@ from linclass.linear.solvers.prox_newton import (
     Damping,
     PenalisedResult,
     damped_steps,
-    kernel_on,
     run_requests,
-    solve_small_model,
 )
 from linclass.linear.solvers.prox_newton_coupled import shift_free_inverse
+from linclass.linear.solvers.small_model import kernel_on, solve_small_model
 
 __all__ = ["Evaluation", "prox_newton_chunked", "prox_newton_requests"]
 

@@ -13,7 +13,7 @@ rather than by coordinate descent, with the softmax Hessian
 by the Schur complement :math:`Q = H_{WW} - H_{Wb}H_{bb}^+H_{bW}` (:math:`H_{bb}` is singular along the
 common shift of the K intercepts, which the loss does not see: the pseudo-inverse,
 :func:`shift_free_inverse`, takes the minimum-norm step there).  The model :math:`\\nabla^T\\delta + \\frac12\\delta^TQ\\delta + r(W + \\delta)`
-is minimised exactly (:func:`~.prox_newton.solve_small_model`: coordinate descent, then the
+is minimised exactly (:func:`~.small_model.solve_small_model`: coordinate descent, then the
 feature-sign search), the intercept step recovered as
 :math:`\\delta_b = -H_{bb}^+(g_b + H_{bW}\\delta)`, and a backtracking line search on the softmax
 objective accepts it (newGLMNET's step, Yuan, Ho and Lin 2012, with the full Hessian): proximal Newton
@@ -30,13 +30,12 @@ from linclass.linear.solvers.prox_newton import (
     Growth,
     PenalisedResult,
     damped_step,
-    kernel_on,
     line_search,
     newton_loop,
-    solve_small_model,
 )
 from linclass.linear.solvers.softmax_point import SoftmaxPoint, softmax_exit, softmax_move
 from linclass.linear.solvers.small_grouped import solve_small_grouped
+from linclass.linear.solvers.small_model import kernel_on, solve_small_model
 
 __all__ = ["Coupled", "coupled_model", "prox_newton_coupled", "shift_free_inverse"]
 

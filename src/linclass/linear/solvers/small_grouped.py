@@ -1,7 +1,7 @@
 """The exact solve of a small quadratic model under the grouped penalty (one Euclidean norm per
 feature across the K classes, :mod:`linclass.linear.penalties.grouped`): the inner step of proximal
 Newton on the explicit softmax model (:mod:`.prox_newton_coupled`), as
-:func:`.prox_newton.solve_small_model` is for the elastic net.
+:func:`.small_model.solve_small_model` is for the elastic net.
 
 The model, in :math:`u = w + \\delta` (class-major, entry ``k * q + t`` is class k of feature t),
 
