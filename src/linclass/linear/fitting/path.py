@@ -19,7 +19,7 @@ is likely to stay at zero and is left out of the starting working set; the solve
 every column (the KKT check) brings back any that the rule dropped wrongly, so the path is exact.
 The previous solution's full gradient comes from that same check: screening costs nothing.
 
-Predicted starts (sparse X, two classes): between changes of its support the solution is a smooth
+Predicted starts (sparse X, two classes, a convex penalty with an L1 part): between changes of its support the solution is a smooth
 function of :math:`\\log C`, so each fit starts where the quadratic through the last three
 solutions (the line through the last two, at the second fit) puts it, on the coefficients that
 are non-zero in all of them and keep their sign; every other coefficient starts where the last
